@@ -1,0 +1,219 @@
+#include "descriptor.h"
+
+#include "pool_layout.h"
+#include "wire.h"
+
+#include <string.h>
+
+_Static_assert(RS_CONNECT_REQ_SIZE <= RS_CONNECT_PRIVATE_MAX,
+	       "connect request must fit in rdma_cm private data");
+_Static_assert(RS_ACCEPT_INFO_SIZE <= RS_ACCEPT_PRIVATE_MAX,
+	       "accept info must fit in rdma_cm private data");
+_Static_assert(RS_REJECT_SIZE <= RS_REJECT_PRIVATE_MAX,
+	       "reject reason must fit in rdma_cm private data");
+
+#define RS_MR_USAGE_KNOWN (RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC)
+#define RS_METHODS_KNOWN                                                       \
+	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
+	 RS_METHOD_BIT(RS_METHOD_STAGED))
+#define RS_CREDITS_MAX 1024
+
+const char *rs_reject_reason_str(uint8_t reason)
+{
+	switch (reason) {
+	case RS_REJECT_BUSY:
+		return "another sender is writing to this pool";
+	case RS_REJECT_VERSION:
+		return "protocol version not supported by the receiver";
+	case RS_REJECT_BAD_REQUEST:
+		return "the receiver could not parse our request";
+	case RS_REJECT_METHOD:
+		return "the requested persistence method is not allowed";
+	case RS_REJECT_NOT_ALLOWED:
+		return "this sender is not allowed to connect";
+	case RS_REJECT_INTERNAL:
+		return "the receiver failed to set up the connection";
+	default:
+		return "unknown reason";
+	}
+}
+
+/* Every encoding starts with magic, version and its own encoded length. */
+static void header_put(struct rs_wire *w, uint8_t size)
+{
+	rs_wire_put_u32(w, RS_PROTO_MAGIC);
+	rs_wire_put_u8(w, RS_PROTO_VERSION);
+	rs_wire_put_u8(w, size);
+}
+
+static const char *header_get(struct rs_wire *w, uint8_t size)
+{
+	if (w->len < 6)
+		return "private data too short";
+	if (rs_wire_get_u32(w) != RS_PROTO_MAGIC)
+		return "bad magic (not an rpma-ship peer)";
+	if (rs_wire_get_u8(w) != RS_PROTO_VERSION)
+		return "unsupported protocol version";
+	uint8_t encoded = rs_wire_get_u8(w);
+	if (encoded != size)
+		return "bad encoded length";
+	if (w->len < size)
+		return "private data truncated";
+	return 0;
+}
+
+static void mr_desc_put(struct rs_wire *w, const struct rs_mr_desc *d)
+{
+	rs_wire_put_u64(w, d->addr);
+	rs_wire_put_u64(w, d->length);
+	rs_wire_put_u32(w, d->rkey);
+	rs_wire_put_u8(w, d->usage);
+}
+
+static const char *mr_desc_get(struct rs_wire *w, struct rs_mr_desc *d)
+{
+	d->addr = rs_wire_get_u64(w);
+	d->length = rs_wire_get_u64(w);
+	d->rkey = rs_wire_get_u32(w);
+	d->usage = rs_wire_get_u8(w);
+	if (d->usage & ~RS_MR_USAGE_KNOWN)
+		return "memory region has unknown usage bits";
+	if (d->length > UINT64_MAX - d->addr)
+		return "memory region wraps the address space";
+	return 0;
+}
+
+size_t rs_connect_req_encode(const struct rs_connect_req *req, void *buf,
+			     size_t len)
+{
+	struct rs_wire w = rs_wire_writer(buf, len);
+	header_put(&w, RS_CONNECT_REQ_SIZE);
+	rs_wire_put_u8(&w, req->flags);
+	rs_wire_put_u8(&w, req->method);
+	return w.failed ? 0 : w.pos;
+}
+
+const char *rs_connect_req_decode(const void *buf, size_t len,
+				  struct rs_connect_req *req)
+{
+	struct rs_wire w = rs_wire_reader(buf, len);
+	const char *why = header_get(&w, RS_CONNECT_REQ_SIZE);
+	if (why)
+		return why;
+	req->flags = rs_wire_get_u8(&w);
+	req->method = rs_wire_get_u8(&w);
+	if (req->flags & ~RS_CONNECT_FLAGS_KNOWN)
+		return "unknown connect flags";
+	if (req->method >= RS_METHOD_COUNT)
+		return "unknown persistence method";
+	return 0;
+}
+
+size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
+			     size_t len)
+{
+	struct rs_wire w = rs_wire_writer(buf, len);
+	header_put(&w, RS_ACCEPT_INFO_SIZE);
+	rs_wire_put_u8(&w, info->peer_flags);
+	rs_wire_put_u8(&w, info->methods);
+	rs_wire_put_u16(&w, info->credits);
+	rs_wire_put_u16(&w, 0); /* reserved */
+	mr_desc_put(&w, &info->data);
+	mr_desc_put(&w, &info->write_offset);
+	mr_desc_put(&w, &info->staging);
+	rs_wire_put_u32(&w, info->staging_slot_size);
+	rs_wire_put_u64(&w, info->start_offset);
+	rs_wire_put_u64(&w, info->end_offset);
+	rs_wire_put_u64(&w, info->write_offset_value);
+	rs_wire_put_bytes(&w, info->pool_uuid, sizeof(info->pool_uuid));
+	return w.failed ? 0 : w.pos;
+}
+
+/* Checks that what the accept grants is consistent with itself. */
+static const char *accept_info_check(const struct rs_accept_info *info)
+{
+	if (info->peer_flags & ~RS_PEER_DIRECT_WRITE_TO_PMEM)
+		return "unknown peer configuration flags";
+	if (info->methods == 0 || (info->methods & ~RS_METHODS_KNOWN))
+		return "no known persistence method allowed";
+	if (info->credits == 0 || info->credits > RS_CREDITS_MAX)
+		return "credits out of range";
+
+	/* The log geometry only; the mapping size is the receiver's. */
+	const char *why =
+	    rs_log_geometry_check(info->start_offset, info->end_offset,
+				  info->write_offset_value, info->end_offset);
+	if (why)
+		return why;
+
+	uint64_t data_len = info->end_offset - info->start_offset;
+	bool direct = info->methods & (RS_METHOD_BIT(RS_METHOD_APM) |
+				       RS_METHOD_BIT(RS_METHOD_GPSPM));
+	if (direct && (info->data.length != data_len ||
+		       !(info->data.usage & RS_MR_USAGE_WRITE_DST)))
+		return "data region does not match the log";
+	if ((info->methods & RS_METHOD_BIT(RS_METHOD_APM)) &&
+	    info->write_offset.length != 8)
+		return "write-offset region is not 8 bytes";
+	if ((info->methods & RS_METHOD_BIT(RS_METHOD_APM)) &&
+	    !(info->peer_flags & RS_PEER_DIRECT_WRITE_TO_PMEM))
+		return "APM offered without direct write to PMem";
+	if (info->methods & RS_METHOD_BIT(RS_METHOD_STAGED)) {
+		uint64_t ring = info->staging.length;
+		uint32_t slot = info->staging_slot_size;
+		if (slot == 0 || ring < slot || ring % slot != 0)
+			return "staging ring geometry is inconsistent";
+		if (ring / slot < info->credits)
+			return "staging ring has fewer slots than credits";
+		if (!(info->staging.usage & RS_MR_USAGE_WRITE_DST))
+			return "staging region is not writable";
+	}
+	return 0;
+}
+
+const char *rs_accept_info_decode(const void *buf, size_t len,
+				  struct rs_accept_info *info)
+{
+	struct rs_wire w = rs_wire_reader(buf, len);
+	const char *why = header_get(&w, RS_ACCEPT_INFO_SIZE);
+	if (why)
+		return why;
+	info->peer_flags = rs_wire_get_u8(&w);
+	info->methods = rs_wire_get_u8(&w);
+	info->credits = rs_wire_get_u16(&w);
+	(void)rs_wire_get_u16(&w); /* reserved */
+	const char *mr_why = mr_desc_get(&w, &info->data);
+	if (!mr_why)
+		mr_why = mr_desc_get(&w, &info->write_offset);
+	if (!mr_why)
+		mr_why = mr_desc_get(&w, &info->staging);
+	if (mr_why)
+		return mr_why;
+	info->staging_slot_size = rs_wire_get_u32(&w);
+	info->start_offset = rs_wire_get_u64(&w);
+	info->end_offset = rs_wire_get_u64(&w);
+	info->write_offset_value = rs_wire_get_u64(&w);
+	rs_wire_get_bytes(&w, info->pool_uuid, sizeof(info->pool_uuid));
+	if (w.failed)
+		return "private data truncated";
+	return accept_info_check(info);
+}
+
+size_t rs_reject_encode(uint8_t reason, void *buf, size_t len)
+{
+	struct rs_wire w = rs_wire_writer(buf, len);
+	header_put(&w, RS_REJECT_SIZE);
+	rs_wire_put_u8(&w, reason);
+	rs_wire_put_u8(&w, 0);
+	return w.failed ? 0 : w.pos;
+}
+
+const char *rs_reject_decode(const void *buf, size_t len, uint8_t *reason)
+{
+	struct rs_wire w = rs_wire_reader(buf, len);
+	const char *why = header_get(&w, RS_REJECT_SIZE);
+	if (why)
+		return why;
+	*reason = rs_wire_get_u8(&w);
+	return 0;
+}

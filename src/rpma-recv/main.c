@@ -1,0 +1,153 @@
+/* rpma-recv: exposes one PMem log pool to rpma-send senders over RDMA. */
+#include "exit_code.h"
+#include "log.h"
+#include "service.h"
+#include "size.h"
+
+#include <argp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *argp_program_version = "rpma-recv " RS_VERSION;
+const char *argp_program_bug_address = 0;
+
+static const char doc[] =
+    "Expose a PMem log pool (a libpmemlog pool on fsdax, devdax or a plain "
+    "file) to rpma-send over RDMA. Serves one sender at a time and keeps "
+    "running until SIGINT or SIGTERM.\v"
+    "Exit status: 0 stopped by a signal or after --once; 2 bad option or "
+    "the pool cannot be used; 3 the RDMA listener could not be set up.";
+
+static const char args_doc[] = "POOL";
+
+enum {
+	OPT_DIRECT_WRITE = 0x100,
+	OPT_STAGING_SLOT,
+	OPT_CREDITS,
+	OPT_ONCE,
+};
+
+static const struct argp_option options[] = {
+    {"create", 'c', "SIZE", 0,
+     "Create POOL with SIZE bytes (e.g. 64M) if it does not exist; on a "
+     "devdax device any SIZE takes the whole device",
+     0},
+    {"listen", 'l', "ADDR[:PORT]", 0,
+     "Listen on this address of an RDMA device (default: all, port 7204)", 0},
+    {"direct-write-to-pmem", OPT_DIRECT_WRITE, 0, 0,
+     "Declare that RDMA writes land directly in PMem (DDIO off), which "
+     "allows the apm method on byte-addressable PMem",
+     0},
+    {"staging-slot", OPT_STAGING_SLOT, "SIZE", 0,
+     "Size of one slot of the staged method's DRAM ring, the largest "
+     "staged batch (default 1M)",
+     0},
+    {"credits", OPT_CREDITS, "N", 0,
+     "Batches a sender may have in flight, and staging ring slots "
+     "(default 4)",
+     0},
+    {"once", OPT_ONCE, 0, 0, "Exit after the first sender disconnects", 0},
+    {"quiet", 'q', 0, 0, "Print errors only", 0},
+    {"verbose", 'v', 0, 0, "Print details of each connection", 0},
+    {0},
+};
+
+struct recv_args {
+	struct recv_config cfg;
+	enum rs_log_level level;
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct recv_args *a = state->input;
+	uint64_t v;
+	const char *why;
+	switch (key) {
+	case 'c':
+		if (rs_size_parse(arg, &v) || v == 0)
+			argp_error(state,
+				   "--create: '%s' is not a size like "
+				   "64M or 1G",
+				   arg);
+		a->cfg.create_size = v;
+		break;
+	case 'l':
+		why = rs_endpoint_parse(arg, &a->cfg.listen);
+		if (why)
+			argp_error(state, "--listen '%s': %s", arg, why);
+		break;
+	case OPT_DIRECT_WRITE:
+		a->cfg.exposure.direct_write_to_pmem = true;
+		break;
+	case OPT_STAGING_SLOT:
+		if (rs_size_parse(arg, &v) || v < 4096 || v > (1u << 30))
+			argp_error(state,
+				   "--staging-slot: '%s' must be a "
+				   "size from 4K to 1G",
+				   arg);
+		a->cfg.exposure.slot_size = (uint32_t)v;
+		break;
+	case OPT_CREDITS:
+		v = strtoull(arg, 0, 10);
+		if (v < 1 || v > 64)
+			argp_error(state, "--credits: '%s' must be 1 to 64",
+				   arg);
+		a->cfg.exposure.slots = (uint16_t)v;
+		break;
+	case OPT_ONCE:
+		a->cfg.once = true;
+		break;
+	case 'q':
+		a->level = RS_LOG_QUIET;
+		break;
+	case 'v':
+		a->level = RS_LOG_VERBOSE;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->cfg.pool_path)
+			argp_error(state, "only one POOL can be served");
+		a->cfg.pool_path = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->cfg.pool_path)
+			argp_error(state, "missing POOL (a pmemlog pool file "
+					  "or devdax device)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	recv_stop_requested = 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct recv_args a;
+	memset(&a, 0, sizeof(a));
+	a.level = RS_LOG_NORMAL;
+	rs_endpoint_parse(":" RS_DEFAULT_PORT, &a.cfg.listen);
+	a.cfg.exposure.slot_size = 1u << 20;
+	a.cfg.exposure.slots = 4;
+
+	/* argp exits with argp_err_exit_status on usage errors. */
+	argp_err_exit_status = RS_EXIT_USAGE;
+	struct argp argp = {options, parse_opt, args_doc, doc, 0, 0, 0};
+	argp_parse(&argp, argc, argv, 0, 0, &a);
+	rs_log_init("rpma-recv", a.level);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, 0);
+	sigaction(SIGTERM, &sa, 0);
+	signal(SIGPIPE, SIG_IGN);
+
+	return recv_service_run(&a.cfg);
+}

@@ -1,0 +1,328 @@
+#include "service.h"
+
+#include "commit.h"
+#include "descriptor.h"
+#include "exit_code.h"
+#include "listener.h"
+#include "log.h"
+#include "message.h"
+#include "mr.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+volatile sig_atomic_t recv_stop_requested;
+
+#define RECV_POLL_MS 200 /* how often an idle loop looks at the stop flag */
+#define RECV_ACCEPT_TIMEOUT_MS 5000
+
+/* Message buffers of one session: a receive per credit and twice as many
+ * reply buffers, so a reply is never overwritten before its send is done. */
+struct session {
+	struct rs_conn conn;
+	struct recv_commit_policy policy;
+	uint8_t *bufs;
+	struct ibv_mr *bufs_mr;
+	uint16_t credits;
+	uint32_t replies;
+	uint64_t commits;
+	uint64_t bytes;
+	char peer[64];
+};
+
+struct service {
+	const struct recv_config *cfg;
+	struct rs_pmem_target target;
+	struct rs_listener listener;
+	struct recv_exposure exposure;
+	bool exposed;
+};
+
+static uint8_t *recv_buf(struct session *s, uint32_t i)
+{
+	return s->bufs + (size_t)i * RS_MSG_SIZE;
+}
+
+static uint8_t *reply_buf(struct session *s, uint32_t i)
+{
+	return s->bufs +
+	       (size_t)(s->credits + i % (2u * s->credits)) * RS_MSG_SIZE;
+}
+
+static void reject(struct rs_conn *c, uint8_t reason)
+{
+	uint8_t buf[RS_REJECT_SIZE];
+	size_t len = rs_reject_encode(reason, buf, sizeof(buf));
+	rs_conn_reject(c, buf, (uint8_t)len);
+}
+
+static int expose_on(struct service *svc, struct ibv_context *verbs)
+{
+	if (svc->exposed && svc->exposure.peer.verbs == verbs)
+		return 0;
+	if (svc->exposed)
+		recv_exposure_teardown(&svc->exposure);
+	char err[256];
+	svc->exposed = false;
+	if (recv_exposure_setup(&svc->exposure, verbs, &svc->target,
+				&svc->cfg->exposure, err, sizeof(err))) {
+		rs_err("%s", err);
+		return -1;
+	}
+	svc->exposed = true;
+	return 0;
+}
+
+static int session_prepare(struct service *svc, struct session *s)
+{
+	char err[256];
+	s->credits = svc->cfg->exposure.slots;
+	uint32_t depth = 3u * s->credits;
+	if (rs_conn_create_qp(&s->conn, svc->exposure.peer.pd, 2u * s->credits,
+			      s->credits, err, sizeof(err))) {
+		rs_err("%s", err);
+		return -1;
+	}
+	s->bufs = calloc(depth, RS_MSG_SIZE);
+	if (!s->bufs)
+		return -1;
+	int ret =
+	    rs_mr_reg(&svc->exposure.peer, s->bufs, (size_t)depth * RS_MSG_SIZE,
+		      IBV_ACCESS_LOCAL_WRITE, &s->bufs_mr);
+	if (ret) {
+		rs_err("cannot register message buffers: %s",
+		       rs_mr_reg_advice(ret));
+		return -1;
+	}
+	for (uint32_t i = 0; i < s->credits; i++) {
+		if (rs_conn_post_recv(&s->conn, recv_buf(s, i), RS_MSG_SIZE,
+				      s->bufs_mr->lkey, i)) {
+			rs_err("cannot post a receive: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void session_end(struct session *s)
+{
+	rs_conn_disconnect(&s->conn);
+	rs_conn_destroy(&s->conn);
+	rs_mr_dereg(&s->bufs_mr);
+	free(s->bufs);
+	s->bufs = 0;
+}
+
+/* Handles one received message. Returns false when the session must end. */
+static bool session_on_message(struct service *svc, struct session *s,
+			       const struct ibv_wc *wc)
+{
+	struct rs_msg req, reply;
+	uint32_t slot = (uint32_t)wc->wr_id;
+	const char *why = rs_msg_decode(recv_buf(s, slot), wc->byte_len, &req);
+	if (why) {
+		rs_err("sender %s sent a malformed message (%s); closing the "
+		       "connection",
+		       s->peer, why);
+		return false;
+	}
+	struct recv_staging staging = {.ring = svc->exposure.ring,
+				       .length = svc->exposure.ring_len};
+	bool ok =
+	    recv_commit_apply(&svc->target, &staging, s->policy, &req, &reply);
+	uint8_t *out = reply_buf(s, s->replies++);
+	rs_msg_encode(&reply, out, RS_MSG_SIZE);
+	if (rs_conn_post_send(&s->conn, out, RS_MSG_SIZE, s->bufs_mr->lkey,
+			      UINT32_MAX, IBV_SEND_SIGNALED)) {
+		rs_err("cannot reply to %s: %s", s->peer, strerror(errno));
+		return false;
+	}
+	if (!ok) {
+		rs_err("refused a commit from %s at offset %llu length %llu: "
+		       "%s; closing the connection",
+		       s->peer, (unsigned long long)req.offset,
+		       (unsigned long long)req.length,
+		       rs_msg_status_str(reply.status));
+		return false;
+	}
+	s->commits++;
+	s->bytes += req.length;
+	if (rs_conn_post_recv(&s->conn, recv_buf(s, slot), RS_MSG_SIZE,
+			      s->bufs_mr->lkey, slot)) {
+		rs_err("cannot post a receive: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* Handles an rdma_cm event during a session. Returns false at its end. */
+static bool session_on_cm_event(struct service *svc, struct session *s)
+{
+	struct rdma_cm_event *ev;
+	if (rs_cm_event_wait(svc->listener.cm_channel, 0, &ev))
+		return true;
+	bool keep = true;
+	struct rdma_cm_id *refused = 0;
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		struct rs_conn other = {.id = ev->id};
+		char who[64];
+		rs_info("refusing sender %s: busy with %s",
+			rs_conn_peer_str(&other, who, sizeof(who)), s->peer);
+		reject(&other, RS_REJECT_BUSY);
+		refused = ev->id;
+	} else if (ev->id == s->conn.id &&
+		   (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
+		    ev->event == RDMA_CM_EVENT_TIMEWAIT_EXIT)) {
+		keep = false;
+	}
+	rdma_ack_cm_event(ev);
+	if (refused) /* only after the ack, or destroy would wait for it */
+		rdma_destroy_id(refused);
+	return keep;
+}
+
+static void session_serve(struct service *svc, struct session *s)
+{
+	for (;;) {
+		struct ibv_wc wc;
+		enum rs_wait_result r =
+		    rs_conn_next_completion(&s->conn, &wc, RECV_POLL_MS);
+		if (r == RS_WAIT_TIMEOUT) {
+			/* Commits are handled one by one, so none is half
+			 * done when we get here. */
+			if (recv_stop_requested)
+				return;
+			continue;
+		}
+		if (r == RS_WAIT_ERROR)
+			return;
+		if (r == RS_WAIT_CM_EVENT) {
+			if (!session_on_cm_event(svc, s))
+				return;
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			if (wc.status != IBV_WC_WR_FLUSH_ERR)
+				rs_err("connection with %s failed: %s", s->peer,
+				       ibv_wc_status_str(wc.status));
+			return;
+		}
+		if (wc.opcode == IBV_WC_RECV &&
+		    !session_on_message(svc, s, &wc))
+			return;
+	}
+}
+
+/* Returns true when a sender was accepted and served. */
+static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
+{
+	struct session s;
+	memset(&s, 0, sizeof(s));
+	struct rs_private_data priv;
+	rs_listener_take_request(&svc->listener, ev, &s.conn, &priv);
+	rdma_ack_cm_event(ev);
+	rs_conn_peer_str(&s.conn, s.peer, sizeof(s.peer));
+
+	struct rs_connect_req req;
+	const char *why = rs_connect_req_decode(priv.bytes, priv.len, &req);
+	if (why) {
+		rs_err("refusing sender %s: %s", s.peer, why);
+		reject(&s.conn, strstr(why, "version") ? RS_REJECT_VERSION
+						       : RS_REJECT_BAD_REQUEST);
+		rdma_destroy_id(s.conn.id);
+		return false;
+	}
+	if (expose_on(svc, s.conn.id->verbs)) {
+		reject(&s.conn, RS_REJECT_INTERNAL);
+		rdma_destroy_id(s.conn.id);
+		return false;
+	}
+	uint8_t methods = svc->exposure.methods;
+	if (req.method != RS_METHOD_AUTO &&
+	    !(methods & RS_METHOD_BIT(req.method))) {
+		rs_err("refusing sender %s: it asks for method %s, which this "
+		       "receiver does not offer",
+		       s.peer, rs_method_name(req.method));
+		reject(&s.conn, RS_REJECT_METHOD);
+		rdma_destroy_id(s.conn.id);
+		return false;
+	}
+	s.policy.allow_in_place = methods & RS_METHOD_BIT(RS_METHOD_GPSPM);
+	s.policy.allow_staged = methods & RS_METHOD_BIT(RS_METHOD_STAGED);
+	if (session_prepare(svc, &s)) {
+		reject(&s.conn, RS_REJECT_INTERNAL);
+		session_end(&s);
+		return false;
+	}
+	if (req.flags & RS_CONNECT_TRUNCATE) {
+		rs_pmem_target_commit(&svc->target, svc->target.start);
+		rs_info("log truncated at the request of %s", s.peer);
+	}
+
+	struct rs_accept_info info;
+	recv_exposure_describe(&svc->exposure, &svc->target, &info);
+	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
+	size_t len = rs_accept_info_encode(&info, buf, sizeof(buf));
+	char err[256];
+	if (rs_conn_accept(&s.conn, buf, (uint8_t)len, RECV_ACCEPT_TIMEOUT_MS,
+			   err, sizeof(err))) {
+		rs_err("sender %s: %s", s.peer, err);
+		session_end(&s);
+		return false;
+	}
+	rs_verbose("sender %s connected at write offset %llu", s.peer,
+		   (unsigned long long)info.write_offset_value);
+	session_serve(svc, &s);
+	rs_info("sender %s done: %llu commits, %llu bytes, log at %llu of "
+		"%llu bytes",
+		s.peer, (unsigned long long)s.commits,
+		(unsigned long long)s.bytes,
+		(unsigned long long)(rs_pmem_target_write_offset(&svc->target) -
+				     svc->target.start),
+		(unsigned long long)(svc->target.end - svc->target.start));
+	session_end(&s);
+	return true;
+}
+
+int recv_service_run(const struct recv_config *cfg)
+{
+	struct service svc;
+	memset(&svc, 0, sizeof(svc));
+	svc.cfg = cfg;
+	char err[512];
+	if (rs_pmem_target_open(&svc.target, cfg->pool_path, cfg->create_size,
+				err, sizeof(err))) {
+		rs_err("%s", err);
+		return RS_EXIT_USAGE;
+	}
+	if (rs_listener_new(&svc.listener, &cfg->listen, err, sizeof(err))) {
+		rs_err("%s", err);
+		rs_pmem_target_close(&svc.target);
+		return RS_EXIT_CONNECT;
+	}
+	rs_info("serving %s (%llu bytes of log, %llu used) on %s:%s",
+		cfg->pool_path,
+		(unsigned long long)(svc.target.end - svc.target.start),
+		(unsigned long long)(rs_pmem_target_write_offset(&svc.target) -
+				     svc.target.start),
+		cfg->listen.host[0] ? cfg->listen.host : "*", cfg->listen.port);
+
+	bool served = false;
+	while (!recv_stop_requested && !(cfg->once && served)) {
+		struct rdma_cm_event *ev;
+		if (rs_cm_event_wait(svc.listener.cm_channel, RECV_POLL_MS,
+				     &ev))
+			continue;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			served |= on_connect_request(&svc, ev);
+		} else {
+			rdma_ack_cm_event(ev);
+		}
+	}
+	if (svc.exposed)
+		recv_exposure_teardown(&svc.exposure);
+	rs_listener_delete(&svc.listener);
+	rs_pmem_target_close(&svc.target);
+	return RS_EXIT_OK;
+}

@@ -1,0 +1,28 @@
+/* The receiver's service loop: listen, take one sender at a time, accept it
+ * with the exposure's descriptor, answer its commit requests until it
+ * disconnects, refuse a second concurrent sender as busy. */
+#ifndef RECV_SERVICE_H
+#define RECV_SERVICE_H
+
+#include "endpoint.h"
+#include "exposure.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct recv_config {
+	const char *pool_path;
+	uint64_t create_size; /* 0: the pool must exist */
+	struct rs_endpoint listen;
+	struct recv_exposure_config exposure;
+	bool once; /* exit after the first sender leaves */
+};
+
+/* Set by SIGINT/SIGTERM: finish the commit in progress, then exit. */
+extern volatile sig_atomic_t recv_stop_requested;
+
+/* Runs until stopped; returns the process exit code. */
+int recv_service_run(const struct recv_config *cfg);
+
+#endif

@@ -1,0 +1,192 @@
+/* rpma-send: streams a file or a pipe into a remote PMem log over RDMA. */
+#include "exit_code.h"
+#include "input.h"
+#include "log.h"
+#include "shipper.h"
+#include "size.h"
+
+#include <argp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *argp_program_version = "rpma-send " RS_VERSION;
+const char *argp_program_bug_address = 0;
+
+static const char doc[] =
+    "Ship FILE (or standard input with '-' or no FILE) into the PMem log "
+    "served by rpma-recv on HOST, appending after what the log holds. "
+    "Each batch is persistent on the remote side before it counts as "
+    "committed.\v"
+    "Exit status: 0 everything read was committed; 2 bad option or "
+    "unreadable input; 3 cannot connect or connection lost; 4 the remote "
+    "log is full (the message says how many input bytes were committed); "
+    "5 the receiver refused us (busy, method, version).";
+
+static const char args_doc[] = "HOST[:PORT] [FILE|-]";
+
+enum {
+	OPT_METHOD = 0x100,
+	OPT_BATCH,
+	OPT_DEPTH,
+	OPT_FLUSH_INTERVAL,
+	OPT_TRUNCATE,
+	OPT_TIMEOUT,
+};
+
+static const struct argp_option options[] = {
+    {"method", OPT_METHOD, "apm|gpspm|staged", 0,
+     "Persistence method; default: the fastest the receiver allows", 0},
+    {"batch", OPT_BATCH, "SIZE", 0,
+     "Largest batch committed at once (default 1M)", 0},
+    {"depth", OPT_DEPTH, "N", 0,
+     "Batches in flight at once, at most what the receiver allows "
+     "(default 4)",
+     0},
+    {"flush-interval", OPT_FLUSH_INTERVAL, "MS", 0,
+     "Commit a partial batch when a stream has been idle this long "
+     "(default 5)",
+     0},
+    {"truncate", OPT_TRUNCATE, 0, 0,
+     "Rewind the remote log before writing, instead of appending", 0},
+    {"timeout", OPT_TIMEOUT, "MS", 0,
+     "Give up connecting after this long (default 5000)", 0},
+    {"quiet", 'q', 0, 0, "Print errors only", 0},
+    {"verbose", 'v', 0, 0, "Print the negotiated method and sizes", 0},
+    {0},
+};
+
+struct send_args {
+	struct ship_config cfg;
+	const char *input;
+	bool have_remote;
+	enum rs_log_level level;
+};
+
+static uint64_t parse_number(struct argp_state *state, const char *opt,
+			     const char *arg, uint64_t min, uint64_t max,
+			     bool size)
+{
+	uint64_t v;
+	char *end = 0;
+	int bad = size ? rs_size_parse(arg, &v)
+		       : (v = strtoull(arg, &end, 10), !*arg || *end != '\0');
+	if (bad || v < min || v > max)
+		argp_error(state, "%s: '%s' must be %s from %llu to %llu", opt,
+			   arg, size ? "a size" : "a number",
+			   (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct send_args *a = state->input;
+	const char *why;
+	switch (key) {
+	case OPT_METHOD:
+		if (rs_method_parse(arg, &a->cfg.method))
+			argp_error(state,
+				   "--method: '%s' is not apm, gpspm or staged",
+				   arg);
+		break;
+	case OPT_BATCH:
+		a->cfg.batch_size = (uint32_t)parse_number(
+		    state, "--batch", arg, 1, 1u << 30, true);
+		break;
+	case OPT_DEPTH:
+		a->cfg.depth =
+		    (uint16_t)parse_number(state, "--depth", arg, 1, 64, false);
+		break;
+	case OPT_FLUSH_INTERVAL:
+		a->cfg.flush_interval_ms = (int)parse_number(
+		    state, "--flush-interval", arg, 0, 60000, false);
+		break;
+	case OPT_TRUNCATE:
+		a->cfg.truncate = true;
+		break;
+	case OPT_TIMEOUT:
+		a->cfg.connect_timeout_ms = (int)parse_number(
+		    state, "--timeout", arg, 1, 600000, false);
+		break;
+	case 'q':
+		a->level = RS_LOG_QUIET;
+		break;
+	case 'v':
+		a->level = RS_LOG_VERBOSE;
+		break;
+	case ARGP_KEY_ARG:
+		if (!a->have_remote) {
+			why = rs_endpoint_parse(arg, &a->cfg.remote);
+			if (!why && !a->cfg.remote.host[0])
+				why = "missing host";
+			if (why)
+				argp_error(state, "'%s': %s", arg, why);
+			a->have_remote = true;
+		} else if (!a->input) {
+			a->input = arg;
+		} else {
+			argp_error(state, "give one FILE (or - for standard "
+					  "input)");
+		}
+		break;
+	case ARGP_KEY_END:
+		if (!a->have_remote)
+			argp_error(state,
+				   "missing HOST (where rpma-recv runs)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	send_stop_requested = 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct send_args a;
+	memset(&a, 0, sizeof(a));
+	a.level = RS_LOG_NORMAL;
+	a.cfg.batch_size = 1u << 20;
+	a.cfg.depth = 4;
+	a.cfg.flush_interval_ms = 5;
+	a.cfg.connect_timeout_ms = 5000;
+
+	argp_err_exit_status = RS_EXIT_USAGE;
+	struct argp argp = {options, parse_opt, args_doc, doc, 0, 0, 0};
+	argp_parse(&argp, argc, argv, 0, 0, &a);
+	rs_log_init("rpma-send", a.level);
+
+	/* No SA_RESTART: a blocked read returns so we commit and leave. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, 0);
+	sigaction(SIGTERM, &sa, 0);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct send_input in;
+	char err[512];
+	if (send_input_open(&in, a.input ? a.input : "-", err, sizeof(err))) {
+		rs_err("%s", err);
+		return RS_EXIT_USAGE;
+	}
+	struct ship_result result;
+	memset(&result, 0, sizeof(result));
+	int rc = ship_run(&a.cfg, &in, &result);
+	send_input_close(&in);
+	if (rc == RS_EXIT_OK)
+		rs_info("committed %llu bytes in %llu batches (%s); remote log "
+			"%llu of %llu bytes used",
+			(unsigned long long)result.committed,
+			(unsigned long long)result.batches,
+			rs_method_name(result.method),
+			(unsigned long long)result.log_used,
+			(unsigned long long)result.log_size);
+	return rc;
+}

@@ -1,0 +1,37 @@
+/* The shipper: connects to a receiver, agrees on a persistence method and
+ * streams the input into the remote log in batches, several in flight, each
+ * committed under the commit rule before it counts. */
+#ifndef SEND_SHIPPER_H
+#define SEND_SHIPPER_H
+
+#include "endpoint.h"
+#include "input.h"
+#include "method.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ship_config {
+	struct rs_endpoint remote;
+	enum rs_method method; /* AUTO: the fastest the receiver allows */
+	uint32_t batch_size;
+	uint16_t depth; /* batches in flight, capped by the receiver */
+	int flush_interval_ms;
+	int connect_timeout_ms;
+	bool truncate;
+};
+
+struct ship_result {
+	enum rs_method method;
+	uint64_t committed; /* input bytes committed remotely */
+	uint64_t batches;
+	uint64_t log_used; /* remote log bytes in use at the end */
+	uint64_t log_size;
+};
+
+/* Streams in to the receiver. Returns an exit code (exit_code.h); errors
+ * are reported on stderr as they happen. */
+int ship_run(const struct ship_config *cfg, struct send_input *in,
+	     struct ship_result *result);
+
+#endif
