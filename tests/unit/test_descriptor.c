@@ -1,0 +1,264 @@
+/* Descriptor codecs: round trips, and every truncated, padded and
+ * out-of-range case a peer could send. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "descriptor.h"
+#include "pool_layout.h"
+
+#include <string.h>
+
+static struct rs_accept_info valid_info(void)
+{
+	struct rs_accept_info info = {
+	    .peer_flags = RS_PEER_DIRECT_WRITE_TO_PMEM,
+	    .methods = RS_METHOD_BIT(RS_METHOD_APM) |
+		       RS_METHOD_BIT(RS_METHOD_GPSPM) |
+		       RS_METHOD_BIT(RS_METHOD_STAGED),
+	    .credits = 4,
+	    .data = {.addr = 0x7f0000002000ull,
+		     .length = (64u << 20) - 8192,
+		     .rkey = 0x1234,
+		     .usage = RS_MR_USAGE_WRITE_DST},
+	    .write_offset = {.addr = 0x7f0000001010ull,
+			     .length = 8,
+			     .rkey = 0x99,
+			     .usage =
+				 RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC},
+	    .staging = {.addr = 0x5500000000ull,
+			.length = 4u << 20,
+			.rkey = 0x77,
+			.usage = RS_MR_USAGE_WRITE_DST},
+	    .staging_slot_size = 1u << 20,
+	    .start_offset = 8192,
+	    .end_offset = 64u << 20,
+	    .write_offset_value = 8192 + 100,
+	};
+	for (int i = 0; i < 16; i++)
+		info.pool_uuid[i] = (uint8_t)(i * 7 + 1);
+	return info;
+}
+
+static size_t encode(const struct rs_accept_info *info, uint8_t *buf)
+{
+	memset(buf, 0, RS_ACCEPT_PRIVATE_MAX);
+	return rs_accept_info_encode(info, buf, RS_ACCEPT_PRIVATE_MAX);
+}
+
+static void accept_round_trip(void **state)
+{
+	(void)state;
+	struct rs_accept_info in = valid_info(), out;
+	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
+	size_t len = encode(&in, buf);
+	assert_int_equal(len, RS_ACCEPT_INFO_SIZE);
+	assert_true(len <= RS_ACCEPT_PRIVATE_MAX);
+	/* The CM pads to its full size: decoding the padded buffer works. */
+	assert_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+	assert_int_equal(out.data.addr, in.data.addr);
+	assert_int_equal(out.data.length, in.data.length);
+	assert_int_equal(out.data.rkey, in.data.rkey);
+	assert_int_equal(out.write_offset.addr, in.write_offset.addr);
+	assert_int_equal(out.staging.rkey, in.staging.rkey);
+	assert_int_equal(out.staging_slot_size, in.staging_slot_size);
+	assert_int_equal(out.start_offset, 8192);
+	assert_int_equal(out.end_offset, 64u << 20);
+	assert_int_equal(out.write_offset_value, 8292);
+	assert_int_equal(out.credits, 4);
+	assert_int_equal(out.methods, in.methods);
+	assert_memory_equal(out.pool_uuid, in.pool_uuid, 16);
+}
+
+static void accept_is_little_endian(void **state)
+{
+	(void)state;
+	struct rs_accept_info in = valid_info();
+	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
+	encode(&in, buf);
+	/* magic "RPSH", version 1, length, then flags and methods. */
+	assert_memory_equal(buf, "RPSH", 4);
+	assert_int_equal(buf[4], RS_PROTO_VERSION);
+	assert_int_equal(buf[5], RS_ACCEPT_INFO_SIZE);
+	/* data.addr starts at byte 12, least significant byte first. */
+	assert_int_equal(buf[12], 0x00);
+	assert_int_equal(buf[13], 0x20);
+	assert_int_equal(buf[17], 0x7f);
+}
+
+static void accept_every_truncation_fails(void **state)
+{
+	(void)state;
+	struct rs_accept_info in = valid_info(), out;
+	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
+	size_t len = encode(&in, buf);
+	for (size_t cut = 0; cut < len; cut++)
+		assert_non_null(rs_accept_info_decode(buf, cut, &out));
+	assert_null(rs_accept_info_decode(buf, len, &out));
+}
+
+static void accept_encode_refuses_small_buffer(void **state)
+{
+	(void)state;
+	struct rs_accept_info in = valid_info();
+	uint8_t buf[RS_ACCEPT_INFO_SIZE - 1];
+	assert_int_equal(rs_accept_info_encode(&in, buf, sizeof(buf)), 0);
+}
+
+/* Decodes info after a mutation applied to the encoded or the plain form. */
+static const char *decode_mutated(struct rs_accept_info info)
+{
+	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
+	struct rs_accept_info out;
+	encode(&info, buf);
+	return rs_accept_info_decode(buf, sizeof(buf), &out);
+}
+
+static void accept_rejects_bad_fields(void **state)
+{
+	(void)state;
+	struct rs_accept_info i;
+
+	i = valid_info();
+	i.methods = 0;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.methods |= 0x80;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.credits = 0;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.peer_flags = 0x80;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.write_offset_value = i.end_offset + 1;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.write_offset_value = i.start_offset - 1;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.start_offset = 0; /* data in the pool header */
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.end_offset = i.start_offset;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.data.length += 1; /* region larger than the log */
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.data.usage = 0;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.data.usage = 0x40;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.data.addr = UINT64_MAX - 10; /* wraps */
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.write_offset.length = 16;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.peer_flags = 0; /* APM without direct write to PMem */
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.staging_slot_size = 0;
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.staging_slot_size = 3u << 20; /* ring not a multiple of slots */
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.credits = 8; /* more credits than ring slots */
+	assert_non_null(decode_mutated(i));
+}
+
+static void accept_staged_only_needs_no_data_region(void **state)
+{
+	(void)state;
+	struct rs_accept_info i = valid_info();
+	i.methods = RS_METHOD_BIT(RS_METHOD_STAGED);
+	i.peer_flags = 0;
+	memset(&i.data, 0, sizeof(i.data));
+	memset(&i.write_offset, 0, sizeof(i.write_offset));
+	assert_null(decode_mutated(i));
+}
+
+static void header_checks(void **state)
+{
+	(void)state;
+	struct rs_accept_info in = valid_info(), out;
+	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
+
+	encode(&in, buf);
+	buf[0] ^= 1; /* magic */
+	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+
+	encode(&in, buf);
+	buf[4] = RS_PROTO_VERSION + 1;
+	const char *why = rs_accept_info_decode(buf, sizeof(buf), &out);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "version"));
+
+	encode(&in, buf);
+	buf[5] = RS_ACCEPT_INFO_SIZE + 1; /* claims a longer encoding */
+	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+
+	memset(buf, 0, sizeof(buf)); /* all padding, nothing sent */
+	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+}
+
+static void connect_round_trip_and_checks(void **state)
+{
+	(void)state;
+	struct rs_connect_req in = {.flags = RS_CONNECT_TRUNCATE,
+				    .method = RS_METHOD_STAGED},
+			      out;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
+	size_t len = rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(len, RS_CONNECT_REQ_SIZE);
+	assert_null(rs_connect_req_decode(buf, sizeof(buf), &out));
+	assert_int_equal(out.flags, RS_CONNECT_TRUNCATE);
+	assert_int_equal(out.method, RS_METHOD_STAGED);
+	for (size_t cut = 0; cut < len; cut++)
+		assert_non_null(rs_connect_req_decode(buf, cut, &out));
+
+	in.flags = 0x80;
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_non_null(rs_connect_req_decode(buf, sizeof(buf), &out));
+	in.flags = 0;
+	in.method = RS_METHOD_COUNT;
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_non_null(rs_connect_req_decode(buf, sizeof(buf), &out));
+}
+
+static void reject_round_trip(void **state)
+{
+	(void)state;
+	uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
+	uint8_t reason = 0;
+	assert_int_equal(rs_reject_encode(RS_REJECT_BUSY, buf, sizeof(buf)),
+			 RS_REJECT_SIZE);
+	assert_null(rs_reject_decode(buf, sizeof(buf), &reason));
+	assert_int_equal(reason, RS_REJECT_BUSY);
+	assert_non_null(strstr(rs_reject_reason_str(reason), "another sender"));
+	assert_non_null(rs_reject_decode(buf, 5, &reason));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(accept_round_trip),
+	    cmocka_unit_test(accept_is_little_endian),
+	    cmocka_unit_test(accept_every_truncation_fails),
+	    cmocka_unit_test(accept_encode_refuses_small_buffer),
+	    cmocka_unit_test(accept_rejects_bad_fields),
+	    cmocka_unit_test(accept_staged_only_needs_no_data_region),
+	    cmocka_unit_test(header_checks),
+	    cmocka_unit_test(connect_round_trip_and_checks),
+	    cmocka_unit_test(reject_round_trip),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}

@@ -1,0 +1,105 @@
+/* Control message codec: round trips, truncation, and malformed fields. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "message.h"
+
+#include <string.h>
+
+static const struct rs_msg commit = {
+    .type = RS_MSG_COMMIT, .seq = 7, .offset = 8192, .length = 4096};
+
+static void round_trip(void **state)
+{
+	(void)state;
+	uint8_t buf[RS_MSG_SIZE];
+	struct rs_msg out;
+	assert_int_equal(rs_msg_encode(&commit, buf, sizeof(buf)), RS_MSG_SIZE);
+	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_equal(out.type, RS_MSG_COMMIT);
+	assert_int_equal(out.seq, 7);
+	assert_int_equal(out.offset, 8192);
+	assert_int_equal(out.length, 4096);
+
+	struct rs_msg staged = commit;
+	staged.type = RS_MSG_STAGED_COMMIT;
+	staged.ring_offset = 1u << 20;
+	rs_msg_encode(&staged, buf, sizeof(buf));
+	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_equal(out.ring_offset, 1u << 20);
+
+	struct rs_msg done = {.type = RS_MSG_COMMIT_DONE,
+			      .status = RS_MSG_NOT_CONTIGUOUS,
+			      .seq = 9,
+			      .offset = 12288};
+	rs_msg_encode(&done, buf, sizeof(buf));
+	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_equal(out.status, RS_MSG_NOT_CONTIGUOUS);
+	assert_int_equal(out.offset, 12288);
+}
+
+static void truncated_fails(void **state)
+{
+	(void)state;
+	uint8_t buf[RS_MSG_SIZE];
+	struct rs_msg out;
+	rs_msg_encode(&commit, buf, sizeof(buf));
+	for (size_t cut = 0; cut < RS_MSG_SIZE; cut++)
+		assert_non_null(rs_msg_decode(buf, cut, &out));
+	assert_int_equal(rs_msg_encode(&commit, buf, RS_MSG_SIZE - 1), 0);
+}
+
+static const char *decode(struct rs_msg m)
+{
+	uint8_t buf[RS_MSG_SIZE];
+	struct rs_msg out;
+	rs_msg_encode(&m, buf, sizeof(buf));
+	return rs_msg_decode(buf, sizeof(buf), &out);
+}
+
+static void malformed_fails(void **state)
+{
+	(void)state;
+	struct rs_msg m = commit;
+	m.type = 0;
+	assert_non_null(decode(m));
+	m.type = 200;
+	assert_non_null(decode(m));
+	m = commit;
+	m.length = 0;
+	assert_non_null(decode(m));
+	m = commit;
+	m.offset = UINT64_MAX - 10; /* offset + length wraps */
+	assert_non_null(decode(m));
+	m = commit;
+	m.status = RS_MSG_OUT_OF_RANGE; /* a request never carries one */
+	assert_non_null(decode(m));
+	m = commit;
+	m.ring_offset = 4096; /* only staged commits have a ring offset */
+	assert_non_null(decode(m));
+	m = (struct rs_msg){.type = RS_MSG_COMMIT_DONE, .status = 99};
+	assert_non_null(decode(m));
+
+	uint8_t buf[RS_MSG_SIZE];
+	struct rs_msg out;
+	rs_msg_encode(&commit, buf, sizeof(buf));
+	buf[0] ^= 0xff; /* magic */
+	assert_non_null(rs_msg_decode(buf, sizeof(buf), &out));
+	rs_msg_encode(&commit, buf, sizeof(buf));
+	buf[6] = 1; /* reserved */
+	assert_non_null(rs_msg_decode(buf, sizeof(buf), &out));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(round_trip),
+	    cmocka_unit_test(truncated_fails),
+	    cmocka_unit_test(malformed_fails),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}

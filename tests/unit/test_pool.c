@@ -1,0 +1,249 @@
+/* The pool target and the receiver's commit rule on a real libpmemlog pool
+ * in a plain file (page cache), read back with libpmemlog itself. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "commit.h"
+#include "pmem_target.h"
+#include "pool_layout.h"
+
+#include <libpmemlog.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define POOL_SIZE (8u << 20)
+
+struct fixture {
+	char path[64];
+	struct rs_pmem_target t;
+	uint8_t ring[64 * 1024];
+	struct recv_staging staging;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	strcpy(f->path, "/tmp/rs-test-pool-XXXXXX");
+	int fd = mkstemp(f->path);
+	close(fd);
+	unlink(f->path); /* let --create make it */
+	char err[512];
+	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	f->staging.ring = f->ring;
+	f->staging.length = sizeof(f->ring);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	rs_pmem_target_close(&f->t);
+	unlink(f->path);
+	free(f);
+	return 0;
+}
+
+struct walk_buf {
+	uint8_t data[64 * 1024];
+	size_t len;
+};
+
+static int collect(const void *buf, size_t len, void *arg)
+{
+	struct walk_buf *w = arg;
+	memcpy(w->data + w->len, buf, len);
+	w->len += len;
+	return 1;
+}
+
+/* What libpmemlog itself sees in the pool after we close it. */
+static void read_back(struct fixture *f, struct walk_buf *w)
+{
+	rs_pmem_target_close(&f->t);
+	PMEMlogpool *plp = pmemlog_open(f->path);
+	assert_non_null(plp);
+	w->len = 0;
+	pmemlog_walk(plp, 0, collect, w);
+	pmemlog_close(plp);
+	assert_int_equal(pmemlog_check(f->path), 1);
+	char err[512];
+	assert_int_equal(
+	    rs_pmem_target_open(&f->t, f->path, 0, err, sizeof(err)), 0);
+}
+
+static const struct recv_commit_policy both = {true, true};
+
+static void geometry_of_fresh_pool(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(f->t.start, 8192);
+	assert_int_equal(f->t.end, POOL_SIZE);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), 8192);
+}
+
+static void gpspm_commits_in_place(void **state)
+{
+	struct fixture *f = *state;
+	/* What an RDMA write would have placed, then the commit request. */
+	memcpy(f->t.base + 8192, "hello ", 6);
+	struct rs_msg req = {.type = RS_MSG_COMMIT,
+			     .seq = 1,
+			     .offset = 8192,
+			     .length = 6},
+		      reply;
+	assert_true(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_int_equal(reply.type, RS_MSG_COMMIT_DONE);
+	assert_int_equal(reply.status, RS_MSG_OK);
+	assert_int_equal(reply.seq, 1);
+	assert_int_equal(reply.offset, 8198);
+
+	memcpy(f->ring + 4096, "world", 5);
+	req = (struct rs_msg){.type = RS_MSG_STAGED_COMMIT,
+			      .seq = 2,
+			      .offset = 8198,
+			      .length = 5,
+			      .ring_offset = 4096};
+	assert_true(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_int_equal(reply.offset, 8203);
+
+	struct walk_buf w;
+	read_back(f, &w);
+	assert_int_equal(w.len, 11);
+	assert_memory_equal(w.data, "hello world", 11);
+}
+
+static void refused_requests_change_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct rs_msg reply;
+	uint8_t before[64];
+	memcpy(before, f->t.base + RS_POOL_HDR_SIZE, sizeof(before));
+
+	/* Not at the write offset: a gap would commit garbage. */
+	struct rs_msg req = {
+	    .type = RS_MSG_COMMIT, .offset = 8192 + 10, .length = 4};
+	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_int_equal(reply.status, RS_MSG_NOT_CONTIGUOUS);
+
+	/* Past the end of the log, before its start, into the header. */
+	req = (struct rs_msg){
+	    .type = RS_MSG_COMMIT, .offset = 8192, .length = POOL_SIZE};
+	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
+	req = (struct rs_msg){.type = RS_MSG_COMMIT, .offset = 0, .length = 8};
+	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
+
+	/* A staged copy from outside the ring. */
+	req = (struct rs_msg){.type = RS_MSG_STAGED_COMMIT,
+			      .offset = 8192,
+			      .length = 16,
+			      .ring_offset = sizeof(f->ring) - 8};
+	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
+	req.ring_offset = UINT64_MAX - 4;
+	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+
+	/* A method the connection was not granted. */
+	struct recv_commit_policy staged_only = {false, true};
+	req =
+	    (struct rs_msg){.type = RS_MSG_COMMIT, .offset = 8192, .length = 4};
+	assert_false(
+	    recv_commit_apply(&f->t, &f->staging, staged_only, &req, &reply));
+	assert_int_equal(reply.status, RS_MSG_BAD_REQUEST);
+	/* A reply is not a request. */
+	req.type = RS_MSG_COMMIT_DONE;
+	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+
+	assert_int_equal(reply.offset, 8192);
+	assert_memory_equal(before, f->t.base + RS_POOL_HDR_SIZE,
+			    sizeof(before));
+	struct walk_buf w;
+	read_back(f, &w);
+	assert_int_equal(w.len, 0);
+}
+
+static void fills_to_the_end_exactly(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t len = f->t.end - f->t.start;
+	memset(f->t.base + f->t.start, 'x', len);
+	struct rs_msg req = {.type = RS_MSG_COMMIT,
+			     .offset = f->t.start,
+			     .length = len},
+		      reply;
+	assert_true(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_int_equal(reply.offset, f->t.end);
+	req = (struct rs_msg){
+	    .type = RS_MSG_COMMIT, .offset = f->t.end, .length = 1};
+	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
+}
+
+static void not_a_pool_is_refused(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rs-test-notpool-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(ftruncate(fd, 4u << 20) == 0);
+	assert_true(write(fd, "plain text\n", 11) == 11);
+	close(fd);
+	struct rs_pmem_target t;
+	char err[512];
+	assert_int_equal(rs_pmem_target_open(&t, path, 0, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "not a usable pmemlog pool"));
+	assert_null(strchr(err, '\n'));
+	/* --create must not overwrite someone's file either. */
+	assert_int_equal(
+	    rs_pmem_target_open(&t, path, 8u << 20, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "refusing to overwrite"));
+	unlink(path);
+
+	assert_int_equal(rs_pmem_target_open(&t, "/tmp/rs-no-such-pool", 0, err,
+					     sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "--create"));
+}
+
+static void layout_checks(void **state)
+{
+	(void)state;
+	assert_null(rs_log_geometry_check(8192, 1u << 20, 8192, 1u << 20));
+	assert_non_null(rs_log_geometry_check(4096, 1u << 20, 8192, 1u << 20));
+	assert_non_null(rs_log_geometry_check(8192, 8192, 8192, 1u << 20));
+	assert_non_null(rs_log_geometry_check(8192, 2u << 20, 8192, 1u << 20));
+	assert_non_null(rs_log_geometry_check(8192, 1u << 20, 100, 1u << 20));
+	assert_non_null(rs_log_geometry_check(8193, 1u << 20, 8193, 1u << 20));
+	assert_null(rs_log_range_check(8192, 10, 8192, 8202));
+	assert_non_null(rs_log_range_check(8192, 11, 8192, 8202));
+	assert_non_null(rs_log_range_check(8191, 1, 8192, 8202));
+	assert_non_null(rs_log_range_check(8200, UINT64_MAX, 8192, 8202));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(geometry_of_fresh_pool, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(gpspm_commits_in_place, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(refused_requests_change_nothing,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(fills_to_the_end_exactly, setup,
+					    teardown),
+	    cmocka_unit_test(not_a_pool_is_refused),
+	    cmocka_unit_test(layout_checks),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
