@@ -1,0 +1,90 @@
+# Helpers for end-to-end tests that run inside the VM test bed (real rxe,
+# emulated NVDIMM). Source it from a test script: BUILD must be set to the
+# build directory holding src/rpma-send/rpma-send and src/rpma-recv/rpma-recv.
+set -u
+
+SEND="$BUILD/src/rpma-send/rpma-send"
+RECV="$BUILD/src/rpma-recv/rpma-recv"
+RECV_IP="${RPMA_RECV_IP:-192.0.2.1}"
+WORK="${RPMA_TMPDIR:-/tmp}/e2e.$$"
+mkdir -p "$WORK"
+
+passed=0
+failed=0
+case_name=""
+
+log() { printf '%s\n' "$*" >&2; }
+
+# start_case NAME: begins one case; fail marks it failed.
+start_case() {
+	case_name="$1"
+	case_failed=0
+	log "--- case: $case_name"
+}
+
+fail() {
+	log "FAIL [$case_name]: $*"
+	case_failed=1
+}
+
+end_case() {
+	if [ "$case_failed" = 0 ]; then
+		passed=$((passed + 1))
+		log "ok: $case_name"
+	else
+		failed=$((failed + 1))
+	fi
+}
+
+# summary: the closing line test runners read, and the exit status.
+summary() {
+	printf '%s passed, %s failed\n' "$passed" "$failed"
+	[ "$failed" = 0 ]
+}
+
+# start_recv LOG ARGS...: starts rpma-recv in the background, waits until it
+# listens. Sets RECV_PID. Returns non-zero if it exited instead.
+start_recv() {
+	local logf="$1"
+	shift
+	timeout 120 "$RECV" -v --listen "$RECV_IP" "$@" 2>"$logf" &
+	RECV_PID=$!
+	local i
+	for i in $(seq 1 100); do
+		grep -q "serving" "$logf" 2>/dev/null && return 0
+		kill -0 "$RECV_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_recv: waits for the receiver; prints its exit status.
+wait_recv() {
+	local rc=0
+	wait "$RECV_PID" || rc=$?
+	echo "$rc"
+}
+
+# pool_data POOL OUT: the pool's committed log data, read by PMDK's tools.
+pool_data() {
+	rm -f "$2"
+	pmempool dump -b -o "$2" "$1" || return 1
+	[ -f "$2" ] || : >"$2"
+}
+
+# check_pool POOL EXPECTED: the pool checks clean and holds exactly EXPECTED.
+check_pool() {
+	local out="$WORK/dump"
+	pmempool check "$1" >"$WORK/check" 2>&1 || fail "pmempool check failed: $(cat "$WORK/check")"
+	grep -q consistent "$WORK/check" || fail "pool not consistent: $(cat "$WORK/check")"
+	pool_data "$1" "$out" || { fail "pmempool dump failed"; return; }
+	cmp "$out" "$2" >&2 || fail "pool content differs from $2 ($(stat -c %s "$out") vs $(stat -c %s "$2") bytes)"
+}
+
+# one_line_error FILE: stderr holds exactly one line, naming the program.
+one_line_error() {
+	local n
+	n=$(grep -c . "$1")
+	[ "$n" = 1 ] || fail "expected one error line, got $n: $(cat "$1")"
+	grep -q '^rpma-\(send\|recv\): ' "$1" || fail "error line does not name the program: $(cat "$1")"
+}
