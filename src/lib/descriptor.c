@@ -199,21 +199,26 @@ const char *rs_accept_info_decode(const void *buf, size_t len,
 	return accept_info_check(info);
 }
 
-size_t rs_reject_encode(uint8_t reason, void *buf, size_t len)
+size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
+			size_t len)
 {
 	struct rs_wire w = rs_wire_writer(buf, len);
 	header_put(&w, RS_REJECT_SIZE);
-	rs_wire_put_u8(&w, reason);
-	rs_wire_put_u8(&w, 0);
+	rs_wire_put_u8(&w, info->reason);
+	rs_wire_put_u8(&w, info->methods);
 	return w.failed ? 0 : w.pos;
 }
 
-const char *rs_reject_decode(const void *buf, size_t len, uint8_t *reason)
+const char *rs_reject_decode(const void *buf, size_t len,
+			     struct rs_reject_info *info)
 {
 	struct rs_wire w = rs_wire_reader(buf, len);
 	const char *why = header_get(&w, RS_REJECT_SIZE);
 	if (why)
 		return why;
-	*reason = rs_wire_get_u8(&w);
+	info->reason = rs_wire_get_u8(&w);
+	info->methods = rs_wire_get_u8(&w);
+	if (info->methods & ~RS_METHODS_KNOWN)
+		return "unknown methods in reject";
 	return 0;
 }

@@ -77,7 +77,14 @@ size_t rs_connect_req_encode(const struct rs_connect_req *req, void *buf,
 			     size_t len);
 size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
 			     size_t len);
-size_t rs_reject_encode(uint8_t reason, void *buf, size_t len);
+/* A reject carries the reason and the methods the receiver offers, so a
+ * sender refused for its method can say what would work. */
+struct rs_reject_info {
+	uint8_t reason;	 /* enum rs_reject_reason */
+	uint8_t methods; /* RS_METHOD_BIT() of each method offered, or 0 */
+};
+size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
+			size_t len);
 
 /* Decoders return 0, or a static string naming what is wrong. They accept
  * trailing zero padding and reject anything shorter than the encoding. */
@@ -85,6 +92,7 @@ const char *rs_connect_req_decode(const void *buf, size_t len,
 				  struct rs_connect_req *req);
 const char *rs_accept_info_decode(const void *buf, size_t len,
 				  struct rs_accept_info *info);
-const char *rs_reject_decode(const void *buf, size_t len, uint8_t *reason);
+const char *rs_reject_decode(const void *buf, size_t len,
+			     struct rs_reject_info *info);
 
 #endif

@@ -50,10 +50,11 @@ static uint8_t *reply_buf(struct session *s, uint32_t i)
 	       (size_t)(s->credits + i % (2u * s->credits)) * RS_MSG_SIZE;
 }
 
-static void reject(struct rs_conn *c, uint8_t reason)
+static void reject(struct rs_conn *c, uint8_t reason, uint8_t methods)
 {
 	uint8_t buf[RS_REJECT_SIZE];
-	size_t len = rs_reject_encode(reason, buf, sizeof(buf));
+	struct rs_reject_info info = {.reason = reason, .methods = methods};
+	size_t len = rs_reject_encode(&info, buf, sizeof(buf));
 	rs_conn_reject(c, buf, (uint8_t)len);
 }
 
@@ -169,7 +170,7 @@ static bool session_on_cm_event(struct service *svc, struct session *s)
 		char who[64];
 		rs_info("refusing sender %s: busy with %s",
 			rs_conn_peer_str(&other, who, sizeof(who)), s->peer);
-		reject(&other, RS_REJECT_BUSY);
+		reject(&other, RS_REJECT_BUSY, 0);
 		refused = ev->id;
 	} else if (ev->id == s->conn.id &&
 		   (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
@@ -228,13 +229,15 @@ static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
 	const char *why = rs_connect_req_decode(priv.bytes, priv.len, &req);
 	if (why) {
 		rs_err("refusing sender %s: %s", s.peer, why);
-		reject(&s.conn, strstr(why, "version") ? RS_REJECT_VERSION
-						       : RS_REJECT_BAD_REQUEST);
+		reject(&s.conn,
+		       strstr(why, "version") ? RS_REJECT_VERSION
+					      : RS_REJECT_BAD_REQUEST,
+		       0);
 		rdma_destroy_id(s.conn.id);
 		return false;
 	}
 	if (expose_on(svc, s.conn.id->verbs)) {
-		reject(&s.conn, RS_REJECT_INTERNAL);
+		reject(&s.conn, RS_REJECT_INTERNAL, 0);
 		rdma_destroy_id(s.conn.id);
 		return false;
 	}
@@ -244,14 +247,14 @@ static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
 		rs_err("refusing sender %s: it asks for method %s, which this "
 		       "receiver does not offer",
 		       s.peer, rs_method_name(req.method));
-		reject(&s.conn, RS_REJECT_METHOD);
+		reject(&s.conn, RS_REJECT_METHOD, methods);
 		rdma_destroy_id(s.conn.id);
 		return false;
 	}
 	s.policy.allow_in_place = methods & RS_METHOD_BIT(RS_METHOD_GPSPM);
 	s.policy.allow_staged = methods & RS_METHOD_BIT(RS_METHOD_STAGED);
 	if (session_prepare(svc, &s)) {
-		reject(&s.conn, RS_REJECT_INTERNAL);
+		reject(&s.conn, RS_REJECT_INTERNAL, 0);
 		session_end(&s);
 		return false;
 	}

@@ -125,11 +125,18 @@ static int ship_connect(struct shipper *s)
 	    rs_conn_connect(&s->conn, buf, (uint8_t)len,
 			    cfg->connect_timeout_ms, &reply, err, sizeof(err));
 	if (ret == RS_CONN_REJECTED) {
-		uint8_t reason;
-		if (rs_reject_decode(reply.bytes, reply.len, &reason) == 0) {
-			rs_err("%s:%s refused the connection: %s",
-			       cfg->remote.host, cfg->remote.port,
-			       rs_reject_reason_str(reason));
+		struct rs_reject_info rej;
+		if (rs_reject_decode(reply.bytes, reply.len, &rej) == 0) {
+			enum rs_method unused;
+			if (rej.reason == RS_REJECT_METHOD &&
+			    rs_method_choose(rej.methods, cfg->method, &unused,
+					     err, sizeof(err)))
+				rs_err("%s:%s refused the connection: %s",
+				       cfg->remote.host, cfg->remote.port, err);
+			else
+				rs_err("%s:%s refused the connection: %s",
+				       cfg->remote.host, cfg->remote.port,
+				       rs_reject_reason_str(rej.reason));
 			return RS_EXIT_REFUSED;
 		}
 		rs_err("%s:%s refused the connection; is rpma-recv running on "

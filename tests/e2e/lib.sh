@@ -75,7 +75,7 @@ pool_data() {
 # check_pool POOL EXPECTED: the pool checks clean and holds exactly EXPECTED.
 check_pool() {
 	local out="$WORK/dump"
-	pmempool check "$1" >"$WORK/check" 2>&1 || fail "pmempool check failed: $(cat "$WORK/check")"
+	pmempool check -v "$1" >"$WORK/check" 2>&1 || fail "pmempool check failed: $(cat "$WORK/check")"
 	grep -q consistent "$WORK/check" || fail "pool not consistent: $(cat "$WORK/check")"
 	pool_data "$1" "$out" || { fail "pmempool dump failed"; return; }
 	cmp "$out" "$2" >&2 || fail "pool content differs from $2 ($(stat -c %s "$out") vs $(stat -c %s "$2") bytes)"

@@ -238,13 +238,21 @@ static void reject_round_trip(void **state)
 {
 	(void)state;
 	uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
-	uint8_t reason = 0;
-	assert_int_equal(rs_reject_encode(RS_REJECT_BUSY, buf, sizeof(buf)),
+	struct rs_reject_info in = {.reason = RS_REJECT_METHOD,
+				    .methods = RS_METHOD_BIT(RS_METHOD_STAGED)},
+			      out;
+	assert_int_equal(rs_reject_encode(&in, buf, sizeof(buf)),
 			 RS_REJECT_SIZE);
-	assert_null(rs_reject_decode(buf, sizeof(buf), &reason));
-	assert_int_equal(reason, RS_REJECT_BUSY);
-	assert_non_null(strstr(rs_reject_reason_str(reason), "another sender"));
-	assert_non_null(rs_reject_decode(buf, 5, &reason));
+	assert_null(rs_reject_decode(buf, sizeof(buf), &out));
+	assert_int_equal(out.reason, RS_REJECT_METHOD);
+	assert_int_equal(out.methods, RS_METHOD_BIT(RS_METHOD_STAGED));
+	assert_non_null(
+	    strstr(rs_reject_reason_str(RS_REJECT_BUSY), "another sender"));
+	for (size_t cut = 0; cut < RS_REJECT_SIZE; cut++)
+		assert_non_null(rs_reject_decode(buf, cut, &out));
+	in.methods = 0x80;
+	rs_reject_encode(&in, buf, sizeof(buf));
+	assert_non_null(rs_reject_decode(buf, sizeof(buf), &out));
 }
 
 int main(void)
