@@ -1,0 +1,79 @@
+#!/bin/bash
+# Command lines on the host (no RDMA needed): every option in --help is in
+# the man page and the README, usage errors give one clear line and exit 2,
+# and a missing RDMA device is named as such (exit 3).
+#   test_cli.sh BUILD SOURCE
+set -u
+BUILD="$1"
+SRC="$2"
+SEND="$BUILD/src/rpma-send/rpma-send"
+RECV="$BUILD/src/rpma-recv/rpma-recv"
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+check() { # check NAME CONDITION-RESULT(0/1) DETAIL
+	if [ "$2" = 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $1: $3"
+	fi
+}
+
+# expect_usage_error NAME EXPECTED-RC PATTERN COMMAND...: exits with the
+# code, prints one line on stderr naming the program, matching PATTERN.
+expect_error() {
+	local name="$1" want="$2" pattern="$3"
+	shift 3
+	local rc=0
+	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	check "$name: exit code" "$([ "$rc" = "$want" ] && echo 0 || echo 1)" "got $rc, want $want"
+	local first
+	first=$(head -n 1 "$tmp/err")
+	check "$name: message" "$(echo "$first" | grep -q -- "$pattern" && echo 0 || echo 1)" "'$first' lacks '$pattern'"
+	check "$name: names the program" "$(echo "$first" | grep -q '^rpma-\(send\|recv\): ' && echo 0 || echo 1)" "'$first'"
+}
+
+for prog in rpma-send rpma-recv; do
+	bin="$BUILD/src/$prog/$prog"
+	"$bin" --help >"$tmp/help" 2>&1
+	check "$prog --help" $? "exit non-zero"
+	"$bin" --version | grep -q "^$prog [0-9]"
+	check "$prog --version" $? "no version"
+	"$bin" --usage | grep -q "Usage: $prog"
+	check "$prog --usage" $? "no usage line"
+	for opt in $(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u); do
+		case "$opt" in --help | --usage | --version) continue ;; esac
+		man_opt=$(echo "$opt" | sed 's/-/\\\\-/g')
+		grep -q -- "$man_opt" "$SRC/man/$prog.1"
+		check "$prog $opt in man page" $? "missing from man/$prog.1"
+		grep -q -- "\`$opt\|, $opt" "$SRC/README.md"
+		check "$prog $opt in README" $? "missing from README.md"
+	done
+done
+
+expect_error "send: unknown method" 2 "is not apm, gpspm or staged" "$SEND" --method fast host
+expect_error "send: bad batch" 2 "must be a size" "$SEND" --batch 12X host
+expect_error "send: depth zero" 2 "must be a number from 1" "$SEND" --depth 0 host
+expect_error "send: missing host" 2 "missing HOST" "$SEND"
+expect_error "send: bad port" 2 "port must be a number" "$SEND" host:99999
+expect_error "send: missing input" 2 "cannot open input" "$SEND" host /nonexistent/file
+expect_error "send: directory input" 2 "is a directory" "$SEND" host /
+expect_error "recv: missing pool" 2 "missing POOL" "$RECV"
+expect_error "recv: bad create size" 2 "is not a size" "$RECV" --create lots pool
+expect_error "recv: not a pool" 2 "not a usable pmemlog pool" "$RECV" /etc/passwd
+expect_error "recv: pool absent" 2 "does not exist" "$RECV" "$tmp/none.pool"
+
+if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	head -c 100 /dev/urandom >"$tmp/in"
+	expect_error "send: no RDMA device" 3 "no RDMA device" "$SEND" 192.0.2.1 "$tmp/in"
+	"$RECV" --create 8M "$tmp/p.pool" 2>"$tmp/err"
+	rc=$?
+	check "recv: no RDMA device exit" "$([ "$rc" = 3 ] && echo 0 || echo 1)" "got $rc"
+	check "recv: no RDMA device message" "$(grep -q 'no RDMA device' "$tmp/err" && echo 0 || echo 1)" "$(cat "$tmp/err")"
+fi
+
+printf '%s passed, %s failed\n' "$passed" "$failed"
+[ "$failed" = 0 ]
