@@ -284,12 +284,19 @@ static int batch_committed(struct shipper *s, uint32_t seq,
 	return 0;
 }
 
+/* Says how much is safe, so the user knows what to send again. */
+static void report_lost(const struct shipper *s, const char *why)
+{
+	rs_err("connection to %s lost (%s) after committing %llu input bytes",
+	       s->cfg->remote.host, why,
+	       (unsigned long long)(s->committed_offset - s->first_offset));
+}
+
 /* Handles one completion. Returns 0, or an exit code on failure. */
 static int on_completion(struct shipper *s, const struct ibv_wc *wc)
 {
 	if (wc->status != IBV_WC_SUCCESS) {
-		rs_err("connection to %s lost (%s)", s->cfg->remote.host,
-		       ibv_wc_status_str(wc->status));
+		report_lost(s, ibv_wc_status_str(wc->status));
 		return RS_EXIT_CONNECT;
 	}
 	if (wc->opcode == IBV_WC_RDMA_READ && s->method == RS_METHOD_APM)
@@ -336,7 +343,9 @@ static int drain(struct shipper *s, unsigned below)
 		if (r == RS_WAIT_TIMEOUT)
 			continue;
 		if (r != RS_WAIT_COMPLETION) {
-			rs_err("connection to %s lost", s->cfg->remote.host);
+			report_lost(s, r == RS_WAIT_CM_EVENT
+					   ? "disconnected"
+					   : "completion error");
 			return RS_EXIT_CONNECT;
 		}
 		int rc = on_completion(s, &wc);

@@ -1,15 +1,17 @@
 #!/bin/bash
 # End-to-end: both programs over real Soft-RoCE into a plain file, devdax and
-# fsdax, with every method each target allows, plus the clear errors of
-# issue #2. Runs inside the VM test bed: scripts/vm-run -- tests/e2e/ship.sh BUILD
+# fsdax with every method each target allows (16 MiB random input read back
+# bit-exact with pmempool dump, pmempool check clean), the options that shape
+# batching, and the clear errors users meet.
+# Runs inside the VM test bed: scripts/vm-run -- tests/e2e/ship.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
 
 input="$WORK/input"
-head -c 4M /dev/urandom >"$input"
+head -c 16M /dev/urandom >"$input"
 
-# ship_case NAME POOL METHOD [RECV ARGS...]: ships $input with METHOD into a
-# fresh pool and checks it is exactly the input.
+# ship_case NAME POOL METHOD [RECV ARGS...]: ships $input with METHOD into
+# POOL (truncated first) and checks it holds exactly the input.
 ship_case() {
 	local name="$1" pool="$2" method="$3"
 	shift 3
@@ -22,7 +24,7 @@ ship_case() {
 	local rc=0
 	timeout 120 "$SEND" -v --truncate --method "$method" "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
 	[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"
-	grep -q "committed 4194304 bytes" "$WORK/send.log" || fail "no commit summary: $(cat "$WORK/send.log")"
+	grep -q "committed 16777216 bytes in .* ($method)" "$WORK/send.log" || fail "no commit summary: $(cat "$WORK/send.log")"
 	local rrc
 	rrc=$(wait_recv)
 	[ "$rrc" = 0 ] || fail "rpma-recv exited $rrc: $(cat "$WORK/recv.log")"
@@ -30,13 +32,42 @@ ship_case() {
 	end_case
 }
 
+# refused_case NAME POOL METHOD PATTERN [RECV ARGS...]: the sender asking for
+# METHOD is refused with exit 5 and one line matching PATTERN; POOL keeps
+# $input.
+refused_case() {
+	local name="$1" pool="$2" method="$3" pattern="$4"
+	shift 4
+	start_case "$name"
+	if start_recv "$WORK/recv.log" --once "$@" "$pool"; then
+		local rc=0
+		timeout 60 "$SEND" --method "$method" "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
+		[ "$rc" = 5 ] || fail "expected exit 5, got $rc"
+		one_line_error "$WORK/send.log"
+		grep -q -- "$pattern" "$WORK/send.log" || fail "unclear: $(cat "$WORK/send.log")"
+		kill "$RECV_PID" 2>/dev/null
+		wait "$RECV_PID" 2>/dev/null
+	else
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+	fi
+	check_pool "$pool" "$input"
+	end_case
+}
+
 plain="$WORK/plain.pool"
 ship_case "plain file, gpspm" "$plain" gpspm --create 64M
 ship_case "plain file, staged" "$plain" staged
+refused_case "plain file refuses apm: page cache is not byte-addressable" \
+	"$plain" apm "offers: gpspm, staged" --direct-write-to-pmem
+grep -q "not byte-addressable" "$WORK/recv.log" ||
+	{ start_case "apm notice on a plain file"; fail "no notice: $(cat "$WORK/recv.log")"; end_case; }
 
 if [ -n "${RPMA_DEVDAX:-}" ]; then
-	ship_case "devdax, gpspm" "$RPMA_DEVDAX" gpspm --create 1
+	ship_case "devdax, apm" "$RPMA_DEVDAX" apm --create 1 --direct-write-to-pmem
+	ship_case "devdax, gpspm" "$RPMA_DEVDAX" gpspm --direct-write-to-pmem
 	ship_case "devdax, staged" "$RPMA_DEVDAX" staged
+	refused_case "devdax refuses apm without --direct-write-to-pmem" \
+		"$RPMA_DEVDAX" apm "--direct-write-to-pmem"
 else
 	start_case "devdax present"
 	fail "RPMA_DEVDAX not set by the test bed"
@@ -44,34 +75,83 @@ else
 fi
 
 if [ -n "${RPMA_FSDAX_DIR:-}" ]; then
+	fsdax="$RPMA_FSDAX_DIR/fsdax.pool"
 	# rxe has no ODP: the receiver must fall back to staged and say so.
-	ship_case "fsdax, staged" "$RPMA_FSDAX_DIR/fsdax.pool" staged --create 64M
-	grep -q "offering the staged method only" "$WORK/recv.log" ||
-		{ start_case "fsdax fallback notice"; fail "no notice: $(cat "$WORK/recv.log")"; end_case; }
-
-	start_case "fsdax refuses gpspm with a reason"
-	if start_recv "$WORK/recv.log" --once "$RPMA_FSDAX_DIR/fsdax.pool"; then
-		rc=0
-		timeout 60 "$SEND" --method gpspm "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
-		[ "$rc" = 5 ] || fail "expected exit 5, got $rc"
-		one_line_error "$WORK/send.log"
-		grep -q "offers: staged" "$WORK/send.log" || fail "no alternative named: $(cat "$WORK/send.log")"
-		kill "$RECV_PID" 2>/dev/null
-		wait "$RECV_PID" 2>/dev/null
-	else
-		fail "receiver did not start: $(cat "$WORK/recv.log")"
-	fi
-	check_pool "$RPMA_FSDAX_DIR/fsdax.pool" "$input"
+	ship_case "fsdax, staged" "$fsdax" staged --create 64M
+	start_case "fsdax fallback is logged once"
+	n=$(grep -c "offering the staged method only" "$WORK/recv.log")
+	[ "$n" = 1 ] || fail "expected one notice, got $n: $(cat "$WORK/recv.log")"
+	end_case
+	refused_case "fsdax refuses gpspm naming staged" "$fsdax" gpspm "offers: staged"
+	refused_case "fsdax refuses apm naming staged" "$fsdax" apm "offers: staged" --direct-write-to-pmem
+else
+	start_case "fsdax present"
+	fail "RPMA_FSDAX_DIR not set by the test bed"
 	end_case
 fi
 
-start_case "appending keeps what the log holds"
+start_case "auto picks the fastest method offered"
+if start_recv "$WORK/recv.log" --once --direct-write-to-pmem "$RPMA_DEVDAX"; then
+	timeout 60 "$SEND" -v --truncate "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed: $(cat "$WORK/send.log")"
+	grep -q "method apm" "$WORK/send.log" || fail "did not pick apm: $(cat "$WORK/send.log")"
+	wait_recv >/dev/null
+	check_pool "$RPMA_DEVDAX" "$input"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "appending keeps what the log holds (stdin, -q)"
 head -c 100000 /dev/urandom >"$WORK/more"
 if start_recv "$WORK/recv.log" --once "$plain"; then
-	timeout 60 "$SEND" "$RECV_IP" - <"$WORK/more" 2>"$WORK/send.log" || fail "append failed: $(cat "$WORK/send.log")"
+	timeout 60 "$SEND" -q "$RECV_IP" - <"$WORK/more" 2>"$WORK/send.log" || fail "append failed: $(cat "$WORK/send.log")"
+	[ ! -s "$WORK/send.log" ] || fail "-q printed: $(cat "$WORK/send.log")"
 	wait_recv >/dev/null
 	cat "$input" "$WORK/more" >"$WORK/both"
 	check_pool "$plain" "$WORK/both"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "--batch and --depth shape the pipeline"
+if start_recv "$WORK/recv.log" --once "$plain"; then
+	timeout 60 "$SEND" -v --truncate --method gpspm --batch 64K --depth 1 "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed"
+	grep -q "1 batches of 65536 bytes" "$WORK/send.log" || fail "sizes not applied: $(cat "$WORK/send.log")"
+	grep -q "committed 16777216 bytes in 256 batches" "$WORK/send.log" || fail "wrong batch count: $(cat "$WORK/send.log")"
+	wait_recv >/dev/null
+	check_pool "$plain" "$input"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "--staging-slot and --credits cap staged batches"
+if start_recv "$WORK/recv.log" --once --staging-slot 64K --credits 2 "$plain"; then
+	timeout 60 "$SEND" -v --truncate --method staged "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed"
+	grep -q "2 batches of 65536 bytes" "$WORK/send.log" || fail "receiver caps not applied: $(cat "$WORK/send.log")"
+	wait_recv >/dev/null
+	check_pool "$plain" "$input"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "--flush-interval commits a quiet pipe's line promptly"
+if start_recv "$WORK/recv.log" --once "$plain"; then
+	{
+		echo "first line"
+		sleep 3
+		echo "second line"
+	} | timeout 60 "$SEND" --truncate --flush-interval 5 "$RECV_IP" - 2>"$WORK/send.log" &
+	send_pid=$!
+	sleep 1.5
+	pool_data "$plain" "$WORK/partial"
+	[ "$(cat "$WORK/partial")" = "first line" ] || fail "first line not committed while the pipe was quiet: '$(cat "$WORK/partial")'"
+	wait "$send_pid" || fail "send failed: $(cat "$WORK/send.log")"
+	wait_recv >/dev/null
+	printf 'first line\nsecond line\n' >"$WORK/lines"
+	check_pool "$plain" "$WORK/lines"
 else
 	fail "receiver did not start"
 fi
@@ -93,6 +173,16 @@ timeout 30 "$SEND" "$RECV_IP:7999" "$input" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 3 ] || fail "expected exit 3, got $rc"
 one_line_error "$WORK/send.log"
 grep -q "is rpma-recv running" "$WORK/send.log" || fail "unclear: $(cat "$WORK/send.log")"
+end_case
+
+start_case "--timeout bounds connecting to an absent host"
+rc=0
+start=$(date +%s)
+timeout 60 "$SEND" --timeout 1000 192.0.2.77 "$input" 2>"$WORK/send.log" || rc=$?
+took=$(($(date +%s) - start))
+[ "$rc" = 3 ] || fail "expected exit 3, got $rc"
+one_line_error "$WORK/send.log"
+[ "$took" -le 15 ] || fail "took ${took}s despite --timeout 1000"
 end_case
 
 summary
