@@ -212,6 +212,8 @@ static void session_serve(struct service *svc, struct session *s)
 		if (wc.opcode == IBV_WC_RECV &&
 		    !session_on_message(svc, s, &wc))
 			return;
+		if (recv_stop_requested) /* that commit is done: leave now */
+			return;
 	}
 }
 

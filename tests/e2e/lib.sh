@@ -42,13 +42,40 @@ summary() {
 	[ "$failed" = 0 ]
 }
 
+# spawn SECONDS ERRLOG COMMAND...: runs COMMAND in the background with its
+# stderr in ERRLOG, killed after SECONDS. Sets SPAWN_PID to COMMAND's own pid
+# (not a wrapper's), so tests can signal the program itself.
+declare -A watchdogs
+spawn() {
+	local secs="$1" errlog="$2"
+	shift 2
+	# <&0: a background job's stdin would otherwise be /dev/null.
+	"$@" 2>"$errlog" <&0 &
+	SPAWN_PID=$!
+	(
+		sleep "$secs"
+		kill -9 "$SPAWN_PID" 2>/dev/null
+	) &
+	watchdogs[$SPAWN_PID]=$!
+}
+
+# reap PID: waits for a spawned program; sets REAP_RC to its exit status.
+# (Not usable in $(...): a subshell cannot wait for its parent's children.)
+reap() {
+	REAP_RC=0
+	wait "$1" || REAP_RC=$?
+	kill "${watchdogs[$1]}" 2>/dev/null
+	wait "${watchdogs[$1]}" 2>/dev/null
+	return 0
+}
+
 # start_recv LOG ARGS...: starts rpma-recv in the background, waits until it
 # listens. Sets RECV_PID. Returns non-zero if it exited instead.
 start_recv() {
 	local logf="$1"
 	shift
-	timeout 120 "$RECV" -v --listen "$RECV_IP" "$@" 2>"$logf" &
-	RECV_PID=$!
+	spawn 300 "$logf" "$RECV" -v --listen "$RECV_IP" "$@"
+	RECV_PID=$SPAWN_PID
 	local i
 	for i in $(seq 1 100); do
 		grep -q "serving" "$logf" 2>/dev/null && return 0
@@ -58,11 +85,9 @@ start_recv() {
 	return 1
 }
 
-# wait_recv: waits for the receiver; prints its exit status.
+# wait_recv: waits for the receiver; sets REAP_RC to its exit status.
 wait_recv() {
-	local rc=0
-	wait "$RECV_PID" || rc=$?
-	echo "$rc"
+	reap "$RECV_PID"
 }
 
 # pool_data POOL OUT: the pool's committed log data, read by PMDK's tools.

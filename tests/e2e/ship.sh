@@ -25,9 +25,8 @@ ship_case() {
 	timeout 120 "$SEND" -v --truncate --method "$method" "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
 	[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"
 	grep -q "committed 16777216 bytes in .* ($method)" "$WORK/send.log" || fail "no commit summary: $(cat "$WORK/send.log")"
-	local rrc
-	rrc=$(wait_recv)
-	[ "$rrc" = 0 ] || fail "rpma-recv exited $rrc: $(cat "$WORK/recv.log")"
+	wait_recv
+	[ "$REAP_RC" = 0 ] || fail "rpma-recv exited $REAP_RC: $(cat "$WORK/recv.log")"
 	check_pool "$pool" "$input"
 	end_case
 }
@@ -46,7 +45,7 @@ refused_case() {
 		one_line_error "$WORK/send.log"
 		grep -q -- "$pattern" "$WORK/send.log" || fail "unclear: $(cat "$WORK/send.log")"
 		kill "$RECV_PID" 2>/dev/null
-		wait "$RECV_PID" 2>/dev/null
+		wait_recv
 	else
 		fail "receiver did not start: $(cat "$WORK/recv.log")"
 	fi
@@ -94,7 +93,7 @@ start_case "auto picks the fastest method offered"
 if start_recv "$WORK/recv.log" --once --direct-write-to-pmem "$RPMA_DEVDAX"; then
 	timeout 60 "$SEND" -v --truncate "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed: $(cat "$WORK/send.log")"
 	grep -q "method apm" "$WORK/send.log" || fail "did not pick apm: $(cat "$WORK/send.log")"
-	wait_recv >/dev/null
+	wait_recv
 	check_pool "$RPMA_DEVDAX" "$input"
 else
 	fail "receiver did not start"
@@ -106,7 +105,7 @@ head -c 100000 /dev/urandom >"$WORK/more"
 if start_recv "$WORK/recv.log" --once "$plain"; then
 	timeout 60 "$SEND" -q "$RECV_IP" - <"$WORK/more" 2>"$WORK/send.log" || fail "append failed: $(cat "$WORK/send.log")"
 	[ ! -s "$WORK/send.log" ] || fail "-q printed: $(cat "$WORK/send.log")"
-	wait_recv >/dev/null
+	wait_recv
 	cat "$input" "$WORK/more" >"$WORK/both"
 	check_pool "$plain" "$WORK/both"
 else
@@ -119,7 +118,7 @@ if start_recv "$WORK/recv.log" --once "$plain"; then
 	timeout 60 "$SEND" -v --truncate --method gpspm --batch 64K --depth 1 "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed"
 	grep -q "1 batches of 65536 bytes" "$WORK/send.log" || fail "sizes not applied: $(cat "$WORK/send.log")"
 	grep -q "committed 16777216 bytes in 256 batches" "$WORK/send.log" || fail "wrong batch count: $(cat "$WORK/send.log")"
-	wait_recv >/dev/null
+	wait_recv
 	check_pool "$plain" "$input"
 else
 	fail "receiver did not start"
@@ -130,7 +129,7 @@ start_case "--staging-slot and --credits cap staged batches"
 if start_recv "$WORK/recv.log" --once --staging-slot 64K --credits 2 "$plain"; then
 	timeout 60 "$SEND" -v --truncate --method staged "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed"
 	grep -q "2 batches of 65536 bytes" "$WORK/send.log" || fail "receiver caps not applied: $(cat "$WORK/send.log")"
-	wait_recv >/dev/null
+	wait_recv
 	check_pool "$plain" "$input"
 else
 	fail "receiver did not start"
@@ -149,7 +148,7 @@ if start_recv "$WORK/recv.log" --once "$plain"; then
 	pool_data "$plain" "$WORK/partial"
 	[ "$(cat "$WORK/partial")" = "first line" ] || fail "first line not committed while the pipe was quiet: '$(cat "$WORK/partial")'"
 	wait "$send_pid" || fail "send failed: $(cat "$WORK/send.log")"
-	wait_recv >/dev/null
+	wait_recv
 	printf 'first line\nsecond line\n' >"$WORK/lines"
 	check_pool "$plain" "$WORK/lines"
 else

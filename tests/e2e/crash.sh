@@ -1,0 +1,140 @@
+#!/bin/bash
+# Crash consistency: kill -9 the sender, and separately the receiver, at
+# seeded random points mid-stream, for each method on each target. After
+# every crash the pool checks clean with PMDK's tools, its content is an exact
+# prefix of the input, and it holds at least every byte the sender reported
+# committed. Runs inside the VM test bed: scripts/vm-run -- crash.sh BUILD
+BUILD="$1"
+. "$(dirname "$0")/lib.sh"
+
+seed="${RPMA_CRASH_SEED:-$(date +%s)}"
+RANDOM=$seed
+log "crash seed: $seed (set RPMA_CRASH_SEED to repeat)"
+
+input="$WORK/input"
+head -c 8M /dev/urandom >"$input"
+
+# feed: the input in 64 chunks with pauses, so kills land mid-stream.
+feed() {
+	local i
+	for i in $(seq 0 63); do
+		dd if="$input" bs=128K skip="$i" count=1 status=none || return
+		sleep 0.03
+	done
+}
+
+# check_prefix POOL [MIN]: the pool is consistent, holds a prefix of the
+# input, at least MIN bytes long.
+check_prefix() {
+	local pool="$1" min="${2:-0}" out="$WORK/dump"
+	pmempool check -v "$pool" >"$WORK/check" 2>&1
+	grep -q consistent "$WORK/check" || fail "pool not consistent: $(cat "$WORK/check")"
+	pool_data "$pool" "$out" || { fail "pmempool dump failed"; return; }
+	local len
+	len=$(stat -c %s "$out")
+	[ "$len" -le "$(stat -c %s "$input")" ] || fail "pool holds $len bytes, more than the input"
+	cmp -n "$len" "$out" "$input" >&2 || fail "pool content ($len bytes) is not a prefix of the input"
+	[ "$len" -ge "$min" ] || fail "pool holds $len bytes but the sender reported $min committed"
+	log "pool holds a clean prefix of $len bytes (sender reported $min)"
+}
+
+# delay: a seeded random pause between 0.2 and 1.4 s.
+delay() {
+	sleep "$(printf '0.%d' $((RANDOM % 10)))"
+	sleep 0.2
+	[ $((RANDOM % 2)) = 0 ] || sleep 0.4
+}
+
+start_sender() { # start_sender METHOD: streams feed() into rpma-send.
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	feed >"$WORK/fifo" &
+	FEED_PID=$!
+	spawn 120 "$WORK/send.log" "$SEND" --truncate --method "$1" --batch 64K "$RECV_IP" - <"$WORK/fifo"
+	SEND_PID=$SPAWN_PID
+}
+
+kill_sender_case() { # POOL METHOD [RECV ARGS...]
+	local pool="$1" method="$2"
+	shift 2
+	start_case "kill -9 sender: $method on $pool"
+	if ! start_recv "$WORK/recv.log" "$@" "$pool"; then
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+		end_case
+		return
+	fi
+	start_sender "$method"
+	delay
+	kill -9 "$SEND_PID"
+	reap "$SEND_PID"
+	kill "$FEED_PID" 2>/dev/null
+	wait "$FEED_PID" 2>/dev/null
+	# The receiver notices the dead sender and stays up for the next one.
+	sleep 0.5
+	kill -0 "$RECV_PID" 2>/dev/null || fail "receiver died with the sender: $(cat "$WORK/recv.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	[ "$REAP_RC" = 0 ] || fail "receiver exited $REAP_RC on SIGTERM: $(cat "$WORK/recv.log")"
+	check_prefix "$pool"
+	end_case
+}
+
+kill_receiver_case() { # POOL METHOD [RECV ARGS...]
+	local pool="$1" method="$2"
+	shift 2
+	start_case "kill -9 receiver: $method on $pool"
+	if ! start_recv "$WORK/recv.log" "$@" "$pool"; then
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+		end_case
+		return
+	fi
+	start_sender "$method"
+	delay
+	kill -9 "$RECV_PID"
+	wait_recv
+	reap "$SEND_PID"
+	local rc=$REAP_RC
+	kill "$FEED_PID" 2>/dev/null
+	wait "$FEED_PID" 2>/dev/null
+	local committed
+	committed=$(sed -n 's/.*after committing \([0-9]*\) input bytes.*/\1/p' "$WORK/send.log")
+	if [ "$rc" = 0 ]; then
+		# The stream may have ended before the kill: all of it counts.
+		committed=$(stat -c %s "$input")
+	else
+		[ "$rc" = 3 ] || fail "sender exited $rc, want 3: $(cat "$WORK/send.log")"
+		[ -n "$committed" ] || fail "sender did not report committed bytes: $(cat "$WORK/send.log")"
+		one_line_error "$WORK/send.log"
+	fi
+	check_prefix "$pool" "${committed:-0}"
+	# A restarted receiver accepts the pool as it is.
+	if start_recv "$WORK/recv.log" "$pool"; then
+		kill -TERM "$RECV_PID"
+		wait_recv
+		[ "$REAP_RC" = 0 ] || fail "restarted receiver exited $REAP_RC"
+	else
+		fail "receiver refused the pool after the crash: $(cat "$WORK/recv.log")"
+	fi
+	end_case
+}
+
+plain="$WORK/plain.pool"
+# Create the plain pool once; every case then truncates it.
+start_recv "$WORK/recv.log" --create 32M "$plain" && kill -TERM "$RECV_PID"
+wait_recv
+fsdax="$RPMA_FSDAX_DIR/crash.pool"
+
+for round in 1 2; do
+	kill_sender_case "$plain" gpspm
+	kill_receiver_case "$plain" gpspm
+	kill_sender_case "$plain" staged
+	kill_receiver_case "$plain" staged
+	kill_sender_case "$RPMA_DEVDAX" apm --create 1 --direct-write-to-pmem
+	kill_receiver_case "$RPMA_DEVDAX" apm --direct-write-to-pmem
+	kill_sender_case "$RPMA_DEVDAX" gpspm
+	kill_receiver_case "$RPMA_DEVDAX" gpspm
+	kill_sender_case "$fsdax" staged --create 32M
+	kill_receiver_case "$fsdax" staged
+done
+
+summary
