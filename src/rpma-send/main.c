@@ -33,6 +33,8 @@ enum {
 	OPT_FLUSH_INTERVAL,
 	OPT_TRUNCATE,
 	OPT_TIMEOUT,
+	OPT_PROGRESS,
+	OPT_STATS,
 };
 
 static const struct argp_option options[] = {
@@ -52,6 +54,14 @@ static const struct argp_option options[] = {
      "Rewind the remote log before writing, instead of appending", 0},
     {"timeout", OPT_TIMEOUT, "MS", 0,
      "Give up connecting after this long (default 5000)", 0},
+    {"progress", OPT_PROGRESS, "always", OPTION_ARG_OPTIONAL,
+     "Show bytes committed, rate and elapsed time on stderr while running "
+     "(only on a terminal, unless =always)",
+     0},
+    {"stats", OPT_STATS, 0, 0,
+     "Print one summary line at the end: bytes, batches, seconds, MB/s and "
+     "commit latency percentiles",
+     0},
     {"quiet", 'q', 0, 0, "Print errors only", 0},
     {"verbose", 'v', 0, 0, "Print the negotiated method and sizes", 0},
     {0},
@@ -59,6 +69,7 @@ static const struct argp_option options[] = {
 
 struct send_args {
 	struct ship_config cfg;
+	bool stats;
 	const char *input;
 	bool have_remote;
 	enum rs_log_level level;
@@ -109,6 +120,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->cfg.connect_timeout_ms = (int)parse_number(
 		    state, "--timeout", arg, 1, 600000, false);
 		break;
+	case OPT_PROGRESS:
+		if (arg && strcmp(arg, "always") != 0)
+			argp_error(state, "--progress takes no value but "
+					  "'always'");
+		a->cfg.progress = true;
+		a->cfg.progress_forced = arg != 0;
+		break;
+	case OPT_STATS:
+		a->stats = true;
+		break;
 	case 'q':
 		a->level = RS_LOG_QUIET;
 		break;
@@ -145,6 +166,23 @@ static void on_stop_signal(int sig)
 {
 	(void)sig;
 	send_stop_requested = 1;
+}
+
+/* One machine-readable line; stats are asked for, so -q does not hide it. */
+static void print_stats(const struct ship_result *r)
+{
+	const struct send_stats *st = &r->stats;
+	double secs = send_stats_elapsed(st);
+	fprintf(stderr,
+		"rpma-send: stats: bytes=%llu batches=%llu seconds=%.3f "
+		"MBps=%.2f commit_us_p50=%.1f commit_us_p90=%.1f "
+		"commit_us_p99=%.1f method=%s\n",
+		(unsigned long long)st->bytes, (unsigned long long)st->batches,
+		secs, secs > 0 ? (double)st->bytes / secs / 1e6 : 0.0,
+		send_stats_percentile(st, 0.50) / 1e3,
+		send_stats_percentile(st, 0.90) / 1e3,
+		send_stats_percentile(st, 0.99) / 1e3,
+		rs_method_name(r->method));
 }
 
 int main(int argc, char **argv)
@@ -184,9 +222,11 @@ int main(int argc, char **argv)
 		rs_info("committed %llu bytes in %llu batches (%s); remote log "
 			"%llu of %llu bytes used",
 			(unsigned long long)result.committed,
-			(unsigned long long)result.batches,
+			(unsigned long long)result.stats.batches,
 			rs_method_name(result.method),
 			(unsigned long long)result.log_used,
 			(unsigned long long)result.log_size);
+	if (a.stats)
+		print_stats(&result);
 	return rc;
 }

@@ -20,6 +20,7 @@ struct batch {
 	uint32_t seq;
 	uint64_t offset; /* where it goes in the remote log */
 	uint32_t length;
+	uint64_t posted_ns; /* for the commit latency */
 };
 
 /* Per-slot control buffers: the request sent, the reply received and, for
@@ -51,7 +52,8 @@ struct shipper {
 	uint64_t next_offset;
 	uint64_t committed_offset;
 	uint64_t first_offset;
-	uint64_t batches_done;
+	struct send_stats *stats;
+	struct send_progress progress;
 };
 
 #define SHIP_WAIT_MS 1000
@@ -280,7 +282,9 @@ static int batch_committed(struct shipper *s, uint32_t seq,
 	}
 	s->committed_offset = remote_offset;
 	s->oldest_seq++;
-	s->batches_done++;
+	send_stats_commit(s->stats, b->length,
+			  send_stats_now_ns() - b->posted_ns);
+	send_progress_update(&s->progress, s->stats);
 	return 0;
 }
 
@@ -399,6 +403,7 @@ static int stream(struct shipper *s, struct send_input *in)
 		b->seq = s->next_seq;
 		b->offset = s->next_offset;
 		b->length = (uint32_t)n;
+		b->posted_ns = send_stats_now_ns();
 		if (post_batch(s, b)) {
 			rs_err("cannot post a write: %s", strerror(errno));
 			return RS_EXIT_CONNECT;
@@ -427,14 +432,17 @@ int ship_run(const struct ship_config *cfg, struct send_input *in,
 	struct shipper s;
 	memset(&s, 0, sizeof(s));
 	s.cfg = cfg;
+	s.stats = &result->stats;
+	send_stats_start(s.stats);
+	send_progress_init(&s.progress, cfg->progress, cfg->progress_forced);
 	int rc = ship_connect(&s);
 	if (!rc)
 		rc = ship_negotiate(&s);
 	if (!rc)
 		rc = stream(&s, in);
+	send_progress_finish(&s.progress, s.stats);
 	result->method = s.method;
 	result->committed = s.committed_offset - s.first_offset;
-	result->batches = s.batches_done;
 	result->log_used = s.committed_offset - s.info.start_offset;
 	result->log_size = s.info.end_offset - s.info.start_offset;
 	ship_teardown(&s);

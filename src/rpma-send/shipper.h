@@ -7,6 +7,8 @@
 #include "endpoint.h"
 #include "input.h"
 #include "method.h"
+#include "progress.h"
+#include "stats.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,14 +21,16 @@ struct ship_config {
 	int flush_interval_ms;
 	int connect_timeout_ms;
 	bool truncate;
+	bool progress;	      /* --progress */
+	bool progress_forced; /* --progress=always */
 };
 
 struct ship_result {
 	enum rs_method method;
 	uint64_t committed; /* input bytes committed remotely */
-	uint64_t batches;
-	uint64_t log_used; /* remote log bytes in use at the end */
+	uint64_t log_used;  /* remote log bytes in use at the end */
 	uint64_t log_size;
+	struct send_stats stats;
 };
 
 /* Streams in to the receiver. Returns an exit code (exit_code.h); errors

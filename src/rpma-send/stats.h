@@ -1,0 +1,29 @@
+/* Throughput and commit-latency statistics of one run, in bounded memory:
+ * latencies go into a log-linear histogram (8 sub-buckets per power of two,
+ * so a percentile is within 12.5%), whatever the run's length. */
+#ifndef SEND_STATS_H
+#define SEND_STATS_H
+
+#include <stdint.h>
+
+#define SEND_STATS_BUCKETS (64 * 8)
+
+struct send_stats {
+	uint64_t start_ns;
+	uint64_t bytes;
+	uint64_t batches;
+	uint64_t latency_count;
+	uint64_t latency_buckets[SEND_STATS_BUCKETS];
+};
+
+uint64_t send_stats_now_ns(void);
+void send_stats_start(struct send_stats *st);
+void send_stats_commit(struct send_stats *st, uint64_t bytes,
+		       uint64_t latency_ns);
+/* The latency below which fraction p (0..1) of commits fell, in ns (the
+ * upper edge of its bucket), or 0 when there were none. */
+uint64_t send_stats_percentile(const struct send_stats *st, double p);
+/* Seconds since send_stats_start. */
+double send_stats_elapsed(const struct send_stats *st);
+
+#endif

@@ -1,0 +1,57 @@
+/* The sender's statistics: percentiles from the bounded histogram. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "stats.h"
+
+static void empty_has_no_percentile(void **state)
+{
+	(void)state;
+	struct send_stats st;
+	send_stats_start(&st);
+	assert_int_equal(send_stats_percentile(&st, 0.5), 0);
+}
+
+static void percentiles_within_an_eighth(void **state)
+{
+	(void)state;
+	struct send_stats st;
+	send_stats_start(&st);
+	/* 1..1000 us: p50 ~ 500 us, p90 ~ 900 us, p99 ~ 990 us. */
+	for (uint64_t us = 1; us <= 1000; us++)
+		send_stats_commit(&st, 64, us * 1000);
+	assert_int_equal(st.batches, 1000);
+	assert_int_equal(st.bytes, 64000);
+	const double p[] = {0.5, 0.9, 0.99};
+	const double want[] = {500e3, 900e3, 990e3};
+	for (int i = 0; i < 3; i++) {
+		double got = (double)send_stats_percentile(&st, p[i]);
+		assert_true(got >= want[i]);
+		assert_true(got <= want[i] * 1.125 + 1);
+	}
+}
+
+static void small_and_huge_values(void **state)
+{
+	(void)state;
+	struct send_stats st;
+	send_stats_start(&st);
+	send_stats_commit(&st, 1, 3);
+	assert_int_equal(send_stats_percentile(&st, 0.5), 3);
+	send_stats_commit(&st, 1, UINT64_MAX);
+	assert_true(send_stats_percentile(&st, 0.99) >= UINT64_MAX / 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(empty_has_no_percentile),
+	    cmocka_unit_test(percentiles_within_an_eighth),
+	    cmocka_unit_test(small_and_huge_values),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
