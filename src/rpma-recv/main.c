@@ -1,5 +1,6 @@
 /* rpma-recv: exposes one PMem log pool to rpma-send senders over RDMA. */
 #include "exit_code.h"
+#include "info.h"
 #include "log.h"
 #include "service.h"
 #include "size.h"
@@ -27,6 +28,7 @@ enum {
 	OPT_STAGING_SLOT,
 	OPT_CREDITS,
 	OPT_ONCE,
+	OPT_INFO,
 };
 
 static const struct argp_option options[] = {
@@ -48,6 +50,9 @@ static const struct argp_option options[] = {
      "Batches a sender may have in flight, and staging ring slots "
      "(default 4)",
      0},
+    {"info", 'i', 0, 0,
+     "Print the pool's size, use and UUID, then exit (needs no RDMA device)",
+     0},
     {"once", OPT_ONCE, 0, 0, "Exit after the first sender disconnects", 0},
     {"quiet", 'q', 0, 0, "Print errors only", 0},
     {"verbose", 'v', 0, 0, "Print details of each connection", 0},
@@ -57,6 +62,7 @@ static const struct argp_option options[] = {
 struct recv_args {
 	struct recv_config cfg;
 	enum rs_log_level level;
+	bool info;
 };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -95,6 +101,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--credits: '%s' must be 1 to 64",
 				   arg);
 		a->cfg.exposure.slots = (uint16_t)v;
+		break;
+	case 'i':
+		a->info = true;
 		break;
 	case OPT_ONCE:
 		a->cfg.once = true;
@@ -149,5 +158,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, 0);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (a.info)
+		return recv_info_print(a.cfg.pool_path);
 	return recv_service_run(&a.cfg);
 }

@@ -35,6 +35,8 @@ enum {
 	OPT_TIMEOUT,
 	OPT_PROGRESS,
 	OPT_STATS,
+	OPT_RETRY,
+	OPT_FOLLOW,
 };
 
 static const struct argp_option options[] = {
@@ -54,6 +56,14 @@ static const struct argp_option options[] = {
      "Rewind the remote log before writing, instead of appending", 0},
     {"timeout", OPT_TIMEOUT, "MS", 0,
      "Give up connecting after this long (default 5000)", 0},
+    {"follow", 'f', 0, 0,
+     "Keep reading FILE as it grows, following it across rotation like "
+     "`tail -F`, until SIGINT or SIGTERM",
+     0},
+    {"retry", OPT_RETRY, "N", 0,
+     "On a lost connection, a restarted or busy receiver, reconnect up to N "
+     "times (back-off from 0.1 s to 5 s) and resend what was not committed",
+     0},
     {"progress", OPT_PROGRESS, "always", OPTION_ARG_OPTIONAL,
      "Show bytes committed, rate and elapsed time on stderr while running "
      "(only on a terminal, unless =always)",
@@ -70,6 +80,7 @@ static const struct argp_option options[] = {
 struct send_args {
 	struct ship_config cfg;
 	bool stats;
+	bool follow;
 	const char *input;
 	bool have_remote;
 	enum rs_log_level level;
@@ -126,6 +137,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					  "'always'");
 		a->cfg.progress = true;
 		a->cfg.progress_forced = arg != 0;
+		break;
+	case 'f':
+		a->follow = true;
+		break;
+	case OPT_RETRY:
+		a->cfg.retries = (unsigned)parse_number(state, "--retry", arg,
+							0, 1000000, false);
 		break;
 	case OPT_STATS:
 		a->stats = true;
@@ -210,7 +228,8 @@ int main(int argc, char **argv)
 
 	struct send_input in;
 	char err[512];
-	if (send_input_open(&in, a.input ? a.input : "-", err, sizeof(err))) {
+	if (send_input_open(&in, a.input ? a.input : "-", a.follow, err,
+			    sizeof(err))) {
 		rs_err("%s", err);
 		return RS_EXIT_USAGE;
 	}

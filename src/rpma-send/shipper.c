@@ -1,20 +1,20 @@
 #include "shipper.h"
 
-#include "conn.h"
-#include "descriptor.h"
 #include "exit_code.h"
+#include "link.h"
 #include "log.h"
 #include "message.h"
 #include "mr.h"
-#include "peer.h"
 
 #include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-/* One batch slot of the sender's registered ring. */
+/* One batch slot of the sender's ring. Its bytes stay until the batch is
+ * committed, so after a reconnect the uncommitted tail can be sent again. */
 struct batch {
 	uint8_t *data;
 	uint32_t seq;
@@ -23,28 +23,18 @@ struct batch {
 	uint64_t posted_ns; /* for the commit latency */
 };
 
-/* Per-slot control buffers: the request sent, the reply received and, for
- * APM, the new write offset written and the 8 bytes read back. */
-struct batch_ctl {
-	uint8_t request[RS_MSG_SIZE];
-	uint8_t reply[RS_MSG_SIZE];
-	uint64_t new_offset;
-	uint64_t flush_read;
-};
-
 struct shipper {
 	const struct ship_config *cfg;
-	struct rs_conn conn;
-	struct rs_peer peer;
-	struct rs_accept_info info;
+	struct send_link link;
+	bool linked;
 	enum rs_method method;
 	uint32_t batch_max;
 	uint16_t depth;
+	uint8_t pool_uuid[16]; /* the pool we started on */
 
 	uint8_t *ring;
+	size_t ring_len;
 	struct ibv_mr *ring_mr;
-	struct batch_ctl *ctl;
-	struct ibv_mr *ctl_mr;
 	struct batch *batches;
 
 	uint32_t next_seq;   /* sequence number of the next batch */
@@ -57,6 +47,8 @@ struct shipper {
 };
 
 #define SHIP_WAIT_MS 1000
+#define SHIP_BACKOFF_FIRST_MS 100
+#define SHIP_BACKOFF_MAX_MS 5000
 
 static unsigned inflight(const struct shipper *s)
 {
@@ -68,126 +60,38 @@ static struct batch *batch_of(struct shipper *s, uint32_t seq)
 	return &s->batches[seq % s->depth];
 }
 
-static struct batch_ctl *ctl_of(struct shipper *s, uint32_t seq)
+static struct link_slot *slot_of(struct shipper *s, uint32_t seq)
 {
-	return &s->ctl[seq % s->depth];
+	return &s->link.slots[seq % s->depth];
 }
 
-/* Connects and decodes the receiver's grant. */
-static int ship_connect(struct shipper *s)
+static uint64_t committed_input(const struct shipper *s)
 {
-	const struct ship_config *cfg = s->cfg;
-	char err[512];
-	int ret = rs_conn_resolve(&s->conn, &cfg->remote,
-				  cfg->connect_timeout_ms, err, sizeof(err));
-	if (ret) {
-		rs_err("%s", err);
-		return RS_EXIT_CONNECT;
-	}
-	if (rs_peer_new(&s->peer, s->conn.id->verbs)) {
-		rs_err("cannot allocate a protection domain: %s",
-		       strerror(errno));
-		return RS_EXIT_CONNECT;
-	}
-	/* Up to four work requests per batch (APM), one receive each. */
-	uint16_t max_depth = cfg->depth;
-	if (rs_conn_create_qp(&s->conn, s->peer.pd, 4u * max_depth + 4,
-			      max_depth, err, sizeof(err))) {
-		rs_err("%s", err);
-		return RS_EXIT_CONNECT;
-	}
-
-	s->ctl = calloc(max_depth, sizeof(*s->ctl));
-	if (!s->ctl)
-		return RS_EXIT_CONNECT;
-	int rc = rs_mr_reg(&s->peer, s->ctl, max_depth * sizeof(*s->ctl),
-			   IBV_ACCESS_LOCAL_WRITE, &s->ctl_mr);
-	if (rc) {
-		rs_err("cannot register control buffers: %s",
-		       rs_mr_reg_advice(rc));
-		return RS_EXIT_CONNECT;
-	}
-	/* Replies may arrive as soon as we are connected: post first. */
-	for (uint16_t i = 0; i < max_depth; i++) {
-		if (rs_conn_post_recv(&s->conn, s->ctl[i].reply, RS_MSG_SIZE,
-				      s->ctl_mr->lkey, i)) {
-			rs_err("cannot post a receive: %s", strerror(errno));
-			return RS_EXIT_CONNECT;
-		}
-	}
-
-	struct rs_connect_req req = {
-	    .flags = cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
-	    .method = (uint8_t)cfg->method,
-	};
-	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
-	size_t len = rs_connect_req_encode(&req, buf, sizeof(buf));
-	struct rs_private_data reply;
-	ret =
-	    rs_conn_connect(&s->conn, buf, (uint8_t)len,
-			    cfg->connect_timeout_ms, &reply, err, sizeof(err));
-	if (ret == RS_CONN_REJECTED) {
-		struct rs_reject_info rej;
-		if (rs_reject_decode(reply.bytes, reply.len, &rej) == 0) {
-			enum rs_method unused;
-			if (rej.reason == RS_REJECT_METHOD &&
-			    rs_method_choose(rej.methods, cfg->method, &unused,
-					     err, sizeof(err)))
-				rs_err("%s:%s refused the connection: %s",
-				       cfg->remote.host, cfg->remote.port, err);
-			else
-				rs_err("%s:%s refused the connection: %s",
-				       cfg->remote.host, cfg->remote.port,
-				       rs_reject_reason_str(rej.reason));
-			return RS_EXIT_REFUSED;
-		}
-		rs_err("%s:%s refused the connection; is rpma-recv running on "
-		       "that address and port?",
-		       cfg->remote.host, cfg->remote.port);
-		return RS_EXIT_CONNECT;
-	}
-	if (ret) {
-		rs_err("%s:%s: %s", cfg->remote.host, cfg->remote.port, err);
-		return RS_EXIT_CONNECT;
-	}
-	const char *why =
-	    rs_accept_info_decode(reply.bytes, reply.len, &s->info);
-	if (why) {
-		rs_err("%s:%s sent an unusable description of its pool (%s)",
-		       cfg->remote.host, cfg->remote.port, why);
-		return RS_EXIT_REFUSED;
-	}
-	return RS_EXIT_OK;
+	return s->committed_offset - s->first_offset;
 }
 
-/* Picks the method and sizes the batch ring from the grant. */
-static int ship_negotiate(struct shipper *s)
+/* First connection: pick the method and size the ring from the grant. */
+static int plan(struct shipper *s)
 {
+	const struct rs_accept_info *info = &s->link.info;
 	char why[256];
-	if (rs_method_choose(s->info.methods, s->cfg->method, &s->method, why,
+	if (rs_method_choose(info->methods, s->cfg->method, &s->method, why,
 			     sizeof(why))) {
 		rs_err("%s", why);
 		return RS_EXIT_REFUSED;
 	}
-	s->depth = s->cfg->depth;
-	if (s->depth > s->info.credits)
-		s->depth = s->info.credits;
+	s->depth =
+	    s->cfg->depth < info->credits ? s->cfg->depth : info->credits;
 	s->batch_max = s->cfg->batch_size;
 	if (s->method == RS_METHOD_STAGED &&
-	    s->batch_max > s->info.staging_slot_size)
-		s->batch_max = s->info.staging_slot_size;
+	    s->batch_max > info->staging_slot_size)
+		s->batch_max = info->staging_slot_size;
 
-	size_t ring_len = (size_t)s->depth * s->batch_max;
-	if (posix_memalign((void **)&s->ring, 4096, ring_len)) {
-		rs_err("cannot allocate %zu bytes of batch buffers", ring_len);
+	s->ring_len = (size_t)s->depth * s->batch_max;
+	if (posix_memalign((void **)&s->ring, 4096, s->ring_len)) {
+		rs_err("cannot allocate %zu bytes of batch buffers",
+		       s->ring_len);
 		s->ring = 0;
-		return RS_EXIT_USAGE;
-	}
-	int rc = rs_mr_reg(&s->peer, s->ring, ring_len, IBV_ACCESS_LOCAL_WRITE,
-			   &s->ring_mr);
-	if (rc) {
-		rs_err("cannot register %zu bytes of batch buffers: %s",
-		       ring_len, rs_mr_reg_advice(rc));
 		return RS_EXIT_USAGE;
 	}
 	s->batches = calloc(s->depth, sizeof(*s->batches));
@@ -196,23 +100,84 @@ static int ship_negotiate(struct shipper *s)
 	for (uint16_t i = 0; i < s->depth; i++)
 		s->batches[i].data = s->ring + (size_t)i * s->batch_max;
 
-	s->next_offset = s->info.write_offset_value;
+	memcpy(s->pool_uuid, info->pool_uuid, sizeof(s->pool_uuid));
+	s->next_offset = info->write_offset_value;
 	s->committed_offset = s->next_offset;
 	s->first_offset = s->next_offset;
-	rs_verbose(
-	    "method %s, %u batches of %u bytes in flight, remote log "
-	    "at %llu of %llu bytes",
-	    rs_method_name(s->method), s->depth, s->batch_max,
-	    (unsigned long long)(s->next_offset - s->info.start_offset),
-	    (unsigned long long)(s->info.end_offset - s->info.start_offset));
+	rs_verbose("method %s, %u batches of %u bytes in flight, remote log "
+		   "at %llu of %llu bytes",
+		   rs_method_name(s->method), s->depth, s->batch_max,
+		   (unsigned long long)(s->next_offset - info->start_offset),
+		   (unsigned long long)(info->end_offset - info->start_offset));
 	return RS_EXIT_OK;
+}
+
+/* A later connection must still fit what is in flight. */
+static int check_still_compatible(struct shipper *s)
+{
+	const struct rs_accept_info *info = &s->link.info;
+	const char *why = 0;
+	if (memcmp(info->pool_uuid, s->pool_uuid, sizeof(s->pool_uuid)))
+		why = "it now serves a different pool";
+	else if (!(info->methods & RS_METHOD_BIT(s->method)))
+		why = "it no longer offers the method in use";
+	else if (info->credits < s->depth)
+		why = "it allows fewer batches in flight";
+	else if (s->method == RS_METHOD_STAGED &&
+		 info->staging_slot_size < s->batch_max)
+		why = "its staging slots are smaller";
+	else if (info->write_offset_value < s->committed_offset ||
+		 info->write_offset_value > s->next_offset)
+		why = "its log was changed by someone else";
+	if (why) {
+		rs_err("cannot resume on %s after reconnecting: %s; %llu input "
+		       "bytes were committed",
+		       s->cfg->remote.host, why,
+		       (unsigned long long)committed_input(s));
+		return RS_EXIT_REFUSED;
+	}
+	return RS_EXIT_OK;
+}
+
+static int link_up(struct shipper *s, bool first, bool *busy)
+{
+	struct link_request r = {
+	    .remote = &s->cfg->remote,
+	    .timeout_ms = s->cfg->connect_timeout_ms,
+	    .req = {.flags =
+			first && s->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
+		    .method = (uint8_t)(first ? s->cfg->method : s->method)},
+	    .slots = first ? s->cfg->depth : s->depth,
+	};
+	int rc = send_link_open(&s->link, &r, busy);
+	s->linked = true;
+	if (!rc)
+		rc = first ? plan(s) : check_still_compatible(s);
+	if (rc)
+		return rc;
+	int err = rs_mr_reg(&s->link.peer, s->ring, s->ring_len,
+			    IBV_ACCESS_LOCAL_WRITE, &s->ring_mr);
+	if (err) {
+		rs_err("cannot register %zu bytes of batch buffers: %s",
+		       s->ring_len, rs_mr_reg_advice(err));
+		return RS_EXIT_USAGE;
+	}
+	return RS_EXIT_OK;
+}
+
+static void link_down(struct shipper *s)
+{
+	rs_mr_dereg(&s->ring_mr);
+	if (s->linked)
+		send_link_close(&s->link);
+	s->linked = false;
 }
 
 /* Sends a commit request (GPSPM and staged) for b. */
 static int post_commit_request(struct shipper *s, const struct batch *b,
 			       uint64_t ring_offset)
 {
-	struct batch_ctl *ctl = ctl_of(s, b->seq);
+	struct link_slot *slot = slot_of(s, b->seq);
 	struct rs_msg msg = {
 	    .type = s->method == RS_METHOD_STAGED ? RS_MSG_STAGED_COMMIT
 						  : RS_MSG_COMMIT,
@@ -221,9 +186,9 @@ static int post_commit_request(struct shipper *s, const struct batch *b,
 	    .length = b->length,
 	    .ring_offset = ring_offset,
 	};
-	rs_msg_encode(&msg, ctl->request, sizeof(ctl->request));
-	return rs_conn_post_send(&s->conn, ctl->request, RS_MSG_SIZE,
-				 s->ctl_mr->lkey, UINT64_MAX,
+	rs_msg_encode(&msg, slot->request, sizeof(slot->request));
+	return rs_conn_post_send(&s->link.conn, slot->request, RS_MSG_SIZE,
+				 s->link.slots_mr->lkey, UINT64_MAX,
 				 IBV_SEND_SIGNALED);
 }
 
@@ -232,45 +197,57 @@ static int post_commit_request(struct shipper *s, const struct batch *b,
  * persistent and its completion is the commit. */
 static int post_apm_commit(struct shipper *s, const struct batch *b)
 {
-	struct batch_ctl *ctl = ctl_of(s, b->seq);
-	const struct rs_mr_desc *word = &s->info.write_offset;
-	uint32_t lkey = s->ctl_mr->lkey;
-	ctl->new_offset = htole64(b->offset + b->length);
-	if (rs_conn_post_read(&s->conn, &ctl->flush_read, 8, lkey, word->addr,
+	struct link_slot *slot = slot_of(s, b->seq);
+	const struct rs_mr_desc *word = &s->link.info.write_offset;
+	struct rs_conn *c = &s->link.conn;
+	uint32_t lkey = s->link.slots_mr->lkey;
+	slot->new_offset = htole64(b->offset + b->length);
+	if (rs_conn_post_read(c, &slot->flush_read, 8, lkey, word->addr,
 			      word->rkey, UINT64_MAX, 0))
 		return -1;
-	if (rs_conn_post_write(&s->conn, &ctl->new_offset, 8, lkey, word->addr,
+	if (rs_conn_post_write(c, &slot->new_offset, 8, lkey, word->addr,
 			       word->rkey, UINT64_MAX, IBV_SEND_FENCE))
 		return -1;
-	return rs_conn_post_read(&s->conn, &ctl->flush_read, 8, lkey,
-				 word->addr, word->rkey, b->seq,
-				 IBV_SEND_SIGNALED | IBV_SEND_FENCE);
+	return rs_conn_post_read(c, &slot->flush_read, 8, lkey, word->addr,
+				 word->rkey, b->seq, IBV_SEND_SIGNALED);
 }
 
 static int post_batch(struct shipper *s, struct batch *b)
 {
+	const struct rs_accept_info *info = &s->link.info;
 	uint64_t remote, ring_offset = 0;
 	uint32_t rkey;
 	if (s->method == RS_METHOD_STAGED) {
 		ring_offset =
-		    (uint64_t)(b->seq % s->depth) * s->info.staging_slot_size;
-		remote = s->info.staging.addr + ring_offset;
-		rkey = s->info.staging.rkey;
+		    (uint64_t)(b->seq % s->depth) * info->staging_slot_size;
+		remote = info->staging.addr + ring_offset;
+		rkey = info->staging.rkey;
 	} else {
-		remote = s->info.data.addr + (b->offset - s->info.start_offset);
-		rkey = s->info.data.rkey;
+		remote = info->data.addr + (b->offset - info->start_offset);
+		rkey = info->data.rkey;
 	}
-	if (rs_conn_post_write(&s->conn, b->data, b->length, s->ring_mr->lkey,
-			       remote, rkey, UINT64_MAX, 0))
+	b->posted_ns = send_stats_now_ns();
+	if (rs_conn_post_write(&s->link.conn, b->data, b->length,
+			       s->ring_mr->lkey, remote, rkey, UINT64_MAX, 0))
 		return -1;
 	if (s->method == RS_METHOD_APM)
 		return post_apm_commit(s, b);
 	return post_commit_request(s, b, ring_offset);
 }
 
-/* Marks the oldest batch committed once its confirmation arrives. */
-static int batch_committed(struct shipper *s, uint32_t seq,
-			   uint64_t remote_offset)
+/* Marks the oldest batch committed once the remote log covers it. */
+static void commit_oldest(struct shipper *s)
+{
+	struct batch *b = batch_of(s, s->oldest_seq);
+	s->committed_offset = b->offset + b->length;
+	s->oldest_seq++;
+	send_stats_commit(s->stats, b->length,
+			  send_stats_now_ns() - b->posted_ns);
+	send_progress_update(&s->progress, s->stats);
+}
+
+/* A confirmation must be for the oldest batch, covering exactly it. */
+static int confirm(struct shipper *s, uint32_t seq, uint64_t remote_offset)
 {
 	struct batch *b = batch_of(s, s->oldest_seq);
 	if (inflight(s) == 0 || seq != s->oldest_seq ||
@@ -278,63 +255,49 @@ static int batch_committed(struct shipper *s, uint32_t seq,
 		rs_err("the receiver confirmed a commit out of order (batch "
 		       "%u, offset %llu); stopping",
 		       seq, (unsigned long long)remote_offset);
-		return -1;
+		return RS_EXIT_REFUSED;
 	}
-	s->committed_offset = remote_offset;
-	s->oldest_seq++;
-	send_stats_commit(s->stats, b->length,
-			  send_stats_now_ns() - b->posted_ns);
-	send_progress_update(&s->progress, s->stats);
-	return 0;
-}
-
-/* Says how much is safe, so the user knows what to send again. */
-static void report_lost(const struct shipper *s, const char *why)
-{
-	rs_err("connection to %s lost (%s) after committing %llu input bytes",
-	       s->cfg->remote.host, why,
-	       (unsigned long long)(s->committed_offset - s->first_offset));
+	commit_oldest(s);
+	return RS_EXIT_OK;
 }
 
 /* Handles one completion. Returns 0, or an exit code on failure. */
 static int on_completion(struct shipper *s, const struct ibv_wc *wc)
 {
 	if (wc->status != IBV_WC_SUCCESS) {
-		report_lost(s, ibv_wc_status_str(wc->status));
+		rs_verbose("completion error: %s",
+			   ibv_wc_status_str(wc->status));
 		return RS_EXIT_CONNECT;
 	}
-	if (wc->opcode == IBV_WC_RDMA_READ && s->method == RS_METHOD_APM)
-		return batch_committed(s, (uint32_t)wc->wr_id,
-				       batch_of(s, s->oldest_seq)->offset +
-					   batch_of(s, s->oldest_seq)->length)
-			   ? RS_EXIT_CONNECT
-			   : 0;
+	if (wc->opcode == IBV_WC_RDMA_READ && s->method == RS_METHOD_APM) {
+		struct batch *b = batch_of(s, s->oldest_seq);
+		return confirm(s, (uint32_t)wc->wr_id, b->offset + b->length);
+	}
 	if (wc->opcode != IBV_WC_RECV)
 		return 0;
 
-	uint16_t slot = (uint16_t)wc->wr_id;
+	uint16_t i = (uint16_t)wc->wr_id;
 	struct rs_msg reply;
 	const char *why =
-	    rs_msg_decode(s->ctl[slot].reply, wc->byte_len, &reply);
+	    rs_msg_decode(s->link.slots[i].reply, wc->byte_len, &reply);
 	if (!why && reply.type != RS_MSG_COMMIT_DONE)
 		why = "unexpected message type";
 	if (why) {
 		rs_err("the receiver sent a malformed reply (%s)", why);
-		return RS_EXIT_CONNECT;
+		return RS_EXIT_REFUSED;
 	}
 	if (reply.status != RS_MSG_OK) {
 		rs_err("the receiver refused batch %u: %s", reply.seq,
 		       rs_msg_status_str(reply.status));
 		return RS_EXIT_REFUSED;
 	}
-	if (batch_committed(s, reply.seq, reply.offset))
+	int rc = confirm(s, reply.seq, reply.offset);
+	if (rc)
+		return rc;
+	if (rs_conn_post_recv(&s->link.conn, s->link.slots[i].reply,
+			      RS_MSG_SIZE, s->link.slots_mr->lkey, i))
 		return RS_EXIT_CONNECT;
-	if (rs_conn_post_recv(&s->conn, s->ctl[slot].reply, RS_MSG_SIZE,
-			      s->ctl_mr->lkey, slot)) {
-		rs_err("cannot post a receive: %s", strerror(errno));
-		return RS_EXIT_CONNECT;
-	}
-	return 0;
+	return RS_EXIT_OK;
 }
 
 /* Waits for completions until fewer than `below` batches are in flight. */
@@ -343,20 +306,94 @@ static int drain(struct shipper *s, unsigned below)
 	while (inflight(s) >= below && inflight(s) > 0) {
 		struct ibv_wc wc;
 		enum rs_wait_result r =
-		    rs_conn_next_completion(&s->conn, &wc, SHIP_WAIT_MS);
+		    rs_conn_next_completion(&s->link.conn, &wc, SHIP_WAIT_MS);
 		if (r == RS_WAIT_TIMEOUT)
 			continue;
-		if (r != RS_WAIT_COMPLETION) {
-			report_lost(s, r == RS_WAIT_CM_EVENT
-					   ? "disconnected"
-					   : "completion error");
+		if (r != RS_WAIT_COMPLETION)
 			return RS_EXIT_CONNECT;
-		}
 		int rc = on_completion(s, &wc);
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return RS_EXIT_OK;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, 0);
+}
+
+/* Connects, retrying a lost or busy receiver up to --retry times with
+ * doubling back-off. */
+static int connect_with_retry(struct shipper *s, bool first)
+{
+	unsigned backoff = SHIP_BACKOFF_FIRST_MS;
+	for (unsigned attempt = 0;; attempt++) {
+		bool busy;
+		int rc = link_up(s, first, &busy);
+		bool transient = rc == RS_EXIT_CONNECT || busy;
+		if (!rc || !transient || attempt >= s->cfg->retries ||
+		    send_stop_requested)
+			return rc;
+		link_down(s);
+		rs_info("retrying in %u ms (%u of %u)", backoff, attempt + 1,
+			s->cfg->retries);
+		sleep_ms(backoff);
+		backoff = backoff * 2 > SHIP_BACKOFF_MAX_MS
+			      ? SHIP_BACKOFF_MAX_MS
+			      : backoff * 2;
+	}
+}
+
+/* After a reconnect: batches the receiver committed before the loss count
+ * as done; the rest are sent again, in order, at the same offsets. */
+static int resume(struct shipper *s)
+{
+	uint64_t remote = s->link.info.write_offset_value;
+	while (inflight(s) > 0 &&
+	       remote >= batch_of(s, s->oldest_seq)->offset +
+			     batch_of(s, s->oldest_seq)->length)
+		commit_oldest(s);
+	if (remote != s->committed_offset) {
+		rs_err("cannot resume: the remote log ends inside a batch "
+		       "(offset %llu); %llu input bytes were committed",
+		       (unsigned long long)remote,
+		       (unsigned long long)committed_input(s));
+		return RS_EXIT_REFUSED;
+	}
+	uint64_t again = s->next_offset - s->committed_offset;
+	rs_info("reconnected to %s at %llu committed input bytes; sending %llu "
+		"uncommitted bytes again",
+		s->cfg->remote.host, (unsigned long long)committed_input(s),
+		(unsigned long long)again);
+	for (uint32_t seq = s->oldest_seq; seq != s->next_seq; seq++) {
+		if (post_batch(s, batch_of(s, seq)))
+			return RS_EXIT_CONNECT;
+	}
+	return RS_EXIT_OK;
+}
+
+/* Turns a lost connection into a reconnect when --retry allows it. */
+static int recover(struct shipper *s, int rc)
+{
+	if (rc != RS_EXIT_CONNECT)
+		return rc;
+	link_down(s);
+	if (s->cfg->retries > 0 && !send_stop_requested) {
+		rs_info("connection to %s lost after committing %llu input "
+			"bytes; reconnecting",
+			s->cfg->remote.host,
+			(unsigned long long)committed_input(s));
+		rc = connect_with_retry(s, false);
+		if (!rc)
+			rc = resume(s);
+		if (!rc)
+			return RS_EXIT_OK;
+	}
+	rs_err("connection to %s lost after committing %llu input bytes",
+	       s->cfg->remote.host, (unsigned long long)committed_input(s));
+	return rc ? rc : RS_EXIT_CONNECT;
 }
 
 /* True when the input has at least one more byte: the log is then full. */
@@ -366,64 +403,66 @@ static bool input_has_more(struct send_input *in)
 	return send_input_fill(in, &probe, 1, 0) > 0;
 }
 
-static int stream(struct shipper *s, struct send_input *in)
+static int log_full(struct shipper *s)
 {
-	for (;;) {
-		int rc = drain(s, s->depth);
-		if (rc)
-			return rc;
-		if (in->eof || send_stop_requested)
-			break;
-
-		uint64_t room = s->info.end_offset - s->next_offset;
-		uint32_t cap =
-		    room < s->batch_max ? (uint32_t)room : s->batch_max;
-		if (cap == 0) {
-			if (!input_has_more(in))
-				break;
-			rc = drain(s, 1);
-			rs_err("remote log full: committed %llu input bytes; "
-			       "the rest did not fit (truncate with "
-			       "--truncate or use a larger pool)",
-			       (unsigned long long)(s->committed_offset -
-						    s->first_offset));
-			return rc ? rc : RS_EXIT_LOG_FULL;
-		}
-
-		struct batch *b = batch_of(s, s->next_seq);
-		ssize_t n = send_input_fill(in, b->data, cap,
-					    s->cfg->flush_interval_ms);
-		if (n < 0) {
-			rs_err("cannot read %s: %s", in->name, strerror(errno));
-			rc = drain(s, 1);
-			return rc ? rc : RS_EXIT_USAGE;
-		}
-		if (n == 0)
-			continue;
-		b->seq = s->next_seq;
-		b->offset = s->next_offset;
-		b->length = (uint32_t)n;
-		b->posted_ns = send_stats_now_ns();
-		if (post_batch(s, b)) {
-			rs_err("cannot post a write: %s", strerror(errno));
-			return RS_EXIT_CONNECT;
-		}
-		s->next_seq++;
-		s->next_offset += (uint64_t)n;
-	}
-	return drain(s, 1);
+	rs_err("remote log full: committed %llu input bytes; the rest did not "
+	       "fit (rewind it with --truncate or use a larger pool)",
+	       (unsigned long long)committed_input(s));
+	return RS_EXIT_LOG_FULL;
 }
 
-static void ship_teardown(struct shipper *s)
+/* One step of the stream: frees a slot, fills it and posts it. */
+static int stream_step(struct shipper *s, struct send_input *in, bool *done)
 {
-	rs_conn_disconnect(&s->conn);
-	rs_conn_destroy(&s->conn);
-	rs_mr_dereg(&s->ring_mr);
-	rs_mr_dereg(&s->ctl_mr);
-	rs_peer_delete(&s->peer);
-	free(s->ring);
-	free(s->ctl);
-	free(s->batches);
+	int rc = drain(s, s->depth);
+	if (rc)
+		return rc;
+	if (in->eof || send_stop_requested) {
+		*done = true;
+		return RS_EXIT_OK;
+	}
+	uint64_t room = s->link.info.end_offset - s->next_offset;
+	uint32_t cap = room < s->batch_max ? (uint32_t)room : s->batch_max;
+	if (cap == 0) {
+		*done = true;
+		if (!input_has_more(in))
+			return RS_EXIT_OK;
+		rc = drain(s, 1);
+		return rc ? rc : log_full(s);
+	}
+	struct batch *b = batch_of(s, s->next_seq);
+	ssize_t n =
+	    send_input_fill(in, b->data, cap, s->cfg->flush_interval_ms);
+	if (n < 0) {
+		rs_err("cannot read %s: %s", in->name, strerror(errno));
+		*done = true;
+		rc = drain(s, 1);
+		return rc ? rc : RS_EXIT_USAGE;
+	}
+	if (n == 0)
+		return RS_EXIT_OK;
+	b->seq = s->next_seq;
+	b->offset = s->next_offset;
+	b->length = (uint32_t)n;
+	/* Counted in flight before posting, so a failed post is resent. */
+	s->next_seq++;
+	s->next_offset += (uint64_t)n;
+	return post_batch(s, b) ? RS_EXIT_CONNECT : RS_EXIT_OK;
+}
+
+static int stream(struct shipper *s, struct send_input *in)
+{
+	bool done = false;
+	while (!done) {
+		int rc = recover(s, stream_step(s, in, &done));
+		if (rc)
+			return rc;
+	}
+	for (;;) {
+		int rc = recover(s, drain(s, 1));
+		if (rc || inflight(s) == 0)
+			return rc;
+	}
 }
 
 int ship_run(const struct ship_config *cfg, struct send_input *in,
@@ -435,16 +474,16 @@ int ship_run(const struct ship_config *cfg, struct send_input *in,
 	s.stats = &result->stats;
 	send_stats_start(s.stats);
 	send_progress_init(&s.progress, cfg->progress, cfg->progress_forced);
-	int rc = ship_connect(&s);
-	if (!rc)
-		rc = ship_negotiate(&s);
+	int rc = connect_with_retry(&s, true);
 	if (!rc)
 		rc = stream(&s, in);
 	send_progress_finish(&s.progress, s.stats);
 	result->method = s.method;
-	result->committed = s.committed_offset - s.first_offset;
-	result->log_used = s.committed_offset - s.info.start_offset;
-	result->log_size = s.info.end_offset - s.info.start_offset;
-	ship_teardown(&s);
+	result->committed = committed_input(&s);
+	result->log_used = s.committed_offset - s.link.info.start_offset;
+	result->log_size = s.link.info.end_offset - s.link.info.start_offset;
+	link_down(&s);
+	free(s.ring);
+	free(s.batches);
 	return rc;
 }

@@ -21,6 +21,7 @@ struct ship_config {
 	int flush_interval_ms;
 	int connect_timeout_ms;
 	bool truncate;
+	unsigned retries;     /* --retry: reconnect attempts per loss */
 	bool progress;	      /* --progress */
 	bool progress_forced; /* --progress=always */
 };

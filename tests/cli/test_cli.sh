@@ -66,6 +66,13 @@ expect_error "recv: bad create size" 2 "is not a size" "$RECV" --create lots poo
 expect_error "recv: not a pool" 2 "not a usable pmemlog pool" "$RECV" /etc/passwd
 expect_error "recv: pool absent" 2 "does not exist" "$RECV" "$tmp/none.pool"
 
+pmempool create log --size=8M "$tmp/info.pool"
+"$RECV" --info "$tmp/info.pool" >"$tmp/info" 2>&1
+check "recv --info exit" $? "$(cat "$tmp/info")"
+check "recv --info usage" "$(grep -q '^used: 0 bytes' "$tmp/info" && grep -q '^log size: 8380416 bytes' "$tmp/info" && echo 0 || echo 1)" "$(cat "$tmp/info")"
+expect_error "recv --info not a pool" 2 "not a usable pmemlog pool" "$RECV" --info /etc/passwd
+expect_error "send: --follow stdin" 2 "needs a file path" "$SEND" --follow host -
+
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 	head -c 100 /dev/urandom >"$tmp/in"
 	expect_error "send: no RDMA device" 3 "no RDMA device" "$SEND" 192.0.2.1 "$tmp/in"

@@ -1,0 +1,115 @@
+#include "link.h"
+
+#include "exit_code.h"
+#include "log.h"
+#include "mr.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int prepare(struct send_link *l, const struct link_request *r)
+{
+	char err[512];
+	if (rs_conn_resolve(&l->conn, r->remote, r->timeout_ms, err,
+			    sizeof(err))) {
+		rs_err("%s", err);
+		return RS_EXIT_CONNECT;
+	}
+	if (rs_peer_new(&l->peer, l->conn.id->verbs)) {
+		rs_err("cannot allocate a protection domain: %s",
+		       strerror(errno));
+		return RS_EXIT_CONNECT;
+	}
+	/* Up to four work requests per batch (APM), one receive each. */
+	if (rs_conn_create_qp(&l->conn, l->peer.pd, 4u * r->slots + 4, r->slots,
+			      err, sizeof(err))) {
+		rs_err("%s", err);
+		return RS_EXIT_CONNECT;
+	}
+	l->nslots = r->slots;
+	l->slots = calloc(r->slots, sizeof(*l->slots));
+	if (!l->slots)
+		return RS_EXIT_CONNECT;
+	int ret = rs_mr_reg(&l->peer, l->slots, r->slots * sizeof(*l->slots),
+			    IBV_ACCESS_LOCAL_WRITE, &l->slots_mr);
+	if (ret) {
+		rs_err("cannot register control buffers: %s",
+		       rs_mr_reg_advice(ret));
+		return RS_EXIT_CONNECT;
+	}
+	/* Replies may arrive as soon as we are connected: post first. */
+	for (uint16_t i = 0; i < r->slots; i++) {
+		if (rs_conn_post_recv(&l->conn, l->slots[i].reply, RS_MSG_SIZE,
+				      l->slots_mr->lkey, i)) {
+			rs_err("cannot post a receive: %s", strerror(errno));
+			return RS_EXIT_CONNECT;
+		}
+	}
+	return RS_EXIT_OK;
+}
+
+static int on_reject(const struct link_request *r,
+		     const struct rs_private_data *reply, bool *busy)
+{
+	const char *host = r->remote->host, *port = r->remote->port;
+	struct rs_reject_info rej;
+	if (rs_reject_decode(reply->bytes, reply->len, &rej)) {
+		rs_err("%s:%s refused the connection; is rpma-recv running on "
+		       "that address and port?",
+		       host, port);
+		return RS_EXIT_CONNECT;
+	}
+	char why[256];
+	enum rs_method unused;
+	*busy = rej.reason == RS_REJECT_BUSY;
+	if (rej.reason == RS_REJECT_METHOD &&
+	    rs_method_choose(rej.methods, (enum rs_method)r->req.method,
+			     &unused, why, sizeof(why)))
+		rs_err("%s:%s refused the connection: %s", host, port, why);
+	else
+		rs_err("%s:%s refused the connection: %s", host, port,
+		       rs_reject_reason_str(rej.reason));
+	return RS_EXIT_REFUSED;
+}
+
+int send_link_open(struct send_link *l, const struct link_request *r,
+		   bool *busy)
+{
+	memset(l, 0, sizeof(*l));
+	*busy = false;
+	int rc = prepare(l, r);
+	if (rc)
+		return rc;
+
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	size_t len = rs_connect_req_encode(&r->req, buf, sizeof(buf));
+	struct rs_private_data reply;
+	char err[512];
+	int ret = rs_conn_connect(&l->conn, buf, (uint8_t)len, r->timeout_ms,
+				  &reply, err, sizeof(err));
+	if (ret == RS_CONN_REJECTED)
+		return on_reject(r, &reply, busy);
+	if (ret) {
+		rs_err("%s:%s: %s", r->remote->host, r->remote->port, err);
+		return RS_EXIT_CONNECT;
+	}
+	const char *why =
+	    rs_accept_info_decode(reply.bytes, reply.len, &l->info);
+	if (why) {
+		rs_err("%s:%s sent an unusable description of its pool (%s)",
+		       r->remote->host, r->remote->port, why);
+		return RS_EXIT_REFUSED;
+	}
+	return RS_EXIT_OK;
+}
+
+void send_link_close(struct send_link *l)
+{
+	rs_conn_disconnect(&l->conn);
+	rs_conn_destroy(&l->conn);
+	rs_mr_dereg(&l->slots_mr);
+	rs_peer_delete(&l->peer);
+	free(l->slots);
+	l->slots = 0;
+}
