@@ -64,6 +64,7 @@ kill_sender_case() { # POOL METHOD [RECV ARGS...]
 		return
 	fi
 	start_sender "$method"
+	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	delay
 	kill -9 "$SEND_PID"
 	reap "$SEND_PID"
@@ -89,6 +90,7 @@ kill_receiver_case() { # POOL METHOD [RECV ARGS...]
 		return
 	fi
 	start_sender "$method"
+	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	delay
 	kill -9 "$RECV_PID"
 	wait_recv

@@ -49,13 +49,14 @@ declare -A watchdogs
 spawn() {
 	local secs="$1" errlog="$2"
 	shift 2
-	# <&0: a background job's stdin would otherwise be /dev/null.
-	"$@" 2>"$errlog" <&0 &
+	# <&0: a background job's stdin would otherwise be /dev/null. 7>&-: a
+	# test's own pipe writer (fd 7) must not keep the program's input open.
+	"$@" 2>"$errlog" <&0 7>&- &
 	SPAWN_PID=$!
 	(
 		sleep "$secs"
 		kill -9 "$SPAWN_PID" 2>/dev/null
-	) &
+	) </dev/null 7>&- &
 	watchdogs[$SPAWN_PID]=$!
 }
 
@@ -88,6 +89,16 @@ start_recv() {
 # wait_recv: waits for the receiver; sets REAP_RC to its exit status.
 wait_recv() {
 	reap "$RECV_PID"
+}
+
+# wait_for FILE PATTERN: waits up to 20 s for a line matching PATTERN.
+wait_for() {
+	local i
+	for i in $(seq 1 200); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # pool_data POOL OUT: the pool's committed log data, read by PMDK's tools.

@@ -1,0 +1,225 @@
+#!/bin/bash
+# End-to-end streaming: slow pipes committed promptly, a receiver restarted
+# mid-stream under --retry, appending a growing log twice, --follow across
+# rotation, a full log, a second concurrent sender, SIGINT on either side.
+# Runs inside the VM test bed: scripts/vm-run -- tests/e2e/stream.sh BUILD
+BUILD="$1"
+. "$(dirname "$0")/lib.sh"
+
+pool="$WORK/stream.pool"
+start_recv "$WORK/recv.log" --create 32M "$pool" && kill -TERM "$RECV_PID"
+wait_recv
+
+# write_offset POOL: the committed end of the log, read straight from the file.
+used_bytes() {
+	local w
+	w=$(od -An -t u8 -j 4112 -N 8 "$1" | tr -d ' ')
+	echo $((w - 8192))
+}
+
+start_case "slow writer: each line is committed within the flush interval"
+if start_recv "$WORK/recv.log" "$pool"; then
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	exec 7<>"$WORK/fifo" # opened first: opening a fifo to read blocks
+	spawn 60 "$WORK/send.log" "$SEND" -v --truncate --flush-interval 5 "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
+	expected=0
+	late=0
+	for i in $(seq 1 30); do
+		line=$(printf 'line %02d of a slow log\n' "$i")
+		printf '%s\n' "$line" >&7
+		expected=$((expected + ${#line} + 1))
+		# 5 ms flush interval plus a round trip, with TCG's slack.
+		sleep 0.1
+		got=$(used_bytes "$pool")
+		[ "$got" = "$expected" ] || late=$((late + 1))
+	done
+	exec 7>&-
+	reap "$send_pid"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	[ "$late" = 0 ] || fail "$late of 30 lines were not committed 100 ms after being written"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	for i in $(seq 1 30); do printf 'line %02d of a slow log\n' "$i"; done >"$WORK/lines"
+	check_pool "$pool" "$WORK/lines"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+input="$WORK/input"
+head -c 8M /dev/urandom >"$input"
+feed() { # the input in 64 chunks with pauses
+	local i
+	for i in $(seq 0 63); do
+		dd if="$input" bs=128K skip="$i" count=1 status=none || return
+		sleep 0.03
+	done
+}
+
+start_case "receiver killed and restarted mid-stream with --retry"
+if start_recv "$WORK/recv.log" "$pool"; then
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	feed >"$WORK/fifo" &
+	feed_pid=$!
+	spawn 120 "$WORK/send.log" "$SEND" -v --truncate --retry 50 --batch 64K "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
+	sleep 0.3
+	kill -9 "$RECV_PID"
+	wait_recv
+	sleep 0.5
+	start_recv "$WORK/recv2.log" "$pool" || fail "receiver did not restart: $(cat "$WORK/recv2.log")"
+	reap "$send_pid"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	grep -q "reconnected to" "$WORK/send.log" || fail "sender did not reconnect: $(cat "$WORK/send.log")"
+	wait "$feed_pid"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$pool" "$input"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "a growing log sent twice with append semantics"
+head -c 300000 /dev/urandom >"$WORK/app.log"
+if start_recv "$WORK/recv.log" "$pool"; then
+	"$SEND" -q --truncate "$RECV_IP" "$WORK/app.log" 2>"$WORK/send.log" || fail "first send failed: $(cat "$WORK/send.log")"
+	cp "$WORK/app.log" "$WORK/expected"
+	head -c 200000 /dev/urandom >>"$WORK/app.log"
+	"$SEND" -q "$RECV_IP" "$WORK/app.log" 2>"$WORK/send.log" || fail "second send failed: $(cat "$WORK/send.log")"
+	cat "$WORK/app.log" >>"$WORK/expected"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$pool" "$WORK/expected"
+	"$RECV" --info "$pool" >"$WORK/info"
+	grep -q "^used: $(stat -c %s "$WORK/expected") bytes" "$WORK/info" || fail "--info disagrees: $(cat "$WORK/info")"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "--follow tails a growing file across rotation"
+if start_recv "$WORK/recv.log" "$pool"; then
+	log="$WORK/rotating.log"
+	: >"$log"
+	spawn 60 "$WORK/send.log" "$SEND" --truncate --follow "$RECV_IP" "$log"
+	send_pid=$SPAWN_PID
+	for i in $(seq 1 20); do echo "first file, line $i" >>"$log"; sleep 0.02; done
+	sleep 0.3
+	mv "$log" "$log.1"
+	for i in $(seq 1 20); do echo "second file, line $i" >>"$log"; sleep 0.02; done
+	sleep 0.5
+	kill -INT "$send_pid"
+	reap "$send_pid"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC on SIGINT: $(cat "$WORK/send.log")"
+	grep -q "committed" "$WORK/send.log" || fail "no summary after SIGINT: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	cat "$log.1" "$log" >"$WORK/expected"
+	check_pool "$pool" "$WORK/expected"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "SIGINT on the sender commits what it read and exits 0"
+if start_recv "$WORK/recv.log" "$pool"; then
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	exec 7<>"$WORK/fifo"
+	spawn 60 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	head -c 100000 "$input" >&7
+	sleep 0.5
+	kill -INT "$send_pid"
+	reap "$send_pid"
+	exec 7>&-
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC on SIGINT"
+	grep -q "committed 100000 bytes" "$WORK/send.log" || fail "no summary: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	head -c 100000 "$input" >"$WORK/expected"
+	check_pool "$pool" "$WORK/expected"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "SIGINT on the receiver mid-stream: it exits 0, the pool is a clean prefix"
+if start_recv "$WORK/recv.log" "$pool"; then
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	feed >"$WORK/fifo" &
+	feed_pid=$!
+	spawn 60 "$WORK/send.log" "$SEND" --truncate --batch 64K "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect"
+	sleep 0.3
+	kill -INT "$RECV_PID"
+	wait_recv
+	[ "$REAP_RC" = 0 ] || fail "receiver exited $REAP_RC on SIGINT: $(cat "$WORK/recv.log")"
+	reap "$send_pid"
+	kill "$feed_pid" 2>/dev/null
+	wait "$feed_pid" 2>/dev/null
+	[ "$REAP_RC" = 3 ] || fail "sender exited $REAP_RC, want 3: $(cat "$WORK/send.log")"
+	one_line_error "$WORK/send.log"
+	committed=$(sed -n 's/.*after committing \([0-9]*\) input bytes.*/\1/p' "$WORK/send.log")
+	pool_data "$pool" "$WORK/dump"
+	len=$(stat -c %s "$WORK/dump")
+	cmp -n "$len" "$WORK/dump" "$input" || fail "pool is not a prefix of the input"
+	[ "$len" -ge "${committed:-0}" ] || fail "pool holds $len bytes, sender reported ${committed:-?}"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "a second concurrent sender is refused as busy; the next one is served"
+if start_recv "$WORK/recv.log" "$pool"; then
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	exec 7<>"$WORK/fifo"
+	spawn 60 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	echo "from the first sender" >&7
+	sleep 0.3
+	rc=0
+	echo "from the second sender" | timeout 30 "$SEND" "$RECV_IP" - 2>"$WORK/send2.log" || rc=$?
+	[ "$rc" = 5 ] || fail "second sender exited $rc, want 5"
+	one_line_error "$WORK/send2.log"
+	grep -q "another sender is writing to this pool" "$WORK/send2.log" || fail "unclear: $(cat "$WORK/send2.log")"
+	exec 7>&-
+	reap "$send_pid"
+	[ "$REAP_RC" = 0 ] || fail "first sender exited $REAP_RC"
+	echo "from the third sender" | timeout 30 "$SEND" "$RECV_IP" - 2>"$WORK/send3.log" || fail "third sender failed: $(cat "$WORK/send3.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	printf 'from the first sender\nfrom the third sender\n' >"$WORK/expected"
+	check_pool "$pool" "$WORK/expected"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "a full log: exit 4 naming the committed bytes, nothing torn"
+small="$WORK/small.pool"
+if start_recv "$WORK/recv.log" --once --create 2M "$small"; then
+	room=$(($(od -An -t u8 -j 4104 -N 8 "$small" | tr -d ' ') - 8192))
+	rc=0
+	"$SEND" --truncate --batch 64K "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
+	[ "$rc" = 4 ] || fail "exit $rc, want 4: $(cat "$WORK/send.log")"
+	one_line_error "$WORK/send.log"
+	grep -q "remote log full: committed $room input bytes" "$WORK/send.log" || fail "unclear: $(cat "$WORK/send.log") (room $room)"
+	wait_recv
+	head -c "$room" "$input" >"$WORK/expected"
+	check_pool "$small" "$WORK/expected"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+summary
