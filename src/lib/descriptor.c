@@ -181,7 +181,8 @@ const char *rs_accept_info_decode(const void *buf, size_t len,
 	info->peer_flags = rs_wire_get_u8(&w);
 	info->methods = rs_wire_get_u8(&w);
 	info->credits = rs_wire_get_u16(&w);
-	(void)rs_wire_get_u16(&w); /* reserved */
+	if (rs_wire_get_u16(&w) != 0 && !w.failed)
+		return "reserved accept field is not zero";
 	const char *mr_why = mr_desc_get(&w, &info->data);
 	if (!mr_why)
 		mr_why = mr_desc_get(&w, &info->write_offset);

@@ -1,5 +1,6 @@
 #include "endpoint.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,7 +8,9 @@ static const char *port_parse(const char *text, struct rs_endpoint *ep)
 {
 	char *end;
 	long port = strtol(text, &end, 10);
-	if (*text == '\0' || *end != '\0' || port < 1 || port > 65535)
+	/* Digits only: strtol would also take a sign or leading blanks. */
+	if (!isdigit((unsigned char)*text) || *end != '\0' || port < 1 ||
+	    port > 65535)
 		return "port must be a number from 1 to 65535";
 	strcpy(ep->port, text);
 	return 0;

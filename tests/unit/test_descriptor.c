@@ -206,6 +206,10 @@ static void header_checks(void **state)
 	buf[5] = RS_ACCEPT_INFO_SIZE + 1; /* claims a longer encoding */
 	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
 
+	encode(&in, buf);
+	buf[10] = 1; /* reserved */
+	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+
 	memset(buf, 0, sizeof(buf)); /* all padding, nothing sent */
 	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
 }

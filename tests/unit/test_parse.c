@@ -55,6 +55,8 @@ static void endpoints(void **state)
 	assert_non_null(rs_endpoint_parse("host:0", &ep));
 	assert_non_null(rs_endpoint_parse("host:65536", &ep));
 	assert_non_null(rs_endpoint_parse("host:http", &ep));
+	assert_non_null(rs_endpoint_parse("host:+80", &ep));
+	assert_non_null(rs_endpoint_parse("host: 80", &ep));
 	assert_non_null(rs_endpoint_parse("fe80::1", &ep));
 	assert_non_null(rs_endpoint_parse("[fe80::1", &ep));
 	assert_non_null(rs_endpoint_parse("", &ep));

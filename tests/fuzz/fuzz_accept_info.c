@@ -1,0 +1,165 @@
+/* The sender decoding what the receiver grants on accept: the remote regions
+ * it will RDMA-write into and the log geometry. Properties: the harness parses
+ * the documented layout itself and checks the decoder accepts exactly the
+ * grants that satisfy the documented rules (so a grant the sender trusts never
+ * points outside the log, and a sound one is never refused), that an accepted
+ * grant re-encodes to the same bytes and decodes
+ * back to the same struct, that truncations are refused and CM zero padding is
+ * accepted. Then runs the sender's method rule on the grant. */
+#include "descriptor.h"
+#include "fuzz_check.h"
+#include "fuzz_method.h"
+#include "pool_layout.h"
+
+#include <string.h>
+
+#define CREDITS_MAX 1024 /* descriptor.c's RS_CREDITS_MAX */
+#define METHODS_KNOWN                                                          \
+	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
+	 RS_METHOD_BIT(RS_METHOD_STAGED))
+#define USAGE_KNOWN (RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC)
+
+static const uint8_t *mr_parse(const uint8_t *p, struct rs_mr_desc *d)
+{
+	d->addr = fuzz_le(p, 8);
+	d->length = fuzz_le(p + 8, 8);
+	d->rkey = (uint32_t)fuzz_le(p + 16, 4);
+	d->usage = p[20];
+	return p + RS_MR_DESC_SIZE;
+}
+
+static void parse(const uint8_t *p, struct rs_accept_info *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->peer_flags = p[6];
+	a->methods = p[7];
+	a->credits = (uint16_t)fuzz_le(p + 8, 2);
+	p = mr_parse(p + 12, &a->data);
+	p = mr_parse(p, &a->write_offset);
+	p = mr_parse(p, &a->staging);
+	a->staging_slot_size = (uint32_t)fuzz_le(p, 4);
+	a->start_offset = fuzz_le(p + 4, 8);
+	a->end_offset = fuzz_le(p + 12, 8);
+	a->write_offset_value = fuzz_le(p + 20, 8);
+	memcpy(a->pool_uuid, p + 28, 16);
+}
+
+static bool mr_sound(const struct rs_mr_desc *d)
+{
+	return !(d->usage & ~USAGE_KNOWN) &&
+	       (unsigned __int128)d->addr + d->length <= UINT64_MAX;
+}
+
+/* The rules of descriptor.h and pool_layout.h, written out independently. */
+static bool grant_sound(const struct rs_accept_info *a)
+{
+	uint64_t start = a->start_offset, end = a->end_offset,
+		 write = a->write_offset_value;
+	bool apm = a->methods & RS_METHOD_BIT(RS_METHOD_APM);
+	bool gpspm = a->methods & RS_METHOD_BIT(RS_METHOD_GPSPM);
+	bool staged = a->methods & RS_METHOD_BIT(RS_METHOD_STAGED);
+
+	if (!mr_sound(&a->data) || !mr_sound(&a->write_offset) ||
+	    !mr_sound(&a->staging))
+		return false;
+	if (a->peer_flags & ~RS_PEER_DIRECT_WRITE_TO_PMEM)
+		return false;
+	if (a->methods == 0 || (a->methods & ~METHODS_KNOWN))
+		return false;
+	if (a->credits < 1 || a->credits > CREDITS_MAX)
+		return false;
+	/* The log lies after the pool header, 8-byte aligned, non-empty, and
+	 * the committed end lies inside it. */
+	if (start < RS_LOG_HDR_END || start % 8 || end % 8 || end <= start ||
+	    write < start || write > end)
+		return false;
+	/* Direct methods write into the data region: it is the log, exactly. */
+	if ((apm || gpspm) && (a->data.length != end - start ||
+			       !(a->data.usage & RS_MR_USAGE_WRITE_DST)))
+		return false;
+	if (apm && (a->write_offset.length != 8 ||
+		    !(a->peer_flags & RS_PEER_DIRECT_WRITE_TO_PMEM)))
+		return false;
+	if (staged) {
+		uint64_t ring = a->staging.length, slot = a->staging_slot_size;
+		if (slot == 0 || ring % slot || ring < slot ||
+		    ring / slot < a->credits ||
+		    !(a->staging.usage & RS_MR_USAGE_WRITE_DST))
+			return false;
+	}
+	return true;
+}
+
+static bool mr_equal(const struct rs_mr_desc *a, const struct rs_mr_desc *b)
+{
+	return a->addr == b->addr && a->length == b->length &&
+	       a->rkey == b->rkey && a->usage == b->usage;
+}
+
+static bool info_equal(const struct rs_accept_info *a,
+		       const struct rs_accept_info *b)
+{
+	return a->peer_flags == b->peer_flags && a->methods == b->methods &&
+	       a->credits == b->credits && mr_equal(&a->data, &b->data) &&
+	       mr_equal(&a->write_offset, &b->write_offset) &&
+	       mr_equal(&a->staging, &b->staging) &&
+	       a->staging_slot_size == b->staging_slot_size &&
+	       a->start_offset == b->start_offset &&
+	       a->end_offset == b->end_offset &&
+	       a->write_offset_value == b->write_offset_value &&
+	       memcmp(a->pool_uuid, b->pool_uuid, sizeof(a->pool_uuid)) == 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rs_accept_info info;
+	const char *why = rs_accept_info_decode(data, size, &info);
+
+	bool header_ok =
+	    size >= RS_ACCEPT_INFO_SIZE && fuzz_le(data, 4) == RS_PROTO_MAGIC &&
+	    data[4] == RS_PROTO_VERSION && data[5] == RS_ACCEPT_INFO_SIZE;
+	if (!header_ok) {
+		FUZZ_CHECK(why && *why);
+		return 0;
+	}
+	struct rs_accept_info model;
+	parse(data, &model);
+	bool reserved_zero = data[10] == 0 && data[11] == 0;
+	FUZZ_CHECK((grant_sound(&model) && reserved_zero) == (why == NULL));
+	if (why) {
+		FUZZ_CHECK(*why);
+		return 0;
+	}
+	FUZZ_CHECK(info_equal(&info, &model));
+	FUZZ_CHECK(grant_sound(&info));
+
+	/* Round trip: the same bytes. */
+	uint8_t *enc = malloc(RS_ACCEPT_INFO_SIZE);
+	FUZZ_CHECK(enc);
+	FUZZ_CHECK(rs_accept_info_encode(&info, enc, RS_ACCEPT_INFO_SIZE) ==
+		   RS_ACCEPT_INFO_SIZE);
+	FUZZ_CHECK(memcmp(enc, data, RS_ACCEPT_INFO_SIZE) == 0);
+	struct rs_accept_info again;
+	for (size_t n = 0; n < RS_ACCEPT_INFO_SIZE; n++)
+		FUZZ_CHECK(rs_accept_info_decode(enc, n, &again) != NULL);
+	uint8_t padded[RS_ACCEPT_PRIVATE_MAX] = {0};
+	memcpy(padded, enc, RS_ACCEPT_INFO_SIZE);
+	memset(&again, 0xa5, sizeof(again));
+	FUZZ_CHECK(rs_accept_info_decode(padded, sizeof(padded), &again) ==
+		   NULL);
+	FUZZ_CHECK(info_equal(&again, &info));
+	free(enc);
+
+	uint8_t *small = malloc(RS_ACCEPT_INFO_SIZE - 1);
+	FUZZ_CHECK(small);
+	FUZZ_CHECK(
+	    rs_accept_info_encode(&info, small, RS_ACCEPT_INFO_SIZE - 1) == 0);
+	free(small);
+
+	/* The sender's negotiation: any method it may ask for. */
+	size_t whylen =
+	    size > RS_ACCEPT_INFO_SIZE ? data[RS_ACCEPT_INFO_SIZE] : 256;
+	for (unsigned m = 0; m < RS_METHOD_COUNT; m++)
+		fuzz_method_choose(info.methods, (enum rs_method)m, whylen);
+	return 0;
+}

@@ -1,0 +1,245 @@
+/* Writes the seed corpus of every fuzzer into DIR/<fuzzer>/seed-NN, made with
+ * the project's own encoders so that no binary files are checked in. */
+#include "descriptor.h"
+#include "fuzz_commit.h"
+#include "message.h"
+#include "pool_layout.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *out_dir;
+static char cur_dir[4096];
+static int seq;
+
+static void begin(const char *name)
+{
+	snprintf(cur_dir, sizeof(cur_dir), "%s/%s", out_dir, name);
+	if (mkdir(out_dir, 0755) && errno != EEXIST) {
+		perror(out_dir);
+		exit(1);
+	}
+	if (mkdir(cur_dir, 0755) && errno != EEXIST) {
+		perror(cur_dir);
+		exit(1);
+	}
+	seq = 0;
+}
+
+static void seed(const void *buf, size_t len)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/seed-%02d", cur_dir, seq++);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static void seed_str(const char *s)
+{
+	seed(s, strlen(s));
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void connect_seeds(void)
+{
+	begin("connect_req");
+	for (uint8_t m = 0; m < RS_METHOD_COUNT; m++) {
+		struct rs_connect_req req = {.flags = m, .method = m};
+		uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
+		size_t len = rs_connect_req_encode(&req, buf, sizeof(buf));
+		buf[len] = (uint8_t)(0x2u << m); /* what the receiver allows */
+		buf[len + 1] = (uint8_t)(m * 40);
+		seed(buf, m == 3 ? sizeof(buf) : len + 2);
+	}
+}
+
+static void accept_seeds(void)
+{
+	begin("accept_info");
+	const uint64_t start = 8192, end = 64u << 20;
+	struct rs_accept_info direct = {
+	    .peer_flags = RS_PEER_DIRECT_WRITE_TO_PMEM,
+	    .methods =
+		RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM),
+	    .credits = 64,
+	    .data = {0x7f0000000000u, end - start, 0x1234,
+		     RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC},
+	    .write_offset = {0x7f0000001010u, 8, 0x1235, RS_MR_USAGE_READ_SRC},
+	    .start_offset = start,
+	    .end_offset = end,
+	    .write_offset_value = start + 4096,
+	    .pool_uuid = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+	};
+	struct rs_accept_info staged = direct;
+	staged.peer_flags = 0;
+	staged.methods = RS_METHOD_BIT(RS_METHOD_STAGED);
+	staged.data = (struct rs_mr_desc){0};
+	staged.write_offset = (struct rs_mr_desc){0};
+	staged.staging = (struct rs_mr_desc){0x7f1000000000u, 64u << 16, 0x99,
+					     RS_MR_USAGE_WRITE_DST};
+	staged.staging_slot_size = 1u << 16;
+	staged.write_offset_value = end;
+	struct rs_accept_info all = direct;
+	all.methods |= RS_METHOD_BIT(RS_METHOD_STAGED);
+	all.staging = staged.staging;
+	all.staging_slot_size = staged.staging_slot_size;
+	struct rs_accept_info gpspm = direct;
+	gpspm.peer_flags = 0;
+	gpspm.methods = RS_METHOD_BIT(RS_METHOD_GPSPM);
+	gpspm.credits = 1;
+
+	const struct rs_accept_info *grants[] = {&direct, &staged, &all,
+						 &gpspm};
+	for (size_t i = 0; i < sizeof(grants) / sizeof(*grants); i++) {
+		uint8_t buf[RS_ACCEPT_PRIVATE_MAX] = {0};
+		size_t len = rs_accept_info_encode(grants[i], buf, sizeof(buf));
+		buf[len] = (uint8_t)(i * 50); /* reason buffer length */
+		seed(buf, i == 2 ? sizeof(buf) : len + 1);
+	}
+}
+
+static void reject_seeds(void)
+{
+	begin("reject");
+	for (uint8_t r = RS_REJECT_BUSY; r <= RS_REJECT_INTERNAL + 1; r++) {
+		struct rs_reject_info rej = {
+		    .reason = r, .methods = (uint8_t)(r << 1 & 0xe)};
+		uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
+		size_t len = rs_reject_encode(&rej, buf, sizeof(buf));
+		buf[len] = (uint8_t)(r * 20);
+		seed(buf, r == RS_REJECT_METHOD ? sizeof(buf) : len + 1);
+	}
+}
+
+static void msg_seeds(void)
+{
+	begin("msg");
+	struct rs_msg msgs[] = {
+	    {RS_MSG_COMMIT, RS_MSG_OK, 1, 8192, 4096, 0},
+	    {RS_MSG_STAGED_COMMIT, RS_MSG_OK, 2, 12288, 100, 65536},
+	    {RS_MSG_COMMIT_DONE, RS_MSG_OK, 2, 12388, 0, 0},
+	    {RS_MSG_COMMIT_DONE, RS_MSG_NOT_CONTIGUOUS, 3, 12388, 0, 0},
+	    {RS_MSG_COMMIT, RS_MSG_OK, 4, UINT64_MAX - 1, 1, 0},
+	};
+	for (size_t i = 0; i < sizeof(msgs) / sizeof(*msgs); i++) {
+		uint8_t buf[RS_MSG_SIZE];
+		seed(buf, rs_msg_encode(&msgs[i], buf, sizeof(buf)));
+	}
+}
+
+static void text_seeds(void)
+{
+	begin("endpoint");
+	const char *eps[] = {
+	    "192.168.0.1", "receiver:7204", "[fe80::1%eth0]:80",
+	    ":65535",	   "[::1]",	    "[]:1",
+	    "host:0",	   "a:b:c"};
+	for (size_t i = 0; i < sizeof(eps) / sizeof(*eps); i++)
+		seed_str(eps[i]);
+
+	begin("size");
+	const char *sizes[] = {"4096",	    "64M", "1GiB",
+			       "2TB",	    "3k",  "18446744073709551615",
+			       "16777216T", "1.5G"};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++)
+		seed_str(sizes[i]);
+}
+
+static void layout_seeds(void)
+{
+	begin("pool_layout");
+	const uint64_t quads[][4] = {
+	    {8192, 4096, 8192, 2u << 20},
+	    {RS_LOG_HDR_END, 2u << 20, RS_LOG_HDR_END + 8, 2u << 20},
+	    {UINT64_MAX - 7, 8, 0, UINT64_MAX},
+	};
+	for (size_t i = 0; i < sizeof(quads) / sizeof(*quads); i++) {
+		uint8_t buf[32];
+		for (int j = 0; j < 4; j++)
+			put_le(buf + 8 * j, quads[i][j], 8);
+		seed(buf, sizeof(buf));
+	}
+}
+
+/* A commit input: header then messages, see fuzz_commit.h. */
+static void commit_seed(uint8_t cfg, uint32_t write_pos,
+			const struct rs_msg *msgs, size_t n)
+{
+	uint8_t buf[FUZZ_COMMIT_HDR_SIZE + FUZZ_COMMIT_MAX_MSGS * RS_MSG_SIZE];
+	buf[0] = cfg;
+	put_le(buf + 1, write_pos, 4);
+	size_t len = FUZZ_COMMIT_HDR_SIZE;
+	for (size_t i = 0; i < n; i++)
+		len += rs_msg_encode(&msgs[i], buf + len, sizeof(buf) - len);
+	seed(buf, len);
+}
+
+static void commit_seeds(void)
+{
+	begin("commit");
+	const uint64_t s = FUZZ_COMMIT_LOG_START, e = FUZZ_COMMIT_POOL_SIZE;
+	const uint8_t both = FUZZ_COMMIT_IN_PLACE | FUZZ_COMMIT_STAGED;
+	const uint8_t ring64k = 6 << FUZZ_COMMIT_RING_SHIFT;
+
+	/* GPSPM then staged, appending; then refusals of each kind. */
+	struct rs_msg a[] = {
+	    {RS_MSG_COMMIT, 0, 1, s, 6, 0},
+	    {RS_MSG_STAGED_COMMIT, 0, 2, s + 6, 5, 4096},
+	    {RS_MSG_COMMIT, 0, 3, s + 100, 4, 0},
+	    {RS_MSG_COMMIT, 0, 4, s + 11, e, 0},
+	    {RS_MSG_COMMIT, 0, 5, 0, 8, 0},
+	    {RS_MSG_STAGED_COMMIT, 0, 6, s + 11, 16, 65536 - 8},
+	    {RS_MSG_COMMIT_DONE, 0, 7, s + 11, 0, 0},
+	};
+	commit_seed(both | ring64k, 0, a, sizeof(a) / sizeof(*a));
+
+	/* Filling the log to its very end, then one byte more. */
+	struct rs_msg b[] = {
+	    {RS_MSG_STAGED_COMMIT, 0, 1, e - 4096, 4000, 65536 - 4000},
+	    {RS_MSG_COMMIT, 0, 2, e - 96, 96, 0},
+	    {RS_MSG_COMMIT, 0, 3, e, 1, 0},
+	};
+	commit_seed(both | ring64k, (uint32_t)(e - 4096 - s), b,
+		    sizeof(b) / sizeof(*b));
+
+	/* Staged only, with a ring whose length is not a slot multiple. */
+	struct rs_msg c[] = {
+	    {RS_MSG_STAGED_COMMIT, 0, 1, s, 4104, 0},
+	    {RS_MSG_STAGED_COMMIT, 0, 2, s + 4104, 1, 4103},
+	    {RS_MSG_COMMIT, 0, 3, s + 4105, 1, 0},
+	};
+	commit_seed(FUZZ_COMMIT_STAGED | 5 << FUZZ_COMMIT_RING_SHIFT, 0, c,
+		    sizeof(c) / sizeof(*c));
+
+	/* No ring offered at all, and GPSPM only. */
+	commit_seed(FUZZ_COMMIT_STAGED | FUZZ_COMMIT_NO_RING, 0, c, 1);
+	commit_seed(FUZZ_COMMIT_IN_PLACE, 0, a, 1);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+	out_dir = argv[1];
+	connect_seeds();
+	accept_seeds();
+	reject_seeds();
+	msg_seeds();
+	text_seeds();
+	layout_seeds();
+	commit_seeds();
+	return 0;
+}
