@@ -121,6 +121,7 @@ size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
 	mr_desc_put(&w, &info->data);
 	mr_desc_put(&w, &info->write_offset);
 	mr_desc_put(&w, &info->staging);
+	mr_desc_put(&w, &info->data_read);
 	rs_wire_put_u32(&w, info->staging_slot_size);
 	rs_wire_put_u64(&w, info->start_offset);
 	rs_wire_put_u64(&w, info->end_offset);
@@ -158,6 +159,10 @@ static const char *accept_info_check(const struct rs_accept_info *info)
 	if ((info->methods & RS_METHOD_BIT(RS_METHOD_APM)) &&
 	    !(info->peer_flags & RS_PEER_DIRECT_WRITE_TO_PMEM))
 		return "APM offered without direct write to PMem";
+	if (info->data_read.length != 0 &&
+	    (info->data_read.length != data_len ||
+	     !(info->data_read.usage & RS_MR_USAGE_READ_SRC)))
+		return "readable data region does not match the log";
 	if (info->methods & RS_METHOD_BIT(RS_METHOD_STAGED)) {
 		uint64_t ring = info->staging.length;
 		uint32_t slot = info->staging_slot_size;
@@ -188,6 +193,8 @@ const char *rs_accept_info_decode(const void *buf, size_t len,
 		mr_why = mr_desc_get(&w, &info->write_offset);
 	if (!mr_why)
 		mr_why = mr_desc_get(&w, &info->staging);
+	if (!mr_why)
+		mr_why = mr_desc_get(&w, &info->data_read);
 	if (mr_why)
 		return mr_why;
 	info->staging_slot_size = rs_wire_get_u32(&w);

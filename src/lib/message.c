@@ -31,6 +31,7 @@ size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len)
 	rs_wire_put_u64(&w, msg->offset);
 	rs_wire_put_u64(&w, msg->length);
 	rs_wire_put_u64(&w, msg->ring_offset);
+	rs_wire_put_u64(&w, msg->hash);
 	return w.failed ? 0 : w.pos;
 }
 
@@ -51,20 +52,25 @@ const char *rs_msg_decode(const void *buf, size_t len, struct rs_msg *msg)
 	msg->offset = rs_wire_get_u64(&w);
 	msg->length = rs_wire_get_u64(&w);
 	msg->ring_offset = rs_wire_get_u64(&w);
+	msg->hash = rs_wire_get_u64(&w);
+	if (msg->type != RS_MSG_HASH_DONE && msg->hash != 0)
+		return "hash in a message that carries none";
 
 	switch (msg->type) {
 	case RS_MSG_COMMIT:
 	case RS_MSG_STAGED_COMMIT:
+	case RS_MSG_HASH:
 		if (msg->status != RS_MSG_OK)
 			return "request carries a status";
 		if (msg->length == 0)
-			return "empty batch";
+			return "empty range";
 		if (msg->length > UINT64_MAX - msg->offset)
-			return "batch range wraps";
-		if (msg->type == RS_MSG_COMMIT && msg->ring_offset != 0)
-			return "ring offset in a non-staged commit";
+			return "range wraps";
+		if (msg->type != RS_MSG_STAGED_COMMIT && msg->ring_offset != 0)
+			return "ring offset in a non-staged request";
 		return 0;
 	case RS_MSG_COMMIT_DONE:
+	case RS_MSG_HASH_DONE:
 		if (msg->status > RS_MSG_BAD_REQUEST)
 			return "unknown reply status";
 		return 0;

@@ -1,19 +1,22 @@
 /* Control messages exchanged over send/recv once connected: the sender asks
  * the receiver to commit a batch (GPSPM: persist it in place; staged: copy it
  * from the staging ring first) and the receiver answers when the batch and the
- * write offset that covers it are persistent. Fixed size, little-endian. */
+ * write offset that covers it are persistent; a verifying sender asks for the
+ * XXH3 hash of a committed range. Fixed size, little-endian. */
 #ifndef RS_MESSAGE_H
 #define RS_MESSAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define RS_MSG_SIZE 40
+#define RS_MSG_SIZE 48
 
 enum rs_msg_type {
 	RS_MSG_COMMIT = 1,	  /* GPSPM: persist [offset, +length) */
 	RS_MSG_STAGED_COMMIT = 2, /* copy ring[ring_offset, +length) first */
 	RS_MSG_COMMIT_DONE = 3,	  /* reply: write offset is now `offset` */
+	RS_MSG_HASH = 4,	  /* verify: hash [offset, +length) */
+	RS_MSG_HASH_DONE = 5,	  /* reply: its XXH3-64 is `hash` */
 };
 
 enum rs_msg_status {
@@ -30,6 +33,7 @@ struct rs_msg {
 	uint64_t offset; /* absolute log offset (reply: new write offset) */
 	uint64_t length; /* bytes in the batch */
 	uint64_t ring_offset; /* staged: where the batch sits in the ring */
+	uint64_t hash;	      /* HASH_DONE: XXH3-64 of the range */
 };
 
 const char *rs_msg_status_str(uint8_t status);

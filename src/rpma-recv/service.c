@@ -3,6 +3,7 @@
 #include "commit.h"
 #include "descriptor.h"
 #include "exit_code.h"
+#include "hash_reply.h"
 #include "listener.h"
 #include "log.h"
 #include "message.h"
@@ -22,6 +23,8 @@ volatile sig_atomic_t recv_stop_requested;
 struct session {
 	struct rs_conn conn;
 	struct recv_commit_policy policy;
+	bool verify;		/* the sender asked to verify */
+	struct ibv_mr *read_mr; /* the log, readable, for its verify only */
 	uint8_t *bufs;
 	struct ibv_mr *bufs_mr;
 	uint16_t credits;
@@ -111,6 +114,7 @@ static void session_end(struct session *s)
 	rs_conn_disconnect(&s->conn);
 	rs_conn_destroy(&s->conn);
 	rs_mr_dereg(&s->bufs_mr);
+	rs_mr_dereg(&s->read_mr);
 	free(s->bufs);
 	s->bufs = 0;
 }
@@ -130,8 +134,10 @@ static bool session_on_message(struct service *svc, struct session *s,
 	}
 	struct recv_staging staging = {.ring = svc->exposure.ring,
 				       .length = svc->exposure.ring_len};
-	bool ok =
-	    recv_commit_apply(&svc->target, &staging, s->policy, &req, &reply);
+	bool ok = req.type == RS_MSG_HASH
+		      ? recv_hash_apply(&svc->target, s->verify, &req, &reply)
+		      : recv_commit_apply(&svc->target, &staging, s->policy,
+					  &req, &reply);
 	uint8_t *out = reply_buf(s, s->replies++);
 	rs_msg_encode(&reply, out, RS_MSG_SIZE);
 	if (rs_conn_post_send(&s->conn, out, RS_MSG_SIZE, s->bufs_mr->lkey,
@@ -140,15 +146,17 @@ static bool session_on_message(struct service *svc, struct session *s,
 		return false;
 	}
 	if (!ok) {
-		rs_err("refused a commit from %s at offset %llu length %llu: "
+		rs_err("refused a request from %s at offset %llu length %llu: "
 		       "%s; closing the connection",
 		       s->peer, (unsigned long long)req.offset,
 		       (unsigned long long)req.length,
 		       rs_msg_status_str(reply.status));
 		return false;
 	}
-	s->commits++;
-	s->bytes += req.length;
+	if (req.type != RS_MSG_HASH) {
+		s->commits++;
+		s->bytes += req.length;
+	}
 	if (rs_conn_post_recv(&s->conn, recv_buf(s, slot), RS_MSG_SIZE,
 			      s->bufs_mr->lkey, slot)) {
 		rs_err("cannot post a receive: %s", strerror(errno));
@@ -217,6 +225,23 @@ static void session_serve(struct service *svc, struct session *s)
 	}
 }
 
+/* Remote read of the log, for a verifying sender's session only; where the
+ * device cannot register the pool, verify works by hashes alone. */
+static void grant_read(struct service *svc, struct session *s,
+		       struct rs_accept_info *info)
+{
+	const struct rs_pmem_target *t = &svc->target;
+	int err =
+	    rs_mr_reg(&svc->exposure.peer, t->base + t->start,
+		      t->end - t->start, IBV_ACCESS_REMOTE_READ, &s->read_mr);
+	if (err) {
+		rs_verbose("no remote read for %s's verify (%s)", s->peer,
+			   rs_mr_reg_advice(err));
+		return;
+	}
+	info->data_read = rs_mr_describe(s->read_mr, RS_MR_USAGE_READ_SRC);
+}
+
 /* Returns true when a sender was accepted and served. */
 static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
 {
@@ -267,6 +292,9 @@ static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
 
 	struct rs_accept_info info;
 	recv_exposure_describe(&svc->exposure, &svc->target, &info);
+	s.verify = req.flags & RS_CONNECT_VERIFY;
+	if (s.verify)
+		grant_read(svc, &s, &info);
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
 	size_t len = rs_accept_info_encode(&info, buf, sizeof(buf));
 	char err[256];

@@ -4,6 +4,7 @@
 #include "log.h"
 #include "shipper.h"
 #include "size.h"
+#include "verify_command.h"
 
 #include <argp.h>
 #include <signal.h>
@@ -37,6 +38,8 @@ enum {
 	OPT_STATS,
 	OPT_RETRY,
 	OPT_FOLLOW,
+	OPT_VERIFY,
+	OPT_SEND,
 };
 
 static const struct argp_option options[] = {
@@ -64,6 +67,15 @@ static const struct argp_option options[] = {
      "On a lost connection, a restarted or busy receiver, reconnect up to N "
      "times (back-off from 0.1 s to 5 s) and resend what was not committed",
      0},
+    {"verify", OPT_VERIFY, "hash|read", OPTION_ARG_OPTIONAL,
+     "Compare FILE with the remote log instead of sending, like cmp; give "
+     "FILE before HOST. hash (default): the receiver hashes 1 MiB chunks; "
+     "read: read the replica back with RDMA reads",
+     0},
+    {"send", OPT_SEND, 0, 0,
+     "With --verify: ship FILE first (appending), then verify what was "
+     "shipped",
+     0},
     {"progress", OPT_PROGRESS, "always", OPTION_ARG_OPTIONAL,
      "Show bytes committed, rate and elapsed time on stderr while running "
      "(only on a terminal, unless =always)",
@@ -81,8 +93,12 @@ struct send_args {
 	struct ship_config cfg;
 	bool stats;
 	bool follow;
+	bool verify;
+	enum verify_method verify_method;
+	bool send_first;
+	const char *args[2]; /* positionals: HOST FILE, or FILE HOST */
+	int nargs;
 	const char *input;
-	bool have_remote;
 	enum rs_log_level level;
 };
 
@@ -101,10 +117,31 @@ static uint64_t parse_number(struct argp_state *state, const char *opt,
 	return v;
 }
 
+/* Sending takes HOST [FILE]; verifying takes FILE HOST, like cmp. */
+static void assign_positionals(struct argp_state *state, struct send_args *a)
+{
+	if (a->send_first && !a->verify)
+		argp_error(state, "--send goes with --verify");
+	const char *host = a->args[0];
+	a->input = a->args[1];
+	if (a->verify) {
+		if (a->nargs < 2)
+			argp_error(state, "--verify needs FILE and HOST");
+		a->input = a->args[0];
+		host = a->args[1];
+	}
+	if (!host)
+		argp_error(state, "missing HOST (where rpma-recv runs)");
+	const char *why = rs_endpoint_parse(host, &a->cfg.remote);
+	if (!why && !a->cfg.remote.host[0])
+		why = "missing host";
+	if (why)
+		argp_error(state, "'%s': %s", host, why);
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct send_args *a = state->input;
-	const char *why;
 	switch (key) {
 	case OPT_METHOD:
 		if (rs_method_parse(arg, &a->cfg.method))
@@ -141,6 +178,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'f':
 		a->follow = true;
 		break;
+	case OPT_VERIFY:
+		a->verify = true;
+		if (arg && verify_method_parse(arg, &a->verify_method))
+			argp_error(state, "--verify: '%s' is not hash or read",
+				   arg);
+		break;
+	case OPT_SEND:
+		a->send_first = true;
+		break;
 	case OPT_RETRY:
 		a->cfg.retries = (unsigned)parse_number(state, "--retry", arg,
 							0, 1000000, false);
@@ -155,24 +201,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->level = RS_LOG_VERBOSE;
 		break;
 	case ARGP_KEY_ARG:
-		if (!a->have_remote) {
-			why = rs_endpoint_parse(arg, &a->cfg.remote);
-			if (!why && !a->cfg.remote.host[0])
-				why = "missing host";
-			if (why)
-				argp_error(state, "'%s': %s", arg, why);
-			a->have_remote = true;
-		} else if (!a->input) {
-			a->input = arg;
-		} else {
+		if (a->nargs == 2)
 			argp_error(state, "give one FILE (or - for standard "
 					  "input)");
-		}
+		a->args[a->nargs++] = arg;
 		break;
 	case ARGP_KEY_END:
-		if (!a->have_remote)
-			argp_error(state,
-				   "missing HOST (where rpma-recv runs)");
+		assign_positionals(state, a);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -225,6 +260,24 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, 0);
 	sigaction(SIGTERM, &sa, 0);
 	signal(SIGPIPE, SIG_IGN);
+
+	if (a.verify) {
+		struct verify_command cmd = {
+		    .verify = {.remote = a.cfg.remote,
+			       .timeout_ms = a.cfg.connect_timeout_ms,
+			       .method = a.verify_method,
+			       .chunk = 1u << 20,
+			       .depth = a.cfg.depth,
+			       .all_ranges = a.level >= RS_LOG_VERBOSE,
+			       .whole_log = true,
+			       .local_max = UINT64_MAX},
+		    .file = a.input,
+		    .send_first = a.send_first,
+		    .ship = &a.cfg,
+		    .stats = a.stats,
+		};
+		return verify_command_run(&cmd);
+	}
 
 	struct send_input in;
 	char err[512];

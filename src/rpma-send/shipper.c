@@ -480,6 +480,7 @@ int ship_run(const struct ship_config *cfg, struct send_input *in,
 	send_progress_finish(&s.progress, s.stats);
 	result->method = s.method;
 	result->committed = committed_input(&s);
+	result->first_offset = s.first_offset;
 	result->log_used = s.committed_offset - s.link.info.start_offset;
 	result->log_size = s.link.info.end_offset - s.link.info.start_offset;
 	link_down(&s);

@@ -28,8 +28,9 @@ struct ship_config {
 
 struct ship_result {
 	enum rs_method method;
-	uint64_t committed; /* input bytes committed remotely */
-	uint64_t log_used;  /* remote log bytes in use at the end */
+	uint64_t committed;    /* input bytes committed remotely */
+	uint64_t first_offset; /* absolute log offset of the first of them */
+	uint64_t log_used;     /* remote log bytes in use at the end */
 	uint64_t log_size;
 	struct send_stats stats;
 };

@@ -37,6 +37,7 @@ static void parse(const uint8_t *p, struct rs_accept_info *a)
 	p = mr_parse(p + 12, &a->data);
 	p = mr_parse(p, &a->write_offset);
 	p = mr_parse(p, &a->staging);
+	p = mr_parse(p, &a->data_read);
 	a->staging_slot_size = (uint32_t)fuzz_le(p, 4);
 	a->start_offset = fuzz_le(p + 4, 8);
 	a->end_offset = fuzz_le(p + 12, 8);
@@ -60,7 +61,7 @@ static bool grant_sound(const struct rs_accept_info *a)
 	bool staged = a->methods & RS_METHOD_BIT(RS_METHOD_STAGED);
 
 	if (!mr_sound(&a->data) || !mr_sound(&a->write_offset) ||
-	    !mr_sound(&a->staging))
+	    !mr_sound(&a->staging) || !mr_sound(&a->data_read))
 		return false;
 	if (a->peer_flags & ~RS_PEER_DIRECT_WRITE_TO_PMEM)
 		return false;
@@ -79,6 +80,11 @@ static bool grant_sound(const struct rs_accept_info *a)
 		return false;
 	if (apm && (a->write_offset.length != 8 ||
 		    !(a->peer_flags & RS_PEER_DIRECT_WRITE_TO_PMEM)))
+		return false;
+	/* Verify's readable region, when granted, is the log, exactly. */
+	if (a->data_read.length != 0 &&
+	    (a->data_read.length != end - start ||
+	     !(a->data_read.usage & RS_MR_USAGE_READ_SRC)))
 		return false;
 	if (staged) {
 		uint64_t ring = a->staging.length, slot = a->staging_slot_size;
@@ -103,6 +109,7 @@ static bool info_equal(const struct rs_accept_info *a,
 	       a->credits == b->credits && mr_equal(&a->data, &b->data) &&
 	       mr_equal(&a->write_offset, &b->write_offset) &&
 	       mr_equal(&a->staging, &b->staging) &&
+	       mr_equal(&a->data_read, &b->data_read) &&
 	       a->staging_slot_size == b->staging_slot_size &&
 	       a->start_offset == b->start_offset &&
 	       a->end_offset == b->end_offset &&

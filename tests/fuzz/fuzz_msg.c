@@ -3,8 +3,8 @@
  * the documented layout itself, finds well formed (magic, zero reserved
  * fields, a known type, requests without a status, non-empty and
  * non-wrapping, no ring offset outside a staged commit, replies with a known
- * status), an accepted message re-encodes to the same 40 bytes and decodes
- * back the same, and anything shorter is refused. */
+ * status, a hash only in a hash reply), an accepted message re-encodes to the
+ * same 48 bytes and decodes back the same, and anything shorter is refused. */
 #include "descriptor.h"
 #include "fuzz_check.h"
 #include "message.h"
@@ -15,24 +15,29 @@ static bool msg_equal(const struct rs_msg *a, const struct rs_msg *b)
 {
 	return a->type == b->type && a->status == b->status &&
 	       a->seq == b->seq && a->offset == b->offset &&
-	       a->length == b->length && a->ring_offset == b->ring_offset;
+	       a->length == b->length && a->ring_offset == b->ring_offset &&
+	       a->hash == b->hash;
 }
 
 static bool well_formed(const uint8_t *p)
 {
 	uint8_t type = p[4], status = p[5];
 	uint64_t offset = fuzz_le(p + 16, 8), length = fuzz_le(p + 24, 8),
-		 ring_offset = fuzz_le(p + 32, 8);
+		 ring_offset = fuzz_le(p + 32, 8), hash = fuzz_le(p + 40, 8);
 	if (fuzz_le(p, 4) != RS_PROTO_MAGIC || fuzz_le(p + 6, 2) != 0 ||
 	    fuzz_le(p + 12, 4) != 0)
+		return false;
+	if (type != RS_MSG_HASH_DONE && hash != 0)
 		return false;
 	switch (type) {
 	case RS_MSG_COMMIT:
 	case RS_MSG_STAGED_COMMIT:
+	case RS_MSG_HASH:
 		return status == RS_MSG_OK && length != 0 &&
 		       (unsigned __int128)offset + length <= UINT64_MAX &&
 		       (type == RS_MSG_STAGED_COMMIT || ring_offset == 0);
 	case RS_MSG_COMMIT_DONE:
+	case RS_MSG_HASH_DONE:
 		return status <= RS_MSG_BAD_REQUEST;
 	default:
 		return false;
@@ -59,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .offset = fuzz_le(data + 16, 8),
 	    .length = fuzz_le(data + 24, 8),
 	    .ring_offset = fuzz_le(data + 32, 8),
+	    .hash = fuzz_le(data + 40, 8),
 	};
 	FUZZ_CHECK(msg_equal(&msg, &model));
 	const char *status = rs_msg_status_str(msg.status);

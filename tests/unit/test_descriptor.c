@@ -33,6 +33,10 @@ static struct rs_accept_info valid_info(void)
 			.length = 4u << 20,
 			.rkey = 0x77,
 			.usage = RS_MR_USAGE_WRITE_DST},
+	    .data_read = {.addr = 0x7f0000002000ull,
+			  .length = (64u << 20) - 8192,
+			  .rkey = 0x4321,
+			  .usage = RS_MR_USAGE_READ_SRC},
 	    .staging_slot_size = 1u << 20,
 	    .start_offset = 8192,
 	    .end_offset = 64u << 20,
@@ -64,6 +68,8 @@ static void accept_round_trip(void **state)
 	assert_int_equal(out.data.rkey, in.data.rkey);
 	assert_int_equal(out.write_offset.addr, in.write_offset.addr);
 	assert_int_equal(out.staging.rkey, in.staging.rkey);
+	assert_int_equal(out.data_read.rkey, 0x4321);
+	assert_int_equal(out.data_read.length, in.data_read.length);
 	assert_int_equal(out.staging_slot_size, in.staging_slot_size);
 	assert_int_equal(out.start_offset, 8192);
 	assert_int_equal(out.end_offset, 64u << 20);
@@ -163,6 +169,12 @@ static void accept_rejects_bad_fields(void **state)
 	assert_non_null(decode_mutated(i));
 	i = valid_info();
 	i.peer_flags = 0; /* APM without direct write to PMem */
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.data_read.length = 4096; /* readable region not the log */
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
+	i.data_read.usage = RS_MR_USAGE_WRITE_DST;
 	assert_non_null(decode_mutated(i));
 	i = valid_info();
 	i.staging_slot_size = 0;

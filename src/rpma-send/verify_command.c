@@ -1,0 +1,110 @@
+#include "verify_command.h"
+
+#include "exit_code.h"
+#include "input.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *method_name(enum verify_method m)
+{
+	return m == VERIFY_READ ? "read" : "hash";
+}
+
+/* Ships FILE and narrows the comparison to the range it now occupies. */
+static int ship_first(const struct verify_command *cmd,
+		      struct verify_config *vc)
+{
+	struct send_input in;
+	char err[512];
+	if (send_input_open(&in, cmd->file, false, err, sizeof(err))) {
+		rs_err("%s", err);
+		return RS_EXIT_USAGE;
+	}
+	struct ship_result r;
+	memset(&r, 0, sizeof(r));
+	int rc = ship_run(cmd->ship, &in, &r);
+	send_input_close(&in);
+	if (rc)
+		return rc;
+	rs_info("committed %llu bytes (%s); verifying them",
+		(unsigned long long)r.committed, rs_method_name(r.method));
+	vc->whole_log = false;
+	vc->offset = r.first_offset;
+	vc->length = r.committed;
+	vc->local_max = r.committed;
+	return RS_EXIT_OK;
+}
+
+static void report(const struct verify_command *cmd,
+		   const struct verify_result *r)
+{
+	const char *host = cmd->verify.remote.host;
+	unsigned long long at = (unsigned long long)r->first_difference;
+	switch (r->outcome) {
+	case VERIFY_SAME:
+		rs_info("%s and the log on %s are identical (%llu bytes, "
+			"checked by %s)",
+			cmd->file, host, (unsigned long long)r->compared,
+			method_name(cmd->verify.method));
+		break;
+	case VERIFY_DIFFERENT:
+		printf("%s and the log on %s differ: byte offset %llu\n",
+		       cmd->file, host, at);
+		break;
+	case VERIFY_REMOTE_SHORTER:
+		printf("the log on %s is shorter than %s: it ends at byte "
+		       "offset %llu\n",
+		       host, cmd->file, at);
+		break;
+	case VERIFY_REMOTE_LONGER:
+		printf("the log on %s is longer than %s: %s ends at byte "
+		       "offset %llu\n",
+		       host, cmd->file, cmd->file, at);
+		break;
+	}
+	fflush(stdout);
+	if (cmd->stats)
+		fprintf(stderr,
+			"rpma-send: stats: verify bytes=%llu seconds=%.3f "
+			"MBps=%.2f method=%s\n",
+			(unsigned long long)r->compared, r->seconds,
+			r->seconds > 0 ? (double)r->compared / r->seconds / 1e6
+				       : 0.0,
+			method_name(cmd->verify.method));
+}
+
+int verify_command_run(const struct verify_command *cmd)
+{
+	struct verify_config vc = cmd->verify;
+	if (cmd->send_first) {
+		if (strcmp(cmd->file, "-") == 0) {
+			rs_err("--send with --verify needs a FILE to read "
+			       "again, not standard input");
+			return RS_EXIT_USAGE;
+		}
+		if (ship_first(cmd, &vc))
+			return RS_EXIT_USAGE;
+	}
+	int fd = STDIN_FILENO;
+	if (strcmp(cmd->file, "-") != 0) {
+		fd = open(cmd->file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rs_err("cannot open %s: %s", cmd->file,
+			       strerror(errno));
+			return RS_EXIT_USAGE;
+		}
+	}
+	struct verify_result r;
+	int rc = verify_run(&vc, fd, cmd->file, &r);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (rc)
+		return RS_EXIT_USAGE; /* cmp's "trouble" */
+	report(cmd, &r);
+	return r.outcome == VERIFY_SAME ? RS_EXIT_OK : RS_EXIT_DIFFERENT;
+}
