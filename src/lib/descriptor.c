@@ -122,6 +122,7 @@ size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
 	mr_desc_put(&w, &info->write_offset);
 	mr_desc_put(&w, &info->staging);
 	mr_desc_put(&w, &info->data_read);
+	mr_desc_put(&w, &info->staging_read);
 	rs_wire_put_u32(&w, info->staging_slot_size);
 	rs_wire_put_u64(&w, info->start_offset);
 	rs_wire_put_u64(&w, info->end_offset);
@@ -163,6 +164,11 @@ static const char *accept_info_check(const struct rs_accept_info *info)
 	    (info->data_read.length != data_len ||
 	     !(info->data_read.usage & RS_MR_USAGE_READ_SRC)))
 		return "readable data region does not match the log";
+	if (info->staging_read.length != 0 &&
+	    (info->staging_read.length != info->staging.length ||
+	     info->staging_slot_size == 0 ||
+	     !(info->staging_read.usage & RS_MR_USAGE_READ_SRC)))
+		return "readable staging region does not match the ring";
 	if (info->methods & RS_METHOD_BIT(RS_METHOD_STAGED)) {
 		uint64_t ring = info->staging.length;
 		uint32_t slot = info->staging_slot_size;
@@ -195,6 +201,8 @@ const char *rs_accept_info_decode(const void *buf, size_t len,
 		mr_why = mr_desc_get(&w, &info->staging);
 	if (!mr_why)
 		mr_why = mr_desc_get(&w, &info->data_read);
+	if (!mr_why)
+		mr_why = mr_desc_get(&w, &info->staging_read);
 	if (mr_why)
 		return mr_why;
 	info->staging_slot_size = rs_wire_get_u32(&w);

@@ -52,13 +52,14 @@ struct rs_accept_info {
 	struct rs_mr_desc write_offset; /* the 8-byte write-offset word (APM) */
 	struct rs_mr_desc staging;	/* the DRAM staging ring (staged) */
 	struct rs_mr_desc data_read;	/* the log, readable: verify only */
+	struct rs_mr_desc staging_read; /* the ring, readable: verify only */
 	uint32_t staging_slot_size;	/* bytes per ring slot */
 	uint64_t start_offset; /* log geometry, absolute file offsets */
 	uint64_t end_offset;
 	uint64_t write_offset_value; /* committed end of data */
 	uint8_t pool_uuid[16];
 };
-#define RS_ACCEPT_INFO_SIZE 140
+#define RS_ACCEPT_INFO_SIZE 161
 
 /* Why the receiver refused a connection. */
 enum rs_reject_reason {

@@ -60,17 +60,20 @@ const char *rs_msg_decode(const void *buf, size_t len, struct rs_msg *msg)
 	case RS_MSG_COMMIT:
 	case RS_MSG_STAGED_COMMIT:
 	case RS_MSG_HASH:
+	case RS_MSG_READ_STAGE:
 		if (msg->status != RS_MSG_OK)
 			return "request carries a status";
 		if (msg->length == 0)
 			return "empty range";
 		if (msg->length > UINT64_MAX - msg->offset)
 			return "range wraps";
-		if (msg->type != RS_MSG_STAGED_COMMIT && msg->ring_offset != 0)
-			return "ring offset in a non-staged request";
+		if (msg->type != RS_MSG_STAGED_COMMIT &&
+		    msg->type != RS_MSG_READ_STAGE && msg->ring_offset != 0)
+			return "ring offset in a request without the ring";
 		return 0;
 	case RS_MSG_COMMIT_DONE:
 	case RS_MSG_HASH_DONE:
+	case RS_MSG_READ_STAGE_DONE:
 		if (msg->status > RS_MSG_BAD_REQUEST)
 			return "unknown reply status";
 		return 0;

@@ -12,11 +12,13 @@
 #define RS_MSG_SIZE 48
 
 enum rs_msg_type {
-	RS_MSG_COMMIT = 1,	  /* GPSPM: persist [offset, +length) */
-	RS_MSG_STAGED_COMMIT = 2, /* copy ring[ring_offset, +length) first */
-	RS_MSG_COMMIT_DONE = 3,	  /* reply: write offset is now `offset` */
-	RS_MSG_HASH = 4,	  /* verify: hash [offset, +length) */
-	RS_MSG_HASH_DONE = 5,	  /* reply: its XXH3-64 is `hash` */
+	RS_MSG_COMMIT = 1,	    /* GPSPM: persist [offset, +length) */
+	RS_MSG_STAGED_COMMIT = 2,   /* copy ring[ring_offset, +length) first */
+	RS_MSG_COMMIT_DONE = 3,	    /* reply: write offset is now `offset` */
+	RS_MSG_HASH = 4,	    /* verify: hash [offset, +length) */
+	RS_MSG_HASH_DONE = 5,	    /* reply: its XXH3-64 is `hash` */
+	RS_MSG_READ_STAGE = 6,	    /* verify: copy [offset, +length) to ring */
+	RS_MSG_READ_STAGE_DONE = 7, /* reply: it is at ring_offset */
 };
 
 enum rs_msg_status {

@@ -3,11 +3,11 @@
 #include "commit.h"
 #include "descriptor.h"
 #include "exit_code.h"
-#include "hash_reply.h"
 #include "listener.h"
 #include "log.h"
 #include "message.h"
 #include "mr.h"
+#include "verify_reply.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@ struct session {
 	struct recv_commit_policy policy;
 	bool verify;		/* the sender asked to verify */
 	struct ibv_mr *read_mr; /* the log, readable, for its verify only */
+	struct ibv_mr *ring_read_mr; /* the ring, readable, likewise */
 	uint8_t *bufs;
 	struct ibv_mr *bufs_mr;
 	uint16_t credits;
@@ -115,6 +116,7 @@ static void session_end(struct session *s)
 	rs_conn_destroy(&s->conn);
 	rs_mr_dereg(&s->bufs_mr);
 	rs_mr_dereg(&s->read_mr);
+	rs_mr_dereg(&s->ring_read_mr);
 	free(s->bufs);
 	s->bufs = 0;
 }
@@ -134,10 +136,14 @@ static bool session_on_message(struct service *svc, struct session *s,
 	}
 	struct recv_staging staging = {.ring = svc->exposure.ring,
 				       .length = svc->exposure.ring_len};
-	bool ok = req.type == RS_MSG_HASH
-		      ? recv_hash_apply(&svc->target, s->verify, &req, &reply)
-		      : recv_commit_apply(&svc->target, &staging, s->policy,
-					  &req, &reply);
+	struct recv_ring ring = {.base = svc->exposure.ring,
+				 .length = svc->exposure.ring_len};
+	bool verifying =
+	    req.type == RS_MSG_HASH || req.type == RS_MSG_READ_STAGE;
+	bool ok = verifying ? recv_verify_apply(&svc->target, &ring, s->verify,
+						&req, &reply)
+			    : recv_commit_apply(&svc->target, &staging,
+						s->policy, &req, &reply);
 	uint8_t *out = reply_buf(s, s->replies++);
 	rs_msg_encode(&reply, out, RS_MSG_SIZE);
 	if (rs_conn_post_send(&s->conn, out, RS_MSG_SIZE, s->bufs_mr->lkey,
@@ -153,7 +159,7 @@ static bool session_on_message(struct service *svc, struct session *s,
 		       rs_msg_status_str(reply.status));
 		return false;
 	}
-	if (req.type != RS_MSG_HASH) {
+	if (!verifying) {
 		s->commits++;
 		s->bytes += req.length;
 	}
@@ -226,20 +232,27 @@ static void session_serve(struct service *svc, struct session *s)
 }
 
 /* Remote read of the log, for a verifying sender's session only; where the
- * device cannot register the pool, verify works by hashes alone. */
+ * device cannot register the pool, of the staging ring the receiver copies
+ * ranges into. Deregistered when the session ends. */
 static void grant_read(struct service *svc, struct session *s,
 		       struct rs_accept_info *info)
 {
 	const struct rs_pmem_target *t = &svc->target;
-	int err =
-	    rs_mr_reg(&svc->exposure.peer, t->base + t->start,
-		      t->end - t->start, IBV_ACCESS_REMOTE_READ, &s->read_mr);
-	if (err) {
-		rs_verbose("no remote read for %s's verify (%s)", s->peer,
-			   rs_mr_reg_advice(err));
-		return;
-	}
-	info->data_read = rs_mr_describe(s->read_mr, RS_MR_USAGE_READ_SRC);
+	struct rs_peer *peer = &svc->exposure.peer;
+	int err = rs_mr_reg(peer, t->base + t->start, t->end - t->start,
+			    IBV_ACCESS_REMOTE_READ, &s->read_mr);
+	if (!err)
+		info->data_read =
+		    rs_mr_describe(s->read_mr, RS_MR_USAGE_READ_SRC);
+	else
+		rs_verbose("no remote read of the pool for %s's verify (%s); "
+			   "reading through the staging ring",
+			   s->peer, rs_mr_reg_advice(err));
+	err = rs_mr_reg(peer, svc->exposure.ring, svc->exposure.ring_len,
+			IBV_ACCESS_REMOTE_READ, &s->ring_read_mr);
+	if (!err)
+		info->staging_read =
+		    rs_mr_describe(s->ring_read_mr, RS_MR_USAGE_READ_SRC);
 }
 
 /* Returns true when a sender was accepted and served. */

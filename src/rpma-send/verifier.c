@@ -15,37 +15,49 @@
 
 #define VERIFY_WAIT_MS 1000
 
+/* How the replica's bytes or hashes are obtained. */
+enum verify_path {
+	PATH_HASH,	/* the receiver hashes the range */
+	PATH_READ,	/* RDMA read of the pool itself */
+	PATH_READ_RING, /* the receiver copies into its ring; we read that */
+};
+
 /* One chunk being compared. */
 struct chunk {
 	uint64_t index;
+	uint64_t log_offset; /* where its remote bytes are */
+	uint64_t asked;	     /* bytes asked about */
 	uint64_t local_len;
 	uint64_t remote_len;
 	uint64_t remote_hash;
-	bool answered;	 /* the hash or the read came back */
+	bool answered;	 /* the hash or the bytes are here */
 	uint8_t *local;	 /* the local bytes */
-	uint8_t *remote; /* read mode: the replica's bytes */
+	uint8_t *remote; /* read paths: the replica's bytes */
 };
 
 struct verifier {
 	const struct verify_config *cfg;
 	struct send_link link;
+	enum verify_path path;
+	uint32_t chunk_size;
+	uint16_t depth;
 	uint64_t log_offset; /* where the compared range starts in the log */
 	uint64_t remote_len;
 	uint8_t *bufs; /* local and remote bytes of every chunk slot */
 	struct ibv_mr *bufs_mr;
 	struct chunk *chunks;
-	uint64_t next;	 /* next chunk to issue */
+	uint64_t next;	 /* next chunk index to use */
 	uint64_t oldest; /* oldest chunk not evaluated */
+	int fd;
+	const char *name;
 	bool input_done;
+	uint64_t local_total;
 	/* The first difference, and a copy of its chunk's local bytes. */
 	bool found;
 	uint64_t diff_chunk_offset;
 	uint64_t diff_len; /* bytes both sides have in that chunk */
 	uint8_t *diff_local;
 	struct verify_result *result;
-	int fd;
-	const char *name;
-	uint64_t local_total; /* local bytes read */
 	/* -v: a run of differing chunks not yet printed. */
 	bool in_range;
 	uint64_t range_start, range_end;
@@ -64,7 +76,12 @@ int verify_method_parse(const char *name, enum verify_method *m)
 
 static struct chunk *chunk_of(struct verifier *v, uint64_t index)
 {
-	return &v->chunks[index % v->cfg->depth];
+	return &v->chunks[index % v->depth];
+}
+
+static uint64_t ring_slot_offset(const struct verifier *v, uint64_t index)
+{
+	return (index % v->depth) * v->link.info.staging_slot_size;
 }
 
 static ssize_t read_full(int fd, uint8_t *buf, size_t len)
@@ -83,82 +100,142 @@ static ssize_t read_full(int fd, uint8_t *buf, size_t len)
 	return (ssize_t)got;
 }
 
-static int post_hash(struct verifier *v, uint64_t index, uint64_t offset,
-		     uint64_t len)
+static int post_message(struct verifier *v, uint8_t type, uint64_t index,
+			uint64_t offset, uint64_t len)
 {
 	struct link_slot *slot = &v->link.slots[index % v->link.nslots];
-	struct rs_msg msg = {.type = RS_MSG_HASH,
+	struct rs_msg msg = {.type = type,
 			     .seq = (uint32_t)index,
 			     .offset = offset,
 			     .length = len};
+	if (type == RS_MSG_READ_STAGE)
+		msg.ring_offset = ring_slot_offset(v, index);
 	rs_msg_encode(&msg, slot->request, sizeof(slot->request));
 	return rs_conn_post_send(&v->link.conn, slot->request, RS_MSG_SIZE,
 				 v->link.slots_mr->lkey, UINT64_MAX,
 				 IBV_SEND_SIGNALED);
 }
 
-static int post_read(struct verifier *v, uint64_t index, uint64_t offset,
-		     uint64_t len, uint8_t *dst)
+/* RDMA-reads chunk c's remote bytes: from the pool, or from the ring slot
+ * the receiver copied them into. */
+static int post_read(struct verifier *v, struct chunk *c)
 {
-	const struct rs_mr_desc *d = &v->link.info.data_read;
-	return rs_conn_post_read(&v->link.conn, dst, (uint32_t)len,
-				 v->bufs_mr->lkey,
-				 d->addr + (offset - v->link.info.start_offset),
-				 d->rkey, index, IBV_SEND_SIGNALED);
+	const struct rs_accept_info *info = &v->link.info;
+	uint64_t remote;
+	uint32_t rkey;
+	if (v->path == PATH_READ_RING) {
+		remote =
+		    info->staging_read.addr + ring_slot_offset(v, c->index);
+		rkey = info->staging_read.rkey;
+	} else {
+		remote =
+		    info->data_read.addr + (c->log_offset - info->start_offset);
+		rkey = info->data_read.rkey;
+	}
+	return rs_conn_post_read(&v->link.conn, c->remote, (uint32_t)c->asked,
+				 v->bufs_mr->lkey, remote, rkey, c->index,
+				 IBV_SEND_SIGNALED);
 }
 
-/* Waits for the answer about chunk `index`. Returns an exit code. */
-static int await(struct verifier *v, uint64_t index, uint64_t *hash)
+/* Asks about `len` remote bytes at log_offset for chunk c (by hash when
+ * by_hash, else for the bytes themselves). */
+static int request(struct verifier *v, struct chunk *c, uint64_t log_offset,
+		   uint64_t len, bool by_hash)
 {
-	for (;;) {
-		struct ibv_wc wc;
-		enum rs_wait_result r =
-		    rs_conn_next_completion(&v->link.conn, &wc, VERIFY_WAIT_MS);
-		if (r == RS_WAIT_TIMEOUT)
-			continue;
-		if (r != RS_WAIT_COMPLETION || wc.status != IBV_WC_SUCCESS) {
-			rs_err("connection to %s lost while verifying",
-			       v->cfg->remote.host);
-			return RS_EXIT_CONNECT;
-		}
-		if (wc.opcode == IBV_WC_RDMA_READ) {
-			if (wc.wr_id != index)
-				break;
-			return RS_EXIT_OK;
-		}
-		if (wc.opcode != IBV_WC_RECV)
-			continue;
-		uint16_t i = (uint16_t)wc.wr_id;
-		struct rs_msg reply;
-		const char *why =
-		    rs_msg_decode(v->link.slots[i].reply, wc.byte_len, &reply);
-		if (!why && (reply.type != RS_MSG_HASH_DONE ||
-			     reply.seq != (uint32_t)index))
-			why = "unexpected reply";
-		if (!why && reply.status != RS_MSG_OK)
-			why = rs_msg_status_str(reply.status);
-		if (why) {
-			rs_err("the receiver could not hash the log (%s)", why);
-			return RS_EXIT_USAGE;
-		}
-		*hash = reply.hash;
-		if (rs_conn_post_recv(&v->link.conn, v->link.slots[i].reply,
-				      RS_MSG_SIZE, v->link.slots_mr->lkey, i))
-			return RS_EXIT_CONNECT;
+	c->log_offset = log_offset;
+	c->asked = len;
+	c->answered = false;
+	if (by_hash)
+		return post_message(v, RS_MSG_HASH, c->index, log_offset, len);
+	if (v->path == PATH_READ_RING)
+		return post_message(v, RS_MSG_READ_STAGE, c->index, log_offset,
+				    len);
+	return post_read(v, c);
+}
+
+/* The chunk a reply or read completion is about, if it is one in flight. */
+static struct chunk *in_flight(struct verifier *v, uint64_t seq_or_index,
+			       bool only_low_bits)
+{
+	struct chunk *c = chunk_of(v, seq_or_index);
+	bool match = only_low_bits
+			 ? (uint32_t)c->index == (uint32_t)seq_or_index
+			 : c->index == seq_or_index;
+	return match && !c->answered ? c : 0;
+}
+
+static int on_reply(struct verifier *v, const struct ibv_wc *wc)
+{
+	uint16_t i = (uint16_t)wc->wr_id;
+	struct rs_msg reply;
+	const char *why =
+	    rs_msg_decode(v->link.slots[i].reply, wc->byte_len, &reply);
+	struct chunk *c = why ? 0 : in_flight(v, reply.seq, true);
+	if (!why && (!c || (reply.type != RS_MSG_HASH_DONE &&
+			    reply.type != RS_MSG_READ_STAGE_DONE)))
+		why = "unexpected reply";
+	if (!why && reply.status != RS_MSG_OK)
+		why = rs_msg_status_str(reply.status);
+	if (why) {
+		rs_err("the receiver could not serve the verify (%s)", why);
+		return RS_EXIT_USAGE;
+	}
+	if (rs_conn_post_recv(&v->link.conn, v->link.slots[i].reply,
+			      RS_MSG_SIZE, v->link.slots_mr->lkey, i))
+		return RS_EXIT_CONNECT;
+	if (reply.type == RS_MSG_HASH_DONE) {
+		c->remote_hash = reply.hash;
+		c->answered = true;
 		return RS_EXIT_OK;
 	}
-	rs_err("RDMA reads completed out of order while verifying");
-	return RS_EXIT_CONNECT;
+	/* The bytes wait in the ring slot: read them now. */
+	return post_read(v, c) ? RS_EXIT_CONNECT : RS_EXIT_OK;
 }
 
-/* Reads the next local chunk and asks about the remote one. Sets *none
+/* Handles one completion. */
+static int pump(struct verifier *v)
+{
+	struct ibv_wc wc;
+	enum rs_wait_result r =
+	    rs_conn_next_completion(&v->link.conn, &wc, VERIFY_WAIT_MS);
+	if (r == RS_WAIT_TIMEOUT)
+		return send_stop_requested ? RS_EXIT_USAGE : RS_EXIT_OK;
+	if (r != RS_WAIT_COMPLETION || wc.status != IBV_WC_SUCCESS) {
+		rs_err("connection to %s lost while verifying",
+		       v->cfg->remote.host);
+		return RS_EXIT_CONNECT;
+	}
+	if (wc.opcode == IBV_WC_RECV)
+		return on_reply(v, &wc);
+	if (wc.opcode == IBV_WC_RDMA_READ) {
+		struct chunk *c = in_flight(v, wc.wr_id, false);
+		if (!c) {
+			rs_err("an RDMA read completed for no chunk");
+			return RS_EXIT_CONNECT;
+		}
+		c->answered = true;
+	}
+	return RS_EXIT_OK;
+}
+
+static int await(struct verifier *v, struct chunk *c)
+{
+	while (!c->answered) {
+		int rc = pump(v);
+		if (rc)
+			return rc;
+	}
+	return RS_EXIT_OK;
+}
+
+/* Reads the next local chunk and asks about the remote one. Sets *ended
  * when both sides have ended. */
-static int issue(struct verifier *v, bool *none)
+static int issue(struct verifier *v, bool *ended)
 {
 	uint64_t index = v->next;
-	uint64_t off = index * v->cfg->chunk;
+	uint64_t off = index * v->chunk_size;
 	struct chunk *c = chunk_of(v, index);
-	uint64_t want = v->cfg->chunk;
+	uint64_t want = v->chunk_size;
 	if (off >= v->cfg->local_max)
 		want = 0;
 	else if (v->cfg->local_max - off < want)
@@ -177,23 +254,21 @@ static int issue(struct verifier *v, bool *none)
 	c->local_len = (uint64_t)n;
 	c->remote_len = 0;
 	if (off < v->remote_len)
-		c->remote_len = v->remote_len - off < v->cfg->chunk
+		c->remote_len = v->remote_len - off < v->chunk_size
 				    ? v->remote_len - off
-				    : v->cfg->chunk;
-	*none = c->local_len == 0 && c->remote_len == 0;
-	if (*none)
+				    : v->chunk_size;
+	*ended = c->local_len == 0 && c->remote_len == 0;
+	if (*ended)
 		return RS_EXIT_OK;
 	v->next++;
 	uint64_t both =
 	    c->local_len < c->remote_len ? c->local_len : c->remote_len;
-	c->answered = both == 0; /* a pure length difference needs no ask */
-	if (both == 0)
+	if (both == 0) { /* a pure length difference needs no question */
+		c->asked = 0;
+		c->answered = true;
 		return RS_EXIT_OK;
-	int ret =
-	    v->cfg->method == VERIFY_READ
-		? post_read(v, index, v->log_offset + off, both, c->remote)
-		: post_hash(v, index, v->log_offset + off, both);
-	if (ret) {
+	}
+	if (request(v, c, v->log_offset + off, both, v->path == PATH_HASH)) {
 		rs_err("cannot post a verify request: %s", strerror(errno));
 		return RS_EXIT_CONNECT;
 	}
@@ -220,13 +295,12 @@ static void note_range(struct verifier *v, uint64_t start, uint64_t end)
  * comparison can stop. */
 static bool evaluate(struct verifier *v, struct chunk *c)
 {
-	uint64_t off = c->index * v->cfg->chunk;
-	uint64_t both =
-	    c->local_len < c->remote_len ? c->local_len : c->remote_len;
+	uint64_t off = c->index * v->chunk_size;
+	uint64_t both = c->asked;
 	bool same_bytes =
-	    both == 0 || (v->cfg->method == VERIFY_READ
-			      ? memcmp(c->local, c->remote, both) == 0
-			      : XXH3_64bits(c->local, both) == c->remote_hash);
+	    both == 0 || (v->path == PATH_HASH
+			      ? XXH3_64bits(c->local, both) == c->remote_hash
+			      : memcmp(c->local, c->remote, both) == 0);
 	v->result->compared += both;
 	if (same_bytes && c->local_len == c->remote_len)
 		return false;
@@ -241,7 +315,7 @@ static bool evaluate(struct verifier *v, struct chunk *c)
 		v->diff_len = same_bytes ? 0 : both;
 		if (!same_bytes)
 			memcpy(v->diff_local, c->local, both);
-		if (same_bytes) /* only the lengths differ */
+		else /* only the lengths differ */
 			v->result->first_difference = off + both;
 		v->result->outcome = !same_bytes ? VERIFY_DIFFERENT
 				     : c->local_len > c->remote_len
@@ -256,7 +330,7 @@ static int compare_chunks(struct verifier *v)
 {
 	bool ended = false, stop = false;
 	for (;;) {
-		while (!ended && !stop && v->next - v->oldest < v->cfg->depth) {
+		while (!ended && !stop && v->next - v->oldest < v->depth) {
 			int rc = issue(v, &ended);
 			if (rc)
 				return rc;
@@ -264,58 +338,53 @@ static int compare_chunks(struct verifier *v)
 		if (v->next == v->oldest)
 			return RS_EXIT_OK;
 		struct chunk *c = chunk_of(v, v->oldest);
-		if (!c->answered) {
-			int rc = await(v, c->index, &c->remote_hash);
-			if (rc)
-				return rc;
-			c->answered = true;
-		}
+		int rc = await(v, c);
+		if (rc)
+			return rc;
 		v->oldest++;
 		if (!stop && evaluate(v, c))
 			stop = true; /* drain what is in flight, then end */
-		if (send_stop_requested) {
-			rs_err("verify interrupted");
-			return RS_EXIT_USAGE;
-		}
 	}
 }
 
-static int remote_hash_sync(struct verifier *v, uint64_t offset, uint64_t len,
-			    uint64_t *hash)
-{
-	uint64_t index = v->next++;
-	if (post_hash(v, index, v->log_offset + offset, len))
-		return RS_EXIT_CONNECT;
-	return await(v, index, hash);
-}
-
-/* Narrows the first differing chunk down to its first differing byte: one
- * RDMA read where the receiver allows it, else halving with hashes. */
+/* Narrows the first differing chunk down to its first differing byte: by
+ * reading the chunk back, or where no read is granted, by halving it with
+ * hashes. Nothing else is in flight here. */
 static int find_first_byte(struct verifier *v)
 {
 	uint64_t base = v->diff_chunk_offset;
-	if (v->link.info.data_read.length != 0) {
-		uint8_t *remote = v->chunks[0].remote;
-		uint64_t index = v->next++;
-		if (post_read(v, index, v->log_offset + base, v->diff_len,
-			      remote))
-			return RS_EXIT_CONNECT;
-		int rc = await(v, index, 0);
+	const struct rs_accept_info *info = &v->link.info;
+	bool can_read = v->path != PATH_HASH || info->data_read.length ||
+			info->staging_read.length;
+	if (can_read) {
+		if (v->path == PATH_HASH)
+			v->path =
+			    info->data_read.length ? PATH_READ : PATH_READ_RING;
+		struct chunk *c = chunk_of(v, v->next);
+		c->index = v->next++;
+		int rc =
+		    request(v, c, v->log_offset + base, v->diff_len, false);
+		if (!rc)
+			rc = await(v, c);
 		if (rc)
 			return rc;
 		uint64_t i = 0;
-		while (i < v->diff_len && remote[i] == v->diff_local[i])
+		while (i < v->diff_len && c->remote[i] == v->diff_local[i])
 			i++;
 		v->result->first_difference = base + i;
 		return RS_EXIT_OK;
 	}
 	uint64_t lo = 0, n = v->diff_len;
 	while (n > 1) {
-		uint64_t half = n / 2, h;
-		int rc = remote_hash_sync(v, base + lo, half, &h);
+		uint64_t half = n / 2;
+		struct chunk *c = chunk_of(v, v->next);
+		c->index = v->next++;
+		int rc = request(v, c, v->log_offset + base + lo, half, true);
+		if (!rc)
+			rc = await(v, c);
 		if (rc)
 			return rc;
-		if (h == XXH3_64bits(v->diff_local + lo, half)) {
+		if (c->remote_hash == XXH3_64bits(v->diff_local + lo, half)) {
 			lo += half;
 			n -= half;
 		} else {
@@ -326,25 +395,32 @@ static int find_first_byte(struct verifier *v)
 	return RS_EXIT_OK;
 }
 
-static int verifier_setup(struct verifier *v)
+/* Chooses how to read, and the range of the log to compare. */
+static int plan(struct verifier *v)
 {
-	bool busy;
-	struct link_request r = {
-	    .remote = &v->cfg->remote,
-	    .timeout_ms = v->cfg->timeout_ms,
-	    .req = {.flags = RS_CONNECT_VERIFY, .method = RS_METHOD_AUTO},
-	    .slots = v->cfg->depth,
-	};
-	int rc = send_link_open(&v->link, &r, &busy);
-	if (rc)
-		return rc;
 	const struct rs_accept_info *info = &v->link.info;
-	if (v->cfg->method == VERIFY_READ && info->data_read.length == 0) {
-		rs_err("--verify=read needs remote read of the pool, which the "
-		       "receiver's RDMA device cannot register (fsdax without "
-		       "ODP); use --verify=hash");
-		return RS_EXIT_USAGE;
+	v->depth =
+	    v->cfg->depth < info->credits ? v->cfg->depth : info->credits;
+	v->chunk_size = v->cfg->chunk;
+	v->path = PATH_HASH;
+	if (v->cfg->method == VERIFY_READ) {
+		if (info->data_read.length) {
+			v->path = PATH_READ;
+		} else if (info->staging_read.length) {
+			v->path = PATH_READ_RING;
+			if (v->chunk_size > info->staging_slot_size)
+				v->chunk_size = info->staging_slot_size;
+		} else {
+			rs_err("--verify=read: the receiver grants no remote "
+			       "read; use --verify=hash");
+			return RS_EXIT_USAGE;
+		}
 	}
+	/* A first difference may be read back through the ring. */
+	if (info->staging_read.length && !info->data_read.length &&
+	    v->chunk_size > info->staging_slot_size)
+		v->chunk_size = info->staging_slot_size;
+
 	uint64_t committed_end = info->write_offset_value;
 	if (v->cfg->whole_log) {
 		v->log_offset = info->start_offset;
@@ -358,12 +434,29 @@ static int verifier_setup(struct verifier *v)
 			v->remote_len = v->cfg->length;
 	}
 	v->result->remote_length = v->remote_len;
+	return RS_EXIT_OK;
+}
 
-	size_t per = (size_t)v->cfg->chunk * 2;
-	size_t total = per * v->cfg->depth;
+static int setup(struct verifier *v)
+{
+	bool busy;
+	struct link_request r = {
+	    .remote = &v->cfg->remote,
+	    .timeout_ms = v->cfg->timeout_ms,
+	    .req = {.flags = RS_CONNECT_VERIFY, .method = RS_METHOD_AUTO},
+	    .slots = v->cfg->depth,
+	};
+	int rc = send_link_open(&v->link, &r, &busy);
+	if (!rc)
+		rc = plan(v);
+	if (rc)
+		return rc;
+
+	size_t per = (size_t)v->chunk_size * 2;
+	size_t total = per * v->depth;
 	v->bufs = malloc(total);
-	v->chunks = calloc(v->cfg->depth, sizeof(*v->chunks));
-	v->diff_local = malloc(v->cfg->chunk);
+	v->chunks = calloc(v->depth, sizeof(*v->chunks));
+	v->diff_local = malloc(v->chunk_size);
 	if (!v->bufs || !v->chunks || !v->diff_local) {
 		rs_err("cannot allocate %zu bytes of verify buffers", total);
 		return RS_EXIT_USAGE;
@@ -375,9 +468,11 @@ static int verifier_setup(struct verifier *v)
 		       rs_mr_reg_advice(err));
 		return RS_EXIT_USAGE;
 	}
-	for (uint16_t i = 0; i < v->cfg->depth; i++) {
+	for (uint16_t i = 0; i < v->depth; i++) {
 		v->chunks[i].local = v->bufs + per * i;
-		v->chunks[i].remote = v->bufs + per * i + v->cfg->chunk;
+		v->chunks[i].remote = v->bufs + per * i + v->chunk_size;
+		v->chunks[i].index = UINT64_MAX; /* matches no completion */
+		v->chunks[i].answered = true;
 	}
 	return RS_EXIT_OK;
 }
@@ -393,7 +488,7 @@ int verify_run(const struct verify_config *cfg, int fd, const char *name,
 	v.name = name;
 	v.result = result;
 	uint64_t start_ns = send_stats_now_ns();
-	int rc = verifier_setup(&v);
+	int rc = setup(&v);
 	if (!rc)
 		rc = compare_chunks(&v);
 	if (!rc && v.found && result->outcome == VERIFY_DIFFERENT)

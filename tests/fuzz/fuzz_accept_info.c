@@ -38,6 +38,7 @@ static void parse(const uint8_t *p, struct rs_accept_info *a)
 	p = mr_parse(p, &a->write_offset);
 	p = mr_parse(p, &a->staging);
 	p = mr_parse(p, &a->data_read);
+	p = mr_parse(p, &a->staging_read);
 	a->staging_slot_size = (uint32_t)fuzz_le(p, 4);
 	a->start_offset = fuzz_le(p + 4, 8);
 	a->end_offset = fuzz_le(p + 12, 8);
@@ -61,7 +62,8 @@ static bool grant_sound(const struct rs_accept_info *a)
 	bool staged = a->methods & RS_METHOD_BIT(RS_METHOD_STAGED);
 
 	if (!mr_sound(&a->data) || !mr_sound(&a->write_offset) ||
-	    !mr_sound(&a->staging) || !mr_sound(&a->data_read))
+	    !mr_sound(&a->staging) || !mr_sound(&a->data_read) ||
+	    !mr_sound(&a->staging_read))
 		return false;
 	if (a->peer_flags & ~RS_PEER_DIRECT_WRITE_TO_PMEM)
 		return false;
@@ -85,6 +87,12 @@ static bool grant_sound(const struct rs_accept_info *a)
 	if (a->data_read.length != 0 &&
 	    (a->data_read.length != end - start ||
 	     !(a->data_read.usage & RS_MR_USAGE_READ_SRC)))
+		return false;
+	/* So is the readable ring: the staging ring, exactly. */
+	if (a->staging_read.length != 0 &&
+	    (a->staging_read.length != a->staging.length ||
+	     a->staging_slot_size == 0 ||
+	     !(a->staging_read.usage & RS_MR_USAGE_READ_SRC)))
 		return false;
 	if (staged) {
 		uint64_t ring = a->staging.length, slot = a->staging_slot_size;
@@ -110,6 +118,7 @@ static bool info_equal(const struct rs_accept_info *a,
 	       mr_equal(&a->write_offset, &b->write_offset) &&
 	       mr_equal(&a->staging, &b->staging) &&
 	       mr_equal(&a->data_read, &b->data_read) &&
+	       mr_equal(&a->staging_read, &b->staging_read) &&
 	       a->staging_slot_size == b->staging_slot_size &&
 	       a->start_offset == b->start_offset &&
 	       a->end_offset == b->end_offset &&

@@ -33,11 +33,14 @@ static bool well_formed(const uint8_t *p)
 	case RS_MSG_COMMIT:
 	case RS_MSG_STAGED_COMMIT:
 	case RS_MSG_HASH:
+	case RS_MSG_READ_STAGE:
 		return status == RS_MSG_OK && length != 0 &&
 		       (unsigned __int128)offset + length <= UINT64_MAX &&
-		       (type == RS_MSG_STAGED_COMMIT || ring_offset == 0);
+		       (type == RS_MSG_STAGED_COMMIT ||
+			type == RS_MSG_READ_STAGE || ring_offset == 0);
 	case RS_MSG_COMMIT_DONE:
 	case RS_MSG_HASH_DONE:
+	case RS_MSG_READ_STAGE_DONE:
 		return status <= RS_MSG_BAD_REQUEST;
 	default:
 		return false;

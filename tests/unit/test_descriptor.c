@@ -177,6 +177,13 @@ static void accept_rejects_bad_fields(void **state)
 	i.data_read.usage = RS_MR_USAGE_WRITE_DST;
 	assert_non_null(decode_mutated(i));
 	i = valid_info();
+	i.staging_read = i.staging; /* readable ring without read usage */
+	assert_non_null(decode_mutated(i));
+	i.staging_read.usage = RS_MR_USAGE_READ_SRC;
+	assert_null(decode_mutated(i));
+	i.staging_read.length /= 2; /* not the whole ring */
+	assert_non_null(decode_mutated(i));
+	i = valid_info();
 	i.staging_slot_size = 0;
 	assert_non_null(decode_mutated(i));
 	i = valid_info();

@@ -32,6 +32,15 @@ static void round_trip(void **state)
 	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
 	assert_int_equal(out.ring_offset, 1u << 20);
 
+	struct rs_msg hash = {.type = RS_MSG_HASH_DONE,
+			      .seq = 4,
+			      .offset = 8192,
+			      .length = 1u << 20,
+			      .hash = 0x0123456789abcdefull};
+	rs_msg_encode(&hash, buf, sizeof(buf));
+	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_true(out.hash == 0x0123456789abcdefull);
+
 	struct rs_msg done = {.type = RS_MSG_COMMIT_DONE,
 			      .status = RS_MSG_NOT_CONTIGUOUS,
 			      .seq = 9,
@@ -81,6 +90,15 @@ static void malformed_fails(void **state)
 	m = commit;
 	m.ring_offset = 4096; /* only staged commits have a ring offset */
 	assert_non_null(decode(m));
+	m = commit;
+	m.hash = 1; /* only a hash reply carries one */
+	assert_non_null(decode(m));
+	m = commit;
+	m.type = RS_MSG_HASH;
+	m.ring_offset = 64; /* a hash request has no ring */
+	assert_non_null(decode(m));
+	m.type = RS_MSG_READ_STAGE; /* a ring read does */
+	assert_null(decode(m));
 	m = (struct rs_msg){.type = RS_MSG_COMMIT_DONE, .status = 99};
 	assert_non_null(decode(m));
 

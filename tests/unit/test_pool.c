@@ -10,12 +10,14 @@
 #include "commit.h"
 #include "pmem_target.h"
 #include "pool_layout.h"
+#include "verify_reply.h"
 
 #include <libpmemlog.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #define POOL_SIZE (8u << 20)
 
@@ -216,6 +218,51 @@ static void not_a_pool_is_refused(void **state)
 	assert_non_null(strstr(err, "--create"));
 }
 
+static void verify_requests_see_committed_bytes_only(void **state)
+{
+	struct fixture *f = *state;
+	memcpy(f->t.base + 8192, "committed", 9);
+	struct rs_msg req = {.type = RS_MSG_COMMIT,
+			     .offset = 8192,
+			     .length = 9},
+		      reply;
+	assert_true(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	memcpy(f->t.base + 8192 + 9, "uncommitted", 11);
+
+	struct recv_ring ring = {.base = f->ring, .length = sizeof(f->ring)};
+	req = (struct rs_msg){
+	    .type = RS_MSG_HASH, .seq = 3, .offset = 8192, .length = 9};
+	assert_true(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	assert_int_equal(reply.type, RS_MSG_HASH_DONE);
+	assert_int_equal(reply.seq, 3);
+	assert_true(reply.hash == XXH3_64bits("committed", 9));
+
+	/* Not for a sender that did not ask to verify. */
+	assert_false(recv_verify_apply(&f->t, &ring, false, &req, &reply));
+	assert_int_equal(reply.status, RS_MSG_BAD_REQUEST);
+	/* Not beyond the committed end, not before the log. */
+	req.length = 10;
+	assert_false(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
+	req = (struct rs_msg){.type = RS_MSG_HASH, .offset = 0, .length = 9};
+	assert_false(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+
+	req = (struct rs_msg){.type = RS_MSG_READ_STAGE,
+			      .offset = 8193,
+			      .length = 8,
+			      .ring_offset = 100};
+	assert_true(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	assert_int_equal(reply.type, RS_MSG_READ_STAGE_DONE);
+	assert_memory_equal(f->ring + 100, "ommitted", 8);
+	req.ring_offset = sizeof(f->ring) - 4; /* past the ring */
+	assert_false(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
+	/* A commit is not a verify request. */
+	req =
+	    (struct rs_msg){.type = RS_MSG_COMMIT, .offset = 8201, .length = 1};
+	assert_false(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+}
+
 static void layout_checks(void **state)
 {
 	(void)state;
@@ -242,6 +289,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(fills_to_the_end_exactly, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		verify_requests_see_committed_bytes_only, setup, teardown),
 	    cmocka_unit_test(not_a_pool_is_refused),
 	    cmocka_unit_test(layout_checks),
 	};

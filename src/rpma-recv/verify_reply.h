@@ -1,0 +1,25 @@
+/* Answering a verifying sender: the XXH3-64 hash of a range of the committed
+ * log, so replicas are compared without moving their bytes, or a copy of a
+ * range into the staging ring for the sender to RDMA-read where the pool
+ * itself cannot be registered. Only committed bytes, only for a sender that
+ * asked to verify. No RDMA here, so it is tested on the host. */
+#ifndef RECV_VERIFY_REPLY_H
+#define RECV_VERIFY_REPLY_H
+
+#include "message.h"
+#include "pmem_target.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct recv_ring {
+	uint8_t *base; /* NULL when there is none */
+	uint64_t length;
+};
+
+/* Fills *reply for a HASH or READ_STAGE request; returns true when done. */
+bool recv_verify_apply(const struct rs_pmem_target *target,
+		       const struct recv_ring *ring, bool verify_allowed,
+		       const struct rs_msg *req, struct rs_msg *reply);
+
+#endif

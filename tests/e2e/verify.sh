@@ -1,0 +1,133 @@
+#!/bin/bash
+# End-to-end verify: rpma-send --verify=hash|read against replicas on devdax
+# (pool registrable: direct RDMA reads) and fsdax (not registrable on rxe:
+# reads go through the staging ring), identical, with one byte changed on
+# the receiver's side, truncated, longer, and with the receiver gone.
+# Runs inside the VM test bed: scripts/vm-run -- tests/e2e/verify.sh BUILD
+BUILD="$1"
+. "$(dirname "$0")/lib.sh"
+
+seed="${RPMA_VERIFY_SEED:-$(date +%s)}"
+RANDOM=$seed
+log "verify seed: $seed (set RPMA_VERIFY_SEED to repeat)"
+
+input="$WORK/input"
+head -c 16M /dev/urandom >"$input"
+size=$(stat -c %s "$input")
+
+# pool_byte POOL OFFSET [VALUE]: prints the byte at OFFSET of the pool file
+# or device, after setting it to VALUE if given, through a shared mapping (a
+# devdax takes neither read(2) nor write(2)).
+pool_byte() {
+	python3 - "$@" <<'PY'
+import mmap, os, sys
+path, off = sys.argv[1], int(sys.argv[2])
+fd = os.open(path, os.O_RDWR)
+size = os.lseek(fd, 0, os.SEEK_END) or int(open(
+    "/sys/bus/dax/devices/%s/size" % os.path.basename(path)).read())
+m = mmap.mmap(fd, size)
+if len(sys.argv) > 3:
+    m[off] = int(sys.argv[3])
+print(m[off])
+PY
+}
+
+# flip POOL OFFSET: changes the byte at OFFSET.
+flip() {
+	local old
+	old=$(pool_byte "$1" "$2")
+	pool_byte "$1" "$2" $(((old + 1) % 256)) >/dev/null
+}
+
+# set_write_offset POOL VALUE: rewinds the committed end (a truncated replica).
+set_write_offset() {
+	python3 - "$1" "$2" <<'PY'
+import mmap, os, struct, sys
+path, val = sys.argv[1], int(sys.argv[2])
+fd = os.open(path, os.O_RDWR)
+size = os.lseek(fd, 0, os.SEEK_END) or int(open(
+    "/sys/bus/dax/devices/%s/size" % os.path.basename(path)).read())
+m = mmap.mmap(fd, size)
+m[4112:4120] = struct.pack("<Q", val)
+PY
+}
+
+# expect_verify NAME RC PATTERN ARGS...: runs rpma-send --verify ARGS and
+# checks the exit code and that its output matches PATTERN.
+expect_verify() {
+	local name="$1" want="$2" pattern="$3"
+	shift 3
+	local rc=0
+	timeout 120 "$SEND" "$@" >"$WORK/out" 2>&1 || rc=$?
+	[ "$rc" = "$want" ] || fail "$name: exit $rc, want $want: $(cat "$WORK/out")"
+	grep -q -- "$pattern" "$WORK/out" || fail "$name: output lacks '$pattern': $(cat "$WORK/out")"
+}
+
+verify_target() { # NAME POOL METHOD [RECV ARGS...]
+	local target="$1" pool="$2" method="$3"
+	shift 3
+	start_case "$target: ship with --send --verify, then verify both ways"
+	if ! start_recv "$WORK/recv.log" "$@" "$pool"; then
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+		end_case
+		return
+	fi
+	expect_verify "ship and verify" 0 "identical (16777216 bytes" \
+		--send --verify --truncate --method "$method" "$input" "$RECV_IP"
+	for m in hash read; do
+		expect_verify "identical, $m" 0 "identical (16777216 bytes, checked by $m)" \
+			--verify="$m" --stats "$input" "$RECV_IP"
+		grep -q "stats: verify bytes=16777216" "$WORK/out" || fail "no verify stats"
+	done
+	end_case
+
+	start_case "$target: one byte changed on the receiver's side"
+	local at=$(((RANDOM * 32768 + RANDOM) % size))
+	flip "$pool" $((8192 + at))
+	for m in hash read; do
+		expect_verify "changed byte, $m" 1 "differ: byte offset $at\$" \
+			--verify="$m" "$input" "$RECV_IP"
+	done
+	# -v lists the differing ranges: change a byte 3 MiB further too.
+	local second=$(((at + 3 * 1048576) % size))
+	flip "$pool" $((8192 + second))
+	expect_verify "ranges" 1 "differs in bytes \[$((second / 1048576 * 1048576)), " \
+		--verify -v "$input" "$RECV_IP"
+	expect_verify "ranges" 1 "differs in bytes \[$((at / 1048576 * 1048576)), " \
+		--verify -v "$input" "$RECV_IP"
+	end_case
+
+	start_case "$target: truncated and longer replicas"
+	expect_verify "ship again" 0 "identical" \
+		--send --verify --truncate --method "$method" "$input" "$RECV_IP"
+	local cut=$(((RANDOM * 32768 + RANDOM) % size))
+	set_write_offset "$pool" $((8192 + cut))
+	head -c "$cut" "$input" >"$WORK/prefix"
+	for m in hash read; do
+		expect_verify "truncated, $m" 1 "is shorter than $input: it ends at byte offset $cut\$" \
+			--verify="$m" "$input" "$RECV_IP"
+	done
+	head -c $((cut / 2)) "$input" >"$WORK/half"
+	expect_verify "longer" 1 "is longer than $WORK/half: $WORK/half ends at byte offset $((cut / 2))\$" \
+		--verify "$WORK/half" "$RECV_IP"
+	expect_verify "stdin" 0 "identical" --verify - "$RECV_IP" <"$WORK/prefix"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	[ "$REAP_RC" = 0 ] || fail "receiver exited $REAP_RC"
+	end_case
+}
+
+verify_target devdax "$RPMA_DEVDAX" gpspm --create 1
+verify_target fsdax "$RPMA_FSDAX_DIR/verify.pool" staged --create 64M
+grep -q "reading through the staging ring" "$WORK/recv.log" ||
+	{ start_case "fsdax verify reads through the ring"; fail "no notice: $(cat "$WORK/recv.log")"; end_case; }
+
+start_case "receiver gone: exit 2 with a clear message"
+rc=0
+timeout 60 "$SEND" --verify "$input" "$RECV_IP" 2>"$WORK/err" || rc=$?
+[ "$rc" = 2 ] || fail "exit $rc, want 2"
+one_line_error "$WORK/err"
+grep -q "is rpma-recv running" "$WORK/err" || fail "unclear: $(cat "$WORK/err")"
+end_case
+
+summary
