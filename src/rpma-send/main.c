@@ -2,6 +2,7 @@
 #include "exit_code.h"
 #include "input.h"
 #include "log.h"
+#include "resume.h"
 #include "shipper.h"
 #include "size.h"
 #include "verify_command.h"
@@ -23,7 +24,9 @@ static const char doc[] =
     "Exit status: 0 everything read was committed; 2 bad option or "
     "unreadable input; 3 cannot connect or connection lost; 4 the remote "
     "log is full (the message says how many input bytes were committed); "
-    "5 the receiver refused us (busy, method, version).";
+    "5 the receiver refused us (busy, method, version); 6 --resume found a "
+    "remote log that is not a prefix of FILE. With --verify: 0 same, "
+    "1 different, 2 trouble.";
 
 static const char args_doc[] = "HOST[:PORT] [FILE|-]";
 
@@ -40,6 +43,7 @@ enum {
 	OPT_FOLLOW,
 	OPT_VERIFY,
 	OPT_SEND,
+	OPT_RESUME,
 };
 
 static const struct argp_option options[] = {
@@ -62,6 +66,10 @@ static const struct argp_option options[] = {
     {"follow", 'f', 0, 0,
      "Keep reading FILE as it grows, following it across rotation like "
      "`tail -F`, until SIGINT or SIGTERM",
+     0},
+    {"resume", OPT_RESUME, 0, 0,
+     "Continue a partly shipped FILE: check by hashes that the remote log "
+     "is a prefix of FILE, then send only the rest (exit 6 if it is not)",
      0},
     {"retry", OPT_RETRY, "N", 0,
      "On a lost connection, a restarted or busy receiver, reconnect up to N "
@@ -96,6 +104,7 @@ struct send_args {
 	bool verify;
 	enum verify_method verify_method;
 	bool send_first;
+	bool resume;
 	const char *args[2]; /* positionals: HOST FILE, or FILE HOST */
 	int nargs;
 	const char *input;
@@ -122,6 +131,9 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 {
 	if (a->send_first && !a->verify)
 		argp_error(state, "--send goes with --verify");
+	if (a->resume && (a->verify || a->cfg.truncate || a->follow))
+		argp_error(state, "--resume goes without --verify, --truncate "
+				  "and --follow");
 	const char *host = a->args[0];
 	a->input = a->args[1];
 	if (a->verify) {
@@ -187,6 +199,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SEND:
 		a->send_first = true;
 		break;
+	case OPT_RESUME:
+		a->resume = true;
+		break;
 	case OPT_RETRY:
 		a->cfg.retries = (unsigned)parse_number(state, "--retry", arg,
 							0, 1000000, false);
@@ -238,6 +253,9 @@ static void print_stats(const struct ship_result *r)
 		rs_method_name(r->method));
 }
 
+static int report_ship(const struct send_args *a, int rc,
+		       const struct ship_result *r);
+
 int main(int argc, char **argv)
 {
 	struct send_args a;
@@ -279,6 +297,13 @@ int main(int argc, char **argv)
 		return verify_command_run(&cmd);
 	}
 
+	struct ship_result result;
+	memset(&result, 0, sizeof(result));
+	int rc;
+	if (a.resume) {
+		rc = resume_run(&a.cfg, a.input ? a.input : "-", &result);
+		return report_ship(&a, rc, &result);
+	}
 	struct send_input in;
 	char err[512];
 	if (send_input_open(&in, a.input ? a.input : "-", a.follow, err,
@@ -286,19 +311,24 @@ int main(int argc, char **argv)
 		rs_err("%s", err);
 		return RS_EXIT_USAGE;
 	}
-	struct ship_result result;
-	memset(&result, 0, sizeof(result));
-	int rc = ship_run(&a.cfg, &in, &result);
+	rc = ship_run(&a.cfg, &in, &result);
 	send_input_close(&in);
+	return report_ship(&a, rc, &result);
+}
+
+/* The summary of a send, and the stats line when asked for. */
+static int report_ship(const struct send_args *a, int rc,
+		       const struct ship_result *r)
+{
 	if (rc == RS_EXIT_OK)
 		rs_info("committed %llu bytes in %llu batches (%s); remote log "
 			"%llu of %llu bytes used",
-			(unsigned long long)result.committed,
-			(unsigned long long)result.stats.batches,
-			rs_method_name(result.method),
-			(unsigned long long)result.log_used,
-			(unsigned long long)result.log_size);
-	if (a.stats)
-		print_stats(&result);
+			(unsigned long long)r->committed,
+			(unsigned long long)r->stats.batches,
+			rs_method_name(r->method),
+			(unsigned long long)r->log_used,
+			(unsigned long long)r->log_size);
+	if (a->stats)
+		print_stats(r);
 	return rc;
 }

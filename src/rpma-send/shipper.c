@@ -80,6 +80,16 @@ static int plan(struct shipper *s)
 		rs_err("%s", why);
 		return RS_EXIT_REFUSED;
 	}
+	if (s->cfg->expect_offset &&
+	    info->write_offset_value - info->start_offset !=
+		s->cfg->expected_used) {
+		rs_err("the remote log changed since it was checked (it holds "
+		       "%llu bytes, not %llu); run --resume again",
+		       (unsigned long long)(info->write_offset_value -
+					    info->start_offset),
+		       (unsigned long long)s->cfg->expected_used);
+		return RS_EXIT_NOT_PREFIX;
+	}
 	s->depth =
 	    s->cfg->depth < info->credits ? s->cfg->depth : info->credits;
 	s->batch_max = s->cfg->batch_size;

@@ -21,9 +21,11 @@ struct ship_config {
 	int flush_interval_ms;
 	int connect_timeout_ms;
 	bool truncate;
-	unsigned retries;     /* --retry: reconnect attempts per loss */
-	bool progress;	      /* --progress */
-	bool progress_forced; /* --progress=always */
+	bool expect_offset;	/* --resume: the log must end where checked */
+	uint64_t expected_used; /* bytes the log then held */
+	unsigned retries;	/* --retry: reconnect attempts per loss */
+	bool progress;		/* --progress */
+	bool progress_forced;	/* --progress=always */
 };
 
 struct ship_result {

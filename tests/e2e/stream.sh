@@ -103,6 +103,44 @@ else
 fi
 end_case
 
+start_case "--resume continues an interrupted file without loss or duplicate"
+if start_recv "$WORK/recv.log" "$pool"; then
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	feed >"$WORK/fifo" &
+	feed_pid=$!
+	spawn 60 "$WORK/send.log" "$SEND" --truncate --batch 64K "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect"
+	sleep 0.5
+	kill -9 "$send_pid"
+	reap "$send_pid"
+	kill "$feed_pid" 2>/dev/null
+	wait "$feed_pid" 2>/dev/null
+	sleep 0.3
+	held=$(used_bytes "$pool")
+	[ "$held" -gt 0 ] && [ "$held" -lt "$(stat -c %s "$input")" ] || fail "interruption left $held bytes"
+	"$SEND" --resume "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "resume failed: $(cat "$WORK/send.log")"
+	grep -q "holds the first $held bytes" "$WORK/send.log" || fail "resume did not start at $held: $(cat "$WORK/send.log")"
+	check_pool "$pool" "$input"
+	# Resuming a complete file sends nothing; a file the log is not a
+	# prefix of is refused with exit 6 and the log is left alone.
+	"$SEND" --resume "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "second resume failed"
+	grep -q "committed 0 bytes" "$WORK/send.log" || fail "second resume sent: $(cat "$WORK/send.log")"
+	head -c 1M /dev/urandom >"$WORK/other"
+	rc=0
+	"$SEND" --resume "$RECV_IP" "$WORK/other" 2>"$WORK/send.log" || rc=$?
+	[ "$rc" = 6 ] || fail "resume of another file exited $rc, want 6"
+	one_line_error "$WORK/send.log"
+	grep -q "differs from .* at byte offset" "$WORK/send.log" || fail "unclear: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$pool" "$input"
+else
+	fail "receiver did not start"
+fi
+end_case
+
 start_case "--follow tails a growing file across rotation"
 if start_recv "$WORK/recv.log" "$pool"; then
 	log="$WORK/rotating.log"

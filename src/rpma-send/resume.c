@@ -1,0 +1,81 @@
+#include "resume.h"
+
+#include "exit_code.h"
+#include "input.h"
+#include "log.h"
+#include "verifier.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Learns how much of FILE the log already holds, or why it cannot resume. */
+static int check_prefix(const struct ship_config *cfg, struct send_input *in,
+			uint64_t *held)
+{
+	struct verify_config vc = {
+	    .remote = cfg->remote,
+	    .timeout_ms = cfg->connect_timeout_ms,
+	    .method = VERIFY_HASH,
+	    .chunk = 1u << 20,
+	    .depth = cfg->depth,
+	    .whole_log = true,
+	    .local_max = UINT64_MAX,
+	};
+	struct verify_result r;
+	int rc = verify_run(&vc, in->fd, in->name, &r);
+	if (rc)
+		return rc;
+	switch (r.outcome) {
+	case VERIFY_SAME:
+	case VERIFY_REMOTE_SHORTER:
+		*held = r.remote_length;
+		return RS_EXIT_OK;
+	case VERIFY_DIFFERENT:
+		rs_err("cannot resume: the remote log differs from %s at byte "
+		       "offset %llu; start over with --truncate",
+		       in->name, (unsigned long long)r.first_difference);
+		return RS_EXIT_NOT_PREFIX;
+	default:
+		rs_err("cannot resume: the remote log holds %llu bytes, more "
+		       "than %s's %llu; start over with --truncate",
+		       (unsigned long long)r.remote_length, in->name,
+		       (unsigned long long)r.local_length);
+		return RS_EXIT_NOT_PREFIX;
+	}
+}
+
+int resume_run(const struct ship_config *cfg, const char *file,
+	       struct ship_result *result)
+{
+	struct send_input in;
+	char err[512];
+	if (send_input_open(&in, file, false, err, sizeof(err))) {
+		rs_err("%s", err);
+		return RS_EXIT_USAGE;
+	}
+	if (!in.is_regular) {
+		rs_err("--resume needs a regular FILE to check and seek in");
+		send_input_close(&in);
+		return RS_EXIT_USAGE;
+	}
+	uint64_t held = 0;
+	int rc = check_prefix(cfg, &in, &held);
+	if (!rc && lseek(in.fd, (off_t)held, SEEK_SET) < 0) {
+		rs_err("cannot seek in %s: %s", file, strerror(errno));
+		rc = RS_EXIT_USAGE;
+	}
+	if (!rc) {
+		rs_info("the remote log holds the first %llu bytes of %s; "
+			"sending the rest",
+			(unsigned long long)held, file);
+		struct ship_config resumed = *cfg;
+		resumed.truncate = false;
+		resumed.expect_offset = true;
+		resumed.expected_used = held;
+		in.pos = (off_t)held;
+		rc = ship_run(&resumed, &in, result);
+	}
+	send_input_close(&in);
+	return rc;
+}
