@@ -29,6 +29,7 @@ enum {
 	OPT_CREDITS,
 	OPT_ONCE,
 	OPT_INFO,
+	OPT_ALLOW,
 };
 
 static const struct argp_option options[] = {
@@ -38,6 +39,11 @@ static const struct argp_option options[] = {
      0},
     {"listen", 'l', "ADDR[:PORT]", 0,
      "Listen on this address of an RDMA device (default: all, port 7204)", 0},
+    {"allow", 'a', "CIDR", 0,
+     "Accept senders only from this address range (e.g. 192.0.2.0/24, "
+     "fe80::/10, or one address); repeatable. Others are refused before any "
+     "memory is registered or described",
+     0},
     {"direct-write-to-pmem", OPT_DIRECT_WRITE, 0, 0,
      "Declare that RDMA writes land directly in PMem (DDIO off), which "
      "allows the apm method on byte-addressable PMem",
@@ -101,6 +107,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--credits: '%s' must be 1 to 64",
 				   arg);
 		a->cfg.exposure.slots = (uint16_t)v;
+		break;
+	case 'a':
+		if (a->cfg.nallow == RECV_ALLOW_MAX)
+			argp_error(state, "--allow: at most %d ranges",
+				   RECV_ALLOW_MAX);
+		why = rs_cidr_parse(arg, &a->cfg.allow[a->cfg.nallow]);
+		if (why)
+			argp_error(state, "--allow '%s': %s", arg, why);
+		a->cfg.nallow++;
 		break;
 	case 'i':
 		a->info = true;

@@ -231,6 +231,18 @@ static void session_serve(struct service *svc, struct session *s)
 	}
 }
 
+static bool allowed(const struct recv_config *cfg, const struct rs_conn *c)
+{
+	if (cfg->nallow == 0)
+		return true;
+	const struct sockaddr *peer = rdma_get_peer_addr(c->id);
+	for (unsigned i = 0; i < cfg->nallow; i++) {
+		if (rs_cidr_match(&cfg->allow[i], peer))
+			return true;
+	}
+	return false;
+}
+
 /* Remote read of the log, for a verifying sender's session only; where the
  * device cannot register the pool, of the staging ring the receiver copies
  * ranges into. Deregistered when the session ends. */
@@ -265,6 +277,13 @@ static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
 	rdma_ack_cm_event(ev);
 	rs_conn_peer_str(&s.conn, s.peer, sizeof(s.peer));
 
+	/* Before anything is registered or described. */
+	if (!allowed(svc->cfg, &s.conn)) {
+		rs_err("refusing sender %s: not in any --allow range", s.peer);
+		reject(&s.conn, RS_REJECT_NOT_ALLOWED, 0);
+		rdma_destroy_id(s.conn.id);
+		return false;
+	}
 	struct rs_connect_req req;
 	const char *why = rs_connect_req_decode(priv.bytes, priv.len, &req);
 	if (why) {

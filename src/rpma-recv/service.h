@@ -4,6 +4,7 @@
 #ifndef RECV_SERVICE_H
 #define RECV_SERVICE_H
 
+#include "cidr.h"
 #include "endpoint.h"
 #include "exposure.h"
 
@@ -11,12 +12,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define RECV_ALLOW_MAX 32
+
 struct recv_config {
 	const char *pool_path;
 	uint64_t create_size; /* 0: the pool must exist */
 	struct rs_endpoint listen;
 	struct recv_exposure_config exposure;
 	bool once; /* exit after the first sender leaves */
+	struct rs_cidr allow[RECV_ALLOW_MAX]; /* --allow: who may connect */
+	unsigned nallow;		      /* 0: anyone */
 };
 
 /* Set by SIGINT/SIGTERM: finish the commit in progress, then exit. */

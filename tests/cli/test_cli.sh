@@ -63,6 +63,8 @@ expect_error "send: missing input" 2 "cannot open input" "$SEND" host /nonexiste
 expect_error "send: directory input" 2 "is a directory" "$SEND" host /
 expect_error "recv: missing pool" 2 "missing POOL" "$RECV"
 expect_error "recv: bad create size" 2 "is not a size" "$RECV" --create lots pool
+expect_error "recv: bad --allow" 2 "prefix length out of range" "$RECV" --allow 192.0.2.0/40 pool
+expect_error "recv: --allow hostname" 2 "not an IPv4 or IPv6 address" "$RECV" --allow example.org pool
 expect_error "recv: not a pool" 2 "not a usable pmemlog pool" "$RECV" /etc/passwd
 expect_error "recv: pool absent" 2 "does not exist" "$RECV" "$tmp/none.pool"
 

@@ -156,6 +156,30 @@ else
 fi
 end_case
 
+start_case "--allow refuses senders outside its ranges, before registering"
+if start_recv "$WORK/recv.log" --allow 192.0.2.99/32 --allow 2001:db8::/32 "$plain"; then
+	rc=0
+	echo "not allowed" | timeout 30 "$SEND" "$RECV_IP" - 2>"$WORK/send.log" || rc=$?
+	[ "$rc" = 5 ] || fail "expected exit 5, got $rc"
+	one_line_error "$WORK/send.log"
+	grep -q "not allowed to connect" "$WORK/send.log" || fail "unclear: $(cat "$WORK/send.log")"
+	grep -q "refusing sender 192.0.2.2: not in any --allow range" "$WORK/recv.log" || fail "not logged: $(cat "$WORK/recv.log")"
+	grep -q "cannot register\|connected at" "$WORK/recv.log" && fail "registered or accepted for a refused sender"
+	kill -TERM "$RECV_PID"
+	wait_recv
+else
+	fail "receiver did not start"
+fi
+if start_recv "$WORK/recv.log" --once --allow 192.0.2.0/24 "$plain"; then
+	echo "allowed" | timeout 30 "$SEND" --truncate "$RECV_IP" - 2>"$WORK/send.log" || fail "allowed sender failed: $(cat "$WORK/send.log")"
+	wait_recv
+	echo "allowed" >"$WORK/expected"
+	check_pool "$plain" "$WORK/expected"
+else
+	fail "receiver did not start"
+fi
+end_case
+
 start_case "receiver refuses a file that is not a pool"
 head -c 4M /dev/zero >"$WORK/notapool"
 echo "some text" >>"$WORK/notapool"

@@ -7,10 +7,13 @@
 
 #include <cmocka.h>
 
+#include "cidr.h"
 #include "endpoint.h"
 #include "method.h"
 #include "size.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
 
 static void sizes(void **state)
@@ -105,13 +108,63 @@ static void method_choice(void **state)
 	assert_int_equal(rs_method_choose(0, RS_METHOD_AUTO, &m, why, 256), -1);
 }
 
+static struct sockaddr_in v4(const char *text)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	inet_pton(AF_INET, text, &sa.sin_addr);
+	return sa;
+}
+
+static struct sockaddr_in6 v6(const char *text)
+{
+	struct sockaddr_in6 sa = {.sin6_family = AF_INET6};
+	inet_pton(AF_INET6, text, &sa.sin6_addr);
+	return sa;
+}
+
+static void cidr_ranges(void **state)
+{
+	(void)state;
+	struct rs_cidr c;
+	assert_null(rs_cidr_parse("192.0.2.0/24", &c));
+	struct sockaddr_in in = v4("192.0.2.77"), out = v4("192.0.3.1");
+	assert_true(rs_cidr_match(&c, (struct sockaddr *)&in));
+	assert_false(rs_cidr_match(&c, (struct sockaddr *)&out));
+	struct sockaddr_in6 mapped = v6("::ffff:192.0.2.9");
+	assert_true(rs_cidr_match(&c, (struct sockaddr *)&mapped));
+
+	assert_null(rs_cidr_parse("192.0.2.2", &c)); /* one address */
+	struct sockaddr_in two = v4("192.0.2.2"), three = v4("192.0.2.3");
+	assert_true(rs_cidr_match(&c, (struct sockaddr *)&two));
+	assert_false(rs_cidr_match(&c, (struct sockaddr *)&three));
+
+	assert_null(rs_cidr_parse("10.1.2.3/0", &c)); /* everyone */
+	assert_true(rs_cidr_match(&c, (struct sockaddr *)&out));
+
+	assert_null(rs_cidr_parse("fe80::/10", &c));
+	struct sockaddr_in6 link = v6("fe80::1"), global = v6("2001:db8::1");
+	assert_true(rs_cidr_match(&c, (struct sockaddr *)&link));
+	assert_false(rs_cidr_match(&c, (struct sockaddr *)&global));
+	assert_false(rs_cidr_match(&c, (struct sockaddr *)&in));
+
+	assert_null(rs_cidr_parse("192.0.2.128/25", &c));
+	assert_false(rs_cidr_match(&c, (struct sockaddr *)&in));
+
+	assert_non_null(rs_cidr_parse("192.0.2.0/33", &c));
+	assert_non_null(rs_cidr_parse("192.0.2.0/", &c));
+	assert_non_null(rs_cidr_parse("192.0.2.0/x", &c));
+	assert_non_null(rs_cidr_parse("host.example/24", &c));
+	assert_non_null(rs_cidr_parse("", &c));
+	assert_non_null(rs_cidr_parse("/24", &c));
+	assert_non_null(rs_cidr_parse("fe80::/129", &c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(sizes),
-	    cmocka_unit_test(endpoints),
-	    cmocka_unit_test(method_names),
-	    cmocka_unit_test(method_choice),
+	    cmocka_unit_test(sizes),	    cmocka_unit_test(endpoints),
+	    cmocka_unit_test(method_names), cmocka_unit_test(method_choice),
+	    cmocka_unit_test(cidr_ranges),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -1,0 +1,22 @@
+/* Address ranges for rpma-recv --allow: IPv4 or IPv6 in CIDR notation
+ * (192.0.2.0/24, fe80::/10) or a single address. */
+#ifndef RS_CIDR_H
+#define RS_CIDR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct rs_cidr {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t addr[16];
+	unsigned prefix; /* leading bits that must match */
+};
+
+/* Returns NULL, or what is wrong with text. */
+const char *rs_cidr_parse(const char *text, struct rs_cidr *c);
+
+/* True when sa lies in c. An IPv4-mapped IPv6 peer matches IPv4 ranges. */
+bool rs_cidr_match(const struct rs_cidr *c, const struct sockaddr *sa);
+
+#endif
