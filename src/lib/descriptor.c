@@ -9,6 +9,8 @@ _Static_assert(RS_CONNECT_REQ_SIZE <= RS_CONNECT_PRIVATE_MAX,
 	       "connect request must fit in rdma_cm private data");
 _Static_assert(RS_ACCEPT_INFO_SIZE <= RS_ACCEPT_PRIVATE_MAX,
 	       "accept info must fit in rdma_cm private data");
+_Static_assert(RS_CHALLENGE_SIZE <= RS_ACCEPT_PRIVATE_MAX,
+	       "challenge must fit in rdma_cm private data");
 _Static_assert(RS_REJECT_SIZE <= RS_REJECT_PRIVATE_MAX,
 	       "reject reason must fit in rdma_cm private data");
 
@@ -237,4 +239,26 @@ const char *rs_reject_decode(const void *buf, size_t len,
 	if (info->methods & ~RS_METHODS_KNOWN)
 		return "unknown methods in reject";
 	return 0;
+}
+
+size_t rs_challenge_encode(const struct rs_challenge *c, void *buf, size_t len)
+{
+	struct rs_wire w = rs_wire_writer(buf, len);
+	header_put(&w, RS_CHALLENGE_SIZE);
+	rs_wire_put_u16(&w, 0); /* reserved */
+	rs_wire_put_bytes(&w, c->nonce, sizeof(c->nonce));
+	return w.failed ? 0 : w.pos;
+}
+
+const char *rs_challenge_decode(const void *buf, size_t len,
+				struct rs_challenge *c)
+{
+	struct rs_wire w = rs_wire_reader(buf, len);
+	const char *why = header_get(&w, RS_CHALLENGE_SIZE);
+	if (why)
+		return why;
+	if (rs_wire_get_u16(&w) != 0)
+		return "reserved challenge field is not zero";
+	rs_wire_get_bytes(&w, c->nonce, sizeof(c->nonce));
+	return w.failed ? "private data truncated" : 0;
 }

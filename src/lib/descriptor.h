@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "method.h"
 
 #define RS_PROTO_MAGIC 0x48535052u /* "RPSH" on the wire */
@@ -32,7 +33,9 @@ struct rs_mr_desc {
 /* The sender's request. */
 #define RS_CONNECT_TRUNCATE 0x1u /* rewind the log before writing */
 #define RS_CONNECT_VERIFY 0x2u	 /* will read the replica back */
-#define RS_CONNECT_FLAGS_KNOWN (RS_CONNECT_TRUNCATE | RS_CONNECT_VERIFY)
+#define RS_CONNECT_AUTH 0x4u	 /* the sender holds an auth key */
+#define RS_CONNECT_FLAGS_KNOWN                                                 \
+	(RS_CONNECT_TRUNCATE | RS_CONNECT_VERIFY | RS_CONNECT_AUTH)
 
 struct rs_connect_req {
 	uint8_t flags;	/* RS_CONNECT_* */
@@ -60,6 +63,13 @@ struct rs_accept_info {
 	uint8_t pool_uuid[16];
 };
 #define RS_ACCEPT_INFO_SIZE 161
+
+/* Instead of the grant, a receiver with --auth-key accepts with a random
+ * challenge; the grant follows as a message once the sender answered it. */
+struct rs_challenge {
+	uint8_t nonce[RS_AUTH_NONCE_SIZE];
+};
+#define RS_CHALLENGE_SIZE 40
 
 /* Why the receiver refused a connection. */
 enum rs_reject_reason {
@@ -94,6 +104,9 @@ const char *rs_connect_req_decode(const void *buf, size_t len,
 				  struct rs_connect_req *req);
 const char *rs_accept_info_decode(const void *buf, size_t len,
 				  struct rs_accept_info *info);
+size_t rs_challenge_encode(const struct rs_challenge *c, void *buf, size_t len);
+const char *rs_challenge_decode(const void *buf, size_t len,
+				struct rs_challenge *c);
 const char *rs_reject_decode(const void *buf, size_t len,
 			     struct rs_reject_info *info);
 

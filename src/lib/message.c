@@ -28,6 +28,10 @@ size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len)
 	rs_wire_put_u16(&w, 0); /* reserved */
 	rs_wire_put_u32(&w, msg->seq);
 	rs_wire_put_u32(&w, 0); /* reserved */
+	if (msg->type == RS_MSG_AUTH) {
+		rs_wire_put_bytes(&w, msg->mac, sizeof(msg->mac));
+		return w.failed ? 0 : w.pos;
+	}
 	rs_wire_put_u64(&w, msg->offset);
 	rs_wire_put_u64(&w, msg->length);
 	rs_wire_put_u64(&w, msg->ring_offset);
@@ -49,6 +53,11 @@ const char *rs_msg_decode(const void *buf, size_t len, struct rs_msg *msg)
 	msg->seq = rs_wire_get_u32(&w);
 	if (rs_wire_get_u32(&w) != 0)
 		return "reserved message field is not zero";
+	if (msg->type == RS_MSG_AUTH) {
+		rs_wire_get_bytes(&w, msg->mac, sizeof(msg->mac));
+		return msg->status == RS_MSG_OK ? 0
+						: "request carries a status";
+	}
 	msg->offset = rs_wire_get_u64(&w);
 	msg->length = rs_wire_get_u64(&w);
 	msg->ring_offset = rs_wire_get_u64(&w);

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
+
 #define RS_MSG_SIZE 48
 
 enum rs_msg_type {
@@ -19,6 +21,7 @@ enum rs_msg_type {
 	RS_MSG_HASH_DONE = 5,	    /* reply: its XXH3-64 is `hash` */
 	RS_MSG_READ_STAGE = 6,	    /* verify: copy [offset, +length) to ring */
 	RS_MSG_READ_STAGE_DONE = 7, /* reply: it is at ring_offset */
+	RS_MSG_AUTH = 8,	    /* the answer to the receiver's challenge */
 };
 
 enum rs_msg_status {
@@ -36,6 +39,7 @@ struct rs_msg {
 	uint64_t length; /* bytes in the batch */
 	uint64_t ring_offset; /* staged: where the batch sits in the ring */
 	uint64_t hash;	      /* HASH_DONE: XXH3-64 of the range */
+	uint8_t mac[RS_AUTH_MAC_SIZE]; /* AUTH: in place of the four above */
 };
 
 const char *rs_msg_status_str(uint8_t status);

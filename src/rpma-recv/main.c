@@ -30,6 +30,7 @@ enum {
 	OPT_ONCE,
 	OPT_INFO,
 	OPT_ALLOW,
+	OPT_AUTH_KEY,
 };
 
 static const struct argp_option options[] = {
@@ -43,6 +44,10 @@ static const struct argp_option options[] = {
      "Accept senders only from this address range (e.g. 192.0.2.0/24, "
      "fe80::/10, or one address); repeatable. Others are refused before any "
      "memory is registered or described",
+     0},
+    {"auth-key", OPT_AUTH_KEY, "FILE", 0,
+     "Require senders to prove this shared secret (16 to 4096 bytes, a file "
+     "only its owner can read) before any memory is described to them",
      0},
     {"direct-write-to-pmem", OPT_DIRECT_WRITE, 0, 0,
      "Declare that RDMA writes land directly in PMem (DDIO off), which "
@@ -69,6 +74,7 @@ struct recv_args {
 	struct recv_config cfg;
 	enum rs_log_level level;
 	bool info;
+	const char *auth_key_path;
 };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -116,6 +122,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (why)
 			argp_error(state, "--allow '%s': %s", arg, why);
 		a->cfg.nallow++;
+		break;
+	case OPT_AUTH_KEY:
+		a->auth_key_path = arg;
 		break;
 	case 'i':
 		a->info = true;
@@ -173,6 +182,15 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, 0);
 	signal(SIGPIPE, SIG_IGN);
 
+	static struct rs_auth_key key;
+	if (a.auth_key_path) {
+		char err[512];
+		if (rs_auth_key_load(a.auth_key_path, &key, err, sizeof(err))) {
+			rs_err("%s", err);
+			return RS_EXIT_USAGE;
+		}
+		a.cfg.auth_key = &key;
+	}
 	if (a.info)
 		return recv_info_print(a.cfg.pool_path);
 	return recv_service_run(&a.cfg);

@@ -17,6 +17,7 @@ volatile sig_atomic_t recv_stop_requested;
 
 #define RECV_POLL_MS 200 /* how often an idle loop looks at the stop flag */
 #define RECV_ACCEPT_TIMEOUT_MS 5000
+#define RECV_AUTH_TIMEOUT_MS 5000
 
 /* Message buffers of one session: a receive per credit and twice as many
  * reply buffers, so a reply is never overwritten before its send is done. */
@@ -54,6 +55,12 @@ static uint8_t *reply_buf(struct session *s, uint32_t i)
 	       (size_t)(s->credits + i % (2u * s->credits)) * RS_MSG_SIZE;
 }
 
+/* After an auth challenge, the grant goes as a message from here. */
+static uint8_t *grant_buf(struct session *s)
+{
+	return s->bufs + (size_t)3 * s->credits * RS_MSG_SIZE;
+}
+
 static void reject(struct rs_conn *c, uint8_t reason, uint8_t methods)
 {
 	uint8_t buf[RS_REJECT_SIZE];
@@ -89,12 +96,12 @@ static int session_prepare(struct service *svc, struct session *s)
 		rs_err("%s", err);
 		return -1;
 	}
-	s->bufs = calloc(depth, RS_MSG_SIZE);
+	size_t size = (size_t)depth * RS_MSG_SIZE + RS_ACCEPT_PRIVATE_MAX;
+	s->bufs = calloc(1, size);
 	if (!s->bufs)
 		return -1;
-	int ret =
-	    rs_mr_reg(&svc->exposure.peer, s->bufs, (size_t)depth * RS_MSG_SIZE,
-		      IBV_ACCESS_LOCAL_WRITE, &s->bufs_mr);
+	int ret = rs_mr_reg(&svc->exposure.peer, s->bufs, size,
+			    IBV_ACCESS_LOCAL_WRITE, &s->bufs_mr);
 	if (ret) {
 		rs_err("cannot register message buffers: %s",
 		       rs_mr_reg_advice(ret));
@@ -267,6 +274,58 @@ static void grant_read(struct service *svc, struct session *s,
 		    rs_mr_describe(s->ring_read_mr, RS_MR_USAGE_READ_SRC);
 }
 
+/* What the sender may use, as of now: truncates first when asked. */
+static void grant(struct service *svc, struct session *s,
+		  const struct rs_connect_req *req, struct rs_accept_info *info)
+{
+	if (req->flags & RS_CONNECT_TRUNCATE) {
+		rs_pmem_target_commit(&svc->target, svc->target.start);
+		rs_info("log truncated at the request of %s", s->peer);
+	}
+	recv_exposure_describe(&svc->exposure, &svc->target, info);
+	if (s->verify)
+		grant_read(svc, s, info);
+}
+
+/* Waits for the answer to the challenge; anything else ends the session. */
+static bool session_authenticate(struct service *svc, struct session *s,
+				 const struct rs_auth_key *key,
+				 const uint8_t *nonce)
+{
+	for (;;) {
+		struct ibv_wc wc;
+		enum rs_wait_result r = rs_conn_next_completion(
+		    &s->conn, &wc, RECV_AUTH_TIMEOUT_MS);
+		if (r == RS_WAIT_CM_EVENT && session_on_cm_event(svc, s))
+			continue;
+		if (r != RS_WAIT_COMPLETION || wc.status != IBV_WC_SUCCESS) {
+			rs_err("refusing sender %s: it did not answer the "
+			       "auth challenge",
+			       s->peer);
+			return false;
+		}
+		if (wc.opcode != IBV_WC_RECV)
+			continue;
+		uint32_t slot = (uint32_t)wc.wr_id;
+		struct rs_msg msg;
+		const char *why =
+		    rs_msg_decode(recv_buf(s, slot), wc.byte_len, &msg);
+		if (!why && msg.type != RS_MSG_AUTH)
+			why = "it did not answer the auth challenge";
+		if (!why && !rs_auth_check(key, nonce, msg.mac))
+			why = "wrong auth key";
+		if (why) {
+			rs_err("refusing sender %s: %s", s->peer, why);
+			return false;
+		}
+		if (rs_conn_post_recv(&s->conn, recv_buf(s, slot), RS_MSG_SIZE,
+				      s->bufs_mr->lkey, slot))
+			return false;
+		rs_verbose("sender %s proved the auth key", s->peer);
+		return true;
+	}
+}
+
 /* Returns true when a sender was accepted and served. */
 static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
 {
@@ -317,24 +376,47 @@ static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
 		session_end(&s);
 		return false;
 	}
-	if (req.flags & RS_CONNECT_TRUNCATE) {
-		rs_pmem_target_commit(&svc->target, svc->target.start);
-		rs_info("log truncated at the request of %s", s.peer);
-	}
-
-	struct rs_accept_info info;
-	recv_exposure_describe(&svc->exposure, &svc->target, &info);
 	s.verify = req.flags & RS_CONNECT_VERIFY;
-	if (s.verify)
-		grant_read(svc, &s, &info);
+	const struct rs_auth_key *key = svc->cfg->auth_key;
+	struct rs_challenge challenge;
+	struct rs_accept_info info;
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
-	size_t len = rs_accept_info_encode(&info, buf, sizeof(buf));
+	size_t len;
+	if (key) { /* nothing is described before the key is proved */
+		if (rs_auth_nonce(challenge.nonce)) {
+			rs_err("cannot draw a random auth challenge");
+			reject(&s.conn, RS_REJECT_INTERNAL, 0);
+			session_end(&s);
+			return false;
+		}
+		len = rs_challenge_encode(&challenge, buf, sizeof(buf));
+	} else {
+		grant(svc, &s, &req, &info);
+		len = rs_accept_info_encode(&info, buf, sizeof(buf));
+	}
 	char err[256];
 	if (rs_conn_accept(&s.conn, buf, (uint8_t)len, RECV_ACCEPT_TIMEOUT_MS,
 			   err, sizeof(err))) {
 		rs_err("sender %s: %s", s.peer, err);
 		session_end(&s);
 		return false;
+	}
+	if (key && !session_authenticate(svc, &s, key, challenge.nonce)) {
+		session_end(&s);
+		return false;
+	}
+	if (key) {
+		grant(svc, &s, &req, &info);
+		len = rs_accept_info_encode(&info, grant_buf(&s),
+					    RS_ACCEPT_PRIVATE_MAX);
+		if (rs_conn_post_send(&s.conn, grant_buf(&s), (uint32_t)len,
+				      s.bufs_mr->lkey, UINT32_MAX,
+				      IBV_SEND_SIGNALED)) {
+			rs_err("cannot send the grant to %s: %s", s.peer,
+			       strerror(errno));
+			session_end(&s);
+			return false;
+		}
 	}
 	rs_verbose("sender %s connected at write offset %llu", s.peer,
 		   (unsigned long long)info.write_offset_value);

@@ -4,6 +4,7 @@
 #ifndef RECV_SERVICE_H
 #define RECV_SERVICE_H
 
+#include "auth.h"
 #include "cidr.h"
 #include "endpoint.h"
 #include "exposure.h"
@@ -22,6 +23,7 @@ struct recv_config {
 	bool once; /* exit after the first sender leaves */
 	struct rs_cidr allow[RECV_ALLOW_MAX]; /* --allow: who may connect */
 	unsigned nallow;		      /* 0: anyone */
+	const struct rs_auth_key *auth_key;   /* --auth-key, or NULL */
 };
 
 /* Set by SIGINT/SIGTERM: finish the commit in progress, then exit. */

@@ -40,8 +40,7 @@ static int prepare(struct send_link *l, const struct link_request *r)
 	}
 	/* Replies may arrive as soon as we are connected: post first. */
 	for (uint16_t i = 0; i < r->slots; i++) {
-		if (rs_conn_post_recv(&l->conn, l->slots[i].reply, RS_MSG_SIZE,
-				      l->slots_mr->lkey, i)) {
+		if (send_link_repost(l, i)) {
 			rs_err("cannot post a receive: %s", strerror(errno));
 			return RS_EXIT_CONNECT;
 		}
@@ -73,6 +72,50 @@ static int on_reject(const struct link_request *r,
 	return RS_EXIT_REFUSED;
 }
 
+/* Answers the receiver's challenge; the grant then arrives as a message. */
+static int authenticate(struct send_link *l, const struct link_request *r,
+			const struct rs_challenge *challenge)
+{
+	const char *host = r->remote->host;
+	if (!r->key) {
+		rs_err("%s requires an auth key; give the shared key with "
+		       "--auth-key FILE",
+		       host);
+		return RS_EXIT_REFUSED;
+	}
+	struct rs_msg answer = {.type = RS_MSG_AUTH};
+	rs_auth_mac(r->key, challenge->nonce, answer.mac);
+	rs_msg_encode(&answer, l->slots[0].request, RS_MSG_SIZE);
+	if (rs_conn_post_send(&l->conn, l->slots[0].request, RS_MSG_SIZE,
+			      l->slots_mr->lkey, UINT64_MAX, IBV_SEND_SIGNALED))
+		return RS_EXIT_CONNECT;
+	for (;;) {
+		struct ibv_wc wc;
+		enum rs_wait_result w =
+		    rs_conn_next_completion(&l->conn, &wc, r->timeout_ms);
+		if (w != RS_WAIT_COMPLETION || wc.status != IBV_WC_SUCCESS) {
+			rs_err("%s did not accept our auth key (check that "
+			       "both sides use the same --auth-key)",
+			       host);
+			return RS_EXIT_REFUSED;
+		}
+		if (wc.opcode != IBV_WC_RECV)
+			continue;
+		uint16_t i = (uint16_t)wc.wr_id;
+		const char *why = rs_accept_info_decode(l->slots[i].reply,
+							wc.byte_len, &l->info);
+		if (why) {
+			rs_err("%s sent an unusable description of its pool "
+			       "(%s)",
+			       host, why);
+			return RS_EXIT_REFUSED;
+		}
+		if (send_link_repost(l, i))
+			return RS_EXIT_CONNECT;
+		return RS_EXIT_OK;
+	}
+}
+
 int send_link_open(struct send_link *l, const struct link_request *r,
 		   bool *busy)
 {
@@ -83,7 +126,10 @@ int send_link_open(struct send_link *l, const struct link_request *r,
 		return rc;
 
 	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
-	size_t len = rs_connect_req_encode(&r->req, buf, sizeof(buf));
+	struct rs_connect_req req = r->req;
+	if (r->key)
+		req.flags |= RS_CONNECT_AUTH;
+	size_t len = rs_connect_req_encode(&req, buf, sizeof(buf));
 	struct rs_private_data reply;
 	char err[512];
 	int ret = rs_conn_connect(&l->conn, buf, (uint8_t)len, r->timeout_ms,
@@ -94,6 +140,9 @@ int send_link_open(struct send_link *l, const struct link_request *r,
 		rs_err("%s:%s: %s", r->remote->host, r->remote->port, err);
 		return RS_EXIT_CONNECT;
 	}
+	struct rs_challenge challenge;
+	if (rs_challenge_decode(reply.bytes, reply.len, &challenge) == 0)
+		return authenticate(l, r, &challenge);
 	const char *why =
 	    rs_accept_info_decode(reply.bytes, reply.len, &l->info);
 	if (why) {
@@ -112,4 +161,11 @@ void send_link_close(struct send_link *l)
 	rs_peer_delete(&l->peer);
 	free(l->slots);
 	l->slots = 0;
+}
+
+int send_link_repost(struct send_link *l, uint16_t i)
+{
+	return rs_conn_post_recv(&l->conn, l->slots[i].reply,
+				 sizeof(l->slots[i].reply), l->slots_mr->lkey,
+				 i);
 }

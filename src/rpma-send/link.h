@@ -5,6 +5,7 @@
 #ifndef SEND_LINK_H
 #define SEND_LINK_H
 
+#include "auth.h"
 #include "conn.h"
 #include "descriptor.h"
 #include "endpoint.h"
@@ -17,7 +18,7 @@
 /* Control buffers of one batch slot. */
 struct link_slot {
 	uint8_t request[RS_MSG_SIZE];
-	uint8_t reply[RS_MSG_SIZE];
+	uint8_t reply[RS_ACCEPT_PRIVATE_MAX]; /* a reply, or the grant */
 	uint64_t new_offset; /* APM: the write offset we store */
 	uint64_t flush_read; /* APM: where flush reads land */
 };
@@ -36,6 +37,7 @@ struct link_request {
 	int timeout_ms;
 	struct rs_connect_req req;
 	uint16_t slots; /* batches the sender may keep in flight */
+	const struct rs_auth_key *key; /* --auth-key, or NULL */
 };
 
 /* Connects and decodes the grant. Returns an exit code (exit_code.h) after
@@ -44,5 +46,8 @@ struct link_request {
 int send_link_open(struct send_link *l, const struct link_request *r,
 		   bool *busy);
 void send_link_close(struct send_link *l);
+
+/* Posts slot i's reply buffer again once its message was handled. */
+int send_link_repost(struct send_link *l, uint16_t i);
 
 #endif

@@ -44,6 +44,7 @@ enum {
 	OPT_VERIFY,
 	OPT_SEND,
 	OPT_RESUME,
+	OPT_AUTH_KEY,
 };
 
 static const struct argp_option options[] = {
@@ -70,6 +71,10 @@ static const struct argp_option options[] = {
     {"resume", OPT_RESUME, 0, 0,
      "Continue a partly shipped FILE: check by hashes that the remote log "
      "is a prefix of FILE, then send only the rest (exit 6 if it is not)",
+     0},
+    {"auth-key", OPT_AUTH_KEY, "FILE", 0,
+     "Prove this shared secret to a receiver that requires one (the same "
+     "file as its --auth-key, readable by its owner only)",
      0},
     {"retry", OPT_RETRY, "N", 0,
      "On a lost connection, a restarted or busy receiver, reconnect up to N "
@@ -105,6 +110,7 @@ struct send_args {
 	enum verify_method verify_method;
 	bool send_first;
 	bool resume;
+	const char *auth_key_path;
 	const char *args[2]; /* positionals: HOST FILE, or FILE HOST */
 	int nargs;
 	const char *input;
@@ -199,6 +205,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SEND:
 		a->send_first = true;
 		break;
+	case OPT_AUTH_KEY:
+		a->auth_key_path = arg;
+		break;
 	case OPT_RESUME:
 		a->resume = true;
 		break;
@@ -279,10 +288,21 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, 0);
 	signal(SIGPIPE, SIG_IGN);
 
+	static struct rs_auth_key key;
+	if (a.auth_key_path) {
+		char kerr[512];
+		if (rs_auth_key_load(a.auth_key_path, &key, kerr,
+				     sizeof(kerr))) {
+			rs_err("%s", kerr);
+			return RS_EXIT_USAGE;
+		}
+		a.cfg.auth_key = &key;
+	}
 	if (a.verify) {
 		struct verify_command cmd = {
 		    .verify = {.remote = a.cfg.remote,
 			       .timeout_ms = a.cfg.connect_timeout_ms,
+			       .auth_key = a.cfg.auth_key,
 			       .method = a.verify_method,
 			       .chunk = 1u << 20,
 			       .depth = a.cfg.depth,

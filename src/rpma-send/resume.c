@@ -16,6 +16,7 @@ static int check_prefix(const struct ship_config *cfg, struct send_input *in,
 	struct verify_config vc = {
 	    .remote = cfg->remote,
 	    .timeout_ms = cfg->connect_timeout_ms,
+	    .auth_key = cfg->auth_key,
 	    .method = VERIFY_HASH,
 	    .chunk = 1u << 20,
 	    .depth = cfg->depth,

@@ -158,6 +158,7 @@ static int link_up(struct shipper *s, bool first, bool *busy)
 			first && s->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
 		    .method = (uint8_t)(first ? s->cfg->method : s->method)},
 	    .slots = first ? s->cfg->depth : s->depth,
+	    .key = s->cfg->auth_key,
 	};
 	int rc = send_link_open(&s->link, &r, busy);
 	s->linked = true;
@@ -304,8 +305,7 @@ static int on_completion(struct shipper *s, const struct ibv_wc *wc)
 	int rc = confirm(s, reply.seq, reply.offset);
 	if (rc)
 		return rc;
-	if (rs_conn_post_recv(&s->link.conn, s->link.slots[i].reply,
-			      RS_MSG_SIZE, s->link.slots_mr->lkey, i))
+	if (send_link_repost(&s->link, i))
 		return RS_EXIT_CONNECT;
 	return RS_EXIT_OK;
 }

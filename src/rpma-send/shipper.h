@@ -4,6 +4,7 @@
 #ifndef SEND_SHIPPER_H
 #define SEND_SHIPPER_H
 
+#include "auth.h"
 #include "endpoint.h"
 #include "input.h"
 #include "method.h"
@@ -21,6 +22,7 @@ struct ship_config {
 	int flush_interval_ms;
 	int connect_timeout_ms;
 	bool truncate;
+	const struct rs_auth_key *auth_key; /* --auth-key, or NULL */
 	bool expect_offset;	/* --resume: the log must end where checked */
 	uint64_t expected_used; /* bytes the log then held */
 	unsigned retries;	/* --retry: reconnect attempts per loss */

@@ -180,8 +180,7 @@ static int on_reply(struct verifier *v, const struct ibv_wc *wc)
 		rs_err("the receiver could not serve the verify (%s)", why);
 		return RS_EXIT_USAGE;
 	}
-	if (rs_conn_post_recv(&v->link.conn, v->link.slots[i].reply,
-			      RS_MSG_SIZE, v->link.slots_mr->lkey, i))
+	if (send_link_repost(&v->link, i))
 		return RS_EXIT_CONNECT;
 	if (reply.type == RS_MSG_HASH_DONE) {
 		c->remote_hash = reply.hash;
@@ -445,6 +444,7 @@ static int setup(struct verifier *v)
 	    .timeout_ms = v->cfg->timeout_ms,
 	    .req = {.flags = RS_CONNECT_VERIFY, .method = RS_METHOD_AUTO},
 	    .slots = v->cfg->depth,
+	    .key = v->cfg->auth_key,
 	};
 	int rc = send_link_open(&v->link, &r, &busy);
 	if (!rc)

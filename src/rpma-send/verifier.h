@@ -7,6 +7,7 @@
 #ifndef SEND_VERIFIER_H
 #define SEND_VERIFIER_H
 
+#include "auth.h"
 #include "endpoint.h"
 
 #include <stdbool.h>
@@ -30,6 +31,7 @@ enum verify_outcome {
 struct verify_config {
 	struct rs_endpoint remote;
 	int timeout_ms;
+	const struct rs_auth_key *auth_key; /* --auth-key, or NULL */
 	enum verify_method method;
 	uint32_t chunk;	    /* bytes per hash or read */
 	uint16_t depth;	    /* requests in flight */

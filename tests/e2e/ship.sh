@@ -180,6 +180,36 @@ else
 fi
 end_case
 
+start_case "--auth-key: no rkey before the key is proved"
+head -c 32 /dev/urandom >"$WORK/key"
+head -c 32 /dev/urandom >"$WORK/wrong"
+chmod 600 "$WORK/key" "$WORK/wrong"
+if start_recv "$WORK/recv.log" --auth-key "$WORK/key" "$plain"; then
+	echo "honest" | timeout 30 "$SEND" --truncate --auth-key "$WORK/key" "$RECV_IP" - 2>"$WORK/send.log" ||
+		fail "sender with the key failed: $(cat "$WORK/send.log")"
+	for who in nokey wrong; do
+		rc=0
+		args=()
+		[ "$who" = wrong ] && args=(--auth-key "$WORK/wrong")
+		echo "intruder" | timeout 30 "$SEND" --truncate "${args[@]}" "$RECV_IP" - 2>"$WORK/send.log" || rc=$?
+		[ "$rc" = 5 ] || fail "$who: exit $rc, want 5: $(cat "$WORK/send.log")"
+		one_line_error "$WORK/send.log"
+	done
+	grep -q "requires an auth key" "$WORK/send.log" && fail "wrong key reported as missing"
+	grep -q "refusing sender 192.0.2.2: wrong auth key" "$WORK/recv.log" || fail "wrong key not logged: $(cat "$WORK/recv.log")"
+	grep -q "refusing sender 192.0.2.2: it did not answer" "$WORK/recv.log" || fail "missing key not logged: $(cat "$WORK/recv.log")"
+	expect_rc=0
+	timeout 30 "$SEND" --verify --auth-key "$WORK/key" - "$RECV_IP" <<<"honest" 2>"$WORK/send.log" || expect_rc=$?
+	[ "$expect_rc" = 0 ] || fail "verify with the key exited $expect_rc: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	echo "honest" >"$WORK/expected"
+	check_pool "$plain" "$WORK/expected"
+else
+	fail "receiver did not start"
+fi
+end_case
+
 start_case "receiver refuses a file that is not a pool"
 head -c 4M /dev/zero >"$WORK/notapool"
 echo "some text" >>"$WORK/notapool"

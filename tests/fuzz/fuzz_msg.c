@@ -13,6 +13,10 @@
 
 static bool msg_equal(const struct rs_msg *a, const struct rs_msg *b)
 {
+	if (a->type == RS_MSG_AUTH || b->type == RS_MSG_AUTH)
+		return a->type == b->type && a->status == b->status &&
+		       a->seq == b->seq &&
+		       memcmp(a->mac, b->mac, sizeof(a->mac)) == 0;
 	return a->type == b->type && a->status == b->status &&
 	       a->seq == b->seq && a->offset == b->offset &&
 	       a->length == b->length && a->ring_offset == b->ring_offset &&
@@ -27,6 +31,8 @@ static bool well_formed(const uint8_t *p)
 	if (fuzz_le(p, 4) != RS_PROTO_MAGIC || fuzz_le(p + 6, 2) != 0 ||
 	    fuzz_le(p + 12, 4) != 0)
 		return false;
+	if (type == RS_MSG_AUTH) /* 32 bytes of MAC, any value */
+		return status == RS_MSG_OK;
 	if (type != RS_MSG_HASH_DONE && hash != 0)
 		return false;
 	switch (type) {
@@ -69,6 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .ring_offset = fuzz_le(data + 32, 8),
 	    .hash = fuzz_le(data + 40, 8),
 	};
+	if (model.type == RS_MSG_AUTH)
+		memcpy(model.mac, data + 16, sizeof(model.mac));
 	FUZZ_CHECK(msg_equal(&msg, &model));
 	const char *status = rs_msg_status_str(msg.status);
 	FUZZ_CHECK(status && *status);

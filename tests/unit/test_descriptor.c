@@ -278,6 +278,27 @@ static void reject_round_trip(void **state)
 	assert_non_null(rs_reject_decode(buf, sizeof(buf), &out));
 }
 
+static void challenge_round_trip(void **state)
+{
+	(void)state;
+	struct rs_challenge in, out;
+	for (int i = 0; i < RS_AUTH_NONCE_SIZE; i++)
+		in.nonce[i] = (uint8_t)(i * 3);
+	uint8_t buf[RS_ACCEPT_PRIVATE_MAX] = {0};
+	assert_int_equal(rs_challenge_encode(&in, buf, sizeof(buf)),
+			 RS_CHALLENGE_SIZE);
+	assert_null(rs_challenge_decode(buf, sizeof(buf), &out));
+	assert_memory_equal(out.nonce, in.nonce, RS_AUTH_NONCE_SIZE);
+	for (size_t cut = 0; cut < RS_CHALLENGE_SIZE; cut++)
+		assert_non_null(rs_challenge_decode(buf, cut, &out));
+	/* A challenge is not a grant, nor a grant a challenge. */
+	struct rs_accept_info info;
+	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &info));
+	struct rs_accept_info grant = valid_info();
+	encode(&grant, buf);
+	assert_non_null(rs_challenge_decode(buf, sizeof(buf), &out));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +311,7 @@ int main(void)
 	    cmocka_unit_test(header_checks),
 	    cmocka_unit_test(connect_round_trip_and_checks),
 	    cmocka_unit_test(reject_round_trip),
+	    cmocka_unit_test(challenge_round_trip),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -51,6 +51,21 @@ static void round_trip(void **state)
 	assert_int_equal(out.offset, 12288);
 }
 
+static void auth_answer_round_trip(void **state)
+{
+	(void)state;
+	struct rs_msg in = {.type = RS_MSG_AUTH}, out;
+	for (int i = 0; i < RS_AUTH_MAC_SIZE; i++)
+		in.mac[i] = (uint8_t)(0xa0 + i);
+	uint8_t buf[RS_MSG_SIZE];
+	assert_int_equal(rs_msg_encode(&in, buf, sizeof(buf)), RS_MSG_SIZE);
+	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_equal(out.type, RS_MSG_AUTH);
+	assert_memory_equal(out.mac, in.mac, RS_AUTH_MAC_SIZE);
+	buf[5] = 1; /* a status */
+	assert_non_null(rs_msg_decode(buf, sizeof(buf), &out));
+}
+
 static void truncated_fails(void **state)
 {
 	(void)state;
@@ -116,6 +131,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(round_trip),
+	    cmocka_unit_test(auth_answer_round_trip),
 	    cmocka_unit_test(truncated_fails),
 	    cmocka_unit_test(malformed_fails),
 	};

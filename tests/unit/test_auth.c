@@ -1,0 +1,81 @@
+/* Shared-secret authentication: key files, and the challenge answer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "auth.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void write_key(const char *path, const char *bytes, size_t len,
+		      mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_true(write(fd, bytes, len) == (ssize_t)len);
+	close(fd);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void key_files(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rs-test-key-XXXXXX";
+	close(mkstemp(path));
+	struct rs_auth_key key;
+	char err[512];
+
+	write_key(path, "0123456789abcdef0123", 20, 0600);
+	assert_int_equal(rs_auth_key_load(path, &key, err, sizeof(err)), 0);
+	assert_int_equal(key.len, 20);
+
+	write_key(path, "0123456789abcdef0123", 20, 0644);
+	assert_int_equal(rs_auth_key_load(path, &key, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "chmod 600"));
+
+	write_key(path, "short", 5, 0600);
+	assert_int_equal(rs_auth_key_load(path, &key, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "16 to 4096 bytes"));
+
+	unlink(path);
+	assert_int_equal(rs_auth_key_load(path, &key, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot open auth key"));
+}
+
+static void answers(void **state)
+{
+	(void)state;
+	struct rs_auth_key key = {.len = 32}, other = {.len = 32};
+	memset(key.bytes, 7, 32);
+	memset(other.bytes, 7, 32);
+	other.bytes[31] = 8;
+	uint8_t nonce[RS_AUTH_NONCE_SIZE], nonce2[RS_AUTH_NONCE_SIZE];
+	assert_int_equal(rs_auth_nonce(nonce), 0);
+	assert_int_equal(rs_auth_nonce(nonce2), 0);
+	assert_memory_not_equal(nonce, nonce2, RS_AUTH_NONCE_SIZE);
+
+	uint8_t mac[RS_AUTH_MAC_SIZE];
+	rs_auth_mac(&key, nonce, mac);
+	assert_true(rs_auth_check(&key, nonce, mac));
+	assert_false(rs_auth_check(&other, nonce, mac)); /* wrong key */
+	assert_false(rs_auth_check(&key, nonce2, mac));	 /* replayed answer */
+	mac[0] ^= 1;
+	assert_false(rs_auth_check(&key, nonce, mac));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(key_files),
+	    cmocka_unit_test(answers),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
