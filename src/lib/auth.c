@@ -1,5 +1,7 @@
 #include "auth.h"
 
+#include "log.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/crypto.h>
@@ -46,6 +48,21 @@ int rs_auth_key_load(const char *path, struct rs_auth_key *key, char *err,
 		return -1;
 	}
 	key->len = (size_t)n;
+	return 0;
+}
+
+int rs_auth_key_option(const char *path, const struct rs_auth_key **key)
+{
+	static struct rs_auth_key loaded;
+	*key = 0;
+	if (!path)
+		return 0;
+	char err[512];
+	if (rs_auth_key_load(path, &loaded, err, sizeof(err))) {
+		rs_err("%s", err);
+		return -1;
+	}
+	*key = &loaded;
 	return 0;
 }
 

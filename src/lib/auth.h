@@ -23,6 +23,10 @@ struct rs_auth_key {
 int rs_auth_key_load(const char *path, struct rs_auth_key *key, char *err,
 		     size_t errlen);
 
+/* For --auth-key: loads PATH into a key kept for the process and sets *key,
+ * or sets it to NULL without a PATH. Returns 0, or -1 after reporting. */
+int rs_auth_key_option(const char *path, const struct rs_auth_key **key);
+
 /* Fills nonce with random bytes. Returns 0, or -1. */
 int rs_auth_nonce(uint8_t nonce[RS_AUTH_NONCE_SIZE]);
 

@@ -3,6 +3,7 @@
 #include "info.h"
 #include "log.h"
 #include "service.h"
+#include "signals.h"
 #include "size.h"
 
 #include <argp.h>
@@ -175,22 +176,10 @@ int main(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, 0, &a);
 	rs_log_init("rpma-recv", a.level);
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGINT, &sa, 0);
-	sigaction(SIGTERM, &sa, 0);
-	signal(SIGPIPE, SIG_IGN);
+	rs_signals_install(on_stop_signal);
 
-	static struct rs_auth_key key;
-	if (a.auth_key_path) {
-		char err[512];
-		if (rs_auth_key_load(a.auth_key_path, &key, err, sizeof(err))) {
-			rs_err("%s", err);
-			return RS_EXIT_USAGE;
-		}
-		a.cfg.auth_key = &key;
-	}
+	if (rs_auth_key_option(a.auth_key_path, &a.cfg.auth_key))
+		return RS_EXIT_USAGE;
 	if (a.info)
 		return recv_info_print(a.cfg.pool_path);
 	return recv_service_run(&a.cfg);

@@ -4,6 +4,7 @@
 #include "log.h"
 #include "resume.h"
 #include "shipper.h"
+#include "signals.h"
 #include "size.h"
 #include "verify_command.h"
 
@@ -280,24 +281,10 @@ int main(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, 0, &a);
 	rs_log_init("rpma-send", a.level);
 
-	/* No SA_RESTART: a blocked read returns so we commit and leave. */
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGINT, &sa, 0);
-	sigaction(SIGTERM, &sa, 0);
-	signal(SIGPIPE, SIG_IGN);
+	rs_signals_install(on_stop_signal);
 
-	static struct rs_auth_key key;
-	if (a.auth_key_path) {
-		char kerr[512];
-		if (rs_auth_key_load(a.auth_key_path, &key, kerr,
-				     sizeof(kerr))) {
-			rs_err("%s", kerr);
-			return RS_EXIT_USAGE;
-		}
-		a.cfg.auth_key = &key;
-	}
+	if (rs_auth_key_option(a.auth_key_path, &a.cfg.auth_key))
+		return RS_EXIT_USAGE;
 	if (a.verify) {
 		struct verify_command cmd = {
 		    .verify = {.remote = a.cfg.remote,
