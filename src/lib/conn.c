@@ -292,10 +292,36 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static bool cm_event_pending(const struct rs_conn *c)
+{
+	struct pollfd pfd = {.fd = c->cm_channel->fd, .events = POLLIN};
+	return poll(&pfd, 1, 0) > 0;
+}
+
+static enum rs_wait_result spin(struct rs_conn *c, struct ibv_wc *wc,
+				int64_t deadline)
+{
+	for (unsigned i = 1;; i++) {
+		int n = ibv_poll_cq(c->cq, 1, wc);
+		if (n < 0)
+			return RS_WAIT_ERROR;
+		if (n == 1)
+			return RS_WAIT_COMPLETION;
+		if (i % 4096 == 0) { /* now and then, look up from the CQ */
+			if (cm_event_pending(c))
+				return RS_WAIT_CM_EVENT;
+			if (deadline >= 0 && now_ms() >= deadline)
+				return RS_WAIT_TIMEOUT;
+		}
+	}
+}
+
 enum rs_wait_result rs_conn_next_completion(struct rs_conn *c,
 					    struct ibv_wc *wc, int timeout_ms)
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	if (c->busy_poll)
+		return spin(c, wc, deadline);
 	for (;;) {
 		int n = ibv_poll_cq(c->cq, 1, wc);
 		if (n < 0)

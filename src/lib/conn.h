@@ -20,6 +20,7 @@ struct rs_conn {
 	struct ibv_comp_channel *comp_channel;
 	struct ibv_cq *cq;
 	bool cq_armed;
+	bool busy_poll; /* spin on the CQ instead of sleeping (--busy-poll) */
 	bool established;
 };
 
@@ -73,9 +74,10 @@ enum rs_wait_result {
 	RS_WAIT_ERROR = 3,
 };
 
-/* Returns the next completion, blocking on the completion channel (no busy
- * polling) for at most timeout_ms (-1: forever). Also returns when an
- * rdma_cm event is pending, so a disconnect is noticed. */
+/* Returns the next completion, blocking on the completion channel for at
+ * most timeout_ms (-1: forever), or spinning on the CQ when busy_poll is set
+ * (lowest latency, one core busy). Also returns when an rdma_cm event is
+ * pending, so a disconnect is noticed. */
 enum rs_wait_result rs_conn_next_completion(struct rs_conn *c,
 					    struct ibv_wc *wc, int timeout_ms);
 

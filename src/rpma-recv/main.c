@@ -32,6 +32,7 @@ enum {
 	OPT_INFO,
 	OPT_ALLOW,
 	OPT_AUTH_KEY,
+	OPT_BUSY_POLL,
 };
 
 static const struct argp_option options[] = {
@@ -64,6 +65,10 @@ static const struct argp_option options[] = {
      0},
     {"info", 'i', 0, 0,
      "Print the pool's size, use and UUID, then exit (needs no RDMA device)",
+     0},
+    {"busy-poll", OPT_BUSY_POLL, 0, 0,
+     "Spin on the completion queue while serving a sender instead of "
+     "sleeping: lowest commit latency, at the cost of a busy core",
      0},
     {"once", OPT_ONCE, 0, 0, "Exit after the first sender disconnects", 0},
     {"quiet", 'q', 0, 0, "Print errors only", 0},
@@ -123,6 +128,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (why)
 			argp_error(state, "--allow '%s': %s", arg, why);
 		a->cfg.nallow++;
+		break;
+	case OPT_BUSY_POLL:
+		a->cfg.busy_poll = true;
 		break;
 	case OPT_AUTH_KEY:
 		a->auth_key_path = arg;

@@ -151,10 +151,16 @@ static bool session_on_message(struct service *svc, struct session *s,
 						&req, &reply)
 			    : recv_commit_apply(&svc->target, &staging,
 						s->policy, &req, &reply);
-	uint8_t *out = reply_buf(s, s->replies++);
+	/* One reply in `credits` is signaled, only to reclaim send-queue
+	 * entries: fewer completions, fewer wake-ups. Reply buffers are not
+	 * reused before the sender has seen them (it waits for replies). */
+	uint32_t n = s->replies++;
+	unsigned flags =
+	    n % s->credits == s->credits - 1u ? IBV_SEND_SIGNALED : 0;
+	uint8_t *out = reply_buf(s, n);
 	rs_msg_encode(&reply, out, RS_MSG_SIZE);
 	if (rs_conn_post_send(&s->conn, out, RS_MSG_SIZE, s->bufs_mr->lkey,
-			      UINT32_MAX, IBV_SEND_SIGNALED)) {
+			      UINT32_MAX, flags)) {
 		rs_err("cannot reply to %s: %s", s->peer, strerror(errno));
 		return false;
 	}
@@ -335,6 +341,7 @@ static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
 	rs_listener_take_request(&svc->listener, ev, &s.conn, &priv);
 	rdma_ack_cm_event(ev);
 	rs_conn_peer_str(&s.conn, s.peer, sizeof(s.peer));
+	s.conn.busy_poll = svc->cfg->busy_poll;
 
 	/* Before anything is registered or described. */
 	if (!allowed(svc->cfg, &s.conn)) {

@@ -20,7 +20,8 @@ struct recv_config {
 	uint64_t create_size; /* 0: the pool must exist */
 	struct rs_endpoint listen;
 	struct recv_exposure_config exposure;
-	bool once; /* exit after the first sender leaves */
+	bool once;	/* exit after the first sender leaves */
+	bool busy_poll; /* spin on the CQ instead of sleeping */
 	struct rs_cidr allow[RECV_ALLOW_MAX]; /* --allow: who may connect */
 	unsigned nallow;		      /* 0: anyone */
 	const struct rs_auth_key *auth_key;   /* --auth-key, or NULL */

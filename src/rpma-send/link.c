@@ -124,6 +124,7 @@ int send_link_open(struct send_link *l, const struct link_request *r,
 	int rc = prepare(l, r);
 	if (rc)
 		return rc;
+	l->conn.busy_poll = r->busy_poll;
 
 	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
 	struct rs_connect_req req = r->req;

@@ -38,6 +38,7 @@ struct link_request {
 	struct rs_connect_req req;
 	uint16_t slots; /* batches the sender may keep in flight */
 	const struct rs_auth_key *key; /* --auth-key, or NULL */
+	bool busy_poll;		       /* --busy-poll */
 };
 
 /* Connects and decodes the grant. Returns an exit code (exit_code.h) after

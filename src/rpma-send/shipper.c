@@ -159,6 +159,7 @@ static int link_up(struct shipper *s, bool first, bool *busy)
 		    .method = (uint8_t)(first ? s->cfg->method : s->method)},
 	    .slots = first ? s->cfg->depth : s->depth,
 	    .key = s->cfg->auth_key,
+	    .busy_poll = s->cfg->busy_poll,
 	};
 	int rc = send_link_open(&s->link, &r, busy);
 	s->linked = true;
@@ -198,9 +199,12 @@ static int post_commit_request(struct shipper *s, const struct batch *b,
 	    .ring_offset = ring_offset,
 	};
 	rs_msg_encode(&msg, slot->request, sizeof(slot->request));
+	/* The reply says the request arrived; one send in `depth` is signaled
+	 * only to reclaim send-queue entries. */
+	unsigned flags =
+	    b->seq % s->depth == s->depth - 1u ? IBV_SEND_SIGNALED : 0;
 	return rs_conn_post_send(&s->link.conn, slot->request, RS_MSG_SIZE,
-				 s->link.slots_mr->lkey, UINT64_MAX,
-				 IBV_SEND_SIGNALED);
+				 s->link.slots_mr->lkey, UINT64_MAX, flags);
 }
 
 /* APM: the read after the data write makes it persistent (DDIO off); the

@@ -22,6 +22,7 @@ struct ship_config {
 	int flush_interval_ms;
 	int connect_timeout_ms;
 	bool truncate;
+	bool busy_poll;			    /* --busy-poll */
 	const struct rs_auth_key *auth_key; /* --auth-key, or NULL */
 	bool expect_offset;	/* --resume: the log must end where checked */
 	uint64_t expected_used; /* bytes the log then held */

@@ -125,6 +125,17 @@ else
 fi
 end_case
 
+start_case "--busy-poll on both sides"
+if start_recv "$WORK/recv.log" --once --busy-poll "$plain"; then
+	timeout 60 "$SEND" --busy-poll --stats --truncate --method gpspm --batch 256K "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed: $(cat "$WORK/send.log")"
+	grep -q "stats: bytes=16777216 batches=64 " "$WORK/send.log" || fail "no stats: $(cat "$WORK/send.log")"
+	wait_recv
+	check_pool "$plain" "$input"
+else
+	fail "receiver did not start"
+fi
+end_case
+
 start_case "--staging-slot and --credits cap staged batches"
 if start_recv "$WORK/recv.log" --once --staging-slot 64K --credits 2 "$plain"; then
 	timeout 60 "$SEND" -v --truncate --method staged "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed"

@@ -1,0 +1,152 @@
+#!/bin/bash
+# End-to-end against hostile senders: one rpma-recv (plain file, then devdax)
+# faces every tests/rogue/rogue_sender scenario (bad connect private data,
+# commits outside the log or the staging ring, malformed messages, RDMA
+# writes outside the granted regions). Each must be refused and logged, the
+# receiver must stay up and serve an honest rpma-send after each, and at the
+# end the pool holds exactly the honest chunks and checks clean.
+# Runs inside the VM test bed: scripts/vm-run -- tests/e2e/hostile.sh BUILD
+BUILD="$1"
+. "$(dirname "$0")/lib.sh"
+
+ROGUE="$BUILD/tests/rogue/rogue_sender"
+HONEST_TEXT="rogue_sender honest: written and committed by gpspm"
+
+scenarios=(bad-magic bad-version short unknown-flags unknown-method
+	commit-out-of-range commit-not-contiguous staged-oversized
+	malformed-message write-outside honest)
+
+# need FILE COUNT PATTERN: FILE has at least COUNT lines matching PATTERN.
+need() {
+	local n
+	n=$(grep -c -- "$3" "$1")
+	[ "$n" -ge "$2" ] || fail "receiver logged $n (not $2) lines matching '$3'"
+}
+
+# expect_logged SCENARIO FILE: the receiver's log (from the scenario on)
+# names each refusal of SCENARIO.
+expect_logged() {
+	local f="$2"
+	case "$1" in
+	bad-magic) need "$f" 1 "refusing sender .*: bad magic" ;;
+	bad-version) need "$f" 1 "refusing sender .*: unsupported protocol version" ;;
+	# rdma_cm pads private data with zeros: 3 bytes read as a bad magic.
+	short) need "$f" 1 "refusing sender .*: \(bad magic\|private data too short\)" ;;
+	unknown-flags) need "$f" 1 "refusing sender .*: unknown connect flags" ;;
+	unknown-method) need "$f" 1 "refusing sender .*: unknown persistence method" ;;
+	commit-out-of-range | staged-oversized)
+		need "$f" 4 "refused a request from .*: range outside the log or the staging ring; closing"
+		;;
+	commit-not-contiguous)
+		need "$f" 2 "refused a request from .*: batch does not start at the committed write offset; closing"
+		;;
+	malformed-message)
+		need "$f" 1 "sent a malformed message (bad message magic); closing"
+		need "$f" 1 "sent a malformed message (message truncated); closing"
+		need "$f" 1 "sent a malformed message (unknown message type); closing"
+		need "$f" 1 "refused a request from .*: malformed request; closing"
+		# 64 bytes overrun the 48-byte receive: the QP fails.
+		need "$f" 1 "connection with .* failed"
+		;;
+	# The NIC refuses these; the receiver only sees the sessions end.
+	write-outside) need "$f" 5 "done: 0 commits, 0 bytes" ;;
+	honest) need "$f" 1 "done: 1 commits, ${#HONEST_TEXT} bytes" ;;
+	esac
+}
+
+chunks=0
+
+# honest_send LABEL SCENARIO POOL EXPECTED: rpma-send appends a small known
+# chunk (the first one truncates the log), which must be committed.
+honest_send() {
+	local label="$1" scenario="$2" pool="$3" expected="$4"
+	chunks=$((chunks + 1))
+	printf 'honest chunk %02d on %s, after %s\n' "$chunks" "$label" "$scenario" >"$WORK/chunk"
+	local args=(--retry 5)
+	if [ "$chunks" = 1 ]; then
+		args+=(--truncate)
+		: >"$expected"
+	fi
+	local rc=0
+	timeout 60 "$SEND" "${args[@]}" "$RECV_IP" "$WORK/chunk" 2>"$WORK/send.log" || rc=$?
+	if [ "$rc" != 0 ]; then
+		fail "honest rpma-send exited $rc: $(cat "$WORK/send.log")"
+		return
+	fi
+	cat "$WORK/chunk" >>"$expected"
+	kill -0 "$RECV_PID" 2>/dev/null || fail "receiver died after the honest send"
+	pool_data "$pool" "$WORK/now" || { fail "pmempool dump failed"; return; }
+	if ! cmp -s "$WORK/now" "$expected"; then
+		fail "log does not hold the honest chunks so far ($(stat -c %s "$WORK/now") vs $(stat -c %s "$expected") bytes)"
+		# Judge later cases by what they add, not by this damage again.
+		cp "$WORK/now" "$expected"
+	fi
+}
+
+# hostile_run LABEL POOL [RECV ARGS...]: one receiver on POOL against every
+# scenario, an honest send after each, then SIGTERM and the pool's check.
+hostile_run() {
+	local label="$1" pool="$2"
+	shift 2
+	local rlog="$WORK/recv.$label.log" expected="$WORK/expected.$label"
+	chunks=0
+	start_case "$label: receiver starts"
+	if ! start_recv "$rlog" "$@" "$pool"; then
+		fail "receiver did not start: $(cat "$rlog")"
+		end_case
+		return
+	fi
+	end_case
+	local scenario from out rc
+	for scenario in "${scenarios[@]}"; do
+		start_case "$label: $scenario"
+		if ! kill -0 "$RECV_PID" 2>/dev/null; then
+			fail "receiver is gone"
+			end_case
+			continue
+		fi
+		from=$(($(wc -l <"$rlog") + 1))
+		rc=0
+		out=$(timeout 120 "$ROGUE" "$scenario" "$RECV_IP" "$HONEST_TEXT" 2>"$WORK/rogue.err") || rc=$?
+		log "$out"
+		[ "$rc" = 0 ] || fail "rogue_sender exited $rc: $out $(cat "$WORK/rogue.err")"
+		if ! kill -0 "$RECV_PID" 2>/dev/null; then
+			fail "receiver died: $(tail -n +"$from" "$rlog")"
+			end_case
+			continue
+		fi
+		[ "$scenario" = honest ] && [ "$rc" = 0 ] && printf '%s' "$HONEST_TEXT" >>"$expected"
+		honest_send "$label" "$scenario" "$pool" "$expected"
+		tail -n +"$from" "$rlog" >"$WORK/slice"
+		expect_logged "$scenario" "$WORK/slice"
+		# shellcheck disable=SC2154 # case_failed: set by start_case
+		[ "$case_failed" = 0 ] || log "receiver log: $(cat "$WORK/slice")"
+		end_case
+	done
+	start_case "$label: SIGTERM, the pool holds exactly the honest data"
+	kill -TERM "$RECV_PID" 2>/dev/null
+	wait_recv
+	[ "$REAP_RC" = 0 ] || fail "receiver exited $REAP_RC on SIGTERM: $(tail -n 20 "$rlog")"
+	check_pool "$pool" "$expected"
+	end_case
+}
+
+if [ ! -x "$ROGUE" ]; then
+	start_case "rogue_sender built"
+	fail "$ROGUE is missing"
+	end_case
+	summary
+	exit
+fi
+
+hostile_run plain "$WORK/hostile.pool" --create 64M
+
+if [ -n "${RPMA_DEVDAX:-}" ]; then
+	hostile_run devdax "$RPMA_DEVDAX" --create 1
+else
+	start_case "devdax present"
+	fail "RPMA_DEVDAX not set by the test bed"
+	end_case
+fi
+
+summary

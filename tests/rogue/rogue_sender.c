@@ -1,0 +1,978 @@
+/* rogue_sender: a hostile rpma-ship sender for tests/e2e/hostile.sh.
+ *
+ *   rogue_sender SCENARIO HOST[:PORT] [TEXT]
+ *
+ * It connects with the library's own connection code and encoders, but sends
+ * what a receiver must refuse: bad connect private data, commits outside the
+ * log or the staging ring, malformed control messages, RDMA writes outside
+ * the granted regions. Every wait has a timeout of a few seconds. It prints
+ * one line saying what happened and exits 0 when the receiver refused safely,
+ * 1 when the receiver misbehaved (accepted, committed, let a write through,
+ * did not answer or did not close), 2 when the scenario could not run. */
+#include "conn.h"
+#include "descriptor.h"
+#include "endpoint.h"
+#include "message.h"
+#include "method.h"
+#include "mr.h"
+#include "peer.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROGUE_SAFE 0
+#define ROGUE_UNSAFE 1
+#define ROGUE_NORUN 2
+
+#define RESOLVE_TIMEOUT_MS 3000
+#define CONNECT_TIMEOUT_MS 5000
+#define REPLY_TIMEOUT_MS 5000
+#define CLOSE_GRACE_MS 1000
+#define BUSY_RETRIES 40 /* the receiver may still be ending a session */
+#define BUSY_PAUSE_MS 250
+#define LAST_RESORT_S 120 /* SIGALRM ends a run that hangs anyway */
+
+/* One registered buffer: receive slots (larger than a message, so an
+ * oversized reply would show), the message to send, the payload to write. */
+#define RECVS 4
+#define RECV_SLOT 64
+#define OFF_SEND (RECVS * RECV_SLOT)
+#define SEND_ROOM 256
+#define OFF_PAYLOAD 4096
+#define PAYLOAD 8192
+#define BUF_SIZE (OFF_PAYLOAD + PAYLOAD)
+
+/* wr_id: kind in the high bits, receive slot in the low byte. */
+#define WR_RECV 0x100u
+#define WR_SEND 0x200u
+#define WR_WRITE 0x300u
+#define WR_KIND(id) ((id) & ~(uint64_t)0xff)
+
+struct rogue {
+	struct rs_endpoint ep;
+	struct rs_conn conn;
+	struct rs_peer peer;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+	struct rs_accept_info info;
+	uint32_t seq;
+};
+
+/* The one line printed at the end: what each variant saw. */
+static char report[4096];
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	size_t used = strlen(report);
+	if (used && used + 2 < sizeof(report)) {
+		memcpy(report + used, "; ", 3);
+		used += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(report + used, sizeof(report) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* The worse of two results: misbehaviour over could-not-run over safe. */
+static int worse(int a, int b)
+{
+	if (a == ROGUE_UNSAFE || b == ROGUE_UNSAFE)
+		return ROGUE_UNSAFE;
+	return a > b ? a : b;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000,
+			      .tv_nsec = (long)(ms % 1000) * 1000000};
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static const char *status_name(uint8_t status)
+{
+	switch (status) {
+	case RS_MSG_OK:
+		return "ok";
+	case RS_MSG_OUT_OF_RANGE:
+		return "out of range";
+	case RS_MSG_NOT_CONTIGUOUS:
+		return "not contiguous";
+	case RS_MSG_BAD_REQUEST:
+		return "bad request";
+	default:
+		return "unknown status";
+	}
+}
+
+static void rogue_close(struct rogue *r)
+{
+	rs_conn_disconnect(&r->conn);
+	rs_conn_destroy(&r->conn);
+	rs_mr_dereg(&r->mr);
+	rs_peer_delete(&r->peer);
+	free(r->buf);
+	r->buf = 0;
+}
+
+/* Resolves, creates the QP, registers the buffer and posts the receives, as
+ * rpma-send does before it connects. */
+static int rogue_open(struct rogue *r, char *err, size_t errlen)
+{
+	if (rs_conn_resolve(&r->conn, &r->ep, RESOLVE_TIMEOUT_MS, err, errlen))
+		return -1;
+	int ret = rs_peer_new(&r->peer, r->conn.id->verbs);
+	if (ret) {
+		snprintf(err, errlen, "cannot allocate a protection domain: %s",
+			 strerror(ret));
+		return -1;
+	}
+	if (rs_conn_create_qp(&r->conn, r->peer.pd, 16, RECVS, err, errlen))
+		return -1;
+	if (posix_memalign((void **)&r->buf, 4096, BUF_SIZE)) {
+		r->buf = 0;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memset(r->buf, 0, BUF_SIZE);
+	ret = rs_mr_reg(&r->peer, r->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE,
+			&r->mr);
+	if (ret) {
+		snprintf(err, errlen, "cannot register buffers: %s",
+			 rs_mr_reg_advice(ret));
+		return -1;
+	}
+	for (uint32_t i = 0; i < RECVS; i++) {
+		if (rs_conn_post_recv(&r->conn, r->buf + i * RECV_SLOT,
+				      RECV_SLOT, r->mr->lkey, WR_RECV + i)) {
+			snprintf(err, errlen, "cannot post a receive: %s",
+				 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* What came back for a connect request. */
+struct connect_result {
+	bool timed_out;
+	enum rdma_cm_event_type event;
+	int status;
+	struct rs_private_data reply;
+};
+
+/* rdma_connect with exactly these private data bytes, then the first event. */
+static int raw_connect(struct rogue *r, const void *priv, uint8_t len,
+		       struct connect_result *res, char *err, size_t errlen)
+{
+	memset(res, 0, sizeof(*res));
+	struct rdma_conn_param param = {
+	    .private_data = priv,
+	    .private_data_len = len,
+	    .responder_resources = 1,
+	    .initiator_depth = 1,
+	    .retry_count = 7,
+	    .rnr_retry_count = 7,
+	};
+	if (rdma_connect(r->conn.id, &param)) {
+		snprintf(err, errlen, "rdma_connect failed: %s",
+			 strerror(errno));
+		return -1;
+	}
+	struct rdma_cm_event *ev;
+	if (rs_cm_event_wait(r->conn.cm_channel, CONNECT_TIMEOUT_MS, &ev)) {
+		res->timed_out = true;
+		return 0;
+	}
+	res->event = ev->event;
+	res->status = ev->status;
+	size_t n =
+	    ev->param.conn.private_data ? ev->param.conn.private_data_len : 0;
+	if (n > sizeof(res->reply.bytes))
+		n = sizeof(res->reply.bytes);
+	memcpy(res->reply.bytes, ev->param.conn.private_data, n);
+	res->reply.len = n;
+	rdma_ack_cm_event(ev);
+	if (res->event == RDMA_CM_EVENT_ESTABLISHED)
+		r->conn.established = true;
+	return 0;
+}
+
+static bool rejected_busy(const struct connect_result *res)
+{
+	struct rs_reject_info rej;
+	return !res->timed_out && res->event == RDMA_CM_EVENT_REJECTED &&
+	       !rs_reject_decode(res->reply.bytes, res->reply.len, &rej) &&
+	       rej.reason == RS_REJECT_BUSY;
+}
+
+/* Opens a connection and connects with priv, again while the receiver says
+ * it is busy (it may still be ending our previous connection). */
+static int attempt(struct rogue *r, const void *priv, uint8_t len,
+		   struct connect_result *res, char *err, size_t errlen)
+{
+	for (int i = 0;; i++) {
+		if (rogue_open(r, err, errlen) ||
+		    raw_connect(r, priv, len, res, err, errlen))
+			return -1;
+		if (!rejected_busy(res) || i == BUSY_RETRIES)
+			return 0;
+		rogue_close(r);
+		sleep_ms(BUSY_PAUSE_MS);
+	}
+}
+
+/* Connects as an ordinary sender asking for method. */
+static int session_open(struct rogue *r, uint8_t method, char *err,
+			size_t errlen)
+{
+	struct rs_connect_req req = {.flags = 0, .method = method};
+	uint8_t priv[RS_CONNECT_PRIVATE_MAX];
+	size_t len = rs_connect_req_encode(&req, priv, sizeof(priv));
+	struct connect_result res;
+	if (attempt(r, priv, (uint8_t)len, &res, err, errlen))
+		return -1;
+	if (res.timed_out) {
+		snprintf(err, errlen, "no answer to a valid connect request");
+		return -1;
+	}
+	if (res.event != RDMA_CM_EVENT_ESTABLISHED) {
+		struct rs_reject_info rej;
+		if (res.event == RDMA_CM_EVENT_REJECTED &&
+		    !rs_reject_decode(res.reply.bytes, res.reply.len, &rej))
+			snprintf(err, errlen, "receiver refused method %s: %s",
+				 rs_method_name((enum rs_method)method),
+				 rs_reject_reason_str(rej.reason));
+		else
+			snprintf(err, errlen, "connect failed: %s (status %d)",
+				 rdma_event_str(res.event), res.status);
+		return -1;
+	}
+	const char *why =
+	    rs_accept_info_decode(res.reply.bytes, res.reply.len, &r->info);
+	if (why) {
+		snprintf(err, errlen, "unusable accept private data: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* What happened on an established connection after we sent something. */
+struct outcome {
+	bool replied;
+	struct rs_msg reply;
+	const char *reply_malformed;
+	bool closed;
+	char closed_how[96];
+	bool write_done;
+	enum ibv_wc_status write_status;
+	bool send_done;
+	enum ibv_wc_status send_status;
+};
+
+static void closed_by(struct outcome *o, const char *how)
+{
+	if (o->closed)
+		return;
+	o->closed = true;
+	snprintf(o->closed_how, sizeof(o->closed_how), "%s", how);
+}
+
+/* Collects completions and rdma_cm events for at most timeout_ms. Returns at
+ * the first completion of kind stop_kind (0: none), or once the connection
+ * is closed and what was posted has flushed (after a short grace). */
+static void await(struct rogue *r, struct outcome *o, int timeout_ms,
+		  uint64_t stop_kind)
+{
+	memset(o, 0, sizeof(*o));
+	int64_t deadline = now_ms() + timeout_ms;
+	uint32_t recvs_done = 0;
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		if (left <= 0)
+			return;
+		struct ibv_wc wc;
+		enum rs_wait_result w =
+		    rs_conn_next_completion(&r->conn, &wc, (int)left);
+		if (w == RS_WAIT_TIMEOUT)
+			continue;
+		if (w == RS_WAIT_ERROR) {
+			closed_by(o, "completion queue error");
+			return;
+		}
+		if (w == RS_WAIT_CM_EVENT) {
+			struct rdma_cm_event *ev;
+			if (rs_cm_event_wait(r->conn.cm_channel, 0, &ev))
+				continue;
+			enum rdma_cm_event_type type = ev->event;
+			rdma_ack_cm_event(ev);
+			if (type != RDMA_CM_EVENT_DISCONNECTED &&
+			    type != RDMA_CM_EVENT_TIMEWAIT_EXIT)
+				continue;
+			closed_by(o, "disconnected by the receiver");
+			/* Our QP to error: what is still posted flushes,
+			 * after any reply that arrived first. */
+			rs_conn_disconnect(&r->conn);
+			if (deadline > now_ms() + CLOSE_GRACE_MS)
+				deadline = now_ms() + CLOSE_GRACE_MS;
+			continue;
+		}
+		uint64_t kind = WR_KIND(wc.wr_id);
+		if (kind == WR_RECV)
+			recvs_done++;
+		if (kind == WR_WRITE) {
+			o->write_done = true;
+			o->write_status = wc.status;
+		}
+		if (kind == WR_SEND) {
+			o->send_done = true;
+			o->send_status = wc.status;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			closed_by(o, wc.status == IBV_WC_WR_FLUSH_ERR
+					 ? "flush error"
+					 : ibv_wc_status_str(wc.status));
+			rs_conn_disconnect(&r->conn);
+			if (deadline > now_ms() + CLOSE_GRACE_MS)
+				deadline = now_ms() + CLOSE_GRACE_MS;
+		} else if (kind == WR_RECV) {
+			uint8_t *in = r->buf + (wc.wr_id & 0xff) * RECV_SLOT;
+			o->replied = true;
+			o->reply_malformed =
+			    rs_msg_decode(in, wc.byte_len, &o->reply);
+		}
+		if (stop_kind && kind == stop_kind)
+			return;
+		if (o->closed && recvs_done == RECVS)
+			return; /* nothing more can arrive */
+	}
+}
+
+/* Sends len bytes of the send area as a control message. */
+static int send_raw(struct rogue *r, uint32_t len)
+{
+	return rs_conn_post_send(&r->conn, r->buf + OFF_SEND, len, r->mr->lkey,
+				 WR_SEND, IBV_SEND_SIGNALED);
+}
+
+static int send_msg(struct rogue *r, struct rs_msg *m)
+{
+	m->seq = ++r->seq;
+	rs_msg_encode(m, r->buf + OFF_SEND, RS_MSG_SIZE);
+	return send_raw(r, RS_MSG_SIZE);
+}
+
+/* ---- connect-time scenarios ---- */
+
+static int connect_case(struct rogue *r, const char *what, const void *priv,
+			uint8_t len, uint8_t want, bool strict)
+{
+	char err[512];
+	struct connect_result res;
+	int rc;
+	if (attempt(r, priv, len, &res, err, sizeof(err))) {
+		note("%s", err);
+		rc = ROGUE_NORUN;
+	} else if (res.timed_out) {
+		note("no answer to a connect request with %s within %d ms",
+		     what, CONNECT_TIMEOUT_MS);
+		rc = ROGUE_UNSAFE;
+	} else if (res.event == RDMA_CM_EVENT_ESTABLISHED) {
+		note("ACCEPTED a connect request with %s", what);
+		rc = ROGUE_UNSAFE;
+	} else if (res.event != RDMA_CM_EVENT_REJECTED) {
+		note("connect request with %s ended with %s (status %d)", what,
+		     rdma_event_str(res.event), res.status);
+		rc = res.event == RDMA_CM_EVENT_UNREACHABLE ? ROGUE_NORUN
+							    : ROGUE_SAFE;
+	} else {
+		struct rs_reject_info rej;
+		const char *why =
+		    rs_reject_decode(res.reply.bytes, res.reply.len, &rej);
+		if (why) {
+			note("connect request with %s rejected without a "
+			     "reason we can decode (%s, cm status %d)",
+			     what, why, res.status);
+			rc = strict ? ROGUE_UNSAFE : ROGUE_SAFE;
+		} else if (rej.reason != want) {
+			note("connect request with %s rejected with reason %u "
+			     "(%s), expected %u (%s)",
+			     what, rej.reason, rs_reject_reason_str(rej.reason),
+			     want, rs_reject_reason_str(want));
+			rc = strict ? ROGUE_UNSAFE : ROGUE_SAFE;
+		} else {
+			note("connect request with %s rejected: reason %u (%s)",
+			     what, rej.reason,
+			     rs_reject_reason_str(rej.reason));
+			rc = ROGUE_SAFE;
+		}
+	}
+	rogue_close(r);
+	return rc;
+}
+
+static size_t valid_request(uint8_t flags, uint8_t method, uint8_t *buf)
+{
+	struct rs_connect_req req = {.flags = flags, .method = method};
+	return rs_connect_req_encode(&req, buf, RS_CONNECT_PRIVATE_MAX);
+}
+
+static int scenario_bad_magic(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	size_t len = valid_request(0, RS_METHOD_GPSPM, buf);
+	memcpy(buf, "XXXX", 4);
+	return connect_case(r, "a wrong magic", buf, (uint8_t)len,
+			    RS_REJECT_BAD_REQUEST, false);
+}
+
+static int scenario_bad_version(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	size_t len = valid_request(0, RS_METHOD_GPSPM, buf);
+	buf[4] = 99; /* the version byte after the magic */
+	return connect_case(r, "version 99", buf, (uint8_t)len,
+			    RS_REJECT_VERSION, true);
+}
+
+static int scenario_short(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	valid_request(0, RS_METHOD_GPSPM, buf);
+	return connect_case(r, "3 bytes of private data", buf, 3,
+			    RS_REJECT_BAD_REQUEST, false);
+}
+
+static int scenario_unknown_flags(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	size_t len = valid_request(0x80, RS_METHOD_GPSPM, buf);
+	return connect_case(r, "flags 0x80", buf, (uint8_t)len,
+			    RS_REJECT_BAD_REQUEST, false);
+}
+
+static int scenario_unknown_method(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	size_t len = valid_request(0, 9, buf);
+	return connect_case(r, "method 9", buf, (uint8_t)len,
+			    RS_REJECT_BAD_REQUEST, false);
+}
+
+/* ---- commit requests the receiver must refuse ---- */
+
+enum commit_case {
+	CC_PAST_END,	  /* from the write offset to beyond the log's end */
+	CC_AT_END,	  /* starting at the log's end */
+	CC_HEADER,	  /* offset 0: the pool header */
+	CC_OFFSET_WORD,	  /* the log header with the write-offset word */
+	CC_GAP,		  /* 4096 bytes after the write offset */
+	CC_BEHIND,	  /* the start of the log, already committed */
+	CC_RING_TOO_LONG, /* longer than the whole staging ring */
+	CC_RING_AT_END,	  /* ring offset at the ring's end */
+	CC_RING_STRADDLE, /* crossing the ring's end */
+	CC_RING_WRAP,	  /* ring offset near 2^64 */
+};
+
+struct commit_variant {
+	const char *name;
+	enum commit_case which;
+	uint8_t method;
+	uint8_t want;
+};
+
+/* Builds the request from what the receiver granted. Returns NULL, or why
+ * this variant cannot be built against this log. */
+static const char *build_commit(const struct rs_accept_info *in,
+				enum commit_case which, struct rs_msg *m)
+{
+	uint64_t w = in->write_offset_value, end = in->end_offset;
+	uint64_t ring = in->staging.length;
+	memset(m, 0, sizeof(*m));
+	m->type =
+	    which >= CC_RING_TOO_LONG ? RS_MSG_STAGED_COMMIT : RS_MSG_COMMIT;
+	m->offset = w;
+	m->length = 4096;
+	switch (which) {
+	case CC_PAST_END:
+		m->length = end - w + 4096;
+		return 0;
+	case CC_AT_END:
+		m->offset = end;
+		return 0;
+	case CC_HEADER:
+		m->offset = 0;
+		return 0;
+	case CC_OFFSET_WORD:
+		m->offset = 4096;
+		m->length = 24;
+		return 0;
+	case CC_GAP:
+		m->offset = w + 4096;
+		return m->offset + m->length <= end ? 0 : "log too full";
+	case CC_BEHIND:
+		m->offset = in->start_offset;
+		m->length = 1;
+		return w > in->start_offset ? 0 : "log empty";
+	case CC_RING_TOO_LONG:
+		m->length = ring + 4096;
+		break;
+	case CC_RING_AT_END:
+		m->ring_offset = ring;
+		break;
+	case CC_RING_STRADDLE:
+		m->ring_offset = ring - 2048;
+		break;
+	case CC_RING_WRAP:
+		m->ring_offset = UINT64_MAX - 100;
+		break;
+	}
+	if (ring == 0)
+		return "no staging ring granted";
+	/* Only the ring may be wrong, not the log range. */
+	return w + m->length <= end ? 0 : "log too full";
+}
+
+/* Sends a commit the receiver must refuse with want, then close. */
+static int refused_commit(struct rogue *r, const struct commit_variant *v)
+{
+	char err[512];
+	if (session_open(r, v->method, err, sizeof(err))) {
+		note("%s: could not run: %s", v->name, err);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	struct rs_msg req;
+	const char *skip = build_commit(&r->info, v->which, &req);
+	if (skip) {
+		note("%s: skipped (%s)", v->name, skip);
+		rogue_close(r);
+		return ROGUE_SAFE;
+	}
+	if (send_msg(r, &req)) {
+		note("%s: could not run: cannot post a send: %s", v->name,
+		     strerror(errno));
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	struct outcome o;
+	await(r, &o, REPLY_TIMEOUT_MS, 0);
+	int rc = ROGUE_UNSAFE;
+	const struct rs_msg *rep = &o.reply;
+	char what[128];
+	snprintf(what, sizeof(what), "%s (offset %llu length %llu ring %llu)",
+		 v->name, (unsigned long long)req.offset,
+		 (unsigned long long)req.length,
+		 (unsigned long long)req.ring_offset);
+	if (o.replied && !o.reply_malformed && rep->status == RS_MSG_OK)
+		note("%s: COMMITTED, write offset now %llu", what,
+		     (unsigned long long)rep->offset);
+	else if (!o.replied)
+		note("%s: no reply within %d ms (%s)", what, REPLY_TIMEOUT_MS,
+		     o.closed ? o.closed_how : "connection still open");
+	else if (o.reply_malformed)
+		note("%s: malformed reply (%s)", what, o.reply_malformed);
+	else if (rep->type != RS_MSG_COMMIT_DONE || rep->seq != req.seq)
+		note("%s: unexpected reply type %u seq %u", what, rep->type,
+		     rep->seq);
+	else if (rep->status != v->want)
+		note("%s: refused with status %s, expected %s", what,
+		     status_name(rep->status), status_name(v->want));
+	else if (rep->offset != r->info.write_offset_value)
+		note("%s: refused, but the write offset moved from %llu to "
+		     "%llu",
+		     what, (unsigned long long)r->info.write_offset_value,
+		     (unsigned long long)rep->offset);
+	else if (!o.closed)
+		note("%s: refused (%s) but the connection stayed open", what,
+		     status_name(rep->status));
+	else {
+		note("%s: %s, %s", what, status_name(rep->status),
+		     o.closed_how);
+		rc = ROGUE_SAFE;
+	}
+	rogue_close(r);
+	return rc;
+}
+
+static int run_commits(struct rogue *r, const struct commit_variant *v,
+		       size_t n)
+{
+	int rc = ROGUE_SAFE;
+	bool ran = false;
+	for (size_t i = 0; i < n; i++) {
+		size_t before = strlen(report);
+		rc = worse(rc, refused_commit(r, &v[i]));
+		ran |= !strstr(report + before, "skipped");
+	}
+	if (!ran) {
+		note("no variant could run against this log");
+		rc = worse(rc, ROGUE_NORUN);
+	}
+	return rc;
+}
+
+static int scenario_out_of_range(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	static const struct commit_variant v[] = {
+	    {"past the log end", CC_PAST_END, RS_METHOD_GPSPM,
+	     RS_MSG_OUT_OF_RANGE},
+	    {"at the log end", CC_AT_END, RS_METHOD_GPSPM, RS_MSG_OUT_OF_RANGE},
+	    {"pool header", CC_HEADER, RS_METHOD_GPSPM, RS_MSG_OUT_OF_RANGE},
+	    {"write-offset word", CC_OFFSET_WORD, RS_METHOD_GPSPM,
+	     RS_MSG_OUT_OF_RANGE},
+	};
+	return run_commits(r, v, sizeof(v) / sizeof(v[0]));
+}
+
+static int scenario_not_contiguous(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	static const struct commit_variant v[] = {
+	    {"gap after the write offset", CC_GAP, RS_METHOD_GPSPM,
+	     RS_MSG_NOT_CONTIGUOUS},
+	    {"over committed data", CC_BEHIND, RS_METHOD_GPSPM,
+	     RS_MSG_NOT_CONTIGUOUS},
+	};
+	return run_commits(r, v, sizeof(v) / sizeof(v[0]));
+}
+
+static int scenario_staged_oversized(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	static const struct commit_variant v[] = {
+	    {"longer than the ring", CC_RING_TOO_LONG, RS_METHOD_STAGED,
+	     RS_MSG_OUT_OF_RANGE},
+	    {"ring offset at the ring end", CC_RING_AT_END, RS_METHOD_STAGED,
+	     RS_MSG_OUT_OF_RANGE},
+	    {"across the ring end", CC_RING_STRADDLE, RS_METHOD_STAGED,
+	     RS_MSG_OUT_OF_RANGE},
+	    {"ring offset near 2^64", CC_RING_WRAP, RS_METHOD_STAGED,
+	     RS_MSG_OUT_OF_RANGE},
+	};
+	return run_commits(r, v, sizeof(v) / sizeof(v[0]));
+}
+
+/* ---- malformed control messages ---- */
+
+enum bad_msg {
+	BM_GARBAGE,	 /* 48 bytes without the magic */
+	BM_TRUNCATED,	 /* 20 bytes of a valid commit */
+	BM_UNKNOWN_TYPE, /* type 99 */
+	BM_REPLY_TYPE,	 /* a COMMIT_DONE sent as a request */
+	BM_OVERSIZED,	 /* 64 bytes: more than the receive buffer */
+};
+
+static int malformed_case(struct rogue *r, const char *name, enum bad_msg b)
+{
+	char err[512];
+	if (session_open(r, RS_METHOD_AUTO, err, sizeof(err))) {
+		note("%s: could not run: %s", name, err);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	uint8_t *out = r->buf + OFF_SEND;
+	struct rs_msg m = {.type = RS_MSG_COMMIT,
+			   .seq = ++r->seq,
+			   .offset = r->info.write_offset_value,
+			   .length = 16};
+	uint32_t len = RS_MSG_SIZE;
+	rs_msg_encode(&m, out, RS_MSG_SIZE);
+	switch (b) {
+	case BM_GARBAGE:
+		memset(out, 0xa5, RS_MSG_SIZE);
+		break;
+	case BM_TRUNCATED:
+		len = 20;
+		break;
+	case BM_UNKNOWN_TYPE:
+		out[4] = 99;
+		break;
+	case BM_REPLY_TYPE:
+		m.type = RS_MSG_COMMIT_DONE;
+		rs_msg_encode(&m, out, RS_MSG_SIZE);
+		break;
+	case BM_OVERSIZED:
+		memset(out + RS_MSG_SIZE, 0x5a, 16);
+		len = RS_MSG_SIZE + 16;
+		break;
+	}
+	if (send_raw(r, len)) {
+		note("%s: could not run: cannot post a send: %s", name,
+		     strerror(errno));
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	struct outcome o;
+	await(r, &o, REPLY_TIMEOUT_MS, 0);
+	int rc = ROGUE_UNSAFE;
+	char reply[96] = "no reply";
+	if (o.replied && o.reply_malformed)
+		snprintf(reply, sizeof(reply), "malformed reply (%s)",
+			 o.reply_malformed);
+	else if (o.replied)
+		snprintf(reply, sizeof(reply), "reply type %u status %s",
+			 o.reply.type, status_name(o.reply.status));
+	if (o.replied && !o.reply_malformed && o.reply.status == RS_MSG_OK)
+		note("%s: ACCEPTED (%s, write offset %llu)", name, reply,
+		     (unsigned long long)o.reply.offset);
+	else if (!o.closed)
+		note("%s: %s and the connection stayed open for %d ms", name,
+		     reply, REPLY_TIMEOUT_MS);
+	else {
+		note("%s: %s, %s", name, reply, o.closed_how);
+		rc = ROGUE_SAFE;
+	}
+	rogue_close(r);
+	return rc;
+}
+
+static int scenario_malformed(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	int rc = malformed_case(r, "garbage", BM_GARBAGE);
+	rc = worse(rc, malformed_case(r, "truncated", BM_TRUNCATED));
+	rc = worse(rc, malformed_case(r, "unknown type", BM_UNKNOWN_TYPE));
+	rc = worse(rc, malformed_case(r, "reply as request", BM_REPLY_TYPE));
+	rc = worse(rc, malformed_case(r, "oversized", BM_OVERSIZED));
+	return rc;
+}
+
+/* ---- RDMA writes outside the granted regions ---- */
+
+enum bad_write {
+	BW_HEADER,	  /* the 4096 bytes before the data region */
+	BW_STRADDLE,	  /* 16 bytes across the data region's start */
+	BW_PAST_END,	  /* just after the data region */
+	BW_RING_KEY,	  /* the data region with the ring's key */
+	BW_RING_PAST_END, /* just after the staging ring */
+};
+
+static int write_case(struct rogue *r, const char *name, enum bad_write b)
+{
+	char err[512];
+	if (session_open(r, RS_METHOD_GPSPM, err, sizeof(err))) {
+		note("%s: could not run: %s", name, err);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	const struct rs_mr_desc *data = &r->info.data, *ring = &r->info.staging;
+	uint64_t addr = data->addr;
+	uint32_t len = 4096, rkey = data->rkey;
+	switch (b) {
+	case BW_HEADER:
+		addr = data->addr - 4096;
+		break;
+	case BW_STRADDLE:
+		addr = data->addr - 8;
+		len = 16;
+		break;
+	case BW_PAST_END:
+		addr = data->addr + data->length;
+		break;
+	case BW_RING_KEY:
+		rkey = ring->rkey;
+		break;
+	case BW_RING_PAST_END:
+		addr = ring->addr + ring->length;
+		rkey = ring->rkey;
+		break;
+	}
+	if (data->length == 0 || ((b == BW_RING_KEY || b == BW_RING_PAST_END) &&
+				  ring->length == 0)) {
+		note("%s: could not run: region not granted", name);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	memset(r->buf + OFF_PAYLOAD, 0xee, len);
+	if (rs_conn_post_write(&r->conn, r->buf + OFF_PAYLOAD, len, r->mr->lkey,
+			       addr, rkey, WR_WRITE, IBV_SEND_SIGNALED)) {
+		note("%s: could not run: cannot post a write: %s", name,
+		     strerror(errno));
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	struct outcome o;
+	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
+	int rc = ROGUE_UNSAFE;
+	char what[96];
+	snprintf(what, sizeof(what), "%s (%u bytes at 0x%llx key 0x%x)", name,
+		 len, (unsigned long long)addr, rkey);
+	if (!o.write_done)
+		note("%s: no completion within %d ms", what, REPLY_TIMEOUT_MS);
+	else if (o.write_status == IBV_WC_SUCCESS)
+		note("%s: WRITE SUCCEEDED outside the granted region", what);
+	else if (o.write_status != IBV_WC_REM_ACCESS_ERR)
+		note("%s: failed with %s, not a remote access error", what,
+		     ibv_wc_status_str(o.write_status));
+	else {
+		note("%s: %s", what, ibv_wc_status_str(o.write_status));
+		rc = ROGUE_SAFE;
+	}
+	rogue_close(r);
+	return rc;
+}
+
+static int scenario_write_outside(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	int rc = write_case(r, "pool header", BW_HEADER);
+	rc = worse(rc, write_case(r, "across the data start", BW_STRADDLE));
+	rc = worse(rc, write_case(r, "past the data end", BW_PAST_END));
+	rc = worse(rc, write_case(r, "data with the ring key", BW_RING_KEY));
+	rc = worse(rc, write_case(r, "past the ring end", BW_RING_PAST_END));
+	return rc;
+}
+
+/* ---- a well-behaved sender: write, then commit (gpspm) ---- */
+
+static int scenario_honest(struct rogue *r, const char *arg)
+{
+	const char *text = arg ? arg : "rogue_sender: an honest chunk\n";
+	size_t n = strlen(text);
+	char err[512];
+	if (n == 0 || n > PAYLOAD) {
+		note("text must have 1 to %d bytes", PAYLOAD);
+		return ROGUE_NORUN;
+	}
+	if (session_open(r, RS_METHOD_GPSPM, err, sizeof(err))) {
+		note("%s", err);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	const struct rs_accept_info *in = &r->info;
+	uint64_t w = in->write_offset_value;
+	if (n > in->end_offset - w) {
+		note("the log is full");
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	memcpy(r->buf + OFF_PAYLOAD, text, n);
+	struct outcome o;
+	if (rs_conn_post_write(&r->conn, r->buf + OFF_PAYLOAD, (uint32_t)n,
+			       r->mr->lkey,
+			       in->data.addr + (w - in->start_offset),
+			       in->data.rkey, WR_WRITE, IBV_SEND_SIGNALED)) {
+		note("cannot post a write: %s", strerror(errno));
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
+	if (!o.write_done || o.write_status != IBV_WC_SUCCESS) {
+		note("the write into the log failed: %s",
+		     o.write_done ? ibv_wc_status_str(o.write_status)
+				  : "no completion");
+		rogue_close(r);
+		return ROGUE_UNSAFE;
+	}
+	struct rs_msg req = {.type = RS_MSG_COMMIT, .offset = w, .length = n};
+	if (send_msg(r, &req)) {
+		note("cannot post a send: %s", strerror(errno));
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	await(r, &o, REPLY_TIMEOUT_MS, WR_RECV);
+	int rc = ROGUE_UNSAFE;
+	if (!o.replied || o.reply_malformed)
+		note("no usable reply to an honest commit (%s)",
+		     o.reply_malformed ? o.reply_malformed
+		     : o.closed	       ? o.closed_how
+				       : "timed out");
+	else if (o.reply.status != RS_MSG_OK || o.reply.offset != w + n)
+		note("honest commit refused: status %s, write offset %llu",
+		     status_name(o.reply.status),
+		     (unsigned long long)o.reply.offset);
+	else {
+		note("committed %zu bytes at log offset %llu, write offset "
+		     "now %llu",
+		     n, (unsigned long long)w,
+		     (unsigned long long)o.reply.offset);
+		rc = ROGUE_SAFE;
+	}
+	rogue_close(r);
+	return rc;
+}
+
+static const struct scenario {
+	const char *name;
+	int (*run)(struct rogue *r, const char *arg);
+	const char *what;
+} scenarios[] = {
+    {"bad-magic", scenario_bad_magic, "connect with a wrong magic"},
+    {"bad-version", scenario_bad_version, "connect with version 99"},
+    {"short", scenario_short, "connect with 3 bytes of private data"},
+    {"unknown-flags", scenario_unknown_flags, "connect with flags 0x80"},
+    {"unknown-method", scenario_unknown_method, "connect with method 9"},
+    {"commit-out-of-range", scenario_out_of_range,
+     "gpspm commits beyond the log end and into the pool header"},
+    {"commit-not-contiguous", scenario_not_contiguous,
+     "gpspm commits not at the write offset"},
+    {"staged-oversized", scenario_staged_oversized,
+     "staged commits outside the staging ring"},
+    {"malformed-message", scenario_malformed,
+     "garbage, truncated, unknown, reply-type and oversized messages"},
+    {"write-outside", scenario_write_outside,
+     "RDMA writes outside the granted regions"},
+    {"honest", scenario_honest,
+     "write TEXT (optional third argument) and commit it with gpspm"},
+};
+#define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: rogue_sender SCENARIO HOST[:PORT] [TEXT]\n"
+			"exit: 0 receiver refused safely, 1 receiver "
+			"misbehaved, 2 could not run\nscenarios:\n");
+	for (size_t i = 0; i < NSCENARIOS; i++)
+		fprintf(stderr, "  %-22s %s\n", scenarios[i].name,
+			scenarios[i].what);
+	return ROGUE_NORUN;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3 || argc > 4)
+		return usage();
+	const struct scenario *s = 0;
+	for (size_t i = 0; i < NSCENARIOS; i++)
+		if (!strcmp(argv[1], scenarios[i].name))
+			s = &scenarios[i];
+	if (!s)
+		return usage();
+	struct rogue r;
+	memset(&r, 0, sizeof(r));
+	const char *why = rs_endpoint_parse(argv[2], &r.ep);
+	if (why) {
+		fprintf(stderr, "rogue_sender: %s: %s\n", argv[2], why);
+		return ROGUE_NORUN;
+	}
+	alarm(LAST_RESORT_S);
+	int rc = s->run(&r, argc > 3 ? argv[3] : 0);
+	printf("%s: %s: %s\n", s->name,
+	       rc == ROGUE_SAFE	    ? "ok"
+	       : rc == ROGUE_UNSAFE ? "RECEIVER MISBEHAVED"
+				    : "could not run",
+	       report);
+	return rc;
+}
