@@ -14,15 +14,6 @@ log "crash seed: $seed (set RPMA_CRASH_SEED to repeat)"
 input="$WORK/input"
 head -c 8M /dev/urandom >"$input"
 
-# feed: the input in 64 chunks with pauses, so kills land mid-stream.
-feed() {
-	local i
-	for i in $(seq 0 63); do
-		dd if="$input" bs=128K skip="$i" count=1 status=none || return
-		sleep 0.03
-	done
-}
-
 # check_prefix POOL [MIN]: the pool is consistent, holds a prefix of the
 # input, at least MIN bytes long.
 check_prefix() {
@@ -45,13 +36,8 @@ delay() {
 	[ $((RANDOM % 2)) = 0 ] || sleep 0.4
 }
 
-start_sender() { # start_sender METHOD: streams feed() into rpma-send.
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	feed >"$WORK/fifo" &
-	FEED_PID=$!
-	spawn 120 "$WORK/send.log" "$SEND" --truncate --method "$1" --batch 64K "$RECV_IP" - <"$WORK/fifo"
-	SEND_PID=$SPAWN_PID
+start_sender() { # start_sender METHOD: streams the input into rpma-send.
+	start_fed_sender "$input" --truncate --method "$1" --batch 64K "$RECV_IP"
 }
 
 kill_sender_case() { # POOL METHOD [RECV ARGS...]
@@ -68,8 +54,7 @@ kill_sender_case() { # POOL METHOD [RECV ARGS...]
 	delay
 	kill -9 "$SEND_PID"
 	reap "$SEND_PID"
-	kill "$FEED_PID" 2>/dev/null
-	wait "$FEED_PID" 2>/dev/null
+	stop_feed
 	# The receiver notices the dead sender and stays up for the next one.
 	sleep 0.5
 	kill -0 "$RECV_PID" 2>/dev/null || fail "receiver died with the sender: $(cat "$WORK/recv.log")"
@@ -96,8 +81,7 @@ kill_receiver_case() { # POOL METHOD [RECV ARGS...]
 	wait_recv
 	reap "$SEND_PID"
 	local rc=$REAP_RC
-	kill "$FEED_PID" 2>/dev/null
-	wait "$FEED_PID" 2>/dev/null
+	stop_feed
 	local committed
 	committed=$(sed -n 's/.*after committing \([0-9]*\) input bytes.*/\1/p' "$WORK/send.log")
 	if [ "$rc" = 0 ]; then

@@ -101,6 +101,35 @@ wait_for() {
 	return 1
 }
 
+# feed FILE: FILE in 64 chunks with pauses, so a test can act mid-stream.
+feed() {
+	local chunk i
+	chunk=$((($(stat -c %s "$1") + 63) / 64))
+	for i in $(seq 0 63); do
+		dd if="$1" bs="$chunk" skip="$i" count=1 status=none || return
+		sleep 0.03
+	done
+}
+
+# start_fed_sender FILE ARGS...: rpma-send ARGS reading FILE through feed()
+# and a fifo; its stderr goes to $WORK/send.log. Sets SEND_PID and FEED_PID.
+start_fed_sender() {
+	local file="$1"
+	shift
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	feed "$file" >"$WORK/fifo" &
+	FEED_PID=$!
+	spawn 120 "$WORK/send.log" "$SEND" "$@" - <"$WORK/fifo"
+	SEND_PID=$SPAWN_PID
+}
+
+# stop_feed: ends the feeder of start_fed_sender.
+stop_feed() {
+	kill "$FEED_PID" 2>/dev/null
+	wait "$FEED_PID" 2>/dev/null
+}
+
 # pool_data POOL OUT: the pool's committed log data, read by PMDK's tools.
 pool_data() {
 	rm -f "$2"

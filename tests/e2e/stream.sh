@@ -51,22 +51,10 @@ end_case
 
 input="$WORK/input"
 head -c 8M /dev/urandom >"$input"
-feed() { # the input in 64 chunks with pauses
-	local i
-	for i in $(seq 0 63); do
-		dd if="$input" bs=128K skip="$i" count=1 status=none || return
-		sleep 0.03
-	done
-}
-
 start_case "receiver killed and restarted mid-stream with --retry"
 if start_recv "$WORK/recv.log" "$pool"; then
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	feed >"$WORK/fifo" &
-	feed_pid=$!
-	spawn 120 "$WORK/send.log" "$SEND" -v --truncate --retry 50 --batch 64K "$RECV_IP" - <"$WORK/fifo"
-	send_pid=$SPAWN_PID
+	start_fed_sender "$input" -v --truncate --retry 50 --batch 64K "$RECV_IP"
+	send_pid=$SEND_PID
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	sleep 0.3
 	kill -9 "$RECV_PID"
@@ -76,7 +64,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	reap "$send_pid"
 	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
 	grep -q "reconnected to" "$WORK/send.log" || fail "sender did not reconnect: $(cat "$WORK/send.log")"
-	wait "$feed_pid"
+	wait "$FEED_PID"
 	kill -TERM "$RECV_PID"
 	wait_recv
 	check_pool "$pool" "$input"
@@ -105,18 +93,13 @@ end_case
 
 start_case "--resume continues an interrupted file without loss or duplicate"
 if start_recv "$WORK/recv.log" "$pool"; then
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	feed >"$WORK/fifo" &
-	feed_pid=$!
-	spawn 60 "$WORK/send.log" "$SEND" --truncate --batch 64K "$RECV_IP" - <"$WORK/fifo"
-	send_pid=$SPAWN_PID
+	start_fed_sender "$input" --truncate --batch 64K "$RECV_IP"
+	send_pid=$SEND_PID
 	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect"
 	sleep 0.5
 	kill -9 "$send_pid"
 	reap "$send_pid"
-	kill "$feed_pid" 2>/dev/null
-	wait "$feed_pid" 2>/dev/null
+	stop_feed
 	sleep 0.3
 	held=$(used_bytes "$pool")
 	[ "$held" -gt 0 ] && [ "$held" -lt "$(stat -c %s "$input")" ] || fail "interruption left $held bytes"
@@ -190,20 +173,15 @@ end_case
 
 start_case "SIGINT on the receiver mid-stream: it exits 0, the pool is a clean prefix"
 if start_recv "$WORK/recv.log" "$pool"; then
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	feed >"$WORK/fifo" &
-	feed_pid=$!
-	spawn 60 "$WORK/send.log" "$SEND" --truncate --batch 64K "$RECV_IP" - <"$WORK/fifo"
-	send_pid=$SPAWN_PID
+	start_fed_sender "$input" --truncate --batch 64K "$RECV_IP"
+	send_pid=$SEND_PID
 	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect"
 	sleep 0.3
 	kill -INT "$RECV_PID"
 	wait_recv
 	[ "$REAP_RC" = 0 ] || fail "receiver exited $REAP_RC on SIGINT: $(cat "$WORK/recv.log")"
 	reap "$send_pid"
-	kill "$feed_pid" 2>/dev/null
-	wait "$feed_pid" 2>/dev/null
+	stop_feed
 	[ "$REAP_RC" = 3 ] || fail "sender exited $REAP_RC, want 3: $(cat "$WORK/send.log")"
 	one_line_error "$WORK/send.log"
 	committed=$(sed -n 's/.*after committing \([0-9]*\) input bytes.*/\1/p' "$WORK/send.log")
