@@ -140,13 +140,29 @@ int rs_conn_create_qp(struct rs_conn *c, struct ibv_pd *pd, uint32_t send_depth,
 	return RS_CONN_OK;
 }
 
-static struct rdma_conn_param conn_param(const void *priv, uint8_t len)
+#define RS_RDMA_READS_IN_FLIGHT 16
+
+/* Up to 16 RDMA reads in flight each way (APM flushes, verify), as far as
+ * the device allows; 1 would serialize every read on a round trip. */
+static struct rdma_conn_param conn_param(const struct rs_conn *c,
+					 const void *priv, uint8_t len)
 {
+	struct ibv_device_attr attr;
+	uint8_t in = 1, out = 1;
+	if (ibv_query_device(c->id->verbs, &attr) == 0) {
+		int rd = attr.max_qp_rd_atom, init = attr.max_qp_init_rd_atom;
+		in = (uint8_t)(rd < RS_RDMA_READS_IN_FLIGHT
+				   ? rd
+				   : RS_RDMA_READS_IN_FLIGHT);
+		out = (uint8_t)(init < RS_RDMA_READS_IN_FLIGHT
+				    ? init
+				    : RS_RDMA_READS_IN_FLIGHT);
+	}
 	return (struct rdma_conn_param){
 	    .private_data = priv,
 	    .private_data_len = len,
-	    .responder_resources = 1,
-	    .initiator_depth = 1,
+	    .responder_resources = in,
+	    .initiator_depth = out,
 	    .retry_count = 7,
 	    .rnr_retry_count = 7,
 	};
@@ -156,7 +172,7 @@ int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		    int timeout_ms, struct rs_private_data *reply, char *err,
 		    size_t errlen)
 {
-	struct rdma_conn_param param = conn_param(priv, priv_len);
+	struct rdma_conn_param param = conn_param(c, priv, priv_len);
 	if (rdma_connect(c->id, &param)) {
 		snprintf(err, errlen, "connect failed: %s", strerror(errno));
 		return RS_CONN_ERROR;
@@ -182,7 +198,7 @@ int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		   int timeout_ms, char *err, size_t errlen)
 {
-	struct rdma_conn_param param = conn_param(priv, priv_len);
+	struct rdma_conn_param param = conn_param(c, priv, priv_len);
 	if (rdma_accept(c->id, &param)) {
 		snprintf(err, errlen, "accept failed: %s", strerror(errno));
 		return RS_CONN_ERROR;

@@ -21,9 +21,10 @@ static int prepare(struct send_link *l, const struct link_request *r)
 		       strerror(errno));
 		return RS_EXIT_CONNECT;
 	}
-	/* Up to four work requests per batch (APM), one receive each. */
-	if (rs_conn_create_qp(&l->conn, l->peer.pd, 4u * r->slots + 4, r->slots,
-			      err, sizeof(err))) {
+	/* Up to four work requests per batch (APM) or sixteen reads per
+	 * verified chunk, one receive each. */
+	if (rs_conn_create_qp(&l->conn, l->peer.pd, 16u * r->slots + 4,
+			      r->slots, err, sizeof(err))) {
 		rs_err("%s", err);
 		return RS_EXIT_CONNECT;
 	}

@@ -47,6 +47,7 @@ struct shipper {
 };
 
 #define SHIP_WAIT_MS 1000
+#define SHIP_STALL_MS 30000 /* no confirmation this long: link lost */
 #define SHIP_BACKOFF_FIRST_MS 100
 #define SHIP_BACKOFF_MAX_MS 5000
 
@@ -317,12 +318,23 @@ static int on_completion(struct shipper *s, const struct ibv_wc *wc)
 /* Waits for completions until fewer than `below` batches are in flight. */
 static int drain(struct shipper *s, unsigned below)
 {
+	unsigned waited_ms = 0;
 	while (inflight(s) >= below && inflight(s) > 0) {
 		struct ibv_wc wc;
 		enum rs_wait_result r =
 		    rs_conn_next_completion(&s->link.conn, &wc, SHIP_WAIT_MS);
-		if (r == RS_WAIT_TIMEOUT)
+		if (r == RS_WAIT_TIMEOUT) {
+			/* A device that never reports an error must not
+			 * hang us: a silent link counts as lost. */
+			waited_ms += SHIP_WAIT_MS;
+			if (waited_ms >= SHIP_STALL_MS) {
+				rs_verbose("no commit confirmed for %u s",
+					   waited_ms / 1000);
+				return RS_EXIT_CONNECT;
+			}
 			continue;
+		}
+		waited_ms = 0;
 		if (r != RS_WAIT_COMPLETION)
 			return RS_EXIT_CONNECT;
 		int rc = on_completion(s, &wc);

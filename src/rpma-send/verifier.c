@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #define VERIFY_WAIT_MS 1000
+#define VERIFY_READ_PIECE (64u * 1024) /* at most 16 per 1 MiB chunk */
 
 /* How the replica's bytes or hashes are obtained. */
 enum verify_path {
@@ -132,9 +133,21 @@ static int post_read(struct verifier *v, struct chunk *c)
 		    info->data_read.addr + (c->log_offset - info->start_offset);
 		rkey = info->data_read.rkey;
 	}
-	return rs_conn_post_read(&v->link.conn, c->remote, (uint32_t)c->asked,
-				 v->bufs_mr->lkey, remote, rkey, c->index,
-				 IBV_SEND_SIGNALED);
+	/* In pieces: Soft-RoCE reads of 1 MiB crawl (0.4 MiB/s measured
+	 * against 46 MiB/s at 64 KiB); hardware does not mind. Reads complete
+	 * in order, so only the last piece is signaled. */
+	for (uint64_t done = 0; done < c->asked; done += VERIFY_READ_PIECE) {
+		uint64_t n = c->asked - done < VERIFY_READ_PIECE
+				 ? c->asked - done
+				 : VERIFY_READ_PIECE;
+		bool last = done + n == c->asked;
+		if (rs_conn_post_read(&v->link.conn, c->remote + done,
+				      (uint32_t)n, v->bufs_mr->lkey,
+				      remote + done, rkey, c->index,
+				      last ? IBV_SEND_SIGNALED : 0))
+			return -1;
+	}
+	return 0;
 }
 
 /* Asks about `len` remote bytes at log_offset for chunk c (by hash when
