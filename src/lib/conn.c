@@ -142,27 +142,32 @@ int rs_conn_create_qp(struct rs_conn *c, struct ibv_pd *pd, uint32_t send_depth,
 
 #define RS_RDMA_READS_IN_FLIGHT 16
 
+/* At least one (APM needs reads), at most RS_RDMA_READS_IN_FLIGHT. */
+static uint8_t reads_in_flight(int device_max)
+{
+	if (device_max < 1)
+		return 1;
+	if (device_max > RS_RDMA_READS_IN_FLIGHT)
+		return RS_RDMA_READS_IN_FLIGHT;
+	return (uint8_t)device_max;
+}
+
 /* Up to 16 RDMA reads in flight each way (APM flushes, verify), as far as
  * the device allows; 1 would serialize every read on a round trip. */
 static struct rdma_conn_param conn_param(const struct rs_conn *c,
 					 const void *priv, uint8_t len)
 {
 	struct ibv_device_attr attr;
-	uint8_t in = 1, out = 1;
+	int in = 1, out = 1;
 	if (ibv_query_device(c->id->verbs, &attr) == 0) {
-		int rd = attr.max_qp_rd_atom, init = attr.max_qp_init_rd_atom;
-		in = (uint8_t)(rd < RS_RDMA_READS_IN_FLIGHT
-				   ? rd
-				   : RS_RDMA_READS_IN_FLIGHT);
-		out = (uint8_t)(init < RS_RDMA_READS_IN_FLIGHT
-				    ? init
-				    : RS_RDMA_READS_IN_FLIGHT);
+		in = attr.max_qp_rd_atom;
+		out = attr.max_qp_init_rd_atom;
 	}
 	return (struct rdma_conn_param){
 	    .private_data = priv,
 	    .private_data_len = len,
-	    .responder_resources = in,
-	    .initiator_depth = out,
+	    .responder_resources = reads_in_flight(in),
+	    .initiator_depth = reads_in_flight(out),
 	    .retry_count = 7,
 	    .rnr_retry_count = 7,
 	};
