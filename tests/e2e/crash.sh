@@ -40,18 +40,29 @@ start_sender() { # start_sender METHOD: streams the input into rpma-send.
 	start_fed_sender "$input" --truncate --method "$1" --batch 64K "$RECV_IP"
 }
 
-kill_sender_case() { # POOL METHOD [RECV ARGS...]
+# begin_stream POOL METHOD [RECV ARGS...]: a receiver on POOL and a sender
+# streaming the input into it, left at a seeded point mid-stream. Fails the
+# case and returns 1 when the receiver does not start.
+begin_stream() {
 	local pool="$1" method="$2"
 	shift 2
-	start_case "kill -9 sender: $method on $pool"
 	if ! start_recv "$WORK/recv.log" "$@" "$pool"; then
 		fail "receiver did not start: $(cat "$WORK/recv.log")"
-		end_case
-		return
+		return 1
 	fi
 	start_sender "$method"
 	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	delay
+}
+
+kill_sender_case() { # POOL METHOD [RECV ARGS...]
+	local pool="$1" method="$2"
+	shift 2
+	start_case "kill -9 sender: $method on $pool"
+	if ! begin_stream "$pool" "$method" "$@"; then
+		end_case
+		return
+	fi
 	kill -9 "$SEND_PID"
 	reap "$SEND_PID"
 	stop_feed
@@ -69,14 +80,10 @@ kill_receiver_case() { # POOL METHOD [RECV ARGS...]
 	local pool="$1" method="$2"
 	shift 2
 	start_case "kill -9 receiver: $method on $pool"
-	if ! start_recv "$WORK/recv.log" "$@" "$pool"; then
-		fail "receiver did not start: $(cat "$WORK/recv.log")"
+	if ! begin_stream "$pool" "$method" "$@"; then
 		end_case
 		return
 	fi
-	start_sender "$method"
-	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect: $(cat "$WORK/send.log")"
-	delay
 	kill -9 "$RECV_PID"
 	wait_recv
 	reap "$SEND_PID"
