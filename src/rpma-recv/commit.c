@@ -1,6 +1,6 @@
 #include "commit.h"
 
-#include "pool_layout.h"
+#include "proto/pool_layout.h"
 
 static uint8_t check_request(const struct rs_pmem_target *target,
 			     const struct recv_staging *staging,
@@ -14,7 +14,7 @@ static uint8_t check_request(const struct rs_pmem_target *target,
 	    (!staged && !policy.allow_in_place))
 		return RS_MSG_BAD_REQUEST;
 	if (rs_log_range_check(req->offset, req->length, target->start,
-			       target->end))
+			       target->end, 0))
 		return RS_MSG_OUT_OF_RANGE;
 	if (staged && (!staging->ring || req->ring_offset > staging->length ||
 		       req->length > staging->length - req->ring_offset))

@@ -6,7 +6,7 @@
 #ifndef RECV_COMMIT_H
 #define RECV_COMMIT_H
 
-#include "message.h"
+#include "proto/message.h"
 #include "pmem_target.h"
 
 #include <stdint.h>

@@ -1,8 +1,14 @@
 #include "exposure.h"
 
-#include "log.h"
-#include "mr.h"
-#include "pool_layout.h"
+#include "cli/log.h"
+#include "error.h"
+#include "proto/pool_layout.h"
+#include "rdma/mr.h"
+#include "rdma/peer.h"
+
+#include "cli/log.h"
+#include "rdma/mr.h"
+#include "proto/pool_layout.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,13 +18,13 @@
 static void register_pool(struct recv_exposure *e,
 			  const struct rs_pmem_target *target)
 {
-	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	int err = rs_mr_reg(&e->peer, target->base + target->start,
-			    target->end - target->start, access, &e->data_mr);
-	if (err) {
+	unsigned access = RS_MR_REMOTE_WRITE;
+	struct rs_error err = {0};
+	if (rs_mr_reg(e->peer, target->base + target->start,
+		      target->end - target->start, access, &e->data_mr, &err)) {
 		rs_info("cannot register the pool for direct writes (%s): %s; "
 			"offering the staged method only",
-			strerror(err), rs_mr_reg_advice(err));
+			strerror(err.sys_errno), err.msg);
 		return;
 	}
 	e->methods |= RS_METHOD_BIT(RS_METHOD_GPSPM);
@@ -32,13 +38,12 @@ static void register_pool(struct recv_exposure *e,
 		return;
 	}
 	/* APM's flush reads and offset write touch only this word. */
-	access |= IBV_ACCESS_REMOTE_READ;
-	err = rs_mr_reg(&e->peer, target->base + RS_LOG_WRITE_OFFSET,
-			sizeof(uint64_t), access, &e->offset_mr);
-	if (err) {
+	access |= RS_MR_REMOTE_READ;
+	if (rs_mr_reg(e->peer, target->base + RS_LOG_WRITE_OFFSET,
+		      sizeof(uint64_t), access, &e->offset_mr, &err)) {
 		rs_info("cannot register the write offset (%s); not offering "
 			"apm",
-			strerror(err));
+			strerror(err.sys_errno));
 		return;
 	}
 	e->methods |= RS_METHOD_BIT(RS_METHOD_APM);
@@ -55,29 +60,27 @@ static int register_ring(struct recv_exposure *e, char *err, size_t errlen)
 		return -1;
 	}
 	memset(e->ring, 0, e->ring_len);
-	int ret = rs_mr_reg(&e->peer, e->ring, e->ring_len,
-			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
-			    &e->ring_mr);
-	if (ret) {
+	struct rs_error why = {0};
+	if (rs_mr_reg(e->peer, e->ring, e->ring_len, RS_MR_REMOTE_WRITE,
+		      &e->ring_mr, &why)) {
 		snprintf(err, errlen, "cannot register the staging ring: %s",
-			 rs_mr_reg_advice(ret));
+			 why.msg);
 		return -1;
 	}
 	e->methods |= RS_METHOD_BIT(RS_METHOD_STAGED);
 	return 0;
 }
 
-int recv_exposure_setup(struct recv_exposure *e, struct ibv_context *verbs,
+int recv_exposure_setup(struct recv_exposure *e, const struct rs_conn *conn,
 			const struct rs_pmem_target *target,
 			const struct recv_exposure_config *cfg, char *err,
 			size_t errlen)
 {
 	memset(e, 0, sizeof(*e));
 	e->cfg = *cfg;
-	int ret = rs_peer_new(&e->peer, verbs);
-	if (ret) {
-		snprintf(err, errlen, "cannot allocate a protection domain: %s",
-			 strerror(ret));
+	struct rs_error why = {0};
+	if (rs_peer_new(conn, &e->peer, &why)) {
+		snprintf(err, errlen, "%s", why.msg);
 		return -1;
 	}
 	register_pool(e, target);

@@ -5,9 +5,8 @@
 #ifndef RECV_EXPOSURE_H
 #define RECV_EXPOSURE_H
 
-#include "descriptor.h"
-#include "peer.h"
 #include "pmem_target.h"
+#include "proto/descriptor.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,21 +17,25 @@ struct recv_exposure_config {
 	uint16_t slots;		   /* ring slots = credits */
 };
 
+struct rs_conn;
+struct rs_mr;
+struct rs_peer;
+
 struct recv_exposure {
-	struct rs_peer peer;
-	struct ibv_mr *data_mr;	  /* [start, end) of the log, remote write */
-	struct ibv_mr *offset_mr; /* the write-offset word, APM only */
+	struct rs_peer *peer;
+	struct rs_mr *data_mr;	 /* [start, end) of the log, remote write */
+	struct rs_mr *offset_mr; /* the write-offset word, APM only */
 	uint8_t *ring;
 	uint64_t ring_len;
-	struct ibv_mr *ring_mr;
+	struct rs_mr *ring_mr;
 	uint8_t methods; /* RS_METHOD_BIT() of each method offered */
 	struct recv_exposure_config cfg;
 };
 
-/* Registers what the device can take. Failing to register the pool is not
+/* Registers what the device conn runs on can take. Failing to register the pool is not
  * fatal when the staging ring works: staged is then offered alone, and the
  * reason is logged once. Returns 0, or -1 with a reason in err. */
-int recv_exposure_setup(struct recv_exposure *e, struct ibv_context *verbs,
+int recv_exposure_setup(struct recv_exposure *e, const struct rs_conn *conn,
 			const struct rs_pmem_target *target,
 			const struct recv_exposure_config *cfg, char *err,
 			size_t errlen);

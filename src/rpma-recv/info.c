@@ -1,9 +1,9 @@
 #include "info.h"
 
-#include "exit_code.h"
-#include "log.h"
+#include "cli/exit_code.h"
+#include "cli/log.h"
 #include "pmem_target.h"
-#include "size.h"
+#include "cli/size.h"
 
 #include <stdio.h>
 

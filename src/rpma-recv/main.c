@@ -1,10 +1,11 @@
 /* rpma-recv: exposes one PMem log pool to rpma-send senders over RDMA. */
-#include "exit_code.h"
+#include "cli/exit_code.h"
+#include "error.h"
 #include "info.h"
-#include "log.h"
+#include "cli/log.h"
 #include "service.h"
-#include "signals.h"
-#include "size.h"
+#include "cli/signals.h"
+#include "cli/size.h"
 
 #include <argp.h>
 #include <signal.h>
@@ -81,6 +82,7 @@ struct recv_args {
 	enum rs_log_level level;
 	bool info;
 	const char *auth_key_path;
+	struct rs_auth_key auth_key;
 };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -88,6 +90,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct recv_args *a = state->input;
 	uint64_t v;
 	const char *why;
+	struct rs_error err = {0};
 	switch (key) {
 	case 'c':
 		if (rs_size_parse(arg, &v) || v == 0)
@@ -98,9 +101,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->cfg.create_size = v;
 		break;
 	case 'l':
-		why = rs_endpoint_parse(arg, &a->cfg.listen);
-		if (why)
-			argp_error(state, "--listen '%s': %s", arg, why);
+		if (rs_endpoint_parse(arg, &a->cfg.listen, &err))
+			argp_error(state, "--listen '%s': %s", arg, err.msg);
 		break;
 	case OPT_DIRECT_WRITE:
 		a->cfg.exposure.direct_write_to_pmem = true;
@@ -174,7 +176,7 @@ int main(int argc, char **argv)
 	struct recv_args a;
 	memset(&a, 0, sizeof(a));
 	a.level = RS_LOG_NORMAL;
-	rs_endpoint_parse(":" RS_DEFAULT_PORT, &a.cfg.listen);
+	rs_endpoint_parse(":" RS_DEFAULT_PORT, &a.cfg.listen, 0);
 	a.cfg.exposure.slot_size = 1u << 20;
 	a.cfg.exposure.slots = 4;
 
@@ -186,8 +188,14 @@ int main(int argc, char **argv)
 
 	rs_signals_install(on_stop_signal);
 
-	if (rs_auth_key_option(a.auth_key_path, &a.cfg.auth_key))
-		return RS_EXIT_USAGE;
+	struct rs_error err = {0};
+	if (a.auth_key_path) {
+		if (rs_auth_key_load(a.auth_key_path, &a.auth_key, &err)) {
+			rs_err("%s", err.msg);
+			return RS_EXIT_USAGE;
+		}
+		a.cfg.auth_key = &a.auth_key;
+	}
 	if (a.info)
 		return recv_info_print(a.cfg.pool_path);
 	return recv_service_run(&a.cfg);

@@ -1,83 +1,60 @@
 #include "service.h"
 
-#include "commit.h"
-#include "descriptor.h"
-#include "exit_code.h"
-#include "listener.h"
-#include "log.h"
-#include "message.h"
-#include "mr.h"
-#include "verify_reply.h"
+#include "cli/exit_code.h"
+#include "cli/log.h"
+#include "error.h"
+#include "rdma/listener.h"
+#include "rdma/mr.h"
+#include "rdma/peer.h"
+#include "recv_session.h"
+#include "session/session.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 volatile sig_atomic_t recv_stop_requested;
 
 #define RECV_POLL_MS 200 /* how often an idle loop looks at the stop flag */
-#define RECV_ACCEPT_TIMEOUT_MS 5000
-#define RECV_AUTH_TIMEOUT_MS 5000
+#define RECV_HANDSHAKE_MS 5000 /* to complete the connection, to answer */
 
-/* Message buffers of one session: a receive per credit and twice as many
- * reply buffers, so a reply is never overwritten before its send is done. */
-struct session {
-	struct rs_conn conn;
-	struct recv_commit_policy policy;
-	bool verify;		/* the sender asked to verify */
-	struct ibv_mr *read_mr; /* the log, readable, for its verify only */
-	struct ibv_mr *ring_read_mr; /* the ring, readable, likewise */
-	uint8_t *bufs;
-	struct ibv_mr *bufs_mr;
-	uint16_t credits;
-	uint32_t replies;
-	uint64_t commits;
-	uint64_t bytes;
-	char peer[64];
+/* The sender being served: its connection and the session on top. */
+struct active {
+	struct rs_session *rs;
+	struct recv_session s;
+	struct rs_connect_req req;
+	struct rs_mr *read_mr;	    /* the log, readable, for verify only */
+	struct rs_mr *ring_read_mr; /* the ring, readable, likewise */
+	struct service *svc;
 };
 
 struct service {
 	const struct recv_config *cfg;
 	struct rs_pmem_target target;
-	struct rs_listener listener;
+	struct rs_listener *listener;
 	struct recv_exposure exposure;
 	bool exposed;
+	struct active *active; /* one sender at a time */
+	unsigned served;       /* senders that reached the serving state */
 };
 
-static uint8_t *recv_buf(struct session *s, uint32_t i)
+static int64_t now_ms(void)
 {
-	return s->bufs + (size_t)i * RS_MSG_SIZE;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static uint8_t *reply_buf(struct session *s, uint32_t i)
+static int expose_on(struct service *svc, const struct rs_conn *conn)
 {
-	return s->bufs +
-	       (size_t)(s->credits + i % (2u * s->credits)) * RS_MSG_SIZE;
-}
-
-/* After an auth challenge, the grant goes as a message from here. */
-static uint8_t *grant_buf(struct session *s)
-{
-	return s->bufs + (size_t)3 * s->credits * RS_MSG_SIZE;
-}
-
-static void reject(struct rs_conn *c, uint8_t reason, uint8_t methods)
-{
-	uint8_t buf[RS_REJECT_SIZE];
-	struct rs_reject_info info = {.reason = reason, .methods = methods};
-	size_t len = rs_reject_encode(&info, buf, sizeof(buf));
-	rs_conn_reject(c, buf, (uint8_t)len);
-}
-
-static int expose_on(struct service *svc, struct ibv_context *verbs)
-{
-	if (svc->exposed && svc->exposure.peer.verbs == verbs)
+	if (svc->exposed && rs_peer_serves(svc->exposure.peer, conn))
 		return 0;
 	if (svc->exposed)
 		recv_exposure_teardown(&svc->exposure);
 	char err[256];
 	svc->exposed = false;
-	if (recv_exposure_setup(&svc->exposure, verbs, &svc->target,
+	if (recv_exposure_setup(&svc->exposure, conn, &svc->target,
 				&svc->cfg->exposure, err, sizeof(err))) {
 		rs_err("%s", err);
 		return -1;
@@ -86,169 +63,11 @@ static int expose_on(struct service *svc, struct ibv_context *verbs)
 	return 0;
 }
 
-static int session_prepare(struct service *svc, struct session *s)
-{
-	char err[256];
-	s->credits = svc->cfg->exposure.slots;
-	uint32_t depth = 3u * s->credits;
-	if (rs_conn_create_qp(&s->conn, svc->exposure.peer.pd, 2u * s->credits,
-			      s->credits, err, sizeof(err))) {
-		rs_err("%s", err);
-		return -1;
-	}
-	size_t size = (size_t)depth * RS_MSG_SIZE + RS_ACCEPT_PRIVATE_MAX;
-	s->bufs = calloc(1, size);
-	if (!s->bufs)
-		return -1;
-	int ret = rs_mr_reg(&svc->exposure.peer, s->bufs, size,
-			    IBV_ACCESS_LOCAL_WRITE, &s->bufs_mr);
-	if (ret) {
-		rs_err("cannot register message buffers: %s",
-		       rs_mr_reg_advice(ret));
-		return -1;
-	}
-	for (uint32_t i = 0; i < s->credits; i++) {
-		if (rs_conn_post_recv(&s->conn, recv_buf(s, i), RS_MSG_SIZE,
-				      s->bufs_mr->lkey, i)) {
-			rs_err("cannot post a receive: %s", strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static void session_end(struct session *s)
-{
-	rs_conn_disconnect(&s->conn);
-	rs_conn_destroy(&s->conn);
-	rs_mr_dereg(&s->bufs_mr);
-	rs_mr_dereg(&s->read_mr);
-	rs_mr_dereg(&s->ring_read_mr);
-	free(s->bufs);
-	s->bufs = 0;
-}
-
-/* Handles one received message. Returns false when the session must end. */
-static bool session_on_message(struct service *svc, struct session *s,
-			       const struct ibv_wc *wc)
-{
-	struct rs_msg req, reply;
-	uint32_t slot = (uint32_t)wc->wr_id;
-	const char *why = rs_msg_decode(recv_buf(s, slot), wc->byte_len, &req);
-	if (why) {
-		rs_err("sender %s sent a malformed message (%s); closing the "
-		       "connection",
-		       s->peer, why);
-		return false;
-	}
-	struct recv_staging staging = {.ring = svc->exposure.ring,
-				       .length = svc->exposure.ring_len};
-	struct recv_ring ring = {.base = svc->exposure.ring,
-				 .length = svc->exposure.ring_len};
-	bool verifying =
-	    req.type == RS_MSG_HASH || req.type == RS_MSG_READ_STAGE;
-	bool ok = verifying ? recv_verify_apply(&svc->target, &ring, s->verify,
-						&req, &reply)
-			    : recv_commit_apply(&svc->target, &staging,
-						s->policy, &req, &reply);
-	/* One reply in `credits` is signaled, only to reclaim send-queue
-	 * entries: fewer completions, fewer wake-ups. Reply buffers are not
-	 * reused before the sender has seen them (it waits for replies). */
-	uint32_t n = s->replies++;
-	unsigned flags =
-	    n % s->credits == s->credits - 1u ? IBV_SEND_SIGNALED : 0;
-	uint8_t *out = reply_buf(s, n);
-	rs_msg_encode(&reply, out, RS_MSG_SIZE);
-	if (rs_conn_post_send(&s->conn, out, RS_MSG_SIZE, s->bufs_mr->lkey,
-			      UINT32_MAX, flags)) {
-		rs_err("cannot reply to %s: %s", s->peer, strerror(errno));
-		return false;
-	}
-	if (!ok) {
-		rs_err("refused a request from %s at offset %llu length %llu: "
-		       "%s; closing the connection",
-		       s->peer, (unsigned long long)req.offset,
-		       (unsigned long long)req.length,
-		       rs_msg_status_str(reply.status));
-		return false;
-	}
-	if (!verifying) {
-		s->commits++;
-		s->bytes += req.length;
-	}
-	if (rs_conn_post_recv(&s->conn, recv_buf(s, slot), RS_MSG_SIZE,
-			      s->bufs_mr->lkey, slot)) {
-		rs_err("cannot post a receive: %s", strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-/* Handles an rdma_cm event during a session. Returns false at its end. */
-static bool session_on_cm_event(struct service *svc, struct session *s)
-{
-	struct rdma_cm_event *ev;
-	if (rs_cm_event_wait(svc->listener.cm_channel, 0, &ev))
-		return true;
-	bool keep = true;
-	struct rdma_cm_id *refused = 0;
-	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		struct rs_conn other = {.id = ev->id};
-		char who[64];
-		rs_info("refusing sender %s: busy with %s",
-			rs_conn_peer_str(&other, who, sizeof(who)), s->peer);
-		reject(&other, RS_REJECT_BUSY, 0);
-		refused = ev->id;
-	} else if (ev->id == s->conn.id &&
-		   (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
-		    ev->event == RDMA_CM_EVENT_TIMEWAIT_EXIT)) {
-		keep = false;
-	}
-	rdma_ack_cm_event(ev);
-	if (refused) /* only after the ack, or destroy would wait for it */
-		rdma_destroy_id(refused);
-	return keep;
-}
-
-static void session_serve(struct service *svc, struct session *s)
-{
-	for (;;) {
-		struct ibv_wc wc;
-		enum rs_wait_result r =
-		    rs_conn_next_completion(&s->conn, &wc, RECV_POLL_MS);
-		if (r == RS_WAIT_TIMEOUT) {
-			/* Commits are handled one by one, so none is half
-			 * done when we get here. */
-			if (recv_stop_requested)
-				return;
-			continue;
-		}
-		if (r == RS_WAIT_ERROR)
-			return;
-		if (r == RS_WAIT_CM_EVENT) {
-			if (!session_on_cm_event(svc, s))
-				return;
-			continue;
-		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			if (wc.status != IBV_WC_WR_FLUSH_ERR)
-				rs_err("connection with %s failed: %s", s->peer,
-				       ibv_wc_status_str(wc.status));
-			return;
-		}
-		if (wc.opcode == IBV_WC_RECV &&
-		    !session_on_message(svc, s, &wc))
-			return;
-		if (recv_stop_requested) /* that commit is done: leave now */
-			return;
-	}
-}
-
 static bool allowed(const struct recv_config *cfg, const struct rs_conn *c)
 {
 	if (cfg->nallow == 0)
 		return true;
-	const struct sockaddr *peer = rdma_get_peer_addr(c->id);
+	const struct sockaddr *peer = rs_conn_peer_addr(c);
 	for (unsigned i = 0; i < cfg->nallow; i++) {
 		if (rs_cidr_match(&cfg->allow[i], peer))
 			return true;
@@ -259,184 +78,267 @@ static bool allowed(const struct recv_config *cfg, const struct rs_conn *c)
 /* Remote read of the log, for a verifying sender's session only; where the
  * device cannot register the pool, of the staging ring the receiver copies
  * ranges into. Deregistered when the session ends. */
-static void grant_read(struct service *svc, struct session *s,
-		       struct rs_accept_info *info)
+static void grant_read(struct active *a, struct rs_accept_info *info)
 {
-	const struct rs_pmem_target *t = &svc->target;
-	struct rs_peer *peer = &svc->exposure.peer;
-	int err = rs_mr_reg(peer, t->base + t->start, t->end - t->start,
-			    IBV_ACCESS_REMOTE_READ, &s->read_mr);
-	if (!err)
+	const struct rs_pmem_target *t = &a->svc->target;
+	struct rs_peer *peer = a->svc->exposure.peer;
+	struct rs_error err = {0};
+	if (!rs_mr_reg(peer, t->base + t->start, t->end - t->start,
+		       RS_MR_REMOTE_READ, &a->read_mr, &err))
 		info->data_read =
-		    rs_mr_describe(s->read_mr, RS_MR_USAGE_READ_SRC);
+		    rs_mr_describe(a->read_mr, RS_MR_USAGE_READ_SRC);
 	else
 		rs_verbose("no remote read of the pool for %s's verify (%s); "
 			   "reading through the staging ring",
-			   s->peer, rs_mr_reg_advice(err));
-	err = rs_mr_reg(peer, svc->exposure.ring, svc->exposure.ring_len,
-			IBV_ACCESS_REMOTE_READ, &s->ring_read_mr);
-	if (!err)
+			   a->s.peer, err.msg);
+	if (!rs_mr_reg(peer, a->svc->exposure.ring, a->svc->exposure.ring_len,
+		       RS_MR_REMOTE_READ, &a->ring_read_mr, &err))
 		info->staging_read =
-		    rs_mr_describe(s->ring_read_mr, RS_MR_USAGE_READ_SRC);
+		    rs_mr_describe(a->ring_read_mr, RS_MR_USAGE_READ_SRC);
 }
 
 /* What the sender may use, as of now: truncates first when asked. */
-static void grant(struct service *svc, struct session *s,
-		  const struct rs_connect_req *req, struct rs_accept_info *info)
+static void grant(struct active *a, struct rs_accept_info *info)
 {
-	if (req->flags & RS_CONNECT_TRUNCATE) {
+	struct service *svc = a->svc;
+	if (a->req.flags & RS_CONNECT_TRUNCATE) {
 		rs_pmem_target_commit(&svc->target, svc->target.start);
-		rs_info("log truncated at the request of %s", s->peer);
+		rs_info("log truncated at the request of %s", a->s.peer);
 	}
 	recv_exposure_describe(&svc->exposure, &svc->target, info);
-	if (s->verify)
-		grant_read(svc, s, info);
+	if (a->req.flags & RS_CONNECT_VERIFY)
+		grant_read(a, info);
+	rs_verbose("sender %s connected at write offset %llu", a->s.peer,
+		   (unsigned long long)info->write_offset_value);
 }
 
-/* Waits for the answer to the challenge; anything else ends the session. */
-static bool session_authenticate(struct service *svc, struct session *s,
-				 const struct rs_auth_key *key,
-				 const uint8_t *nonce)
+/* ---- the link of a recv_session: the real connection ---- */
+
+static int link_check_auth(void *ctx, const struct rs_msg *msg,
+			   struct rs_error *err)
 {
-	for (;;) {
-		struct ibv_wc wc;
-		enum rs_wait_result r = rs_conn_next_completion(
-		    &s->conn, &wc, RECV_AUTH_TIMEOUT_MS);
-		if (r == RS_WAIT_CM_EVENT && session_on_cm_event(svc, s))
-			continue;
-		if (r != RS_WAIT_COMPLETION || wc.status != IBV_WC_SUCCESS) {
-			rs_err("refusing sender %s: it did not answer the "
-			       "auth challenge",
-			       s->peer);
-			return false;
-		}
-		if (wc.opcode != IBV_WC_RECV)
-			continue;
-		uint32_t slot = (uint32_t)wc.wr_id;
-		struct rs_msg msg;
-		const char *why =
-		    rs_msg_decode(recv_buf(s, slot), wc.byte_len, &msg);
-		if (!why && msg.type != RS_MSG_AUTH)
-			why = "it did not answer the auth challenge";
-		if (!why && !rs_auth_check(key, nonce, msg.mac))
-			why = "wrong auth key";
-		if (why) {
-			rs_err("refusing sender %s: %s", s->peer, why);
-			return false;
-		}
-		if (rs_conn_post_recv(&s->conn, recv_buf(s, slot), RS_MSG_SIZE,
-				      s->bufs_mr->lkey, slot))
-			return false;
-		rs_verbose("sender %s proved the auth key", s->peer);
-		return true;
+	struct active *a = ctx;
+	return rs_session_check_auth(a->rs, msg, err);
+}
+
+static int link_send_grant(void *ctx)
+{
+	struct active *a = ctx;
+	struct rs_accept_info info;
+	grant(a, &info);
+	return rs_session_send_grant(a->rs, &info);
+}
+
+static int link_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
+		      bool signaled)
+{
+	struct active *a = ctx;
+	return rs_session_send(a->rs, slot, reply, UINT32_MAX,
+			       signaled ? RS_POST_SIGNALED : 0);
+}
+
+static void session_end(struct service *svc)
+{
+	struct active *a = svc->active;
+	if (a->s.served) {
+		const struct rs_pmem_target *t = &svc->target;
+		rs_info("sender %s done: %llu commits, %llu bytes, log at %llu "
+			"of %llu bytes",
+			a->s.peer, (unsigned long long)a->s.commits,
+			(unsigned long long)a->s.bytes,
+			(unsigned long long)(rs_pmem_target_write_offset(t) -
+					     t->start),
+			(unsigned long long)(t->end - t->start));
+		svc->served++;
+	} else if (a->s.why[0]) {
+		rs_verbose("sender %s: %s", a->s.peer, a->s.why);
+	}
+	rs_session_delete(&a->rs);
+	rs_mr_dereg(&a->read_mr);
+	rs_mr_dereg(&a->ring_read_mr);
+	free(a);
+	svc->active = 0;
+}
+
+/* The session's configuration from the checked request. */
+static struct recv_session_config session_config(struct service *svc,
+						 const struct rs_connect_req *r)
+{
+	uint8_t methods = svc->exposure.methods;
+	return (struct recv_session_config){
+	    .target = &svc->target,
+	    .staging = {.ring = svc->exposure.ring,
+			.length = svc->exposure.ring_len},
+	    .policy = {.allow_in_place =
+			   methods & RS_METHOD_BIT(RS_METHOD_GPSPM),
+		       .allow_staged = methods & RS_METHOD_BIT(RS_METHOD_STAGED)},
+	    .verify = r->flags & RS_CONNECT_VERIFY,
+	    .auth = svc->cfg->auth_key != 0,
+	    .credits = svc->cfg->exposure.slots,
+	    .deadline_ms = RECV_HANDSHAKE_MS,
+	};
+}
+
+/* Accepts a checked request: the session starts ADMITTED. */
+static void admit(struct service *svc, struct rs_conn **conn,
+		  const struct rs_connect_req *req, const char *peer)
+{
+	struct active *a = calloc(1, sizeof(*a));
+	if (!a) {
+		rs_session_refuse(conn, RS_REJECT_INTERNAL, 0);
+		return;
+	}
+	a->svc = svc;
+	a->req = *req;
+	struct recv_session_config cfg = session_config(svc, req);
+	struct recv_session_link link = {a, link_check_auth, link_send_grant,
+					 link_reply};
+	recv_session_init(&a->s, &cfg, &link, peer, now_ms());
+	struct rs_accept_info info;
+	struct rs_session_accept acc = {.peer = svc->exposure.peer,
+					.slots = svc->cfg->exposure.slots,
+					.busy_poll = svc->cfg->busy_poll,
+					.key = svc->cfg->auth_key,
+					.grant = &info};
+	if (!acc.key)
+		grant(a, &info);
+	struct rs_error err = {0};
+	svc->active = a;
+	if (rs_session_accept(conn, &acc, &a->rs, &err)) {
+		rs_err("sender %s: %s", peer, err.msg);
+		session_end(svc);
 	}
 }
 
-/* Returns true when a sender was accepted and served. */
-static bool on_connect_request(struct service *svc, struct rdma_cm_event *ev)
+/* A new sender: refused unless it passes every check, in an order that
+ * describes and registers nothing for a sender that may not connect. */
+static void on_request(struct service *svc, struct rs_listener_event *ev)
 {
-	struct session s;
-	memset(&s, 0, sizeof(s));
-	struct rs_private_data priv;
-	rs_listener_take_request(&svc->listener, ev, &s.conn, &priv);
-	rdma_ack_cm_event(ev);
-	rs_conn_peer_str(&s.conn, s.peer, sizeof(s.peer));
-	s.conn.busy_poll = svc->cfg->busy_poll;
-
-	/* Before anything is registered or described. */
-	if (!allowed(svc->cfg, &s.conn)) {
-		rs_err("refusing sender %s: not in any --allow range", s.peer);
-		reject(&s.conn, RS_REJECT_NOT_ALLOWED, 0);
-		rdma_destroy_id(s.conn.id);
-		return false;
+	char peer[64];
+	rs_conn_peer_str(ev->conn, peer, sizeof(peer));
+	if (svc->active) {
+		rs_info("refusing sender %s: busy with %s", peer,
+			svc->active->s.peer);
+		rs_session_refuse(&ev->conn, RS_REJECT_BUSY, 0);
+		return;
+	}
+	if (!allowed(svc->cfg, ev->conn)) {
+		rs_err("refusing sender %s: not in any --allow range", peer);
+		rs_session_refuse(&ev->conn, RS_REJECT_NOT_ALLOWED, 0);
+		return;
 	}
 	struct rs_connect_req req;
-	const char *why = rs_connect_req_decode(priv.bytes, priv.len, &req);
-	if (why) {
-		rs_err("refusing sender %s: %s", s.peer, why);
-		reject(&s.conn,
-		       strstr(why, "version") ? RS_REJECT_VERSION
-					      : RS_REJECT_BAD_REQUEST,
-		       0);
-		rdma_destroy_id(s.conn.id);
-		return false;
+	struct rs_error err = {0};
+	int rc = rs_session_read_request(&ev->priv, &req, &err);
+	if (rc) {
+		rs_err("refusing sender %s: %s", peer, err.msg);
+		rs_session_refuse(&ev->conn, rs_session_reject_reason(rc), 0);
+		return;
 	}
-	if (expose_on(svc, s.conn.id->verbs)) {
-		reject(&s.conn, RS_REJECT_INTERNAL, 0);
-		rdma_destroy_id(s.conn.id);
-		return false;
+	if (expose_on(svc, ev->conn)) {
+		rs_session_refuse(&ev->conn, RS_REJECT_INTERNAL, 0);
+		return;
 	}
 	uint8_t methods = svc->exposure.methods;
 	if (req.method != RS_METHOD_AUTO &&
 	    !(methods & RS_METHOD_BIT(req.method))) {
 		rs_err("refusing sender %s: it asks for method %s, which this "
 		       "receiver does not offer",
-		       s.peer, rs_method_name(req.method));
-		reject(&s.conn, RS_REJECT_METHOD, methods);
-		rdma_destroy_id(s.conn.id);
-		return false;
+		       peer, rs_method_name(req.method));
+		rs_session_refuse(&ev->conn, RS_REJECT_METHOD, methods);
+		return;
 	}
-	s.policy.allow_in_place = methods & RS_METHOD_BIT(RS_METHOD_GPSPM);
-	s.policy.allow_staged = methods & RS_METHOD_BIT(RS_METHOD_STAGED);
-	if (session_prepare(svc, &s)) {
-		reject(&s.conn, RS_REJECT_INTERNAL, 0);
-		session_end(&s);
-		return false;
+	admit(svc, &ev->conn, &req, peer);
+}
+
+static void on_listener_event(struct service *svc,
+			      struct rs_listener_event *ev)
+{
+	struct active *a = svc->active;
+	bool ours = a && ev->conn == rs_session_conn(a->rs);
+	if (ev->type == RS_LISTENER_REQUEST)
+		on_request(svc, ev);
+	else if (ours && ev->type == RS_LISTENER_ESTABLISHED)
+		recv_session_on_established(&a->s, now_ms());
+	else if (ours && ev->type == RS_LISTENER_CLOSED)
+		recv_session_on_failure(&a->s, "disconnected");
+}
+
+/* Handles one completion of the active session. */
+static void on_completion(struct active *a, const struct rs_completion *wc)
+{
+	if (!wc->ok) {
+		if (!wc->flushed)
+			rs_err("connection with %s failed: %s", a->s.peer,
+			       wc->status);
+		recv_session_on_failure(&a->s, wc->status);
+		return;
 	}
-	s.verify = req.flags & RS_CONNECT_VERIFY;
-	const struct rs_auth_key *key = svc->cfg->auth_key;
-	struct rs_challenge challenge;
-	struct rs_accept_info info;
-	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
-	size_t len;
-	if (key) { /* nothing is described before the key is proved */
-		if (rs_auth_nonce(challenge.nonce)) {
-			rs_err("cannot draw a random auth challenge");
-			reject(&s.conn, RS_REJECT_INTERNAL, 0);
-			session_end(&s);
-			return false;
-		}
-		len = rs_challenge_encode(&challenge, buf, sizeof(buf));
-	} else {
-		grant(svc, &s, &req, &info);
-		len = rs_accept_info_encode(&info, buf, sizeof(buf));
+	if (wc->op != RS_OP_RECV)
+		return;
+	struct rs_msg msg;
+	uint16_t slot;
+	struct rs_error err = {0};
+	if (rs_session_take(a->rs, wc, &msg, &slot, &err)) {
+		if (a->s.state == RECV_SESSION_SERVING)
+			rs_err("sender %s sent a malformed message (%s); "
+			       "closing the connection",
+			       a->s.peer, err.msg);
+		recv_session_on_failure(&a->s, err.msg);
+		return;
 	}
-	char err[256];
-	if (rs_conn_accept(&s.conn, buf, (uint8_t)len, RECV_ACCEPT_TIMEOUT_MS,
-			   err, sizeof(err))) {
-		rs_err("sender %s: %s", s.peer, err);
-		session_end(&s);
-		return false;
+	recv_session_on_message(&a->s, slot, &msg);
+}
+
+static void next_listener_event(struct service *svc, int timeout_ms)
+{
+	struct rs_listener_event ev;
+	struct rs_error err = {0};
+	if (rs_listener_next_event(svc->listener, timeout_ms, &ev, &err))
+		rs_verbose("%s", err.msg);
+	else
+		on_listener_event(svc, &ev);
+}
+
+/* Waits for one event (a connection request, a completion, a connection
+ * event or the poll interval) and acts on it. */
+static void step(struct service *svc)
+{
+	struct active *a = svc->active;
+	if (!a) {
+		next_listener_event(svc, RECV_POLL_MS);
+		return;
 	}
-	if (key && !session_authenticate(svc, &s, key, challenge.nonce)) {
-		session_end(&s);
-		return false;
+	struct rs_completion wc;
+	enum rs_wait_result r =
+	    rs_conn_next_completion(rs_session_conn(a->rs), &wc, RECV_POLL_MS);
+	if (r == RS_WAIT_COMPLETION)
+		on_completion(a, &wc);
+	else if (r == RS_WAIT_CM_EVENT)
+		next_listener_event(svc, 0);
+	else if (r == RS_WAIT_ERROR)
+		recv_session_on_failure(&a->s, "completion queue error");
+	recv_session_on_timer(&a->s, now_ms());
+	if (a->s.state == RECV_SESSION_CLOSING)
+		session_end(svc);
+}
+
+static int service_open(struct service *svc, const struct recv_config *cfg)
+{
+	char err[512];
+	if (rs_pmem_target_open(&svc->target, cfg->pool_path, cfg->create_size,
+				err, sizeof(err))) {
+		rs_err("%s", err);
+		return RS_EXIT_USAGE;
 	}
-	if (key) {
-		grant(svc, &s, &req, &info);
-		len = rs_accept_info_encode(&info, grant_buf(&s),
-					    RS_ACCEPT_PRIVATE_MAX);
-		if (rs_conn_post_send(&s.conn, grant_buf(&s), (uint32_t)len,
-				      s.bufs_mr->lkey, UINT32_MAX,
-				      IBV_SEND_SIGNALED)) {
-			rs_err("cannot send the grant to %s: %s", s.peer,
-			       strerror(errno));
-			session_end(&s);
-			return false;
-		}
+	struct rs_error lerr = {0};
+	if (rs_listener_new(cfg->listen.host, cfg->listen.port, &svc->listener,
+			    &lerr)) {
+		rs_err("%s", lerr.msg);
+		rs_pmem_target_close(&svc->target);
+		return RS_EXIT_CONNECT;
 	}
-	rs_verbose("sender %s connected at write offset %llu", s.peer,
-		   (unsigned long long)info.write_offset_value);
-	session_serve(svc, &s);
-	rs_info("sender %s done: %llu commits, %llu bytes, log at %llu of "
-		"%llu bytes",
-		s.peer, (unsigned long long)s.commits,
-		(unsigned long long)s.bytes,
-		(unsigned long long)(rs_pmem_target_write_offset(&svc->target) -
-				     svc->target.start),
-		(unsigned long long)(svc->target.end - svc->target.start));
-	session_end(&s);
-	return true;
+	return RS_EXIT_OK;
 }
 
 int recv_service_run(const struct recv_config *cfg)
@@ -444,36 +346,19 @@ int recv_service_run(const struct recv_config *cfg)
 	struct service svc;
 	memset(&svc, 0, sizeof(svc));
 	svc.cfg = cfg;
-	char err[512];
-	if (rs_pmem_target_open(&svc.target, cfg->pool_path, cfg->create_size,
-				err, sizeof(err))) {
-		rs_err("%s", err);
-		return RS_EXIT_USAGE;
-	}
-	if (rs_listener_new(&svc.listener, &cfg->listen, err, sizeof(err))) {
-		rs_err("%s", err);
-		rs_pmem_target_close(&svc.target);
-		return RS_EXIT_CONNECT;
-	}
+	int rc = service_open(&svc, cfg);
+	if (rc)
+		return rc;
 	rs_info("serving %s (%llu bytes of log, %llu used) on %s:%s",
 		cfg->pool_path,
 		(unsigned long long)(svc.target.end - svc.target.start),
 		(unsigned long long)(rs_pmem_target_write_offset(&svc.target) -
 				     svc.target.start),
 		cfg->listen.host[0] ? cfg->listen.host : "*", cfg->listen.port);
-
-	bool served = false;
-	while (!recv_stop_requested && !(cfg->once && served)) {
-		struct rdma_cm_event *ev;
-		if (rs_cm_event_wait(svc.listener.cm_channel, RECV_POLL_MS,
-				     &ev))
-			continue;
-		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-			served |= on_connect_request(&svc, ev);
-		} else {
-			rdma_ack_cm_event(ev);
-		}
-	}
+	while (!recv_stop_requested && !(cfg->once && svc.served))
+		step(&svc);
+	if (svc.active)
+		session_end(&svc);
 	if (svc.exposed)
 		recv_exposure_teardown(&svc.exposure);
 	rs_listener_delete(&svc.listener);

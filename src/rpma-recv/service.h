@@ -1,13 +1,13 @@
-/* The receiver's service loop: listen, take one sender at a time, accept it
- * with the exposure's descriptor, answer its commit requests until it
- * disconnects, refuse a second concurrent sender as busy. */
+/* The receiver's service loop: listen, check each connection request,
+ * admit one sender at a time as a session and drive it with the events of
+ * its connection, refuse a second concurrent sender as busy. */
 #ifndef RECV_SERVICE_H
 #define RECV_SERVICE_H
 
-#include "auth.h"
 #include "cidr.h"
-#include "endpoint.h"
+#include "cli/endpoint.h"
 #include "exposure.h"
+#include "proto/auth.h"
 
 #include <signal.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 #include "verify_reply.h"
 
-#include "pool_layout.h"
+#include "proto/pool_layout.h"
 
 #include <string.h>
 #include <xxhash.h>
@@ -13,7 +13,7 @@ static uint8_t check(const struct rs_pmem_target *target,
 	    !verify_allowed)
 		return RS_MSG_BAD_REQUEST;
 	if (rs_log_range_check(req->offset, req->length, target->start,
-			       rs_pmem_target_write_offset(target)))
+			       rs_pmem_target_write_offset(target), 0))
 		return RS_MSG_OUT_OF_RANGE;
 	if (req->type == RS_MSG_READ_STAGE &&
 	    (!ring->base || req->ring_offset > ring->length ||

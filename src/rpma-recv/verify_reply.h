@@ -6,7 +6,7 @@
 #ifndef RECV_VERIFY_REPLY_H
 #define RECV_VERIFY_REPLY_H
 
-#include "message.h"
+#include "proto/message.h"
 #include "pmem_target.h"
 
 #include <stdbool.h>

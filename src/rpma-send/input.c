@@ -2,17 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 volatile sig_atomic_t send_stop_requested;
-
-/* How often --follow looks for growth or rotation once at the end. */
-#define FOLLOW_POLL_MS 20
 
 static int open_path(struct send_input *in, char *err, size_t errlen)
 {
@@ -66,15 +61,8 @@ void send_input_close(struct send_input *in)
 	in->fd = -1;
 }
 
-/* True when more input arrived within idle_ms. */
-static bool input_ready(const struct send_input *in, int idle_ms)
-{
-	struct pollfd pfd = {.fd = in->fd, .events = POLLIN};
-	return poll(&pfd, 1, idle_ms) > 0;
-}
-
-/* --follow at the end of the file: reopens a rotated file, rewinds a
- * truncated one, or waits a moment for growth. */
+/* --follow at the end of the file: reopens a rotated file or rewinds a
+ * truncated one; otherwise the caller waits a moment for growth. */
 static void follow_wait(struct send_input *in)
 {
 	struct stat st;
@@ -91,33 +79,26 @@ static void follow_wait(struct send_input *in)
 		} else if (st.st_size < in->pos) {
 			lseek(in->fd, 0, SEEK_SET);
 			in->pos = 0;
-			return;
 		}
 	}
-	struct timespec ts = {0, FOLLOW_POLL_MS * 1000000L};
-	nanosleep(&ts, 0);
 }
 
-ssize_t send_input_fill(struct send_input *in, void *buf, size_t cap,
-			int idle_ms)
+ssize_t send_input_read(struct send_input *in, void *buf, size_t cap)
 {
-	size_t len = 0;
-	while (len < cap && !in->eof && !send_stop_requested) {
-		if (len > 0 && !in->is_regular && !input_ready(in, idle_ms))
-			break; /* idle: commit what we have */
-		ssize_t n = read(in->fd, (char *)buf + len, cap - len);
-		if (n > 0) {
-			len += (size_t)n;
-			in->pos += n;
-		} else if (n == 0 && in->follow) {
-			if (len > 0)
-				break; /* at the end for now: commit it */
-			follow_wait(in);
-		} else if (n == 0) {
-			in->eof = true;
-		} else if (errno != EINTR) {
-			return -1;
-		}
+	if (in->eof)
+		return 0;
+	ssize_t n = read(in->fd, buf, cap);
+	if (n > 0) {
+		in->pos += n;
+	} else if (n == 0 && in->follow) {
+		follow_wait(in);
+	} else if (n == 0) {
+		in->eof = true;
 	}
-	return (ssize_t)len;
+	return n;
+}
+
+int send_input_wait_fd(const struct send_input *in)
+{
+	return in->is_regular ? -1 : in->fd;
 }

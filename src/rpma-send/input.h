@@ -1,8 +1,7 @@
 /* The sender's input: a path, "-" for standard input, or a pipe; with
  * --follow a growing file that is tailed like `tail -F`, across rotation.
- * Reads fill a batch until it is full, the input ends, or a stream has been
- * idle for the flush interval, so a slow writer's lines are committed
- * promptly. */
+ * Reads take what is there; the sender decides when a batch is full or
+ * the input idle. */
 #ifndef SEND_INPUT_H
 #define SEND_INPUT_H
 
@@ -32,9 +31,14 @@ int send_input_open(struct send_input *in, const char *path, bool follow,
 		    char *err, size_t errlen);
 void send_input_close(struct send_input *in);
 
-/* Reads up to cap bytes into buf. Returns the count (0 at the end or on a
- * stop request), or -1 with errno set on a read error. */
-ssize_t send_input_fill(struct send_input *in, void *buf, size_t cap,
-			int idle_ms);
+/* Reads what is there, up to cap bytes: the count; 0 when the input ended
+ * (in->eof), or with --follow when nothing new has arrived yet (try again
+ * after a pause); -1 with errno on a read error (EINTR: a signal). Blocks
+ * only on a pipe or terminal that has nothing to read. */
+ssize_t send_input_read(struct send_input *in, void *buf, size_t cap);
+
+/* The descriptor to poll(2) before reading, or -1 for a regular file, which
+ * is always ready. */
+int send_input_wait_fd(const struct send_input *in);
 
 #endif

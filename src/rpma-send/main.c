@@ -1,11 +1,12 @@
 /* rpma-send: streams a file or a pipe into a remote PMem log over RDMA. */
-#include "exit_code.h"
+#include "cli/exit_code.h"
+#include "cli/log.h"
+#include "cli/signals.h"
+#include "cli/size.h"
+#include "error.h"
 #include "input.h"
-#include "log.h"
 #include "resume.h"
 #include "shipper.h"
-#include "signals.h"
-#include "size.h"
 #include "verify_command.h"
 
 #include <argp.h>
@@ -117,6 +118,7 @@ struct send_args {
 	bool send_first;
 	bool resume;
 	const char *auth_key_path;
+	struct rs_auth_key auth_key;
 	const char *args[2]; /* positionals: HOST FILE, or FILE HOST */
 	int nargs;
 	const char *input;
@@ -156,11 +158,12 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 	}
 	if (!host)
 		argp_error(state, "missing HOST (where rpma-recv runs)");
-	const char *why = rs_endpoint_parse(host, &a->cfg.remote);
-	if (!why && !a->cfg.remote.host[0])
-		why = "missing host";
-	if (why)
-		argp_error(state, "'%s': %s", host, why);
+	struct rs_error err = {0};
+	if (!rs_endpoint_parse(host, &a->cfg.remote, &err) &&
+	    !a->cfg.remote.host[0])
+		rs_error_set(&err, RS_E_INVAL, 0, "missing host");
+	if (err.code)
+		argp_error(state, "'%s': %s", host, err.msg);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -168,7 +171,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct send_args *a = state->input;
 	switch (key) {
 	case OPT_METHOD:
-		if (rs_method_parse(arg, &a->cfg.method))
+		if (rs_method_parse(arg, &a->cfg.method, 0))
 			argp_error(state,
 				   "--method: '%s' is not apm, gpspm or staged",
 				   arg);
@@ -291,8 +294,14 @@ int main(int argc, char **argv)
 
 	rs_signals_install(on_stop_signal);
 
-	if (rs_auth_key_option(a.auth_key_path, &a.cfg.auth_key))
-		return RS_EXIT_USAGE;
+	if (a.auth_key_path) {
+		struct rs_error err = {0};
+		if (rs_auth_key_load(a.auth_key_path, &a.auth_key, &err)) {
+			rs_err("%s", err.msg);
+			return RS_EXIT_USAGE;
+		}
+		a.cfg.auth_key = &a.auth_key;
+	}
 	if (a.verify) {
 		struct verify_command cmd = {
 		    .verify = {.remote = a.cfg.remote,

@@ -1,6 +1,6 @@
 #include "progress.h"
 
-#include "size.h"
+#include "cli/size.h"
 
 #include <stdio.h>
 #include <unistd.h>

@@ -1,8 +1,8 @@
 #include "resume.h"
 
-#include "exit_code.h"
+#include "cli/exit_code.h"
 #include "input.h"
-#include "log.h"
+#include "cli/log.h"
 #include "verifier.h"
 
 #include <errno.h>

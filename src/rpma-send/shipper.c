@@ -1,347 +1,55 @@
 #include "shipper.h"
 
-#include "exit_code.h"
-#include "link.h"
-#include "log.h"
-#include "message.h"
-#include "mr.h"
+#include "cli/exit_code.h"
+#include "connect.h"
+#include "cli/log.h"
+#include "error.h"
+#include "rdma/mr.h"
+#include "session/session.h"
+#include "window.h"
 
 #include <endian.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* One batch slot of the sender's ring. Its bytes stay until the batch is
- * committed, so after a reconnect the uncommitted tail can be sent again. */
-struct batch {
-	uint8_t *data;
-	uint32_t seq;
-	uint64_t offset; /* where it goes in the remote log */
-	uint32_t length;
-	uint64_t posted_ns; /* for the commit latency */
+#define SHIP_WAIT_MS 1000     /* longest sleep: then look at the clock */
+#define SHIP_STALL_MS 30000   /* no confirmation this long: link lost */
+#define SHIP_FOLLOW_MS 20     /* --follow at the end: look again after */
+#define SHIP_BACKOFF_FIRST_MS 100
+#define SHIP_BACKOFF_MAX_MS 5000
+
+/* APM's two words per batch slot, after the batches in one region. */
+struct apm_words {
+	uint64_t new_offset; /* the write offset we store */
+	uint64_t flush_read; /* where flush reads land */
 };
 
 struct shipper {
 	const struct ship_config *cfg;
-	struct send_link link;
-	bool linked;
+	struct send_input *in;
+	struct rs_session *rs;
 	enum rs_method method;
-	uint32_t batch_max;
-	uint16_t depth;
 	uint8_t pool_uuid[16]; /* the pool we started on */
-
-	uint8_t *ring;
-	size_t ring_len;
-	struct ibv_mr *ring_mr;
-	struct batch *batches;
-
-	uint32_t next_seq;   /* sequence number of the next batch */
-	uint32_t oldest_seq; /* oldest batch not yet committed */
-	uint64_t next_offset;
-	uint64_t committed_offset;
-	uint64_t first_offset;
+	uint64_t log_start;    /* its data range */
+	struct send_window w;
+	struct rs_mr *ring_mr;
+	struct apm_words *words;
+	struct rs_mr *words_mr;
 	struct send_stats *stats;
 	struct send_progress progress;
+	uint64_t last_input_ns;	  /* for the idle flush */
+	uint64_t last_confirm_ns; /* for the stall check */
+	uint64_t input_paused_until_ns; /* --follow at the end of the file */
+	int rc;			  /* the exit code once the window is done */
 };
 
-#define SHIP_WAIT_MS 1000
-#define SHIP_STALL_MS 30000 /* no confirmation this long: link lost */
-#define SHIP_BACKOFF_FIRST_MS 100
-#define SHIP_BACKOFF_MAX_MS 5000
-
-static unsigned inflight(const struct shipper *s)
+static const struct rs_accept_info *grant_of(const struct shipper *s)
 {
-	return s->next_seq - s->oldest_seq;
-}
-
-static struct batch *batch_of(struct shipper *s, uint32_t seq)
-{
-	return &s->batches[seq % s->depth];
-}
-
-static struct link_slot *slot_of(struct shipper *s, uint32_t seq)
-{
-	return &s->link.slots[seq % s->depth];
-}
-
-static uint64_t committed_input(const struct shipper *s)
-{
-	return s->committed_offset - s->first_offset;
-}
-
-/* First connection: pick the method and size the ring from the grant. */
-static int plan(struct shipper *s)
-{
-	const struct rs_accept_info *info = &s->link.info;
-	char why[256];
-	if (rs_method_choose(info->methods, s->cfg->method, &s->method, why,
-			     sizeof(why))) {
-		rs_err("%s", why);
-		return RS_EXIT_REFUSED;
-	}
-	if (s->cfg->expect_offset &&
-	    info->write_offset_value - info->start_offset !=
-		s->cfg->expected_used) {
-		rs_err("the remote log changed since it was checked (it holds "
-		       "%llu bytes, not %llu); run --resume again",
-		       (unsigned long long)(info->write_offset_value -
-					    info->start_offset),
-		       (unsigned long long)s->cfg->expected_used);
-		return RS_EXIT_NOT_PREFIX;
-	}
-	s->depth =
-	    s->cfg->depth < info->credits ? s->cfg->depth : info->credits;
-	s->batch_max = s->cfg->batch_size;
-	if (s->method == RS_METHOD_STAGED &&
-	    s->batch_max > info->staging_slot_size)
-		s->batch_max = info->staging_slot_size;
-
-	s->ring_len = (size_t)s->depth * s->batch_max;
-	if (posix_memalign((void **)&s->ring, 4096, s->ring_len)) {
-		rs_err("cannot allocate %zu bytes of batch buffers",
-		       s->ring_len);
-		s->ring = 0;
-		return RS_EXIT_USAGE;
-	}
-	s->batches = calloc(s->depth, sizeof(*s->batches));
-	if (!s->batches)
-		return RS_EXIT_USAGE;
-	for (uint16_t i = 0; i < s->depth; i++)
-		s->batches[i].data = s->ring + (size_t)i * s->batch_max;
-
-	memcpy(s->pool_uuid, info->pool_uuid, sizeof(s->pool_uuid));
-	s->next_offset = info->write_offset_value;
-	s->committed_offset = s->next_offset;
-	s->first_offset = s->next_offset;
-	rs_verbose("method %s, %u batches of %u bytes in flight, remote log "
-		   "at %llu of %llu bytes",
-		   rs_method_name(s->method), s->depth, s->batch_max,
-		   (unsigned long long)(s->next_offset - info->start_offset),
-		   (unsigned long long)(info->end_offset - info->start_offset));
-	return RS_EXIT_OK;
-}
-
-/* A later connection must still fit what is in flight. */
-static int check_still_compatible(struct shipper *s)
-{
-	const struct rs_accept_info *info = &s->link.info;
-	const char *why = 0;
-	if (memcmp(info->pool_uuid, s->pool_uuid, sizeof(s->pool_uuid)))
-		why = "it now serves a different pool";
-	else if (!(info->methods & RS_METHOD_BIT(s->method)))
-		why = "it no longer offers the method in use";
-	else if (info->credits < s->depth)
-		why = "it allows fewer batches in flight";
-	else if (s->method == RS_METHOD_STAGED &&
-		 info->staging_slot_size < s->batch_max)
-		why = "its staging slots are smaller";
-	else if (info->write_offset_value < s->committed_offset ||
-		 info->write_offset_value > s->next_offset)
-		why = "its log was changed by someone else";
-	if (why) {
-		rs_err("cannot resume on %s after reconnecting: %s; %llu input "
-		       "bytes were committed",
-		       s->cfg->remote.host, why,
-		       (unsigned long long)committed_input(s));
-		return RS_EXIT_REFUSED;
-	}
-	return RS_EXIT_OK;
-}
-
-static int link_up(struct shipper *s, bool first, bool *busy)
-{
-	struct link_request r = {
-	    .remote = &s->cfg->remote,
-	    .timeout_ms = s->cfg->connect_timeout_ms,
-	    .req = {.flags =
-			first && s->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
-		    .method = (uint8_t)(first ? s->cfg->method : s->method)},
-	    .slots = first ? s->cfg->depth : s->depth,
-	    .key = s->cfg->auth_key,
-	    .busy_poll = s->cfg->busy_poll,
-	};
-	int rc = send_link_open(&s->link, &r, busy);
-	s->linked = true;
-	if (!rc)
-		rc = first ? plan(s) : check_still_compatible(s);
-	if (rc)
-		return rc;
-	int err = rs_mr_reg(&s->link.peer, s->ring, s->ring_len,
-			    IBV_ACCESS_LOCAL_WRITE, &s->ring_mr);
-	if (err) {
-		rs_err("cannot register %zu bytes of batch buffers: %s",
-		       s->ring_len, rs_mr_reg_advice(err));
-		return RS_EXIT_USAGE;
-	}
-	return RS_EXIT_OK;
-}
-
-static void link_down(struct shipper *s)
-{
-	rs_mr_dereg(&s->ring_mr);
-	if (s->linked)
-		send_link_close(&s->link);
-	s->linked = false;
-}
-
-/* Sends a commit request (GPSPM and staged) for b. */
-static int post_commit_request(struct shipper *s, const struct batch *b,
-			       uint64_t ring_offset)
-{
-	struct link_slot *slot = slot_of(s, b->seq);
-	struct rs_msg msg = {
-	    .type = s->method == RS_METHOD_STAGED ? RS_MSG_STAGED_COMMIT
-						  : RS_MSG_COMMIT,
-	    .seq = b->seq,
-	    .offset = b->offset,
-	    .length = b->length,
-	    .ring_offset = ring_offset,
-	};
-	rs_msg_encode(&msg, slot->request, sizeof(slot->request));
-	/* The reply says the request arrived; one send in `depth` is signaled
-	 * only to reclaim send-queue entries. */
-	unsigned flags =
-	    b->seq % s->depth == s->depth - 1u ? IBV_SEND_SIGNALED : 0;
-	return rs_conn_post_send(&s->link.conn, slot->request, RS_MSG_SIZE,
-				 s->link.slots_mr->lkey, UINT64_MAX, flags);
-}
-
-/* APM: the read after the data write makes it persistent (DDIO off); the
- * fenced offset write waits for that read; the last read makes the offset
- * persistent and its completion is the commit. */
-static int post_apm_commit(struct shipper *s, const struct batch *b)
-{
-	struct link_slot *slot = slot_of(s, b->seq);
-	const struct rs_mr_desc *word = &s->link.info.write_offset;
-	struct rs_conn *c = &s->link.conn;
-	uint32_t lkey = s->link.slots_mr->lkey;
-	slot->new_offset = htole64(b->offset + b->length);
-	if (rs_conn_post_read(c, &slot->flush_read, 8, lkey, word->addr,
-			      word->rkey, UINT64_MAX, 0))
-		return -1;
-	if (rs_conn_post_write(c, &slot->new_offset, 8, lkey, word->addr,
-			       word->rkey, UINT64_MAX, IBV_SEND_FENCE))
-		return -1;
-	return rs_conn_post_read(c, &slot->flush_read, 8, lkey, word->addr,
-				 word->rkey, b->seq, IBV_SEND_SIGNALED);
-}
-
-static int post_batch(struct shipper *s, struct batch *b)
-{
-	const struct rs_accept_info *info = &s->link.info;
-	uint64_t remote, ring_offset = 0;
-	uint32_t rkey;
-	if (s->method == RS_METHOD_STAGED) {
-		ring_offset =
-		    (uint64_t)(b->seq % s->depth) * info->staging_slot_size;
-		remote = info->staging.addr + ring_offset;
-		rkey = info->staging.rkey;
-	} else {
-		remote = info->data.addr + (b->offset - info->start_offset);
-		rkey = info->data.rkey;
-	}
-	b->posted_ns = send_stats_now_ns();
-	if (rs_conn_post_write(&s->link.conn, b->data, b->length,
-			       s->ring_mr->lkey, remote, rkey, UINT64_MAX, 0))
-		return -1;
-	if (s->method == RS_METHOD_APM)
-		return post_apm_commit(s, b);
-	return post_commit_request(s, b, ring_offset);
-}
-
-/* Marks the oldest batch committed once the remote log covers it. */
-static void commit_oldest(struct shipper *s)
-{
-	struct batch *b = batch_of(s, s->oldest_seq);
-	s->committed_offset = b->offset + b->length;
-	s->oldest_seq++;
-	send_stats_commit(s->stats, b->length,
-			  send_stats_now_ns() - b->posted_ns);
-	send_progress_update(&s->progress, s->stats);
-}
-
-/* A confirmation must be for the oldest batch, covering exactly it. */
-static int confirm(struct shipper *s, uint32_t seq, uint64_t remote_offset)
-{
-	struct batch *b = batch_of(s, s->oldest_seq);
-	if (inflight(s) == 0 || seq != s->oldest_seq ||
-	    remote_offset != b->offset + b->length) {
-		rs_err("the receiver confirmed a commit out of order (batch "
-		       "%u, offset %llu); stopping",
-		       seq, (unsigned long long)remote_offset);
-		return RS_EXIT_REFUSED;
-	}
-	commit_oldest(s);
-	return RS_EXIT_OK;
-}
-
-/* Handles one completion. Returns 0, or an exit code on failure. */
-static int on_completion(struct shipper *s, const struct ibv_wc *wc)
-{
-	if (wc->status != IBV_WC_SUCCESS) {
-		rs_verbose("completion error: %s",
-			   ibv_wc_status_str(wc->status));
-		return RS_EXIT_CONNECT;
-	}
-	if (wc->opcode == IBV_WC_RDMA_READ && s->method == RS_METHOD_APM) {
-		struct batch *b = batch_of(s, s->oldest_seq);
-		return confirm(s, (uint32_t)wc->wr_id, b->offset + b->length);
-	}
-	if (wc->opcode != IBV_WC_RECV)
-		return 0;
-
-	uint16_t i = (uint16_t)wc->wr_id;
-	struct rs_msg reply;
-	const char *why =
-	    rs_msg_decode(s->link.slots[i].reply, wc->byte_len, &reply);
-	if (!why && reply.type != RS_MSG_COMMIT_DONE)
-		why = "unexpected message type";
-	if (why) {
-		rs_err("the receiver sent a malformed reply (%s)", why);
-		return RS_EXIT_REFUSED;
-	}
-	if (reply.status != RS_MSG_OK) {
-		rs_err("the receiver refused batch %u: %s", reply.seq,
-		       rs_msg_status_str(reply.status));
-		return RS_EXIT_REFUSED;
-	}
-	int rc = confirm(s, reply.seq, reply.offset);
-	if (rc)
-		return rc;
-	if (send_link_repost(&s->link, i))
-		return RS_EXIT_CONNECT;
-	return RS_EXIT_OK;
-}
-
-/* Waits for completions until fewer than `below` batches are in flight. */
-static int drain(struct shipper *s, unsigned below)
-{
-	unsigned waited_ms = 0;
-	while (inflight(s) >= below && inflight(s) > 0) {
-		struct ibv_wc wc;
-		enum rs_wait_result r =
-		    rs_conn_next_completion(&s->link.conn, &wc, SHIP_WAIT_MS);
-		if (r == RS_WAIT_TIMEOUT) {
-			/* A device that never reports an error must not
-			 * hang us: a silent link counts as lost. */
-			waited_ms += SHIP_WAIT_MS;
-			if (waited_ms >= SHIP_STALL_MS) {
-				rs_verbose("no commit confirmed for %u s",
-					   waited_ms / 1000);
-				return RS_EXIT_CONNECT;
-			}
-			continue;
-		}
-		waited_ms = 0;
-		if (r != RS_WAIT_COMPLETION)
-			return RS_EXIT_CONNECT;
-		int rc = on_completion(s, &wc);
-		if (rc)
-			return rc;
-	}
-	return RS_EXIT_OK;
+	return rs_session_grant(s->rs);
 }
 
 static void sleep_ms(unsigned ms)
@@ -350,15 +58,201 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, 0);
 }
 
+/* ---- posting a batch: the window's link ---- */
+
+/* Sends a commit request (GPSPM and staged) for b. */
+static int post_commit_request(struct shipper *s, const struct window_batch *b,
+			       uint64_t ring_offset)
+{
+	struct rs_msg msg = {
+	    .type = s->method == RS_METHOD_STAGED ? RS_MSG_STAGED_COMMIT
+						  : RS_MSG_COMMIT,
+	    .seq = b->seq,
+	    .offset = b->offset,
+	    .length = b->length,
+	    .ring_offset = ring_offset,
+	};
+	/* The reply says the request arrived; one send in `depth` is signaled
+	 * only to reclaim send-queue entries. */
+	unsigned flags =
+	    b->seq % s->w.depth == s->w.depth - 1u ? RS_POST_SIGNALED : 0;
+	return rs_session_send(s->rs, (uint16_t)(b->seq % s->w.depth), &msg,
+			       UINT64_MAX, flags);
+}
+
+/* APM: the read after the data write makes it persistent (DDIO off); the
+ * fenced offset write waits for that read; the last read makes the offset
+ * persistent and its completion is the commit. */
+static int post_apm_commit(struct shipper *s, const struct window_batch *b)
+{
+	uint32_t i = b->seq % s->w.depth;
+	const struct rs_mr_desc *word = &grant_of(s)->write_offset;
+	struct rs_conn *c = rs_session_conn(s->rs);
+	size_t at = i * sizeof(struct apm_words);
+	size_t flush = at + offsetof(struct apm_words, flush_read);
+	s->words[i].new_offset = htole64(b->offset + b->length);
+	if (rs_conn_read(c, s->words_mr, flush, word, 0, 8, UINT64_MAX, 0) ||
+	    rs_conn_write(c, word, 0, s->words_mr, at, 8, UINT64_MAX,
+			  RS_POST_FENCE))
+		return RS_E_LOST;
+	return rs_conn_read(c, s->words_mr, flush, word, 0, 8, b->seq,
+			    RS_POST_SIGNALED);
+}
+
+static int link_post(void *ctx, struct window_batch *b)
+{
+	struct shipper *s = ctx;
+	const struct rs_accept_info *info = grant_of(s);
+	const struct rs_mr_desc *dst = &info->data;
+	uint64_t dst_offset = b->offset - info->start_offset, ring_offset = 0;
+	if (s->method == RS_METHOD_STAGED) {
+		ring_offset = (uint64_t)(b->seq % s->w.depth) *
+			      info->staging_slot_size;
+		dst = &info->staging;
+		dst_offset = ring_offset;
+	}
+	b->posted_ns = send_stats_now_ns();
+	size_t src = (size_t)(b->data - s->w.ring);
+	if (rs_conn_write(rs_session_conn(s->rs), dst, dst_offset, s->ring_mr,
+			  src, b->length, UINT64_MAX, 0))
+		return RS_E_LOST;
+	if (s->method == RS_METHOD_APM)
+		return post_apm_commit(s, b);
+	return post_commit_request(s, b, ring_offset);
+}
+
+static void link_committed(void *ctx, const struct window_batch *b)
+{
+	struct shipper *s = ctx;
+	s->last_confirm_ns = send_stats_now_ns();
+	send_stats_commit(s->stats, b->length,
+			  s->last_confirm_ns - b->posted_ns);
+	send_progress_update(&s->progress, s->stats);
+}
+
+/* ---- connecting ---- */
+
+/* First connection: pick the method and size the window from the grant. */
+static int plan(struct shipper *s)
+{
+	const struct rs_accept_info *info = grant_of(s);
+	struct rs_error err = {0};
+	if (rs_method_choose(info->methods, s->cfg->method, &s->method,
+			     &err)) {
+		rs_err("%s", err.msg);
+		return RS_EXIT_REFUSED;
+	}
+	uint64_t used = info->write_offset_value - info->start_offset;
+	if (s->cfg->expect_offset && used != s->cfg->expected_used) {
+		rs_err("the remote log changed since it was checked (it holds "
+		       "%llu bytes, not %llu); run --resume again",
+		       (unsigned long long)used,
+		       (unsigned long long)s->cfg->expected_used);
+		return RS_EXIT_NOT_PREFIX;
+	}
+	uint16_t depth =
+	    s->cfg->depth < info->credits ? s->cfg->depth : info->credits;
+	uint32_t batch_max = s->cfg->batch_size;
+	if (s->method == RS_METHOD_STAGED &&
+	    batch_max > info->staging_slot_size)
+		batch_max = info->staging_slot_size;
+	if (window_connected(&s->w, depth, batch_max, info->write_offset_value,
+			     info->end_offset)) {
+		rs_err("cannot allocate %zu bytes of batch buffers",
+		       (size_t)depth * batch_max);
+		return RS_EXIT_USAGE;
+	}
+	memcpy(s->pool_uuid, info->pool_uuid, sizeof(s->pool_uuid));
+	s->log_start = info->start_offset;
+	rs_verbose("method %s, %u batches of %u bytes in flight, remote log "
+		   "at %llu of %llu bytes",
+		   rs_method_name(s->method), depth, batch_max,
+		   (unsigned long long)used,
+		   (unsigned long long)(info->end_offset - info->start_offset));
+	return RS_EXIT_OK;
+}
+
+/* A later connection must still fit what is in flight. */
+static int check_still_compatible(struct shipper *s)
+{
+	const struct rs_accept_info *info = grant_of(s);
+	const char *why = 0;
+	if (memcmp(info->pool_uuid, s->pool_uuid, sizeof(s->pool_uuid)))
+		why = "it now serves a different pool";
+	else if (!(info->methods & RS_METHOD_BIT(s->method)))
+		why = "it no longer offers the method in use";
+	else if (info->credits < s->w.depth)
+		why = "it allows fewer batches in flight";
+	else if (s->method == RS_METHOD_STAGED &&
+		 info->staging_slot_size < s->w.batch_max)
+		why = "its staging slots are smaller";
+	else if (info->write_offset_value < s->w.committed_offset ||
+		 info->write_offset_value > s->w.next_offset)
+		why = "its log was changed by someone else";
+	if (why) {
+		rs_err("cannot resume on %s after reconnecting: %s; %llu input "
+		       "bytes were committed",
+		       s->cfg->remote.host, why,
+		       (unsigned long long)window_committed_input(&s->w));
+		return RS_EXIT_REFUSED;
+	}
+	return RS_EXIT_OK;
+}
+
+/* The ring and the APM words, registered for this connection. */
+static int register_buffers(struct shipper *s)
+{
+	struct rs_peer *peer = rs_session_peer(s->rs);
+	struct rs_error err = {0};
+	size_t words = (size_t)s->w.depth * sizeof(*s->words);
+	if (!s->words)
+		s->words = calloc(s->w.depth, sizeof(*s->words));
+	if (!s->words ||
+	    rs_mr_reg(peer, s->w.ring, s->w.ring_len, RS_MR_LOCAL, &s->ring_mr,
+		      &err) ||
+	    rs_mr_reg(peer, s->words, words, RS_MR_LOCAL, &s->words_mr,
+		      &err)) {
+		rs_err("cannot register %zu bytes of batch buffers: %s",
+		       s->w.ring_len, s->words ? err.msg : "out of memory");
+		return RS_EXIT_USAGE;
+	}
+	return RS_EXIT_OK;
+}
+
+static void link_down(struct shipper *s)
+{
+	rs_mr_dereg(&s->ring_mr);
+	rs_mr_dereg(&s->words_mr);
+	rs_session_delete(&s->rs);
+}
+
+static int link_up(struct shipper *s, bool first, bool *transient)
+{
+	struct send_peer peer = {.remote = &s->cfg->remote,
+				 .timeout_ms = s->cfg->connect_timeout_ms,
+				 .key = s->cfg->auth_key,
+				 .busy_poll = s->cfg->busy_poll};
+	struct rs_connect_req req = {
+	    .flags = first && s->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
+	    .method = (uint8_t)(first ? s->cfg->method : s->method)};
+	/* Up to four work requests per batch (APM). */
+	int rc = send_connect(&peer, req, first ? s->cfg->depth : s->w.depth,
+			      4, &s->rs, transient);
+	if (!rc)
+		rc = first ? plan(s) : check_still_compatible(s);
+	if (!rc)
+		rc = register_buffers(s);
+	return rc;
+}
+
 /* Connects, retrying a lost or busy receiver up to --retry times with
  * doubling back-off. */
 static int connect_with_retry(struct shipper *s, bool first)
 {
 	unsigned backoff = SHIP_BACKOFF_FIRST_MS;
 	for (unsigned attempt = 0;; attempt++) {
-		bool busy;
-		int rc = link_up(s, first, &busy);
-		bool transient = rc == RS_EXIT_CONNECT || busy;
+		bool transient = false;
+		int rc = link_up(s, first, &transient);
 		if (!rc || !transient || attempt >= s->cfg->retries ||
 		    send_stop_requested)
 			return rc;
@@ -372,123 +266,258 @@ static int connect_with_retry(struct shipper *s, bool first)
 	}
 }
 
-/* After a reconnect: batches the receiver committed before the loss count
- * as done; the rest are sent again, in order, at the same offsets. */
-static int resume(struct shipper *s)
+/* RECONNECTING: connects again and hands the window the remote log's end,
+ * so it resends exactly the uncommitted tail. Returns an exit code. */
+static int recover(struct shipper *s)
 {
-	uint64_t remote = s->link.info.write_offset_value;
-	while (inflight(s) > 0 &&
-	       remote >= batch_of(s, s->oldest_seq)->offset +
-			     batch_of(s, s->oldest_seq)->length)
-		commit_oldest(s);
-	if (remote != s->committed_offset) {
+	link_down(s);
+	uint64_t committed = window_committed_input(&s->w);
+	if (s->cfg->retries == 0 || send_stop_requested) {
+		rs_err("connection to %s lost after committing %llu input "
+		       "bytes",
+		       s->cfg->remote.host, (unsigned long long)committed);
+		return RS_EXIT_CONNECT;
+	}
+	rs_info("connection to %s lost after committing %llu input bytes; "
+		"reconnecting",
+		s->cfg->remote.host, (unsigned long long)committed);
+	int rc = connect_with_retry(s, false);
+	if (rc) {
+		rs_err("connection to %s lost after committing %llu input "
+		       "bytes",
+		       s->cfg->remote.host, (unsigned long long)committed);
+		return rc;
+	}
+	uint64_t remote = grant_of(s)->write_offset_value;
+	window_reconnected(&s->w, remote);
+	if (s->w.error == WINDOW_DIVERGED) {
 		rs_err("cannot resume: the remote log ends inside a batch "
 		       "(offset %llu); %llu input bytes were committed",
 		       (unsigned long long)remote,
-		       (unsigned long long)committed_input(s));
+		       (unsigned long long)window_committed_input(&s->w));
 		return RS_EXIT_REFUSED;
 	}
-	uint64_t again = s->next_offset - s->committed_offset;
 	rs_info("reconnected to %s at %llu committed input bytes; sending %llu "
 		"uncommitted bytes again",
-		s->cfg->remote.host, (unsigned long long)committed_input(s),
-		(unsigned long long)again);
-	for (uint32_t seq = s->oldest_seq; seq != s->next_seq; seq++) {
-		if (post_batch(s, batch_of(s, seq)))
-			return RS_EXIT_CONNECT;
-	}
+		s->cfg->remote.host,
+		(unsigned long long)window_committed_input(&s->w),
+		(unsigned long long)(s->w.next_offset - s->w.committed_offset));
+	s->last_confirm_ns = send_stats_now_ns();
 	return RS_EXIT_OK;
 }
 
-/* Turns a lost connection into a reconnect when --retry allows it. */
-static int recover(struct shipper *s, int rc)
+/* ---- events ---- */
+
+/* A commit reply (GPSPM, staged) or APM's last flush read. */
+static void on_completion(struct shipper *s, const struct rs_completion *wc)
 {
-	if (rc != RS_EXIT_CONNECT)
-		return rc;
-	link_down(s);
-	if (s->cfg->retries > 0 && !send_stop_requested) {
-		rs_info("connection to %s lost after committing %llu input "
-			"bytes; reconnecting",
-			s->cfg->remote.host,
-			(unsigned long long)committed_input(s));
-		rc = connect_with_retry(s, false);
-		if (!rc)
-			rc = resume(s);
-		if (!rc)
-			return RS_EXIT_OK;
+	if (!wc->ok) {
+		rs_verbose("completion error: %s", wc->status);
+		window_lost(&s->w);
+		return;
 	}
-	rs_err("connection to %s lost after committing %llu input bytes",
-	       s->cfg->remote.host, (unsigned long long)committed_input(s));
-	return rc ? rc : RS_EXIT_CONNECT;
+	if (wc->op == RS_OP_READ && s->method == RS_METHOD_APM) {
+		uint32_t seq = (uint32_t)wc->wr_id;
+		const struct window_batch *b =
+		    &s->w.batches[s->w.oldest_seq % s->w.depth];
+		window_confirmed(&s->w, seq, b->offset + b->length);
+		return;
+	}
+	if (wc->op != RS_OP_RECV)
+		return;
+	struct rs_msg reply;
+	uint16_t slot;
+	struct rs_error err = {0};
+	if (rs_session_take(s->rs, wc, &reply, &slot, &err) == 0 &&
+	    reply.type != RS_MSG_COMMIT_DONE)
+		rs_error_set(&err, RS_E_MALFORMED, 0, "unexpected message type");
+	if (err.code) {
+		rs_err("the receiver sent a malformed reply (%s)", err.msg);
+		s->rc = RS_EXIT_REFUSED;
+		window_stop(&s->w);
+	} else if (reply.status != RS_MSG_OK) {
+		rs_err("the receiver refused batch %u: %s", reply.seq,
+		       rs_msg_status_str(reply.status));
+		s->rc = RS_EXIT_REFUSED;
+		window_stop(&s->w);
+	} else {
+		window_confirmed(&s->w, reply.seq, reply.offset);
+	}
+}
+
+/* Takes every completion and connection event that is there, without
+ * waiting. */
+static void take_events(struct shipper *s)
+{
+	struct rs_conn *c = rs_session_conn(s->rs);
+	for (;;) {
+		enum window_state st = s->w.state;
+		if (st != WINDOW_STREAMING && st != WINDOW_DRAINING)
+			return;
+		struct rs_completion wc;
+		enum rs_wait_result r = rs_conn_next_completion(c, &wc, 0);
+		if (r == RS_WAIT_TIMEOUT)
+			return;
+		if (r == RS_WAIT_COMPLETION)
+			on_completion(s, &wc);
+		else if (r == RS_WAIT_ERROR ||
+			 rs_conn_next_event(c) == RS_CONN_EVENT_CLOSED)
+			window_lost(&s->w);
+	}
 }
 
 /* True when the input has at least one more byte: the log is then full. */
 static bool input_has_more(struct send_input *in)
 {
 	uint8_t probe;
-	return send_input_fill(in, &probe, 1, 0) > 0;
+	ssize_t n;
+	while ((n = send_input_read(in, &probe, 1)) == 0 && in->follow &&
+	       !send_stop_requested)
+		sleep_ms(SHIP_FOLLOW_MS);
+	return n > 0;
 }
 
-static int log_full(struct shipper *s)
+/* No room left in the remote log: the end, and an error if the input had
+ * more (reported once the last batches are confirmed). */
+static void log_full(struct shipper *s)
 {
-	rs_err("remote log full: committed %llu input bytes; the rest did not "
-	       "fit (rewind it with --truncate or use a larger pool)",
-	       (unsigned long long)committed_input(s));
-	return RS_EXIT_LOG_FULL;
+	window_input_end(&s->w, send_stats_now_ns());
+	if (input_has_more(s->in))
+		s->rc = RS_EXIT_LOG_FULL;
 }
 
-/* One step of the stream: frees a slot, fills it and posts it. */
-static int stream_step(struct shipper *s, struct send_input *in, bool *done)
+static bool readable(int fd)
 {
-	int rc = drain(s, s->depth);
-	if (rc)
-		return rc;
-	if (in->eof || send_stop_requested) {
-		*done = true;
-		return RS_EXIT_OK;
-	}
-	uint64_t room = s->link.info.end_offset - s->next_offset;
-	uint32_t cap = room < s->batch_max ? (uint32_t)room : s->batch_max;
-	if (cap == 0) {
-		*done = true;
-		if (!input_has_more(in))
-			return RS_EXIT_OK;
-		rc = drain(s, 1);
-		return rc ? rc : log_full(s);
-	}
-	struct batch *b = batch_of(s, s->next_seq);
-	ssize_t n =
-	    send_input_fill(in, b->data, cap, s->cfg->flush_interval_ms);
-	if (n < 0) {
-		rs_err("cannot read %s: %s", in->name, strerror(errno));
-		*done = true;
-		rc = drain(s, 1);
-		return rc ? rc : RS_EXIT_USAGE;
-	}
-	if (n == 0)
-		return RS_EXIT_OK;
-	b->seq = s->next_seq;
-	b->offset = s->next_offset;
-	b->length = (uint32_t)n;
-	/* Counted in flight before posting, so a failed post is resent. */
-	s->next_seq++;
-	s->next_offset += (uint64_t)n;
-	return post_batch(s, b) ? RS_EXIT_CONNECT : RS_EXIT_OK;
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	return poll(&pfd, 1, 0) > 0;
 }
 
-static int stream(struct shipper *s, struct send_input *in)
+/* STREAMING: moves what the input has into the open batch. Returns true
+ * when it did something, so the loop goes on without sleeping. */
+static bool take_input(struct shipper *s, uint64_t now)
 {
-	bool done = false;
-	while (!done) {
-		int rc = recover(s, stream_step(s, in, &done));
-		if (rc)
-			return rc;
+	uint32_t room;
+	uint8_t *space = window_space(&s->w, &room);
+	if (!space || now < s->input_paused_until_ns)
+		return false;
+	if (room == 0) {
+		log_full(s);
+		return true;
 	}
-	for (;;) {
-		int rc = recover(s, drain(s, 1));
-		if (rc || inflight(s) == 0)
-			return rc;
+	int fd = send_input_wait_fd(s->in);
+	if (fd >= 0 && !readable(fd))
+		return false;
+	ssize_t n = send_input_read(s->in, space, room);
+	if (n > 0) {
+		s->last_input_ns = now;
+		window_filled(&s->w, (uint32_t)n, now);
+	} else if (n < 0 && errno != EINTR) {
+		rs_err("cannot read %s: %s", s->in->name, strerror(errno));
+		s->rc = RS_EXIT_USAGE;
+		window_input_end(&s->w, now);
+	} else if (n == 0 && s->in->eof) {
+		window_input_end(&s->w, now);
+	} else if (n == 0) { /* --follow at the end: commit what we have */
+		window_flush(&s->w, now);
+		s->input_paused_until_ns = now + SHIP_FOLLOW_MS * 1000000ull;
 	}
+	return n != 0 || s->in->eof;
+}
+
+/* The idle flush, the stall check and a stop request. */
+static void check_timers(struct shipper *s, uint64_t now)
+{
+	if (send_stop_requested && s->w.state == WINDOW_STREAMING)
+		window_input_end(&s->w, now);
+	uint64_t idle = (uint64_t)s->cfg->flush_interval_ms * 1000000ull;
+	if (s->w.fill > 0 && now - s->last_input_ns >= idle)
+		window_flush(&s->w, now);
+	if (window_inflight(&s->w) == 0)
+		return;
+	/* A device that never reports an error must not hang us: a silent
+	 * link counts as lost. */
+	const struct window_batch *oldest =
+	    &s->w.batches[s->w.oldest_seq % s->w.depth];
+	uint64_t since = oldest->posted_ns > s->last_confirm_ns
+			     ? oldest->posted_ns
+			     : s->last_confirm_ns;
+	if (now - since >= SHIP_STALL_MS * 1000000ull) {
+		rs_verbose("no commit confirmed for %llu s",
+			   (unsigned long long)((now - since) / 1000000000ull));
+		window_lost(&s->w);
+	}
+}
+
+/* Milliseconds until the next timer, at most SHIP_WAIT_MS. */
+static int next_timeout(const struct shipper *s, uint64_t now)
+{
+	uint64_t wait = SHIP_WAIT_MS * 1000000ull;
+	uint64_t idle = (uint64_t)s->cfg->flush_interval_ms * 1000000ull;
+	if (s->w.fill > 0) {
+		uint64_t due = s->last_input_ns + idle;
+		wait = due > now && due - now < wait ? due - now : 0;
+	}
+	if (s->input_paused_until_ns > now &&
+	    s->input_paused_until_ns - now < wait)
+		wait = s->input_paused_until_ns - now;
+	return s->cfg->busy_poll ? 0 : (int)((wait + 999999) / 1000000);
+}
+
+/* Sleeps until a completion, a connection event, input or a timer. */
+static void wait_for_event(struct shipper *s, uint64_t now)
+{
+	struct pollfd pfd[3];
+	int comp_fd, cm_fd;
+	rs_conn_fds(rs_session_conn(s->rs), &comp_fd, &cm_fd);
+	pfd[0] = (struct pollfd){.fd = comp_fd, .events = POLLIN};
+	pfd[1] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
+	nfds_t n = 2;
+	uint32_t room;
+	int in_fd = send_input_wait_fd(s->in);
+	if (window_space(&s->w, &room) && in_fd >= 0 &&
+	    now >= s->input_paused_until_ns)
+		pfd[n++] = (struct pollfd){.fd = in_fd, .events = POLLIN};
+	poll(pfd, n, next_timeout(s, now));
+}
+
+static void stream(struct shipper *s)
+{
+	while (s->w.state != WINDOW_DONE) {
+		if (s->w.state == WINDOW_RECONNECTING) {
+			int rc = recover(s);
+			if (rc) {
+				s->rc = rc;
+				window_stop(&s->w);
+			}
+			continue;
+		}
+		take_events(s);
+		uint64_t now = send_stats_now_ns();
+		check_timers(s, now);
+		if (s->w.state == WINDOW_STREAMING && take_input(s, now))
+			continue;
+		if (s->w.state == WINDOW_STREAMING ||
+		    s->w.state == WINDOW_DRAINING)
+			wait_for_event(s, now);
+	}
+}
+
+/* The exit code of a finished stream, reporting what went wrong. */
+static int finish(struct shipper *s)
+{
+	uint64_t committed = window_committed_input(&s->w);
+	if (s->w.error == WINDOW_OUT_OF_ORDER) {
+		rs_err("the receiver confirmed a commit out of order after "
+		       "%llu input bytes; stopping",
+		       (unsigned long long)committed);
+		return RS_EXIT_REFUSED;
+	}
+	if (s->rc == RS_EXIT_LOG_FULL)
+		rs_err("remote log full: committed %llu input bytes; the rest "
+		       "did not fit (rewind it with --truncate or use a larger "
+		       "pool)",
+		       (unsigned long long)committed);
+	return s->rc;
 }
 
 int ship_run(const struct ship_config *cfg, struct send_input *in,
@@ -497,20 +526,27 @@ int ship_run(const struct ship_config *cfg, struct send_input *in,
 	struct shipper s;
 	memset(&s, 0, sizeof(s));
 	s.cfg = cfg;
+	s.in = in;
 	s.stats = &result->stats;
+	struct window_link link = {&s, link_post, link_committed};
+	window_init(&s.w, &link);
 	send_stats_start(s.stats);
 	send_progress_init(&s.progress, cfg->progress, cfg->progress_forced);
 	int rc = connect_with_retry(&s, true);
-	if (!rc)
-		rc = stream(&s, in);
+	if (!rc) {
+		stream(&s);
+		rc = finish(&s);
+	}
 	send_progress_finish(&s.progress, s.stats);
 	result->method = s.method;
-	result->committed = committed_input(&s);
-	result->first_offset = s.first_offset;
-	result->log_used = s.committed_offset - s.link.info.start_offset;
-	result->log_size = s.link.info.end_offset - s.link.info.start_offset;
+	result->committed = window_committed_input(&s.w);
+	result->first_offset = s.w.first_offset;
+	if (s.w.ring) {
+		result->log_used = s.w.committed_offset - s.log_start;
+		result->log_size = s.w.end_offset - s.log_start;
+	}
 	link_down(&s);
-	free(s.ring);
-	free(s.batches);
+	window_fini(&s.w);
+	free(s.words);
 	return rc;
 }

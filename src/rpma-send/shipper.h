@@ -4,10 +4,10 @@
 #ifndef SEND_SHIPPER_H
 #define SEND_SHIPPER_H
 
-#include "auth.h"
-#include "endpoint.h"
+#include "proto/auth.h"
+#include "cli/endpoint.h"
 #include "input.h"
-#include "method.h"
+#include "proto/method.h"
 #include "progress.h"
 #include "stats.h"
 

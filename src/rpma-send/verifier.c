@@ -1,10 +1,13 @@
 #include "verifier.h"
 
-#include "exit_code.h"
+#include "cli/exit_code.h"
 #include "input.h"
-#include "link.h"
-#include "log.h"
-#include "mr.h"
+#include "connect.h"
+#include "error.h"
+#include "rdma/mr.h"
+#include "session/session.h"
+#include "cli/log.h"
+#include "rdma/mr.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -38,14 +41,14 @@ struct chunk {
 
 struct verifier {
 	const struct verify_config *cfg;
-	struct send_link link;
+	struct rs_session *rs;
 	enum verify_path path;
 	uint32_t chunk_size;
 	uint16_t depth;
 	uint64_t log_offset; /* where the compared range starts in the log */
 	uint64_t remote_len;
 	uint8_t *bufs; /* local and remote bytes of every chunk slot */
-	struct ibv_mr *bufs_mr;
+	struct rs_mr *bufs_mr;
 	struct chunk *chunks;
 	uint64_t next;	 /* next chunk index to use */
 	uint64_t oldest; /* oldest chunk not evaluated */
@@ -82,7 +85,7 @@ static struct chunk *chunk_of(struct verifier *v, uint64_t index)
 
 static uint64_t ring_slot_offset(const struct verifier *v, uint64_t index)
 {
-	return (index % v->depth) * v->link.info.staging_slot_size;
+	return (index % v->depth) * rs_session_grant(v->rs)->staging_slot_size;
 }
 
 static ssize_t read_full(int fd, uint8_t *buf, size_t len)
@@ -104,35 +107,29 @@ static ssize_t read_full(int fd, uint8_t *buf, size_t len)
 static int post_message(struct verifier *v, uint8_t type, uint64_t index,
 			uint64_t offset, uint64_t len)
 {
-	struct link_slot *slot = &v->link.slots[index % v->link.nslots];
 	struct rs_msg msg = {.type = type,
 			     .seq = (uint32_t)index,
 			     .offset = offset,
 			     .length = len};
 	if (type == RS_MSG_READ_STAGE)
 		msg.ring_offset = ring_slot_offset(v, index);
-	rs_msg_encode(&msg, slot->request, sizeof(slot->request));
-	return rs_conn_post_send(&v->link.conn, slot->request, RS_MSG_SIZE,
-				 v->link.slots_mr->lkey, UINT64_MAX,
-				 IBV_SEND_SIGNALED);
+	uint16_t slot = (uint16_t)(index % rs_session_slots(v->rs));
+	return rs_session_send(v->rs, slot, &msg, UINT64_MAX,
+			       RS_POST_SIGNALED);
 }
 
 /* RDMA-reads chunk c's remote bytes: from the pool, or from the ring slot
  * the receiver copied them into. */
 static int post_read(struct verifier *v, struct chunk *c)
 {
-	const struct rs_accept_info *info = &v->link.info;
-	uint64_t remote;
-	uint32_t rkey;
+	const struct rs_accept_info *info = rs_session_grant(v->rs);
+	const struct rs_mr_desc *src = &info->data_read;
+	uint64_t remote = c->log_offset - info->start_offset;
 	if (v->path == PATH_READ_RING) {
-		remote =
-		    info->staging_read.addr + ring_slot_offset(v, c->index);
-		rkey = info->staging_read.rkey;
-	} else {
-		remote =
-		    info->data_read.addr + (c->log_offset - info->start_offset);
-		rkey = info->data_read.rkey;
+		src = &info->staging_read;
+		remote = ring_slot_offset(v, c->index);
 	}
+	size_t local = (size_t)(c->remote - v->bufs);
 	/* In pieces: Soft-RoCE reads of 1 MiB crawl (0.4 MiB/s measured
 	 * against 46 MiB/s at 64 KiB); hardware does not mind. Reads complete
 	 * in order, so only the last piece is signaled. */
@@ -141,10 +138,9 @@ static int post_read(struct verifier *v, struct chunk *c)
 				 ? c->asked - done
 				 : VERIFY_READ_PIECE;
 		bool last = done + n == c->asked;
-		if (rs_conn_post_read(&v->link.conn, c->remote + done,
-				      (uint32_t)n, v->bufs_mr->lkey,
-				      remote + done, rkey, c->index,
-				      last ? IBV_SEND_SIGNALED : 0))
+		if (rs_conn_read(rs_session_conn(v->rs), v->bufs_mr,
+				 local + done, src, remote + done, (uint32_t)n,
+				 c->index, last ? RS_POST_SIGNALED : 0))
 			return -1;
 	}
 	return 0;
@@ -177,12 +173,14 @@ static struct chunk *in_flight(struct verifier *v, uint64_t seq_or_index,
 	return match && !c->answered ? c : 0;
 }
 
-static int on_reply(struct verifier *v, const struct ibv_wc *wc)
+static int on_reply(struct verifier *v, const struct rs_completion *wc)
 {
-	uint16_t i = (uint16_t)wc->wr_id;
 	struct rs_msg reply;
-	const char *why =
-	    rs_msg_decode(v->link.slots[i].reply, wc->byte_len, &reply);
+	uint16_t slot;
+	struct rs_error err = {0};
+	const char *why = 0;
+	if (rs_session_take(v->rs, wc, &reply, &slot, &err))
+		why = err.msg;
 	struct chunk *c = why ? 0 : in_flight(v, reply.seq, true);
 	if (!why && (!c || (reply.type != RS_MSG_HASH_DONE &&
 			    reply.type != RS_MSG_READ_STAGE_DONE)))
@@ -193,8 +191,6 @@ static int on_reply(struct verifier *v, const struct ibv_wc *wc)
 		rs_err("the receiver could not serve the verify (%s)", why);
 		return RS_EXIT_USAGE;
 	}
-	if (send_link_repost(&v->link, i))
-		return RS_EXIT_CONNECT;
 	if (reply.type == RS_MSG_HASH_DONE) {
 		c->remote_hash = reply.hash;
 		c->answered = true;
@@ -207,19 +203,19 @@ static int on_reply(struct verifier *v, const struct ibv_wc *wc)
 /* Handles one completion. */
 static int pump(struct verifier *v)
 {
-	struct ibv_wc wc;
+	struct rs_completion wc;
 	enum rs_wait_result r =
-	    rs_conn_next_completion(&v->link.conn, &wc, VERIFY_WAIT_MS);
+	    rs_conn_next_completion(rs_session_conn(v->rs), &wc, VERIFY_WAIT_MS);
 	if (r == RS_WAIT_TIMEOUT)
 		return send_stop_requested ? RS_EXIT_USAGE : RS_EXIT_OK;
-	if (r != RS_WAIT_COMPLETION || wc.status != IBV_WC_SUCCESS) {
+	if (r != RS_WAIT_COMPLETION || !wc.ok) {
 		rs_err("connection to %s lost while verifying",
 		       v->cfg->remote.host);
 		return RS_EXIT_CONNECT;
 	}
-	if (wc.opcode == IBV_WC_RECV)
+	if (wc.op == RS_OP_RECV)
 		return on_reply(v, &wc);
-	if (wc.opcode == IBV_WC_RDMA_READ) {
+	if (wc.op == RS_OP_READ) {
 		struct chunk *c = in_flight(v, wc.wr_id, false);
 		if (!c) {
 			rs_err("an RDMA read completed for no chunk");
@@ -365,7 +361,7 @@ static int compare_chunks(struct verifier *v)
 static int find_first_byte(struct verifier *v)
 {
 	uint64_t base = v->diff_chunk_offset;
-	const struct rs_accept_info *info = &v->link.info;
+	const struct rs_accept_info *info = rs_session_grant(v->rs);
 	bool can_read = v->path != PATH_HASH || info->data_read.length ||
 			info->staging_read.length;
 	if (can_read) {
@@ -410,7 +406,7 @@ static int find_first_byte(struct verifier *v)
 /* Chooses how to read, and the range of the log to compare. */
 static int plan(struct verifier *v)
 {
-	const struct rs_accept_info *info = &v->link.info;
+	const struct rs_accept_info *info = rs_session_grant(v->rs);
 	v->depth =
 	    v->cfg->depth < info->credits ? v->cfg->depth : info->credits;
 	v->chunk_size = v->cfg->chunk;
@@ -451,15 +447,15 @@ static int plan(struct verifier *v)
 
 static int setup(struct verifier *v)
 {
-	bool busy;
-	struct link_request r = {
-	    .remote = &v->cfg->remote,
-	    .timeout_ms = v->cfg->timeout_ms,
-	    .req = {.flags = RS_CONNECT_VERIFY, .method = RS_METHOD_AUTO},
-	    .slots = v->cfg->depth,
-	    .key = v->cfg->auth_key,
-	};
-	int rc = send_link_open(&v->link, &r, &busy);
+	struct send_peer peer = {.remote = &v->cfg->remote,
+				 .timeout_ms = v->cfg->timeout_ms,
+				 .key = v->cfg->auth_key};
+	struct rs_connect_req req = {.flags = RS_CONNECT_VERIFY,
+				     .method = RS_METHOD_AUTO};
+	bool transient;
+	/* Sixteen reads per verified chunk. */
+	int rc = send_connect(&peer, req, v->cfg->depth, 16, &v->rs,
+			      &transient);
 	if (!rc)
 		rc = plan(v);
 	if (rc)
@@ -474,11 +470,10 @@ static int setup(struct verifier *v)
 		rs_err("cannot allocate %zu bytes of verify buffers", total);
 		return RS_EXIT_USAGE;
 	}
-	int err = rs_mr_reg(&v->link.peer, v->bufs, total,
-			    IBV_ACCESS_LOCAL_WRITE, &v->bufs_mr);
-	if (err) {
-		rs_err("cannot register verify buffers: %s",
-		       rs_mr_reg_advice(err));
+	struct rs_error err = {0};
+	if (rs_mr_reg(rs_session_peer(v->rs), v->bufs, total, RS_MR_LOCAL,
+		      &v->bufs_mr, &err)) {
+		rs_err("cannot register verify buffers: %s", err.msg);
 		return RS_EXIT_USAGE;
 	}
 	for (uint16_t i = 0; i < v->depth; i++) {
@@ -513,7 +508,7 @@ int verify_run(const struct verify_config *cfg, int fd, const char *name,
 	result->local_length = v.local_total;
 	result->seconds = (double)(send_stats_now_ns() - start_ns) / 1e9;
 	rs_mr_dereg(&v.bufs_mr);
-	send_link_close(&v.link);
+	rs_session_delete(&v.rs);
 	free(v.bufs);
 	free(v.chunks);
 	free(v.diff_local);

@@ -66,7 +66,7 @@ if [ -n "${RPMA_DEVDAX:-}" ]; then
 	ship_case "devdax, gpspm" "$RPMA_DEVDAX" gpspm --direct-write-to-pmem
 	ship_case "devdax, staged" "$RPMA_DEVDAX" staged
 	refused_case "devdax refuses apm without --direct-write-to-pmem" \
-		"$RPMA_DEVDAX" apm "--direct-write-to-pmem"
+		"$RPMA_DEVDAX" apm "declares direct write to PMem"
 else
 	start_case "devdax present"
 	fail "RPMA_DEVDAX not set by the test bed"

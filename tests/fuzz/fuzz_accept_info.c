@@ -6,10 +6,10 @@
  * grant re-encodes to the same bytes and decodes
  * back to the same struct, that truncations are refused and CM zero padding is
  * accepted. Then runs the sender's method rule on the grant. */
-#include "descriptor.h"
+#include "proto/descriptor.h"
 #include "fuzz_check.h"
 #include "fuzz_method.h"
-#include "pool_layout.h"
+#include "proto/pool_layout.h"
 
 #include <string.h>
 
@@ -129,7 +129,7 @@ static bool info_equal(const struct rs_accept_info *a,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rs_accept_info info;
-	const char *why = rs_accept_info_decode(data, size, &info);
+	const char *why = rs_accept_info_decode(data, size, &info, 0);
 
 	bool header_ok =
 	    size >= RS_ACCEPT_INFO_SIZE && fuzz_le(data, 4) == RS_PROTO_MAGIC &&
@@ -157,11 +157,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(memcmp(enc, data, RS_ACCEPT_INFO_SIZE) == 0);
 	struct rs_accept_info again;
 	for (size_t n = 0; n < RS_ACCEPT_INFO_SIZE; n++)
-		FUZZ_CHECK(rs_accept_info_decode(enc, n, &again) != NULL);
+		FUZZ_CHECK(rs_accept_info_decode(enc, n, &again, 0) != NULL);
 	uint8_t padded[RS_ACCEPT_PRIVATE_MAX] = {0};
 	memcpy(padded, enc, RS_ACCEPT_INFO_SIZE);
 	memset(&again, 0xa5, sizeof(again));
-	FUZZ_CHECK(rs_accept_info_decode(padded, sizeof(padded), &again) ==
+	FUZZ_CHECK(rs_accept_info_decode(padded, sizeof(padded), &again, 0) ==
 		   NULL);
 	FUZZ_CHECK(info_equal(&again, &info));
 	free(enc);

@@ -4,7 +4,7 @@
  * request satisfying them is accepted, truncations are refused and CM zero
  * padding is accepted. Trailing input bytes choose what the receiver allows,
  * to run the method rule on the decoded request. */
-#include "descriptor.h"
+#include "proto/descriptor.h"
 #include "fuzz_check.h"
 #include "fuzz_method.h"
 
@@ -13,7 +13,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rs_connect_req req;
-	const char *why = rs_connect_req_decode(data, size, &req);
+	const char *why = rs_connect_req_decode(data, size, &req, 0);
 
 	/* The same input, parsed from the documented layout. */
 	bool header_ok =
@@ -41,11 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(memcmp(enc, data, RS_CONNECT_REQ_SIZE) == 0);
 	struct rs_connect_req again;
 	for (size_t n = 0; n < RS_CONNECT_REQ_SIZE; n++)
-		FUZZ_CHECK(rs_connect_req_decode(enc, n, &again) != NULL);
+		FUZZ_CHECK(rs_connect_req_decode(enc, n, &again, 0) != NULL);
 	uint8_t padded[RS_CONNECT_PRIVATE_MAX] = {0};
 	memcpy(padded, enc, RS_CONNECT_REQ_SIZE);
 	memset(&again, 0xa5, sizeof(again));
-	FUZZ_CHECK(rs_connect_req_decode(padded, sizeof(padded), &again) ==
+	FUZZ_CHECK(rs_connect_req_decode(padded, sizeof(padded), &again, 0) ==
 		   NULL);
 	FUZZ_CHECK(again.flags == req.flags && again.method == req.method);
 	free(enc);

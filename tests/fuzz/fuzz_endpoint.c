@@ -3,7 +3,7 @@
  * accepted endpoint has a port that is a number from 1 to 65535, is exactly
  * the text it came from put back together (the default port standing in for
  * an omitted one), and its canonical spelling parses back to the same. */
-#include "endpoint.h"
+#include "cli/endpoint.h"
 #include "fuzz_check.h"
 
 #include <string.h>
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct rs_endpoint ep;
 	memset(&ep, 0xa5, sizeof(ep));
-	const char *why = rs_endpoint_parse(text, &ep);
+	const char *why = rs_endpoint_parse(text, &ep, 0);
 	FUZZ_CHECK(strnlen(ep.host, sizeof(ep.host)) < sizeof(ep.host));
 	FUZZ_CHECK(strnlen(ep.port, sizeof(ep.port)) < sizeof(ep.port));
 	if (why) {
@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(canon, sizeof(canon), need_brackets ? "[%s]:%s" : "%s:%s",
 		 ep.host, ep.port);
 	struct rs_endpoint again;
-	FUZZ_CHECK(rs_endpoint_parse(canon, &again) == NULL);
+	FUZZ_CHECK(rs_endpoint_parse(canon, &again, 0) == NULL);
 	FUZZ_CHECK(strcmp(again.host, ep.host) == 0);
 	FUZZ_CHECK(strcmp(again.port, ep.port) == 0);
 	free(text);

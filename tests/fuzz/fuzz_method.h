@@ -5,7 +5,7 @@
 #define RS_FUZZ_METHOD_H
 
 #include "fuzz_check.h"
-#include "method.h"
+#include "proto/method.h"
 
 #include <string.h>
 

@@ -5,9 +5,9 @@
  * non-wrapping, no ring offset outside a staged commit, replies with a known
  * status, a hash only in a hash reply), an accepted message re-encodes to the
  * same 48 bytes and decodes back the same, and anything shorter is refused. */
-#include "descriptor.h"
+#include "proto/descriptor.h"
 #include "fuzz_check.h"
-#include "message.h"
+#include "proto/message.h"
 
 #include <string.h>
 
@@ -56,7 +56,7 @@ static bool well_formed(const uint8_t *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rs_msg msg;
-	const char *why = rs_msg_decode(data, size, &msg);
+	const char *why = rs_msg_decode(data, size, &msg, 0);
 	if (size < RS_MSG_SIZE) {
 		FUZZ_CHECK(why && *why);
 		return 0;
@@ -87,9 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(memcmp(enc, data, RS_MSG_SIZE) == 0);
 	struct rs_msg again;
 	for (size_t n = 0; n < RS_MSG_SIZE; n++)
-		FUZZ_CHECK(rs_msg_decode(enc, n, &again) != NULL);
+		FUZZ_CHECK(rs_msg_decode(enc, n, &again, 0) != NULL);
 	memset(&again, 0xa5, sizeof(again));
-	FUZZ_CHECK(rs_msg_decode(enc, RS_MSG_SIZE, &again) == NULL);
+	FUZZ_CHECK(rs_msg_decode(enc, RS_MSG_SIZE, &again, 0) == NULL);
 	FUZZ_CHECK(msg_equal(&again, &msg));
 	free(enc);
 

@@ -5,7 +5,7 @@
  * describes: data after the header, 8-byte aligned, non-empty, inside the
  * mapping, and a write offset inside the log. */
 #include "fuzz_check.h"
-#include "pool_layout.h"
+#include "proto/pool_layout.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,11 +16,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a = offset, b = length, c = start, d = end */
 	bool inside =
 	    a >= c && (unsigned __int128)a + b <= (unsigned __int128)d;
-	FUZZ_CHECK((rs_log_range_check(a, b, c, d) == NULL) == inside);
+	FUZZ_CHECK((rs_log_range_check(a, b, c, d, 0) == NULL) == inside);
 
 	/* a = start, b = end, c = write, d = map size */
 	bool sound = a >= RS_LOG_HDR_END && a % 8 == 0 && b % 8 == 0 && b > a &&
 		     b <= d && c >= a && c <= b;
-	FUZZ_CHECK((rs_log_geometry_check(a, b, c, d) == NULL) == sound);
+	FUZZ_CHECK((rs_log_geometry_check(a, b, c, d, 0) == NULL) == sound);
 	return 0;
 }

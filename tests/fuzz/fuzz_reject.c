@@ -4,7 +4,7 @@
  * re-encodes to the same bytes and decodes back the same, truncations are
  * refused and CM zero padding accepted; then the sender's "what would work"
  * message is built from the offered methods as shipper.c does. */
-#include "descriptor.h"
+#include "proto/descriptor.h"
 #include "fuzz_check.h"
 #include "fuzz_method.h"
 
@@ -17,7 +17,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rs_reject_info rej;
-	const char *why = rs_reject_decode(data, size, &rej);
+	const char *why = rs_reject_decode(data, size, &rej, 0);
 
 	bool header_ok =
 	    size >= RS_REJECT_SIZE && fuzz_le(data, 4) == RS_PROTO_MAGIC &&
@@ -42,11 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(memcmp(enc, data, RS_REJECT_SIZE) == 0);
 	struct rs_reject_info again;
 	for (size_t n = 0; n < RS_REJECT_SIZE; n++)
-		FUZZ_CHECK(rs_reject_decode(enc, n, &again) != NULL);
+		FUZZ_CHECK(rs_reject_decode(enc, n, &again, 0) != NULL);
 	uint8_t padded[RS_REJECT_PRIVATE_MAX] = {0};
 	memcpy(padded, enc, RS_REJECT_SIZE);
 	memset(&again, 0xa5, sizeof(again));
-	FUZZ_CHECK(rs_reject_decode(padded, sizeof(padded), &again) == NULL);
+	FUZZ_CHECK(rs_reject_decode(padded, sizeof(padded), &again, 0) == NULL);
 	FUZZ_CHECK(again.reason == rej.reason && again.methods == rej.methods);
 	free(enc);
 

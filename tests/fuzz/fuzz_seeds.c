@@ -1,9 +1,9 @@
 /* Writes the seed corpus of every fuzzer into DIR/<fuzzer>/seed-NN, made with
  * the project's own encoders so that no binary files are checked in. */
-#include "descriptor.h"
+#include "proto/descriptor.h"
 #include "fuzz_commit.h"
-#include "message.h"
-#include "pool_layout.h"
+#include "proto/message.h"
+#include "proto/pool_layout.h"
 
 #include <errno.h>
 #include <stdio.h>

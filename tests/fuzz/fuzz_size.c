@@ -4,7 +4,7 @@
  * "iB"; refused on overflow), and rs_size_format always terminates inside a
  * buffer of any size and shows a value within rounding of the true one. */
 #include "fuzz_check.h"
-#include "size.h"
+#include "cli/size.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -9,13 +9,13 @@
  * one line saying what happened and exits 0 when the receiver refused safely,
  * 1 when the receiver misbehaved (accepted, committed, let a write through,
  * did not answer or did not close), 2 when the scenario could not run. */
-#include "conn.h"
-#include "descriptor.h"
-#include "endpoint.h"
-#include "message.h"
-#include "method.h"
-#include "mr.h"
-#include "peer.h"
+#include "rdma/conn.h"
+#include "proto/descriptor.h"
+#include "cli/endpoint.h"
+#include "proto/message.h"
+#include "proto/method.h"
+#include "rdma/mr.h"
+#include "rdma/peer.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -6,7 +6,8 @@
 
 #include <cmocka.h>
 
-#include "auth.h"
+#include "error.h"
+#include "proto/auth.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,23 +32,23 @@ static void key_files(void **state)
 	char path[] = "/tmp/rs-test-key-XXXXXX";
 	close(mkstemp(path));
 	struct rs_auth_key key;
-	char err[512];
+	struct rs_error err;
 
 	write_key(path, "0123456789abcdef0123", 20, 0600);
-	assert_int_equal(rs_auth_key_load(path, &key, err, sizeof(err)), 0);
+	assert_int_equal(rs_auth_key_load(path, &key, &err), 0);
 	assert_int_equal(key.len, 20);
 
 	write_key(path, "0123456789abcdef0123", 20, 0644);
-	assert_int_equal(rs_auth_key_load(path, &key, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "chmod 600"));
+	assert_int_equal(rs_auth_key_load(path, &key, &err), RS_E_INVAL);
+	assert_non_null(strstr(err.msg, "chmod 600"));
 
 	write_key(path, "short", 5, 0600);
-	assert_int_equal(rs_auth_key_load(path, &key, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "16 to 4096 bytes"));
+	assert_int_equal(rs_auth_key_load(path, &key, &err), RS_E_INVAL);
+	assert_non_null(strstr(err.msg, "16 to 4096 bytes"));
 
 	unlink(path);
-	assert_int_equal(rs_auth_key_load(path, &key, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "cannot open auth key"));
+	assert_int_equal(rs_auth_key_load(path, &key, &err), RS_E_INVAL);
+	assert_non_null(strstr(err.msg, "cannot open auth key"));
 }
 
 static void answers(void **state)
@@ -58,8 +59,8 @@ static void answers(void **state)
 	memset(other.bytes, 7, 32);
 	other.bytes[31] = 8;
 	uint8_t nonce[RS_AUTH_NONCE_SIZE], nonce2[RS_AUTH_NONCE_SIZE];
-	assert_int_equal(rs_auth_nonce(nonce), 0);
-	assert_int_equal(rs_auth_nonce(nonce2), 0);
+	assert_int_equal(rs_auth_nonce(nonce, 0), 0);
+	assert_int_equal(rs_auth_nonce(nonce2, 0), 0);
 	assert_memory_not_equal(nonce, nonce2, RS_AUTH_NONCE_SIZE);
 
 	uint8_t mac[RS_AUTH_MAC_SIZE];

@@ -7,8 +7,9 @@
 
 #include <cmocka.h>
 
-#include "descriptor.h"
-#include "pool_layout.h"
+#include "error.h"
+#include "proto/descriptor.h"
+#include "proto/pool_layout.h"
 
 #include <string.h>
 
@@ -62,7 +63,7 @@ static void accept_round_trip(void **state)
 	assert_int_equal(len, RS_ACCEPT_INFO_SIZE);
 	assert_true(len <= RS_ACCEPT_PRIVATE_MAX);
 	/* The CM pads to its full size: decoding the padded buffer works. */
-	assert_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+	assert_int_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_int_equal(out.data.addr, in.data.addr);
 	assert_int_equal(out.data.length, in.data.length);
 	assert_int_equal(out.data.rkey, in.data.rkey);
@@ -102,8 +103,8 @@ static void accept_every_truncation_fails(void **state)
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
 	size_t len = encode(&in, buf);
 	for (size_t cut = 0; cut < len; cut++)
-		assert_non_null(rs_accept_info_decode(buf, cut, &out));
-	assert_null(rs_accept_info_decode(buf, len, &out));
+		assert_int_not_equal(rs_accept_info_decode(buf, cut, &out, 0), 0);
+	assert_int_equal(rs_accept_info_decode(buf, len, &out, 0), 0);
 }
 
 static void accept_encode_refuses_small_buffer(void **state)
@@ -115,12 +116,12 @@ static void accept_encode_refuses_small_buffer(void **state)
 }
 
 /* Decodes info after a mutation applied to the encoded or the plain form. */
-static const char *decode_mutated(struct rs_accept_info info)
+static int decode_mutated(struct rs_accept_info info)
 {
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
 	struct rs_accept_info out;
 	encode(&info, buf);
-	return rs_accept_info_decode(buf, sizeof(buf), &out);
+	return rs_accept_info_decode(buf, sizeof(buf), &out, 0);
 }
 
 static void accept_rejects_bad_fields(void **state)
@@ -130,68 +131,68 @@ static void accept_rejects_bad_fields(void **state)
 
 	i = valid_info();
 	i.methods = 0;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.methods |= 0x80;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.credits = 0;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.peer_flags = 0x80;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.write_offset_value = i.end_offset + 1;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.write_offset_value = i.start_offset - 1;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.start_offset = 0; /* data in the pool header */
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.end_offset = i.start_offset;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.data.length += 1; /* region larger than the log */
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.data.usage = 0;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.data.usage = 0x40;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.data.addr = UINT64_MAX - 10; /* wraps */
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.write_offset.length = 16;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.peer_flags = 0; /* APM without direct write to PMem */
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.data_read.length = 4096; /* readable region not the log */
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.data_read.usage = RS_MR_USAGE_WRITE_DST;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.staging_read = i.staging; /* readable ring without read usage */
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i.staging_read.usage = RS_MR_USAGE_READ_SRC;
-	assert_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), 0);
 	i.staging_read.length /= 2; /* not the whole ring */
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.staging_slot_size = 0;
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.staging_slot_size = 3u << 20; /* ring not a multiple of slots */
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.credits = 8; /* more credits than ring slots */
-	assert_non_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 }
 
 static void accept_staged_only_needs_no_data_region(void **state)
@@ -202,7 +203,7 @@ static void accept_staged_only_needs_no_data_region(void **state)
 	i.peer_flags = 0;
 	memset(&i.data, 0, sizeof(i.data));
 	memset(&i.write_offset, 0, sizeof(i.write_offset));
-	assert_null(decode_mutated(i));
+	assert_int_equal(decode_mutated(i), 0);
 }
 
 static void header_checks(void **state)
@@ -213,24 +214,25 @@ static void header_checks(void **state)
 
 	encode(&in, buf);
 	buf[0] ^= 1; /* magic */
-	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
 
 	encode(&in, buf);
 	buf[4] = RS_PROTO_VERSION + 1;
-	const char *why = rs_accept_info_decode(buf, sizeof(buf), &out);
-	assert_non_null(why);
-	assert_non_null(strstr(why, "version"));
+	struct rs_error why = {0};
+	assert_int_equal(rs_accept_info_decode(buf, sizeof(buf), &out, &why),
+			 RS_E_VERSION);
+	assert_non_null(strstr(why.msg, "version"));
 
 	encode(&in, buf);
 	buf[5] = RS_ACCEPT_INFO_SIZE + 1; /* claims a longer encoding */
-	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
 
 	encode(&in, buf);
 	buf[10] = 1; /* reserved */
-	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
 
 	memset(buf, 0, sizeof(buf)); /* all padding, nothing sent */
-	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
 }
 
 static void connect_round_trip_and_checks(void **state)
@@ -242,19 +244,19 @@ static void connect_round_trip_and_checks(void **state)
 	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
 	size_t len = rs_connect_req_encode(&in, buf, sizeof(buf));
 	assert_int_equal(len, RS_CONNECT_REQ_SIZE);
-	assert_null(rs_connect_req_decode(buf, sizeof(buf), &out));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_int_equal(out.flags, RS_CONNECT_TRUNCATE);
 	assert_int_equal(out.method, RS_METHOD_STAGED);
 	for (size_t cut = 0; cut < len; cut++)
-		assert_non_null(rs_connect_req_decode(buf, cut, &out));
+		assert_int_not_equal(rs_connect_req_decode(buf, cut, &out, 0), 0);
 
 	in.flags = 0x80;
 	rs_connect_req_encode(&in, buf, sizeof(buf));
-	assert_non_null(rs_connect_req_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
 	in.flags = 0;
 	in.method = RS_METHOD_COUNT;
 	rs_connect_req_encode(&in, buf, sizeof(buf));
-	assert_non_null(rs_connect_req_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
 }
 
 static void reject_round_trip(void **state)
@@ -266,16 +268,16 @@ static void reject_round_trip(void **state)
 			      out;
 	assert_int_equal(rs_reject_encode(&in, buf, sizeof(buf)),
 			 RS_REJECT_SIZE);
-	assert_null(rs_reject_decode(buf, sizeof(buf), &out));
+	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_int_equal(out.reason, RS_REJECT_METHOD);
 	assert_int_equal(out.methods, RS_METHOD_BIT(RS_METHOD_STAGED));
 	assert_non_null(
 	    strstr(rs_reject_reason_str(RS_REJECT_BUSY), "another sender"));
 	for (size_t cut = 0; cut < RS_REJECT_SIZE; cut++)
-		assert_non_null(rs_reject_decode(buf, cut, &out));
+		assert_int_not_equal(rs_reject_decode(buf, cut, &out, 0), 0);
 	in.methods = 0x80;
 	rs_reject_encode(&in, buf, sizeof(buf));
-	assert_non_null(rs_reject_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
 }
 
 static void challenge_round_trip(void **state)
@@ -287,16 +289,16 @@ static void challenge_round_trip(void **state)
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX] = {0};
 	assert_int_equal(rs_challenge_encode(&in, buf, sizeof(buf)),
 			 RS_CHALLENGE_SIZE);
-	assert_null(rs_challenge_decode(buf, sizeof(buf), &out));
+	assert_int_equal(rs_challenge_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_memory_equal(out.nonce, in.nonce, RS_AUTH_NONCE_SIZE);
 	for (size_t cut = 0; cut < RS_CHALLENGE_SIZE; cut++)
-		assert_non_null(rs_challenge_decode(buf, cut, &out));
+		assert_int_not_equal(rs_challenge_decode(buf, cut, &out, 0), 0);
 	/* A challenge is not a grant, nor a grant a challenge. */
 	struct rs_accept_info info;
-	assert_non_null(rs_accept_info_decode(buf, sizeof(buf), &info));
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &info, 0), 0);
 	struct rs_accept_info grant = valid_info();
 	encode(&grant, buf);
-	assert_non_null(rs_challenge_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_challenge_decode(buf, sizeof(buf), &out, 0), 0);
 }
 
 int main(void)

@@ -6,7 +6,8 @@
 
 #include <cmocka.h>
 
-#include "message.h"
+#include "error.h"
+#include "proto/message.h"
 
 #include <string.h>
 
@@ -19,7 +20,7 @@ static void round_trip(void **state)
 	uint8_t buf[RS_MSG_SIZE];
 	struct rs_msg out;
 	assert_int_equal(rs_msg_encode(&commit, buf, sizeof(buf)), RS_MSG_SIZE);
-	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_int_equal(out.type, RS_MSG_COMMIT);
 	assert_int_equal(out.seq, 7);
 	assert_int_equal(out.offset, 8192);
@@ -29,7 +30,7 @@ static void round_trip(void **state)
 	staged.type = RS_MSG_STAGED_COMMIT;
 	staged.ring_offset = 1u << 20;
 	rs_msg_encode(&staged, buf, sizeof(buf));
-	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_int_equal(out.ring_offset, 1u << 20);
 
 	struct rs_msg hash = {.type = RS_MSG_HASH_DONE,
@@ -38,7 +39,7 @@ static void round_trip(void **state)
 			      .length = 1u << 20,
 			      .hash = 0x0123456789abcdefull};
 	rs_msg_encode(&hash, buf, sizeof(buf));
-	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_true(out.hash == 0x0123456789abcdefull);
 
 	struct rs_msg done = {.type = RS_MSG_COMMIT_DONE,
@@ -46,7 +47,7 @@ static void round_trip(void **state)
 			      .seq = 9,
 			      .offset = 12288};
 	rs_msg_encode(&done, buf, sizeof(buf));
-	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_int_equal(out.status, RS_MSG_NOT_CONTIGUOUS);
 	assert_int_equal(out.offset, 12288);
 }
@@ -59,11 +60,11 @@ static void auth_answer_round_trip(void **state)
 		in.mac[i] = (uint8_t)(0xa0 + i);
 	uint8_t buf[RS_MSG_SIZE];
 	assert_int_equal(rs_msg_encode(&in, buf, sizeof(buf)), RS_MSG_SIZE);
-	assert_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_int_equal(out.type, RS_MSG_AUTH);
 	assert_memory_equal(out.mac, in.mac, RS_AUTH_MAC_SIZE);
 	buf[5] = 1; /* a status */
-	assert_non_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 }
 
 static void truncated_fails(void **state)
@@ -73,16 +74,16 @@ static void truncated_fails(void **state)
 	struct rs_msg out;
 	rs_msg_encode(&commit, buf, sizeof(buf));
 	for (size_t cut = 0; cut < RS_MSG_SIZE; cut++)
-		assert_non_null(rs_msg_decode(buf, cut, &out));
+		assert_int_not_equal(rs_msg_decode(buf, cut, &out, 0), 0);
 	assert_int_equal(rs_msg_encode(&commit, buf, RS_MSG_SIZE - 1), 0);
 }
 
-static const char *decode(struct rs_msg m)
+static int decode(struct rs_msg m)
 {
 	uint8_t buf[RS_MSG_SIZE];
 	struct rs_msg out;
 	rs_msg_encode(&m, buf, sizeof(buf));
-	return rs_msg_decode(buf, sizeof(buf), &out);
+	return rs_msg_decode(buf, sizeof(buf), &out, 0);
 }
 
 static void malformed_fails(void **state)
@@ -90,41 +91,41 @@ static void malformed_fails(void **state)
 	(void)state;
 	struct rs_msg m = commit;
 	m.type = 0;
-	assert_non_null(decode(m));
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m.type = 200;
-	assert_non_null(decode(m));
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m = commit;
 	m.length = 0;
-	assert_non_null(decode(m));
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m = commit;
 	m.offset = UINT64_MAX - 10; /* offset + length wraps */
-	assert_non_null(decode(m));
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m = commit;
 	m.status = RS_MSG_OUT_OF_RANGE; /* a request never carries one */
-	assert_non_null(decode(m));
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m = commit;
 	m.ring_offset = 4096; /* only staged commits have a ring offset */
-	assert_non_null(decode(m));
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m = commit;
 	m.hash = 1; /* only a hash reply carries one */
-	assert_non_null(decode(m));
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m = commit;
 	m.type = RS_MSG_HASH;
 	m.ring_offset = 64; /* a hash request has no ring */
-	assert_non_null(decode(m));
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m.type = RS_MSG_READ_STAGE; /* a ring read does */
-	assert_null(decode(m));
+	assert_int_equal(0, decode(m));
 	m = (struct rs_msg){.type = RS_MSG_COMMIT_DONE, .status = 99};
-	assert_non_null(decode(m));
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 
 	uint8_t buf[RS_MSG_SIZE];
 	struct rs_msg out;
 	rs_msg_encode(&commit, buf, sizeof(buf));
 	buf[0] ^= 0xff; /* magic */
-	assert_non_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 	rs_msg_encode(&commit, buf, sizeof(buf));
 	buf[6] = 1; /* reserved */
-	assert_non_null(rs_msg_decode(buf, sizeof(buf), &out));
+	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 }
 
 int main(void)

@@ -8,9 +8,10 @@
 #include <cmocka.h>
 
 #include "cidr.h"
-#include "endpoint.h"
-#include "method.h"
-#include "size.h"
+#include "cli/endpoint.h"
+#include "error.h"
+#include "proto/method.h"
+#include "cli/size.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -43,36 +44,36 @@ static void endpoints(void **state)
 {
 	(void)state;
 	struct rs_endpoint ep;
-	assert_null(rs_endpoint_parse("pmemhost", &ep));
+	assert_int_equal(rs_endpoint_parse("pmemhost", &ep, 0), 0);
 	assert_string_equal(ep.host, "pmemhost");
 	assert_string_equal(ep.port, RS_DEFAULT_PORT);
-	assert_null(rs_endpoint_parse("192.0.2.1:9000", &ep));
+	assert_int_equal(rs_endpoint_parse("192.0.2.1:9000", &ep, 0), 0);
 	assert_string_equal(ep.host, "192.0.2.1");
 	assert_string_equal(ep.port, "9000");
-	assert_null(rs_endpoint_parse("[fe80::1]:7", &ep));
+	assert_int_equal(rs_endpoint_parse("[fe80::1]:7", &ep, 0), 0);
 	assert_string_equal(ep.host, "fe80::1");
 	assert_string_equal(ep.port, "7");
-	assert_null(rs_endpoint_parse(":7300", &ep));
+	assert_int_equal(rs_endpoint_parse(":7300", &ep, 0), 0);
 	assert_string_equal(ep.host, "");
 	assert_string_equal(ep.port, "7300");
-	assert_non_null(rs_endpoint_parse("host:0", &ep));
-	assert_non_null(rs_endpoint_parse("host:65536", &ep));
-	assert_non_null(rs_endpoint_parse("host:http", &ep));
-	assert_non_null(rs_endpoint_parse("host:+80", &ep));
-	assert_non_null(rs_endpoint_parse("host: 80", &ep));
-	assert_non_null(rs_endpoint_parse("fe80::1", &ep));
-	assert_non_null(rs_endpoint_parse("[fe80::1", &ep));
-	assert_non_null(rs_endpoint_parse("", &ep));
-	assert_non_null(rs_endpoint_parse("host:123456789", &ep));
+	assert_int_not_equal(rs_endpoint_parse("host:0", &ep, 0), 0);
+	assert_int_not_equal(rs_endpoint_parse("host:65536", &ep, 0), 0);
+	assert_int_not_equal(rs_endpoint_parse("host:http", &ep, 0), 0);
+	assert_int_not_equal(rs_endpoint_parse("host:+80", &ep, 0), 0);
+	assert_int_not_equal(rs_endpoint_parse("host: 80", &ep, 0), 0);
+	assert_int_not_equal(rs_endpoint_parse("fe80::1", &ep, 0), 0);
+	assert_int_not_equal(rs_endpoint_parse("[fe80::1", &ep, 0), 0);
+	assert_int_not_equal(rs_endpoint_parse("", &ep, 0), 0);
+	assert_int_not_equal(rs_endpoint_parse("host:123456789", &ep, 0), 0);
 }
 
 static void method_names(void **state)
 {
 	(void)state;
 	enum rs_method m;
-	assert_int_equal(rs_method_parse("staged", &m), 0);
+	assert_int_equal(rs_method_parse("staged", &m, 0), 0);
 	assert_int_equal(m, RS_METHOD_STAGED);
-	assert_int_equal(rs_method_parse("GPSPM", &m), -1);
+	assert_int_equal(rs_method_parse("GPSPM", &m, 0), -1);
 	assert_string_equal(rs_method_name(RS_METHOD_APM), "apm");
 }
 
@@ -80,32 +81,33 @@ static void method_choice(void **state)
 {
 	(void)state;
 	enum rs_method m;
-	char why[256];
+	struct rs_error why = {0};
 	uint8_t all = RS_METHOD_BIT(RS_METHOD_APM) |
 		      RS_METHOD_BIT(RS_METHOD_GPSPM) |
 		      RS_METHOD_BIT(RS_METHOD_STAGED);
-	assert_int_equal(rs_method_choose(all, RS_METHOD_AUTO, &m, why, 256),
+	assert_int_equal(rs_method_choose(all, RS_METHOD_AUTO, &m, &why),
 			 0);
 	assert_int_equal(m, RS_METHOD_APM);
 	uint8_t no_apm = all & ~RS_METHOD_BIT(RS_METHOD_APM);
-	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_AUTO, &m, why, 256),
+	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_AUTO, &m, &why),
 			 0);
 	assert_int_equal(m, RS_METHOD_GPSPM);
 	assert_int_equal(
-	    rs_method_choose(no_apm, RS_METHOD_STAGED, &m, why, 256), 0);
+	    rs_method_choose(no_apm, RS_METHOD_STAGED, &m, &why), 0);
 	assert_int_equal(m, RS_METHOD_STAGED);
 
 	/* fsdax on rxe: staged only; asking for gpspm names what works. */
 	uint8_t staged = RS_METHOD_BIT(RS_METHOD_STAGED);
 	assert_int_equal(
-	    rs_method_choose(staged, RS_METHOD_GPSPM, &m, why, 256), -1);
-	assert_non_null(strstr(why, "gpspm"));
-	assert_non_null(strstr(why, "offers: staged"));
-	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_APM, &m, why, 256),
-			 -1);
-	assert_non_null(strstr(why, "--direct-write-to-pmem"));
-	assert_non_null(strstr(why, "gpspm, staged"));
-	assert_int_equal(rs_method_choose(0, RS_METHOD_AUTO, &m, why, 256), -1);
+	    rs_method_choose(staged, RS_METHOD_GPSPM, &m, &why), RS_E_INVAL);
+	assert_non_null(strstr(why.msg, "gpspm"));
+	assert_non_null(strstr(why.msg, "offers: staged"));
+	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_APM, &m, &why),
+			 RS_E_INVAL);
+	assert_non_null(strstr(why.msg, "declares direct write to PMem"));
+	assert_non_null(strstr(why.msg, "gpspm, staged"));
+	assert_int_equal(rs_method_choose(0, RS_METHOD_AUTO, &m, &why),
+			 RS_E_INVAL);
 }
 
 static struct sockaddr_in v4(const char *text)

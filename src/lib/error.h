@@ -1,0 +1,49 @@
+/* The one error convention of src/lib, shared by every layer: a fallible
+ * function returns 0 on success or a negative enum rs_errc, and when the
+ * caller passes a struct rs_error (it may pass NULL) also one line of text
+ * saying what went wrong and, where there is one, the fix. The library never
+ * prints and never names a program or an option: the programs decide what a
+ * failure means to their user and how to report it. */
+#ifndef RS_ERROR_H
+#define RS_ERROR_H
+
+#include <stddef.h>
+
+enum rs_errc {
+	RS_E_NOMEM = -1,       /* out of memory or locked memory */
+	RS_E_PROVIDER = -2,    /* a verbs or rdma_cm call failed */
+	RS_E_UNREACHABLE = -3, /* no route, nobody listening, timed out */
+	RS_E_REJECTED = -4,    /* the peer refused; see the reject info */
+	RS_E_LOST = -5,	       /* an established connection went away */
+	RS_E_MALFORMED = -6,   /* bytes from the wire or the user are bad */
+	RS_E_VERSION = -7,     /* a protocol version we do not speak */
+	RS_E_AUTH = -8,	       /* authentication missing or wrong */
+	RS_E_INVAL = -9,       /* a request that cannot work as asked */
+	RS_E_TIMEOUT = -10,    /* a peer did not answer in time */
+	RS_E_BUSY = -11,       /* the peer serves someone else right now */
+};
+
+/* Worth trying again later: the peer may come back or become free. */
+#define RS_ERRC_TRANSIENT(code)                                                \
+	((code) == RS_E_UNREACHABLE || (code) == RS_E_LOST ||                   \
+	 (code) == RS_E_BUSY || (code) == RS_E_TIMEOUT)
+
+struct rs_error {
+	int code;      /* enum rs_errc, or 0 */
+	int sys_errno; /* errno behind it, or 0 */
+	char msg[320];
+};
+
+/* Records code, sys_errno and the formatted text in err (when not NULL) and
+ * returns code, so a failure is one statement: return rs_error_set(...). */
+int rs_error_set(struct rs_error *err, int code, int sys_errno,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Puts "PREFIX: " before err's text and returns its code. */
+int rs_error_wrap(struct rs_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The text of err, or a generic sentence for code when err has none. */
+const char *rs_error_str(const struct rs_error *err);
+
+#endif

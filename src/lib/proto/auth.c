@@ -1,0 +1,80 @@
+#include "proto/auth.h"
+
+#include "error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Binds the answer to this protocol, so a MAC made for something else with
+ * the same key is no answer here. */
+static const char auth_label[] = "rpma-ship auth v1";
+
+int rs_auth_key_load(const char *path, struct rs_auth_key *key,
+		     struct rs_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return rs_error_set(err, RS_E_INVAL, errno,
+				    "cannot open auth key %s: %s", path,
+				    strerror(errno));
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO))) {
+		close(fd);
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "auth key %s is readable by others; "
+				    "restrict it with chmod 600",
+				    path);
+	}
+	ssize_t n = read(fd, key->bytes, sizeof(key->bytes));
+	uint8_t more;
+	bool too_long =
+	    n == (ssize_t)sizeof(key->bytes) && read(fd, &more, 1) > 0;
+	close(fd);
+	if (n < RS_AUTH_KEY_MIN || too_long) {
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "auth key %s must hold %d to %d bytes; make "
+				    "one with `head -c 32 /dev/urandom > %s`",
+				    path, RS_AUTH_KEY_MIN, RS_AUTH_KEY_MAX,
+				    path);
+	}
+	key->len = (size_t)n;
+	return 0;
+}
+
+int rs_auth_nonce(uint8_t nonce[RS_AUTH_NONCE_SIZE], struct rs_error *err)
+{
+	if (getrandom(nonce, RS_AUTH_NONCE_SIZE, 0) == RS_AUTH_NONCE_SIZE)
+		return 0;
+	return rs_error_set(err, RS_E_PROVIDER, errno,
+			    "cannot draw a random auth challenge");
+}
+
+void rs_auth_mac(const struct rs_auth_key *key,
+		 const uint8_t nonce[RS_AUTH_NONCE_SIZE],
+		 uint8_t mac[RS_AUTH_MAC_SIZE])
+{
+	uint8_t msg[sizeof(auth_label) - 1 + RS_AUTH_NONCE_SIZE];
+	memcpy(msg, auth_label, sizeof(auth_label) - 1);
+	memcpy(msg + sizeof(auth_label) - 1, nonce, RS_AUTH_NONCE_SIZE);
+	unsigned len = RS_AUTH_MAC_SIZE;
+	HMAC(EVP_sha256(), key->bytes, (int)key->len, msg, sizeof(msg), mac,
+	     &len);
+}
+
+bool rs_auth_check(const struct rs_auth_key *key,
+		   const uint8_t nonce[RS_AUTH_NONCE_SIZE],
+		   const uint8_t mac[RS_AUTH_MAC_SIZE])
+{
+	uint8_t want[RS_AUTH_MAC_SIZE];
+	rs_auth_mac(key, nonce, want);
+	return CRYPTO_memcmp(want, mac, RS_AUTH_MAC_SIZE) == 0;
+}

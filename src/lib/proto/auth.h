@@ -1,0 +1,41 @@
+/* Shared-secret authentication of a sender (--auth-key on both sides): the
+ * receiver sends a random challenge, the sender answers with
+ * HMAC-SHA256(key, label || challenge), and only then does the receiver
+ * describe any memory. Keys are files readable by their owner only. */
+#ifndef RS_AUTH_H
+#define RS_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rs_error;
+
+#define RS_AUTH_KEY_MIN 16
+#define RS_AUTH_KEY_MAX 4096
+#define RS_AUTH_NONCE_SIZE 32
+#define RS_AUTH_MAC_SIZE 32
+
+struct rs_auth_key {
+	uint8_t bytes[RS_AUTH_KEY_MAX];
+	size_t len;
+};
+
+/* Loads a key file, refusing one that others can read. RS_E_INVAL with
+ * the reason and the fix when it cannot be used. */
+int rs_auth_key_load(const char *path, struct rs_auth_key *key,
+		     struct rs_error *err);
+
+/* Fills nonce with random bytes. */
+int rs_auth_nonce(uint8_t nonce[RS_AUTH_NONCE_SIZE], struct rs_error *err);
+
+void rs_auth_mac(const struct rs_auth_key *key,
+		 const uint8_t nonce[RS_AUTH_NONCE_SIZE],
+		 uint8_t mac[RS_AUTH_MAC_SIZE]);
+
+/* True when mac answers nonce under key (compared in constant time). */
+bool rs_auth_check(const struct rs_auth_key *key,
+		   const uint8_t nonce[RS_AUTH_NONCE_SIZE],
+		   const uint8_t mac[RS_AUTH_MAC_SIZE]);
+
+#endif

@@ -1,0 +1,120 @@
+/* Descriptors carried in rdma_cm private data: what the sender asks for on
+ * connect (<= 56 bytes), what the receiver grants on accept (<= 196 bytes),
+ * and why it refused on reject. Fixed little-endian encoding with a magic, a
+ * version and the encoded length, because the CM pads private data with zeros
+ * and the received length is not the sent one. Decoders check every field. */
+#ifndef RS_DESCRIPTOR_H
+#define RS_DESCRIPTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/auth.h"
+#include "proto/method.h"
+
+struct rs_error;
+
+#define RS_PROTO_MAGIC 0x48535052u /* "RPSH" on the wire */
+#define RS_PROTO_VERSION 1
+
+#define RS_CONNECT_PRIVATE_MAX 56
+#define RS_ACCEPT_PRIVATE_MAX 196
+#define RS_REJECT_PRIVATE_MAX 148
+
+/* A remote memory region: where, how long, and its key. */
+struct rs_mr_desc {
+	uint64_t addr;
+	uint64_t length;
+	uint32_t rkey;
+	uint8_t usage; /* RS_MR_USAGE_* */
+};
+#define RS_MR_USAGE_WRITE_DST 0x1u
+#define RS_MR_USAGE_READ_SRC 0x2u
+#define RS_MR_DESC_SIZE 21
+
+/* The sender's request. */
+#define RS_CONNECT_TRUNCATE 0x1u /* rewind the log before writing */
+#define RS_CONNECT_VERIFY 0x2u	 /* will read the replica back */
+#define RS_CONNECT_AUTH 0x4u	 /* the sender holds an auth key */
+#define RS_CONNECT_FLAGS_KNOWN                                                 \
+	(RS_CONNECT_TRUNCATE | RS_CONNECT_VERIFY | RS_CONNECT_AUTH)
+
+struct rs_connect_req {
+	uint8_t flags;	/* RS_CONNECT_* */
+	uint8_t method; /* enum rs_method the sender insists on, or AUTO */
+};
+#define RS_CONNECT_REQ_SIZE 8
+
+/* The receiver's peer configuration. */
+#define RS_PEER_DIRECT_WRITE_TO_PMEM 0x1u
+
+/* What the receiver grants on accept. */
+struct rs_accept_info {
+	uint8_t peer_flags; /* RS_PEER_* */
+	uint8_t methods;    /* RS_METHOD_BIT() of each method allowed */
+	uint16_t credits;   /* control messages the sender may have in flight */
+	struct rs_mr_desc data;		/* the pool's data range */
+	struct rs_mr_desc write_offset; /* the 8-byte write-offset word (APM) */
+	struct rs_mr_desc staging;	/* the DRAM staging ring (staged) */
+	struct rs_mr_desc data_read;	/* the log, readable: verify only */
+	struct rs_mr_desc staging_read; /* the ring, readable: verify only */
+	uint32_t staging_slot_size;	/* bytes per ring slot */
+	uint64_t start_offset; /* log geometry, absolute file offsets */
+	uint64_t end_offset;
+	uint64_t write_offset_value; /* committed end of data */
+	uint8_t pool_uuid[16];
+};
+#define RS_ACCEPT_INFO_SIZE 161
+
+/* Instead of the grant, a receiver with --auth-key accepts with a random
+ * challenge; the grant follows as a message once the sender answered it. */
+struct rs_challenge {
+	uint8_t nonce[RS_AUTH_NONCE_SIZE];
+};
+#define RS_CHALLENGE_SIZE 40
+
+/* Why the receiver refused a connection. */
+enum rs_reject_reason {
+	RS_REJECT_BUSY = 1,	   /* another sender owns the pool */
+	RS_REJECT_VERSION = 2,	   /* protocol version not understood */
+	RS_REJECT_BAD_REQUEST = 3, /* malformed private data */
+	RS_REJECT_METHOD = 4,	   /* the requested method is not allowed */
+	RS_REJECT_NOT_ALLOWED = 5, /* address or authentication */
+	RS_REJECT_INTERNAL = 6,	   /* the receiver failed to set up */
+};
+#define RS_REJECT_SIZE 8
+
+const char *rs_reject_reason_str(uint8_t reason);
+
+/* Encoders return the encoded length (always the *_SIZE constant). */
+size_t rs_connect_req_encode(const struct rs_connect_req *req, void *buf,
+			     size_t len);
+size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
+			     size_t len);
+/* A reject carries the reason and the methods the receiver offers, so a
+ * sender refused for its method can say what would work. */
+struct rs_reject_info {
+	uint8_t reason;	 /* enum rs_reject_reason */
+	uint8_t methods; /* RS_METHOD_BIT() of each method offered, or 0 */
+};
+size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
+			size_t len);
+
+/* Decoders return 0, RS_E_VERSION for another protocol version, or
+ * RS_E_MALFORMED saying what is wrong. They accept trailing zero padding and
+ * reject anything shorter than the encoding. */
+int rs_connect_req_decode(const void *buf, size_t len,
+				  struct rs_connect_req *req,
+		struct rs_error *err);
+int rs_accept_info_decode(const void *buf, size_t len,
+				  struct rs_accept_info *info,
+		struct rs_error *err);
+size_t rs_challenge_encode(const struct rs_challenge *c, void *buf, size_t len);
+int rs_challenge_decode(const void *buf, size_t len,
+				struct rs_challenge *c,
+		struct rs_error *err);
+int rs_reject_decode(const void *buf, size_t len,
+			     struct rs_reject_info *info,
+		struct rs_error *err);
+
+#endif

@@ -1,0 +1,102 @@
+#include "proto/message.h"
+
+#include "proto/descriptor.h"
+#include "proto/wire.h"
+
+#include "error.h"
+
+const char *rs_msg_status_str(uint8_t status)
+{
+	switch (status) {
+	case RS_MSG_OK:
+		return "ok";
+	case RS_MSG_OUT_OF_RANGE:
+		return "range outside the log or the staging ring";
+	case RS_MSG_NOT_CONTIGUOUS:
+		return "batch does not start at the committed write offset";
+	case RS_MSG_BAD_REQUEST:
+		return "malformed request";
+	default:
+		return "unknown status";
+	}
+}
+
+size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len)
+{
+	struct rs_wire w = rs_wire_writer(buf, len);
+	rs_wire_put_u32(&w, RS_PROTO_MAGIC);
+	rs_wire_put_u8(&w, msg->type);
+	rs_wire_put_u8(&w, msg->status);
+	rs_wire_put_u16(&w, 0); /* reserved */
+	rs_wire_put_u32(&w, msg->seq);
+	rs_wire_put_u32(&w, 0); /* reserved */
+	if (msg->type == RS_MSG_AUTH) {
+		rs_wire_put_bytes(&w, msg->mac, sizeof(msg->mac));
+		return w.failed ? 0 : w.pos;
+	}
+	rs_wire_put_u64(&w, msg->offset);
+	rs_wire_put_u64(&w, msg->length);
+	rs_wire_put_u64(&w, msg->ring_offset);
+	rs_wire_put_u64(&w, msg->hash);
+	return w.failed ? 0 : w.pos;
+}
+
+/* What is malformed in msg, or NULL. */
+static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
+{
+	if (len < RS_MSG_SIZE)
+		return "message truncated";
+	struct rs_wire w = rs_wire_reader(buf, len);
+	if (rs_wire_get_u32(&w) != RS_PROTO_MAGIC)
+		return "bad message magic";
+	msg->type = rs_wire_get_u8(&w);
+	msg->status = rs_wire_get_u8(&w);
+	if (rs_wire_get_u16(&w) != 0)
+		return "reserved message field is not zero";
+	msg->seq = rs_wire_get_u32(&w);
+	if (rs_wire_get_u32(&w) != 0)
+		return "reserved message field is not zero";
+	if (msg->type == RS_MSG_AUTH) {
+		rs_wire_get_bytes(&w, msg->mac, sizeof(msg->mac));
+		return msg->status == RS_MSG_OK ? 0
+						: "request carries a status";
+	}
+	msg->offset = rs_wire_get_u64(&w);
+	msg->length = rs_wire_get_u64(&w);
+	msg->ring_offset = rs_wire_get_u64(&w);
+	msg->hash = rs_wire_get_u64(&w);
+	if (msg->type != RS_MSG_HASH_DONE && msg->hash != 0)
+		return "hash in a message that carries none";
+
+	switch (msg->type) {
+	case RS_MSG_COMMIT:
+	case RS_MSG_STAGED_COMMIT:
+	case RS_MSG_HASH:
+	case RS_MSG_READ_STAGE:
+		if (msg->status != RS_MSG_OK)
+			return "request carries a status";
+		if (msg->length == 0)
+			return "empty range";
+		if (msg->length > UINT64_MAX - msg->offset)
+			return "range wraps";
+		if (msg->type != RS_MSG_STAGED_COMMIT &&
+		    msg->type != RS_MSG_READ_STAGE && msg->ring_offset != 0)
+			return "ring offset in a request without the ring";
+		return 0;
+	case RS_MSG_COMMIT_DONE:
+	case RS_MSG_HASH_DONE:
+	case RS_MSG_READ_STAGE_DONE:
+		if (msg->status > RS_MSG_BAD_REQUEST)
+			return "unknown reply status";
+		return 0;
+	default:
+		return "unknown message type";
+	}
+}
+
+int rs_msg_decode(const void *buf, size_t len, struct rs_msg *msg,
+		  struct rs_error *err)
+{
+	const char *why = msg_get(buf, len, msg);
+	return why ? rs_error_set(err, RS_E_MALFORMED, 0, "%s", why) : 0;
+}

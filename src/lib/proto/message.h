@@ -1,0 +1,56 @@
+/* Control messages exchanged over send/recv once connected: the sender asks
+ * the receiver to commit a batch (GPSPM: persist it in place; staged: copy it
+ * from the staging ring first) and the receiver answers when the batch and the
+ * write offset that covers it are persistent; a verifying sender asks for the
+ * XXH3 hash of a committed range. Fixed size, little-endian. */
+#ifndef RS_MESSAGE_H
+#define RS_MESSAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/auth.h"
+
+struct rs_error;
+
+#define RS_MSG_SIZE 48
+
+enum rs_msg_type {
+	RS_MSG_COMMIT = 1,	    /* GPSPM: persist [offset, +length) */
+	RS_MSG_STAGED_COMMIT = 2,   /* copy ring[ring_offset, +length) first */
+	RS_MSG_COMMIT_DONE = 3,	    /* reply: write offset is now `offset` */
+	RS_MSG_HASH = 4,	    /* verify: hash [offset, +length) */
+	RS_MSG_HASH_DONE = 5,	    /* reply: its XXH3-64 is `hash` */
+	RS_MSG_READ_STAGE = 6,	    /* verify: copy [offset, +length) to ring */
+	RS_MSG_READ_STAGE_DONE = 7, /* reply: it is at ring_offset */
+	RS_MSG_AUTH = 8,	    /* the answer to the receiver's challenge */
+};
+
+enum rs_msg_status {
+	RS_MSG_OK = 0,
+	RS_MSG_OUT_OF_RANGE = 1,   /* outside the log or the staging ring */
+	RS_MSG_NOT_CONTIGUOUS = 2, /* does not start at the write offset */
+	RS_MSG_BAD_REQUEST = 3,	   /* malformed or unexpected message */
+};
+
+struct rs_msg {
+	uint8_t type;	 /* enum rs_msg_type */
+	uint8_t status;	 /* enum rs_msg_status, replies only */
+	uint32_t seq;	 /* echoed in the reply */
+	uint64_t offset; /* absolute log offset (reply: new write offset) */
+	uint64_t length; /* bytes in the batch */
+	uint64_t ring_offset; /* staged: where the batch sits in the ring */
+	uint64_t hash;	      /* HASH_DONE: XXH3-64 of the range */
+	uint8_t mac[RS_AUTH_MAC_SIZE]; /* AUTH: in place of the four above */
+};
+
+const char *rs_msg_status_str(uint8_t status);
+
+/* Returns RS_MSG_SIZE, or 0 if buf is too small. */
+size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len);
+/* Returns 0, or RS_E_MALFORMED saying what is wrong. Ranges are the
+ * receiver's to check. */
+int rs_msg_decode(const void *buf, size_t len, struct rs_msg *msg,
+		  struct rs_error *err);
+
+#endif

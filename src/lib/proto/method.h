@@ -1,0 +1,33 @@
+/* Persistence methods, in librpma's terms, and the rule that picks one from
+ * what the receiver allows and what the user asked for. */
+#ifndef RS_METHOD_H
+#define RS_METHOD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rs_error;
+
+enum rs_method {
+	RS_METHOD_AUTO = 0,
+	RS_METHOD_APM = 1,    /* direct write, flush by read-after-write */
+	RS_METHOD_GPSPM = 2,  /* direct write, receiver persists on request */
+	RS_METHOD_STAGED = 3, /* write to a DRAM ring, receiver copies */
+};
+#define RS_METHOD_COUNT 4
+#define RS_METHOD_BIT(m) (1u << (m))
+
+const char *rs_method_name(enum rs_method m);
+/* Sets *m from its name; RS_E_INVAL for an unknown name. */
+int rs_method_parse(const char *name, enum rs_method *m, struct rs_error *err);
+
+/* Picks the method to use: the requested one if allowed, else with AUTO the
+ * fastest allowed (APM, then GPSPM, then staged). RS_E_INVAL when none
+ * fits, with a sentence saying what the receiver would allow instead. */
+int rs_method_choose(uint8_t allowed, enum rs_method requested,
+		     enum rs_method *chosen, struct rs_error *err);
+
+/* Why the receiver does not offer m (given its configuration). */
+const char *rs_method_requirement(enum rs_method m);
+
+#endif

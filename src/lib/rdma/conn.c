@@ -1,0 +1,493 @@
+#include "rdma/conn.h"
+
+#include "error.h"
+#include "rdma/internal.h"
+#include "rdma/mr.h"
+#include "rdma/peer.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *rs_rdma_errno_hint(int err)
+{
+	if (err == ENODEV)
+		return "no RDMA device on this machine; load a driver or set "
+		       "up Soft-RoCE (rdma link add rxe0 type rxe netdev ETH)";
+	return strerror(err);
+}
+
+int rs_cm_event_wait(struct rdma_event_channel *ch, int timeout_ms,
+		     struct rdma_cm_event **event)
+{
+	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
+	int n;
+	do {
+		n = poll(&pfd, 1, timeout_ms);
+	} while (n < 0 && errno == EINTR);
+	if (n == 0) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	if (n < 0)
+		return -1;
+	return rdma_get_cm_event(ch, event);
+}
+
+void rs_private_data_copy(const struct rdma_cm_event *ev,
+			  struct rs_private_data *pd)
+{
+	size_t len = ev->param.conn.private_data_len;
+	if (!ev->param.conn.private_data)
+		len = 0;
+	if (len > sizeof(pd->bytes))
+		len = sizeof(pd->bytes);
+	memcpy(pd->bytes, ev->param.conn.private_data, len);
+	pd->len = len;
+}
+
+/* Waits for the event that a resolve or connect step must produce. */
+static int expect_event(struct rs_conn *c, enum rdma_cm_event_type want,
+			int timeout_ms, struct rs_private_data *pd,
+			enum rdma_cm_event_type *got)
+{
+	struct rdma_cm_event *ev;
+	if (rs_cm_event_wait(c->cm_channel, timeout_ms, &ev))
+		return -1; /* *got untouched: nothing arrived */
+	*got = ev->event;
+	int status = ev->status;
+	if (pd)
+		rs_private_data_copy(ev, pd);
+	rdma_ack_cm_event(ev);
+	if (*got != want) {
+		errno = status < 0 ? -status : ECONNREFUSED;
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve_steps(struct rs_conn *c, const char *host,
+			 struct rdma_addrinfo *ai, int timeout_ms,
+			 struct rs_error *err)
+{
+	enum rdma_cm_event_type got;
+	if (rdma_resolve_addr(c->id, ai->ai_src_addr, ai->ai_dst_addr,
+			      timeout_ms) ||
+	    expect_event(c, RDMA_CM_EVENT_ADDR_RESOLVED, timeout_ms + 1000, 0,
+			 &got))
+		return rs_error_set(err, RS_E_UNREACHABLE, errno,
+				    "cannot reach %s over RDMA (address "
+				    "resolution failed: %s); check the address "
+				    "and that an RDMA device serves that network",
+				    host, strerror(errno));
+	if (rdma_resolve_route(c->id, timeout_ms) ||
+	    expect_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, timeout_ms + 1000, 0,
+			 &got))
+		return rs_error_set(err, RS_E_UNREACHABLE, errno,
+				    "cannot find a route to %s: %s", host,
+				    strerror(errno));
+	return 0;
+}
+
+int rs_conn_resolve(const char *host, const char *port, int timeout_ms,
+		    struct rs_conn **conn, struct rs_error *err)
+{
+	struct rdma_addrinfo hints = {.ai_port_space = RDMA_PS_TCP};
+	struct rdma_addrinfo *ai = 0;
+	if (rdma_getaddrinfo(host, port, &hints, &ai))
+		return rs_error_set(err, RS_E_UNREACHABLE, errno,
+				    "cannot resolve %s:%s: %s", host, port,
+				    rs_rdma_errno_hint(errno));
+	struct rs_conn *c = calloc(1, sizeof(*c));
+	if (!c) {
+		rdma_freeaddrinfo(ai);
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	}
+	c->owns_cm_channel = true;
+	c->cm_channel = rdma_create_event_channel();
+	int rc = 0;
+	if (!c->cm_channel ||
+	    rdma_create_id(c->cm_channel, &c->id, c, RDMA_PS_TCP))
+		rc = rs_error_set(err, RS_E_PROVIDER, errno,
+				  "cannot create an RDMA CM id: %s (is an RDMA "
+				  "device configured?)",
+				  strerror(errno));
+	if (!rc)
+		rc = resolve_steps(c, host, ai, timeout_ms, err);
+	rdma_freeaddrinfo(ai);
+	if (rc)
+		rs_conn_delete(&c);
+	*conn = c;
+	return rc;
+}
+
+int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
+		      uint32_t send_depth, uint32_t recv_depth,
+		      struct rs_error *err)
+{
+	c->comp_channel = ibv_create_comp_channel(c->id->verbs);
+	if (!c->comp_channel)
+		return rs_error_set(err, RS_E_PROVIDER, errno,
+				    "cannot create a completion channel: %s",
+				    strerror(errno));
+	int cqe = (int)(send_depth + recv_depth);
+	c->cq = ibv_create_cq(c->id->verbs, cqe, c, c->comp_channel, 0);
+	if (!c->cq)
+		return rs_error_set(err, RS_E_PROVIDER, errno,
+				    "cannot create a completion queue: %s",
+				    strerror(errno));
+	struct ibv_qp_init_attr attr = {
+	    .send_cq = c->cq,
+	    .recv_cq = c->cq,
+	    .qp_type = IBV_QPT_RC,
+	    .sq_sig_all = 0,
+	    .cap =
+		{
+		    .max_send_wr = send_depth,
+		    .max_recv_wr = recv_depth,
+		    .max_send_sge = 1,
+		    .max_recv_sge = 1,
+		},
+	};
+	if (rdma_create_qp(c->id, peer->pd, &attr))
+		return rs_error_set(err, RS_E_PROVIDER, errno,
+				    "cannot create a queue pair: %s",
+				    strerror(errno));
+	return 0;
+}
+
+#define RS_RDMA_READS_IN_FLIGHT 16
+
+/* At least one (APM needs reads), at most RS_RDMA_READS_IN_FLIGHT. */
+static uint8_t reads_in_flight(int device_max)
+{
+	if (device_max < 1)
+		return 1;
+	if (device_max > RS_RDMA_READS_IN_FLIGHT)
+		return RS_RDMA_READS_IN_FLIGHT;
+	return (uint8_t)device_max;
+}
+
+/* Up to 16 RDMA reads in flight each way (APM flushes, verify), as far as
+ * the device allows; 1 would serialize every read on a round trip. */
+static struct rdma_conn_param conn_param(const struct rs_conn *c,
+					 const void *priv, uint8_t len)
+{
+	struct ibv_device_attr attr;
+	int in = 1, out = 1;
+	if (ibv_query_device(c->id->verbs, &attr) == 0) {
+		in = attr.max_qp_rd_atom;
+		out = attr.max_qp_init_rd_atom;
+	}
+	return (struct rdma_conn_param){
+	    .private_data = priv,
+	    .private_data_len = len,
+	    .responder_resources = reads_in_flight(in),
+	    .initiator_depth = reads_in_flight(out),
+	    .retry_count = 7,
+	    .rnr_retry_count = 7,
+	};
+}
+
+int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
+		    int timeout_ms, struct rs_private_data *reply,
+		    struct rs_error *err)
+{
+	struct rdma_conn_param param = conn_param(c, priv, priv_len);
+	if (rdma_connect(c->id, &param))
+		return rs_error_set(err, RS_E_PROVIDER, errno,
+				    "connect failed: %s", strerror(errno));
+	/* ESTABLISHED stands for "no event" until one arrives. */
+	enum rdma_cm_event_type got = RDMA_CM_EVENT_ESTABLISHED;
+	reply->len = 0;
+	if (expect_event(c, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, reply,
+			 &got) == 0) {
+		c->established = true;
+		return 0;
+	}
+	if (got == RDMA_CM_EVENT_ESTABLISHED)
+		return rs_error_set(err, RS_E_TIMEOUT, ETIMEDOUT,
+				    "no answer to the connect request within "
+				    "%d ms",
+				    timeout_ms);
+	if (got == RDMA_CM_EVENT_REJECTED && reply->len > 0)
+		return rs_error_set(err, RS_E_REJECTED, ECONNREFUSED,
+				    "the receiver refused the connection");
+	return rs_error_set(err, RS_E_UNREACHABLE, ECONNREFUSED,
+			    "nothing accepts connections there (%s)",
+			    got == RDMA_CM_EVENT_REJECTED
+				? "connection refused"
+				: rdma_event_str(got));
+}
+
+int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
+		   struct rs_error *err)
+{
+	struct rdma_conn_param param = conn_param(c, priv, priv_len);
+	if (rdma_accept(c->id, &param))
+		return rs_error_set(err, RS_E_PROVIDER, errno,
+				    "accept failed: %s", strerror(errno));
+	return 0;
+}
+
+void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len)
+{
+	rdma_reject(c->id, priv, priv_len);
+}
+
+void rs_conn_disconnect(struct rs_conn *c)
+{
+	if (c->id && c->established)
+		rdma_disconnect(c->id);
+	c->established = false;
+}
+
+void rs_conn_delete(struct rs_conn **conn)
+{
+	struct rs_conn *c = *conn;
+	if (!c)
+		return;
+	if (c->id && c->id->qp)
+		rdma_destroy_qp(c->id);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->comp_channel)
+		ibv_destroy_comp_channel(c->comp_channel);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	if (c->cm_channel && c->owns_cm_channel)
+		rdma_destroy_event_channel(c->cm_channel);
+	free(c);
+	*conn = 0;
+}
+
+void rs_conn_set_busy_poll(struct rs_conn *c, bool busy_poll)
+{
+	c->busy_poll = busy_poll;
+}
+
+const struct sockaddr *rs_conn_peer_addr(const struct rs_conn *c)
+{
+	return rdma_get_peer_addr(c->id);
+}
+
+const char *rs_conn_peer_str(const struct rs_conn *c, char *buf, size_t len)
+{
+	const struct sockaddr *sa = rs_conn_peer_addr(c);
+	char host[INET6_ADDRSTRLEN] = "?";
+	socklen_t salen = sa->sa_family == AF_INET6
+			      ? sizeof(struct sockaddr_in6)
+			      : sizeof(struct sockaddr_in);
+	getnameinfo(sa, salen, host, sizeof(host), 0, 0, NI_NUMERICHOST);
+	snprintf(buf, len, "%s", host);
+	return buf;
+}
+
+static unsigned send_flags(unsigned flags)
+{
+	return ((flags & RS_POST_SIGNALED) ? IBV_SEND_SIGNALED : 0) |
+	       ((flags & RS_POST_FENCE) ? IBV_SEND_FENCE : 0);
+}
+
+static int post_send_wr(struct rs_conn *c, enum ibv_wr_opcode op,
+			struct ibv_sge *sge, uint64_t remote, uint32_t rkey,
+			uint64_t wr_id, unsigned flags)
+{
+	struct ibv_send_wr wr = {
+	    .wr_id = wr_id,
+	    .sg_list = sge,
+	    .num_sge = 1,
+	    .opcode = op,
+	    .send_flags = send_flags(flags),
+	};
+	wr.wr.rdma.remote_addr = remote;
+	wr.wr.rdma.rkey = rkey;
+	struct ibv_send_wr *bad;
+	return ibv_post_send(c->id->qp, &wr, &bad) ? RS_E_LOST : 0;
+}
+
+static struct ibv_sge sge_of(const struct rs_mr *mr, size_t offset,
+			     uint32_t len)
+{
+	return (struct ibv_sge){
+	    .addr = (uint64_t)(uintptr_t)mr->mr->addr + offset,
+	    .length = len,
+	    .lkey = mr->mr->lkey};
+}
+
+int rs_conn_write(struct rs_conn *c, const struct rs_mr_desc *dst,
+		  uint64_t dst_offset, const struct rs_mr *src,
+		  size_t src_offset, uint32_t len, uint64_t wr_id,
+		  unsigned flags)
+{
+	struct ibv_sge sge = sge_of(src, src_offset, len);
+	return post_send_wr(c, IBV_WR_RDMA_WRITE, &sge, dst->addr + dst_offset,
+			    dst->rkey, wr_id, flags);
+}
+
+int rs_conn_read(struct rs_conn *c, struct rs_mr *dst, size_t dst_offset,
+		 const struct rs_mr_desc *src, uint64_t src_offset,
+		 uint32_t len, uint64_t wr_id, unsigned flags)
+{
+	struct ibv_sge sge = sge_of(dst, dst_offset, len);
+	return post_send_wr(c, IBV_WR_RDMA_READ, &sge, src->addr + src_offset,
+			    src->rkey, wr_id, flags);
+}
+
+int rs_conn_send(struct rs_conn *c, const struct rs_mr *src, size_t offset,
+		 uint32_t len, uint64_t wr_id, unsigned flags)
+{
+	struct ibv_sge sge = sge_of(src, offset, len);
+	return post_send_wr(c, IBV_WR_SEND, &sge, 0, 0, wr_id, flags);
+}
+
+int rs_conn_recv(struct rs_conn *c, struct rs_mr *dst, size_t offset,
+		 uint32_t len, uint64_t wr_id)
+{
+	struct ibv_sge sge = sge_of(dst, offset, len);
+	struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1};
+	struct ibv_recv_wr *bad;
+	return ibv_post_recv(c->id->qp, &wr, &bad) ? RS_E_LOST : 0;
+}
+
+static void completion_of(const struct ibv_wc *wc, struct rs_completion *out)
+{
+	enum rs_op op = RS_OP_OTHER;
+	if (wc->opcode == IBV_WC_RDMA_WRITE)
+		op = RS_OP_WRITE;
+	else if (wc->opcode == IBV_WC_RDMA_READ)
+		op = RS_OP_READ;
+	else if (wc->opcode == IBV_WC_SEND)
+		op = RS_OP_SEND;
+	else if (wc->opcode == IBV_WC_RECV)
+		op = RS_OP_RECV;
+	*out = (struct rs_completion){
+	    .wr_id = wc->wr_id,
+	    .op = op,
+	    .ok = wc->status == IBV_WC_SUCCESS,
+	    .flushed = wc->status == IBV_WC_WR_FLUSH_ERR,
+	    .status = ibv_wc_status_str(wc->status),
+	    .byte_len = wc->byte_len,
+	};
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool cm_event_pending(const struct rs_conn *c)
+{
+	struct pollfd pfd = {.fd = c->cm_channel->fd, .events = POLLIN};
+	return poll(&pfd, 1, 0) > 0;
+}
+
+static enum rs_wait_result spin(struct rs_conn *c, struct ibv_wc *wc,
+				int64_t deadline)
+{
+	for (unsigned i = 1;; i++) {
+		int n = ibv_poll_cq(c->cq, 1, wc);
+		if (n < 0)
+			return RS_WAIT_ERROR;
+		if (n == 1)
+			return RS_WAIT_COMPLETION;
+		if (i % 4096 == 0) { /* now and then, look up from the CQ */
+			if (cm_event_pending(c))
+				return RS_WAIT_CM_EVENT;
+			if (deadline >= 0 && now_ms() >= deadline)
+				return RS_WAIT_TIMEOUT;
+		}
+	}
+}
+
+static enum rs_wait_result next_wc(struct rs_conn *c, struct ibv_wc *wc,
+				   int timeout_ms)
+{
+	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	if (c->busy_poll)
+		return spin(c, wc, deadline);
+	for (;;) {
+		int n = ibv_poll_cq(c->cq, 1, wc);
+		if (n < 0)
+			return RS_WAIT_ERROR;
+		if (n == 1)
+			return RS_WAIT_COMPLETION;
+		if (!c->cq_armed) {
+			/* Arm, then poll once more: a completion that landed
+			 * before arming raises no event. */
+			if (ibv_req_notify_cq(c->cq, 0))
+				return RS_WAIT_ERROR;
+			c->cq_armed = true;
+			continue;
+		}
+		struct pollfd pfd[2] = {
+		    {.fd = c->comp_channel->fd, .events = POLLIN},
+		    {.fd = c->cm_channel->fd, .events = POLLIN},
+		};
+		int wait = -1;
+		if (deadline >= 0) {
+			int64_t left = deadline - now_ms();
+			wait = left > 0 ? (int)left : 0;
+		}
+		int ready = poll(pfd, 2, wait);
+		if (ready < 0 && errno == EINTR)
+			return RS_WAIT_TIMEOUT; /* let the caller see signals */
+		if (ready < 0)
+			return RS_WAIT_ERROR;
+		if (ready == 0)
+			return RS_WAIT_TIMEOUT;
+		if (pfd[0].revents & POLLIN) {
+			struct ibv_cq *cq;
+			void *ctx;
+			if (ibv_get_cq_event(c->comp_channel, &cq, &ctx))
+				return RS_WAIT_ERROR;
+			ibv_ack_cq_events(cq, 1);
+			c->cq_armed = false;
+			continue;
+		}
+		if (pfd[1].revents & POLLIN)
+			return RS_WAIT_CM_EVENT;
+	}
+}
+
+enum rs_wait_result rs_conn_next_completion(struct rs_conn *c,
+					    struct rs_completion *wc,
+					    int timeout_ms)
+{
+	struct ibv_wc raw;
+	enum rs_wait_result r = next_wc(c, &raw, timeout_ms);
+	if (r == RS_WAIT_COMPLETION)
+		completion_of(&raw, wc);
+	return r;
+}
+
+enum rs_conn_event rs_conn_next_event(struct rs_conn *c)
+{
+	struct rdma_cm_event *ev;
+	if (rs_cm_event_wait(c->cm_channel, 0, &ev))
+		return RS_CONN_EVENT_NONE;
+	enum rdma_cm_event_type type = ev->event;
+	rdma_ack_cm_event(ev);
+	switch (type) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		c->established = false;
+		return RS_CONN_EVENT_CLOSED;
+	default:
+		return RS_CONN_EVENT_OTHER;
+	}
+}
+
+void rs_conn_fds(const struct rs_conn *c, int *completion_fd, int *event_fd)
+{
+	*completion_fd = c->comp_channel->fd;
+	*event_fd = c->cm_channel->fd;
+}

@@ -1,0 +1,124 @@
+/* A connection: one rdma_cm id with its reliable-connected queue pair and
+ * its completion queue, waited on without spinning (or spinning, when asked).
+ * The sender resolves and connects; the receiver gets connections from a
+ * listener and accepts or rejects them. Work is posted against registered
+ * memory and remote region descriptors; completions come back as
+ * struct rs_completion, so no verbs type leaves the library. Posting fails
+ * only on a connection that is gone: those calls return 0 or RS_E_LOST. */
+#ifndef RS_CONN_H
+#define RS_CONN_H
+
+#include "proto/descriptor.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct rs_conn;
+struct rs_error;
+struct rs_mr;
+struct rs_peer;
+
+/* Private data the peer sent with its accept, reject or connect request. */
+struct rs_private_data {
+	uint8_t bytes[256];
+	size_t len;
+};
+
+/* Sender side, in order: resolve, create the QP, connect. Connect returns
+ * RS_E_REJECTED when the peer refused with private data (in *reply),
+ * RS_E_UNREACHABLE when nothing listens there, RS_E_TIMEOUT when no answer
+ * came in time. */
+int rs_conn_resolve(const char *host, const char *port, int timeout_ms,
+		    struct rs_conn **conn, struct rs_error *err);
+int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
+		    int timeout_ms, struct rs_private_data *reply,
+		    struct rs_error *err);
+
+/* Both sides: a queue pair on peer's protection domain, for send_depth
+ * posted sends, writes and reads and recv_depth posted receives. */
+int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
+		      uint32_t send_depth, uint32_t recv_depth,
+		      struct rs_error *err);
+
+/* Receiver side, for a connection a listener handed over. The accept
+ * completes with the listener's ESTABLISHED event for c. */
+int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
+		   struct rs_error *err);
+void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len);
+
+void rs_conn_disconnect(struct rs_conn *c);
+void rs_conn_delete(struct rs_conn **c);
+
+/* Spin on the completion queue instead of sleeping: lowest latency, a busy
+ * core. */
+void rs_conn_set_busy_poll(struct rs_conn *c, bool busy_poll);
+
+const struct sockaddr *rs_conn_peer_addr(const struct rs_conn *c);
+/* The peer's numeric address, formatted into buf. */
+const char *rs_conn_peer_str(const struct rs_conn *c, char *buf, size_t len);
+
+/* Posting work. wr_id comes back in the completion. */
+#define RS_POST_SIGNALED 0x1u /* report a completion */
+#define RS_POST_FENCE 0x2u    /* start after the reads before it completed */
+
+int rs_conn_write(struct rs_conn *c, const struct rs_mr_desc *dst,
+		  uint64_t dst_offset, const struct rs_mr *src,
+		  size_t src_offset, uint32_t len, uint64_t wr_id,
+		  unsigned flags);
+int rs_conn_read(struct rs_conn *c, struct rs_mr *dst, size_t dst_offset,
+		 const struct rs_mr_desc *src, uint64_t src_offset,
+		 uint32_t len, uint64_t wr_id, unsigned flags);
+int rs_conn_send(struct rs_conn *c, const struct rs_mr *src, size_t offset,
+		 uint32_t len, uint64_t wr_id, unsigned flags);
+int rs_conn_recv(struct rs_conn *c, struct rs_mr *dst, size_t offset,
+		 uint32_t len, uint64_t wr_id);
+
+enum rs_op {
+	RS_OP_WRITE,
+	RS_OP_READ,
+	RS_OP_SEND,
+	RS_OP_RECV,
+	RS_OP_OTHER,
+};
+
+struct rs_completion {
+	uint64_t wr_id;
+	enum rs_op op;
+	bool ok;
+	bool flushed;	    /* not done: the connection went down first */
+	const char *status; /* what went wrong, when !ok */
+	uint32_t byte_len;  /* received bytes */
+};
+
+enum rs_wait_result {
+	RS_WAIT_COMPLETION = 0, /* *wc holds one completion */
+	RS_WAIT_CM_EVENT = 1,	/* a connection event is pending */
+	RS_WAIT_TIMEOUT = 2,	/* or a signal interrupted the wait */
+	RS_WAIT_ERROR = 3,
+};
+
+/* Returns the next completion, waiting at most timeout_ms (-1: forever).
+ * Also returns when a connection event is pending, so a disconnect is
+ * noticed. */
+enum rs_wait_result rs_conn_next_completion(struct rs_conn *c,
+					    struct rs_completion *wc,
+					    int timeout_ms);
+
+/* The descriptors to poll(2) for a completion (after a wait returned
+ * TIMEOUT, which leaves the completion queue armed) and for a connection
+ * event, for a caller that waits on other things too. */
+void rs_conn_fds(const struct rs_conn *c, int *completion_fd, int *event_fd);
+
+/* Connection events of a sender's own connection. */
+enum rs_conn_event {
+	RS_CONN_EVENT_NONE,
+	RS_CONN_EVENT_CLOSED, /* disconnected, or the device went away */
+	RS_CONN_EVENT_OTHER,
+};
+
+/* Takes one pending event without waiting (NONE when there is none). */
+enum rs_conn_event rs_conn_next_event(struct rs_conn *c);
+
+#endif

@@ -1,0 +1,50 @@
+/* What the RDMA objects are made of. Only src/lib/rdma includes this: to
+ * everyone else peer, memory region, connection and listener are opaque. */
+#ifndef RS_RDMA_INTERNAL_H
+#define RS_RDMA_INTERNAL_H
+
+#include "rdma/conn.h"
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rs_peer {
+	struct ibv_context *verbs;
+	struct ibv_pd *pd;
+	bool odp_rc_write_read; /* can register memory without pinning it */
+};
+
+struct rs_mr {
+	struct ibv_mr *mr;
+};
+
+struct rs_conn {
+	struct rdma_event_channel *cm_channel;
+	bool owns_cm_channel; /* false when the listener's channel is shared */
+	struct rdma_cm_id *id;
+	struct ibv_comp_channel *comp_channel;
+	struct ibv_cq *cq;
+	bool cq_armed;
+	bool busy_poll; /* spin on the CQ instead of sleeping */
+	bool established;
+};
+
+struct rs_listener {
+	struct rdma_event_channel *cm_channel;
+	struct rdma_cm_id *id;
+};
+
+/* Waits up to timeout_ms for one event on ch; the caller acks it. */
+int rs_cm_event_wait(struct rdma_event_channel *ch, int timeout_ms,
+		     struct rdma_cm_event **event);
+
+/* strerror(err), or for ENODEV how to get an RDMA device. */
+const char *rs_rdma_errno_hint(int err);
+
+/* Copies the private data an event carries. */
+void rs_private_data_copy(const struct rdma_cm_event *ev,
+			  struct rs_private_data *pd);
+
+#endif

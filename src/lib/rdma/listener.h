@@ -1,0 +1,35 @@
+/* A listener: an rdma_cm id bound to an address and port. Its events carry
+ * every incoming connection request (a new struct rs_conn with the
+ * sender's private data, to accept or reject) and the later life of the
+ * connections it handed over (established, closed). */
+#ifndef RS_LISTENER_H
+#define RS_LISTENER_H
+
+#include "rdma/conn.h"
+
+struct rs_error;
+struct rs_listener;
+
+/* host NULL or empty: every address. */
+int rs_listener_new(const char *host, const char *port,
+		    struct rs_listener **l, struct rs_error *err);
+void rs_listener_delete(struct rs_listener **l);
+
+enum rs_listener_event_type {
+	RS_LISTENER_NONE,	 /* timed out, or an event of no interest */
+	RS_LISTENER_REQUEST,	 /* conn is new and the caller's */
+	RS_LISTENER_ESTABLISHED, /* conn's accept completed */
+	RS_LISTENER_CLOSED,	 /* conn is gone or failed to connect */
+};
+
+struct rs_listener_event {
+	enum rs_listener_event_type type;
+	struct rs_conn *conn;
+	struct rs_private_data priv; /* REQUEST: what the sender sent */
+};
+
+/* Waits up to timeout_ms for one event. */
+int rs_listener_next_event(struct rs_listener *l, int timeout_ms,
+			   struct rs_listener_event *ev, struct rs_error *err);
+
+#endif

@@ -1,0 +1,91 @@
+#include "rdma/mr.h"
+
+#include "error.h"
+#include "rdma/internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int access_flags(unsigned access)
+{
+	int flags = 0;
+	/* rxe needs local write even on receive buffers; remote write
+	 * requires it everywhere. */
+	if (access & (RS_MR_LOCAL | RS_MR_REMOTE_WRITE))
+		flags |= IBV_ACCESS_LOCAL_WRITE;
+	if (access & RS_MR_REMOTE_WRITE)
+		flags |= IBV_ACCESS_REMOTE_WRITE;
+	if (access & RS_MR_REMOTE_READ)
+		flags |= IBV_ACCESS_REMOTE_READ;
+	return flags;
+}
+
+static const char *advice(int e)
+{
+	switch (e) {
+	case ENOMEM:
+	case EAGAIN:
+		return "the locked-memory limit is too low; raise it with "
+		       "`ulimit -l unlimited` (or memlock in "
+		       "/etc/security/limits.conf)";
+	case EOPNOTSUPP:
+		return "this memory cannot be pinned (fsdax without ODP); use "
+		       "devdax, an ODP-capable device, or the staged method";
+	case EINVAL:
+		return "the device rejected the region or its access flags";
+	case EFAULT:
+		return "the address range is not mapped";
+	default:
+		return "check the RDMA device and memory limits";
+	}
+}
+
+static struct ibv_mr *reg(struct rs_peer *peer, void *addr, size_t len,
+			  int flags, int *e)
+{
+	errno = 0;
+	struct ibv_mr *mr = ibv_reg_mr(peer->pd, addr, len, flags);
+	*e = mr ? 0 : (errno ? errno : ENOMEM);
+	return mr;
+}
+
+int rs_mr_reg(struct rs_peer *peer, void *addr, size_t len, unsigned access,
+	      struct rs_mr **mr, struct rs_error *err)
+{
+	int flags = access_flags(access), e;
+	struct ibv_mr *m = reg(peer, addr, len, flags, &e);
+	/* fsdax mappings cannot be pinned; ODP devices fault them in. */
+	if (!m && e == EOPNOTSUPP && peer->odp_rc_write_read)
+		m = reg(peer, addr, len, flags | IBV_ACCESS_ON_DEMAND, &e);
+	if (!m)
+		return rs_error_set(err, e == ENOMEM ? RS_E_NOMEM
+						     : RS_E_PROVIDER,
+				    e, "%s", advice(e));
+	*mr = calloc(1, sizeof(**mr));
+	if (!*mr) {
+		ibv_dereg_mr(m);
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	}
+	(*mr)->mr = m;
+	return 0;
+}
+
+void rs_mr_dereg(struct rs_mr **mr)
+{
+	if (!*mr)
+		return;
+	ibv_dereg_mr((*mr)->mr);
+	free(*mr);
+	*mr = 0;
+}
+
+struct rs_mr_desc rs_mr_describe(const struct rs_mr *mr, uint8_t usage)
+{
+	return (struct rs_mr_desc){
+	    .addr = (uint64_t)(uintptr_t)mr->mr->addr,
+	    .length = mr->mr->length,
+	    .rkey = mr->mr->rkey,
+	    .usage = usage,
+	};
+}

@@ -1,0 +1,53 @@
+#include "rdma/peer.h"
+
+#include "error.h"
+#include "rdma/internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool odp_rc_write_read(struct ibv_context *verbs)
+{
+	struct ibv_device_attr_ex attr;
+	memset(&attr, 0, sizeof(attr));
+	if (ibv_query_device_ex(verbs, NULL, &attr))
+		return false;
+	const uint32_t need = IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
+	return (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+	       (attr.odp_caps.per_transport_caps.rc_odp_caps & need) == need;
+}
+
+int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
+		struct rs_error *err)
+{
+	struct rs_peer *p = calloc(1, sizeof(*p));
+	if (!p)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	p->verbs = conn->id->verbs;
+	p->pd = ibv_alloc_pd(p->verbs);
+	if (!p->pd) {
+		int e = errno ? errno : ENOMEM;
+		free(p);
+		return rs_error_set(err, RS_E_PROVIDER, e,
+				    "cannot allocate a protection domain: %s",
+				    strerror(e));
+	}
+	p->odp_rc_write_read = odp_rc_write_read(p->verbs);
+	*peer = p;
+	return 0;
+}
+
+void rs_peer_delete(struct rs_peer **peer)
+{
+	if (!*peer)
+		return;
+	ibv_dealloc_pd((*peer)->pd);
+	free(*peer);
+	*peer = 0;
+}
+
+bool rs_peer_serves(const struct rs_peer *peer, const struct rs_conn *conn)
+{
+	return peer && conn->id && peer->verbs == conn->id->verbs;
+}

@@ -1,0 +1,21 @@
+/* A peer: the RDMA device a connection runs on, as seen by this process,
+ * with its protection domain and what it can do (on-demand paging for RC
+ * reads and writes). Memory is registered with a peer. */
+#ifndef RS_PEER_H
+#define RS_PEER_H
+
+#include <stdbool.h>
+
+struct rs_conn;
+struct rs_error;
+struct rs_peer;
+
+/* A peer for the device conn runs on. */
+int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
+		struct rs_error *err);
+void rs_peer_delete(struct rs_peer **peer);
+
+/* True when conn runs on peer's device, so peer's memory serves it. */
+bool rs_peer_serves(const struct rs_peer *peer, const struct rs_conn *conn);
+
+#endif

@@ -1,0 +1,343 @@
+#include "session/session.h"
+
+#include "error.h"
+#include "rdma/mr.h"
+#include "rdma/peer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every slot buffer can hold the largest thing a message carries: the
+ * grant, which follows an authentication as a message. */
+#define SLOT_BYTES RS_ACCEPT_PRIVATE_MAX
+#define SESSION_WR_ID UINT64_MAX /* the session's own sends */
+
+struct rs_session {
+	struct rs_conn *conn;
+	struct rs_peer *peer;
+	bool owns_peer;	   /* the sender's; the receiver shares its own */
+	uint8_t *bufs;	   /* per slot: in, then out */
+	struct rs_mr *bufs_mr;
+	uint16_t slots;
+	uint32_t recv_len; /* what a receive may take */
+	struct rs_accept_info grant;
+	const struct rs_auth_key *key;
+	uint8_t nonce[RS_AUTH_NONCE_SIZE];
+};
+
+static size_t in_offset(uint16_t slot)
+{
+	return (size_t)slot * 2 * SLOT_BYTES;
+}
+
+static size_t out_offset(uint16_t slot)
+{
+	return in_offset(slot) + SLOT_BYTES;
+}
+
+static int post_recv(struct rs_session *s, uint16_t slot)
+{
+	return rs_conn_recv(s->conn, s->bufs_mr, in_offset(slot), s->recv_len,
+			    slot);
+}
+
+/* The queue pair, the slot buffers, and a receive on every slot (replies
+ * may arrive as soon as the connection is up). */
+static int setup(struct rs_session *s, uint32_t send_depth,
+		 struct rs_error *err)
+{
+	int rc = rs_conn_create_qp(s->conn, s->peer, send_depth, s->slots,
+				   err);
+	if (rc)
+		return rc;
+	size_t size = (size_t)s->slots * 2 * SLOT_BYTES;
+	s->bufs = calloc(1, size);
+	if (!s->bufs)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	rc = rs_mr_reg(s->peer, s->bufs, size, RS_MR_LOCAL, &s->bufs_mr, err);
+	if (rc)
+		return err ? rs_error_wrap(err, "cannot register message "
+						"buffers")
+			   : rc;
+	for (uint16_t i = 0; i < s->slots; i++) {
+		if (post_recv(s, i))
+			return rs_error_set(err, RS_E_LOST, errno,
+					    "cannot post a receive: %s",
+					    strerror(errno));
+	}
+	return 0;
+}
+
+void rs_session_delete(struct rs_session **session)
+{
+	struct rs_session *s = *session;
+	if (!s)
+		return;
+	if (s->conn) {
+		rs_conn_disconnect(s->conn);
+		rs_conn_delete(&s->conn);
+	}
+	rs_mr_dereg(&s->bufs_mr);
+	free(s->bufs);
+	if (s->owns_peer)
+		rs_peer_delete(&s->peer);
+	free(s);
+	*session = 0;
+}
+
+struct rs_conn *rs_session_conn(const struct rs_session *s)
+{
+	return s->conn;
+}
+
+struct rs_peer *rs_session_peer(const struct rs_session *s)
+{
+	return s->peer;
+}
+
+const struct rs_accept_info *rs_session_grant(const struct rs_session *s)
+{
+	return &s->grant;
+}
+
+uint16_t rs_session_slots(const struct rs_session *s)
+{
+	return s->slots;
+}
+
+int rs_session_send(struct rs_session *s, uint16_t slot,
+		    const struct rs_msg *msg, uint64_t wr_id, unsigned flags)
+{
+	rs_msg_encode(msg, s->bufs + out_offset(slot), RS_MSG_SIZE);
+	return rs_conn_send(s->conn, s->bufs_mr, out_offset(slot), RS_MSG_SIZE,
+			    wr_id, flags);
+}
+
+int rs_session_take(struct rs_session *s, const struct rs_completion *wc,
+		    struct rs_msg *msg, uint16_t *slot, struct rs_error *err)
+{
+	*slot = (uint16_t)wc->wr_id;
+	int rc = rs_msg_decode(s->bufs + in_offset(*slot), wc->byte_len, msg,
+			       err);
+	if (rc)
+		return rc;
+	if (post_recv(s, *slot))
+		return rs_error_set(err, RS_E_LOST, errno,
+				    "cannot post a receive: %s",
+				    strerror(errno));
+	return 0;
+}
+
+/* Waits for the next receive, skipping completions of our own sends. */
+static int next_receive(struct rs_session *s, int timeout_ms,
+			struct rs_completion *wc)
+{
+	for (;;) {
+		enum rs_wait_result r =
+		    rs_conn_next_completion(s->conn, wc, timeout_ms);
+		if (r != RS_WAIT_COMPLETION || !wc->ok)
+			return RS_E_AUTH;
+		if (wc->op == RS_OP_RECV)
+			return 0;
+	}
+}
+
+/* ---- the sender's half ---- */
+
+static int on_reject(const struct rs_session_request *r,
+		     const struct rs_private_data *reply, struct rs_error *err)
+{
+	struct rs_reject_info rej;
+	if (rs_reject_decode(reply->bytes, reply->len, &rej, 0))
+		return rs_error_set(err, RS_E_UNREACHABLE, ECONNREFUSED,
+				    "%s:%s refused the connection", r->host,
+				    r->port);
+	struct rs_error why = {0};
+	enum rs_method unused;
+	if (rej.reason != RS_REJECT_METHOD ||
+	    !rs_method_choose(rej.methods, (enum rs_method)r->req.method,
+			      &unused, &why))
+		snprintf(why.msg, sizeof(why.msg), "%s",
+			 rs_reject_reason_str(rej.reason));
+	return rs_error_set(err,
+			    rej.reason == RS_REJECT_BUSY ? RS_E_BUSY
+							 : RS_E_REJECTED,
+			    0, "%s:%s refused the connection: %s", r->host,
+			    r->port, why.msg);
+}
+
+/* Answers the receiver's challenge; the grant then arrives as a message. */
+static int authenticate(struct rs_session *s, const struct rs_session_request *r,
+			const struct rs_challenge *challenge,
+			struct rs_error *err)
+{
+	if (!r->key)
+		return rs_error_set(err, RS_E_AUTH, 0,
+				    "%s requires an auth key", r->host);
+	struct rs_msg answer = {.type = RS_MSG_AUTH};
+	rs_auth_mac(r->key, challenge->nonce, answer.mac);
+	struct rs_completion wc;
+	if (rs_session_send(s, 0, &answer, SESSION_WR_ID, RS_POST_SIGNALED) ||
+	    next_receive(s, r->timeout_ms, &wc))
+		return rs_error_set(err, RS_E_AUTH, EACCES,
+				    "%s did not accept our auth key", r->host);
+	uint16_t slot = (uint16_t)wc.wr_id;
+	struct rs_error why = {0};
+	if (rs_accept_info_decode(s->bufs + in_offset(slot), wc.byte_len,
+				  &s->grant, &why))
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "%s sent an unusable description of its "
+				    "pool (%s)",
+				    r->host, why.msg);
+	return post_recv(s, slot) ? RS_E_LOST : 0;
+}
+
+static int handshake(struct rs_session *s, const struct rs_session_request *r,
+		     struct rs_error *err)
+{
+	struct rs_connect_req req = r->req;
+	if (r->key)
+		req.flags |= RS_CONNECT_AUTH;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	size_t len = rs_connect_req_encode(&req, buf, sizeof(buf));
+	struct rs_private_data reply;
+	struct rs_error cerr = {0};
+	int rc = rs_conn_connect(s->conn, buf, (uint8_t)len, r->timeout_ms,
+				 &reply, &cerr);
+	if (rc == RS_E_REJECTED)
+		return on_reject(r, &reply, err);
+	if (rc)
+		return rs_error_set(err, rc, cerr.sys_errno, "%s:%s: %s",
+				    r->host, r->port, cerr.msg);
+	struct rs_challenge challenge;
+	if (rs_challenge_decode(reply.bytes, reply.len, &challenge, 0) == 0)
+		return authenticate(s, r, &challenge, err);
+	struct rs_error why = {0};
+	if (rs_accept_info_decode(reply.bytes, reply.len, &s->grant, &why))
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "%s:%s sent an unusable description of its "
+				    "pool (%s)",
+				    r->host, r->port, why.msg);
+	return 0;
+}
+
+int rs_session_connect(const struct rs_session_request *r,
+		       struct rs_session **session, struct rs_error *err)
+{
+	struct rs_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	s->owns_peer = true;
+	s->slots = r->slots;
+	s->recv_len = SLOT_BYTES;
+	int rc = rs_conn_resolve(r->host, r->port, r->timeout_ms, &s->conn,
+				 err);
+	if (!rc)
+		rc = rs_peer_new(s->conn, &s->peer, err);
+	if (!rc)
+		rc = setup(s, r->sends_per_slot * r->slots + 4, err);
+	if (!rc) {
+		rs_conn_set_busy_poll(s->conn, r->busy_poll);
+		rc = handshake(s, r, err);
+	}
+	if (rc)
+		rs_session_delete(&s);
+	*session = s;
+	return rc;
+}
+
+/* ---- the receiver's half ---- */
+
+int rs_session_read_request(const struct rs_private_data *priv,
+			    struct rs_connect_req *req, struct rs_error *err)
+{
+	return rs_connect_req_decode(priv->bytes, priv->len, req, err);
+}
+
+uint8_t rs_session_reject_reason(int errc)
+{
+	return errc == RS_E_VERSION ? RS_REJECT_VERSION : RS_REJECT_BAD_REQUEST;
+}
+
+void rs_session_refuse(struct rs_conn **conn, uint8_t reason, uint8_t methods)
+{
+	uint8_t buf[RS_REJECT_SIZE];
+	struct rs_reject_info info = {.reason = reason, .methods = methods};
+	size_t len = rs_reject_encode(&info, buf, sizeof(buf));
+	rs_conn_reject(*conn, buf, (uint8_t)len);
+	rs_conn_delete(conn);
+}
+
+/* The accept's private data: a challenge with a key, else the grant. */
+static int accept_data(struct rs_session *s, const struct rs_session_accept *a,
+		       uint8_t *buf, size_t *len, struct rs_error *err)
+{
+	if (!a->key) {
+		*len = rs_accept_info_encode(a->grant, buf,
+					     RS_ACCEPT_PRIVATE_MAX);
+		return 0;
+	}
+	struct rs_challenge challenge;
+	int rc = rs_auth_nonce(s->nonce, err);
+	if (rc)
+		return rc;
+	memcpy(challenge.nonce, s->nonce, sizeof(s->nonce));
+	*len = rs_challenge_encode(&challenge, buf, RS_ACCEPT_PRIVATE_MAX);
+	return 0;
+}
+
+int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
+		      struct rs_session **session, struct rs_error *err)
+{
+	struct rs_session *s = calloc(1, sizeof(*s));
+	if (!s) {
+		rs_session_refuse(conn, RS_REJECT_INTERNAL, 0);
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	}
+	s->peer = a->peer;
+	s->slots = a->slots;
+	s->recv_len = RS_MSG_SIZE; /* a larger message fails its receive */
+	s->key = a->key;
+	rs_conn_set_busy_poll(*conn, a->busy_poll);
+	/* Replies: up to two per slot in flight. */
+	s->conn = *conn;
+	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
+	size_t len = 0;
+	int rc = setup(s, 2u * s->slots, err);
+	if (!rc)
+		rc = accept_data(s, a, buf, &len, err);
+	if (rc) {
+		rs_session_refuse(&s->conn, RS_REJECT_INTERNAL, 0);
+		*conn = 0;
+		rs_session_delete(&s);
+		return rc;
+	}
+	*conn = 0;
+	rc = rs_conn_accept(s->conn, buf, (uint8_t)len, err);
+	if (rc)
+		rs_session_delete(&s);
+	*session = s;
+	return rc;
+}
+
+int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,
+			  struct rs_error *err)
+{
+	if (msg->type != RS_MSG_AUTH)
+		return rs_error_set(err, RS_E_AUTH, 0,
+				    "it did not answer the auth challenge");
+	if (!s->key || !rs_auth_check(s->key, s->nonce, msg->mac))
+		return rs_error_set(err, RS_E_AUTH, 0, "wrong auth key");
+	return 0;
+}
+
+int rs_session_send_grant(struct rs_session *s,
+			  const struct rs_accept_info *grant)
+{
+	size_t len = rs_accept_info_encode(grant, s->bufs + out_offset(0),
+					   SLOT_BYTES);
+	return rs_conn_send(s->conn, s->bufs_mr, out_offset(0), (uint32_t)len,
+			    SESSION_WR_ID, RS_POST_SIGNALED);
+}

@@ -1,0 +1,112 @@
+/* A session: one sender and one receiver agreeing, over one connection, on
+ * what the sender may do, then exchanging control messages. Both halves of
+ * the handshake live here, as librpma's rpma_conn_req serves both sides:
+ *
+ *   sender                               receiver
+ *   connect request (flags, method) -->  decode, admit or refuse
+ *                                   <--  accept: the grant, or with a key a
+ *                                        challenge
+ *   (key) AUTH message: HMAC        -->  check
+ *                                   <--  (key) the grant, as a message
+ *   control messages (commit, hash) <->  replies
+ *
+ * A session owns the connection, the peer it was registered with and its
+ * control-message slots: per slot one request and one reply buffer, a
+ * receive always posted on each reply buffer. */
+#ifndef RS_SESSION_H
+#define RS_SESSION_H
+
+#include "proto/auth.h"
+#include "proto/descriptor.h"
+#include "proto/message.h"
+#include "rdma/conn.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rs_error;
+struct rs_mr;
+struct rs_peer;
+struct rs_session;
+
+/* ---- the sender's half ---- */
+
+struct rs_session_request {
+	const char *host;
+	const char *port;
+	int timeout_ms;
+	struct rs_connect_req req;
+	uint16_t slots;		  /* control messages in flight */
+	uint32_t sends_per_slot;  /* work requests posted per slot */
+	const struct rs_auth_key *key; /* NULL: none */
+	bool busy_poll;
+};
+
+/* Connects, answers a challenge and takes the grant. Fails with
+ * RS_E_UNREACHABLE (nothing listening), RS_E_BUSY (the receiver serves
+ * someone else), RS_E_REJECTED (refused, with the receiver's reason),
+ * RS_E_AUTH (a key is needed, or ours was refused), RS_E_MALFORMED (an
+ * unusable grant), or what the RDMA layer reports. */
+int rs_session_connect(const struct rs_session_request *r,
+		       struct rs_session **s, struct rs_error *err);
+
+/* ---- the receiver's half ---- */
+
+/* Decodes a sender's connect request. RS_E_VERSION or RS_E_MALFORMED. */
+int rs_session_read_request(const struct rs_private_data *priv,
+			    struct rs_connect_req *req, struct rs_error *err);
+
+/* Rejects and deletes an incoming connection, telling the sender why and,
+ * for a refused method, which methods are offered. */
+void rs_session_refuse(struct rs_conn **conn, uint8_t reason,
+		       uint8_t methods);
+
+/* The reject reason that tells a sender about a request decode error. */
+uint8_t rs_session_reject_reason(int errc);
+
+struct rs_session_accept {
+	struct rs_peer *peer; /* the receiver's, for this device */
+	uint16_t slots;	      /* control messages a sender may send at once */
+	bool busy_poll;
+	/* With a key: a challenge, and the grant only once it is answered.
+	 * Without: the grant right away. */
+	const struct rs_auth_key *key;
+	const struct rs_accept_info *grant;
+};
+
+/* Sets up the session on an incoming connection and accepts it. On failure
+ * the connection is refused (RS_REJECT_INTERNAL) and deleted. The accept
+ * completes with the listener's ESTABLISHED event. */
+int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
+		      struct rs_session **s, struct rs_error *err);
+
+/* Checks the answer to the challenge in a received message. RS_E_AUTH when
+ * it is not the right one. */
+int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,
+			  struct rs_error *err);
+
+/* Sends the grant as a message, after a successful authentication. */
+int rs_session_send_grant(struct rs_session *s,
+			  const struct rs_accept_info *grant);
+
+/* ---- both halves ---- */
+
+void rs_session_delete(struct rs_session **s);
+
+struct rs_conn *rs_session_conn(const struct rs_session *s);
+struct rs_peer *rs_session_peer(const struct rs_session *s);
+/* Sender: what the receiver granted. */
+const struct rs_accept_info *rs_session_grant(const struct rs_session *s);
+uint16_t rs_session_slots(const struct rs_session *s);
+
+/* Encodes msg into slot's request buffer and sends it. */
+int rs_session_send(struct rs_session *s, uint16_t slot,
+		    const struct rs_msg *msg, uint64_t wr_id, unsigned flags);
+
+/* A receive completion (op RS_OP_RECV) carries a message into a slot:
+ * decodes it, posts the slot's receive again and says which slot it was.
+ * RS_E_MALFORMED for bytes that are not a message. */
+int rs_session_take(struct rs_session *s, const struct rs_completion *wc,
+		    struct rs_msg *msg, uint16_t *slot, struct rs_error *err);
+
+#endif

@@ -1,0 +1,143 @@
+#include "recv_session.h"
+
+#include "cli/log.h"
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *recv_session_state_name(enum recv_session_state s)
+{
+	switch (s) {
+	case RECV_SESSION_ADMITTED:
+		return "admitted";
+	case RECV_SESSION_AUTHENTICATING:
+		return "authenticating";
+	case RECV_SESSION_SERVING:
+		return "serving";
+	default:
+		return "closing";
+	}
+}
+
+static void close_with(struct recv_session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void close_with(struct recv_session *s, const char *fmt, ...)
+{
+	if (s->state == RECV_SESSION_CLOSING)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+	s->state = RECV_SESSION_CLOSING;
+}
+
+void recv_session_init(struct recv_session *s,
+		       const struct recv_session_config *cfg,
+		       const struct recv_session_link *link, const char *peer,
+		       int64_t now_ms)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->link = *link;
+	s->state = RECV_SESSION_ADMITTED;
+	s->deadline_ms = now_ms + cfg->deadline_ms;
+	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+}
+
+void recv_session_on_established(struct recv_session *s, int64_t now_ms)
+{
+	if (s->state != RECV_SESSION_ADMITTED)
+		return;
+	if (s->cfg.auth) {
+		s->state = RECV_SESSION_AUTHENTICATING;
+		s->deadline_ms = now_ms + s->cfg.deadline_ms;
+		return;
+	}
+	s->state = RECV_SESSION_SERVING;
+	s->served = true;
+}
+
+static void on_auth_answer(struct recv_session *s, const struct rs_msg *msg)
+{
+	struct rs_error err = {0};
+	if (s->link.check_auth(s->link.ctx, msg, &err)) {
+		rs_err("refusing sender %s: %s", s->peer, err.msg);
+		close_with(s, "%s", err.msg);
+		return;
+	}
+	rs_verbose("sender %s proved the auth key", s->peer);
+	if (s->link.send_grant(s->link.ctx)) {
+		close_with(s, "cannot send the grant");
+		return;
+	}
+	s->state = RECV_SESSION_SERVING;
+	s->served = true;
+}
+
+/* Applies one request and answers it. */
+static void serve(struct recv_session *s, uint16_t slot,
+		  const struct rs_msg *req)
+{
+	const struct recv_session_config *c = &s->cfg;
+	struct recv_ring ring = {.base = (uint8_t *)c->staging.ring,
+				 .length = c->staging.length};
+	struct rs_msg reply;
+	bool verifying =
+	    req->type == RS_MSG_HASH || req->type == RS_MSG_READ_STAGE;
+	bool ok = verifying ? recv_verify_apply(c->target, &ring, c->verify,
+						req, &reply)
+			    : recv_commit_apply(c->target, &c->staging,
+						c->policy, req, &reply);
+	/* One reply in `credits` is signaled, only to reclaim send-queue
+	 * entries: fewer completions, fewer wake-ups. */
+	uint32_t n = s->replies++;
+	bool signaled = n % c->credits == c->credits - 1u;
+	if (s->link.reply(s->link.ctx, slot, &reply, signaled)) {
+		close_with(s, "cannot reply");
+		return;
+	}
+	if (!ok) {
+		rs_err("refused a request from %s at offset %llu length %llu: "
+		       "%s; closing the connection",
+		       s->peer, (unsigned long long)req->offset,
+		       (unsigned long long)req->length,
+		       rs_msg_status_str(reply.status));
+		close_with(s, "refused request");
+		return;
+	}
+	if (!verifying) {
+		s->commits++;
+		s->bytes += req->length;
+	}
+}
+
+void recv_session_on_message(struct recv_session *s, uint16_t slot,
+			     const struct rs_msg *msg)
+{
+	if (s->state == RECV_SESSION_AUTHENTICATING)
+		on_auth_answer(s, msg);
+	else if (s->state == RECV_SESSION_SERVING)
+		serve(s, slot, msg);
+	else
+		close_with(s, "message before the connection was complete");
+}
+
+void recv_session_on_failure(struct recv_session *s, const char *why)
+{
+	if (s->state == RECV_SESSION_AUTHENTICATING)
+		rs_err("refusing sender %s: it did not answer the auth "
+		       "challenge",
+		       s->peer);
+	close_with(s, "%s", why);
+}
+
+void recv_session_on_timer(struct recv_session *s, int64_t now_ms)
+{
+	if (s->state == RECV_SESSION_AUTHENTICATING && now_ms >= s->deadline_ms)
+		recv_session_on_failure(s, "auth deadline passed");
+	else if (s->state == RECV_SESSION_ADMITTED && now_ms >= s->deadline_ms)
+		close_with(s, "sender did not complete the connection");
+}

@@ -1,0 +1,78 @@
+/* One sender's session on the receiver, as a state machine driven by
+ * events: the sender completing the connection, a control message, a
+ * completion error or disconnect, a timer. It applies commits and verify
+ * requests to the log under the commit rule and answers through its link,
+ * which is the real connection in rpma-recv and a fake in the unit tests.
+ *
+ *   ADMITTED --established--> SERVING            (no key)
+ *   ADMITTED --established--> AUTHENTICATING     (key: challenge sent)
+ *   AUTHENTICATING --right answer--> SERVING     (grant sent)
+ *   any --bad message, wrong key, deadline, error, disconnect--> CLOSING */
+#ifndef RECV_SESSION_H
+#define RECV_SESSION_H
+
+#include "commit.h"
+#include "pmem_target.h"
+#include "proto/message.h"
+#include "verify_reply.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rs_error;
+
+enum recv_session_state {
+	RECV_SESSION_ADMITTED,	     /* accepted; the sender completes it */
+	RECV_SESSION_AUTHENTICATING, /* challenged; the answer is due */
+	RECV_SESSION_SERVING,	     /* committing and answering */
+	RECV_SESSION_CLOSING,	     /* over: the owner tears it down */
+};
+
+const char *recv_session_state_name(enum recv_session_state s);
+
+/* What a session does to its connection. */
+struct recv_session_link {
+	void *ctx;
+	int (*check_auth)(void *ctx, const struct rs_msg *msg,
+			  struct rs_error *err);
+	int (*send_grant)(void *ctx); /* truncates first when asked */
+	int (*reply)(void *ctx, uint16_t slot, const struct rs_msg *reply,
+		     bool signaled);
+};
+
+struct recv_session_config {
+	const struct rs_pmem_target *target;
+	struct recv_staging staging; /* the DRAM ring, for staged commits */
+	struct recv_commit_policy policy;
+	bool verify;	   /* the sender asked to verify */
+	bool auth;	   /* a key is required */
+	uint16_t credits;  /* replies: one in this many is signaled */
+	int64_t deadline_ms; /* for completing the connection / the answer */
+};
+
+struct recv_session {
+	enum recv_session_state state;
+	struct recv_session_config cfg;
+	struct recv_session_link link;
+	int64_t deadline_ms; /* ADMITTED, AUTHENTICATING: give up after */
+	uint32_t replies;
+	uint64_t commits;
+	uint64_t bytes;
+	bool served; /* it reached SERVING */
+	char peer[64];
+	char why[160]; /* why it is closing, for the log */
+};
+
+void recv_session_init(struct recv_session *s,
+		       const struct recv_session_config *cfg,
+		       const struct recv_session_link *link, const char *peer,
+		       int64_t now_ms);
+
+void recv_session_on_established(struct recv_session *s, int64_t now_ms);
+void recv_session_on_message(struct recv_session *s, uint16_t slot,
+			     const struct rs_msg *msg);
+/* A malformed message, a failed completion or the connection's end. */
+void recv_session_on_failure(struct recv_session *s, const char *why);
+void recv_session_on_timer(struct recv_session *s, int64_t now_ms);
+
+#endif

@@ -1,0 +1,30 @@
+/* The sender's end of connecting: a session request built from the
+ * options, and what a failure means to the user: one line with the hint
+ * that names the option or the program that fixes it, and the exit code. */
+#ifndef SEND_CONNECT_H
+#define SEND_CONNECT_H
+
+#include "cli/endpoint.h"
+#include "proto/auth.h"
+#include "proto/descriptor.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rs_session;
+
+struct send_peer {
+	const struct rs_endpoint *remote;
+	int timeout_ms;
+	const struct rs_auth_key *key; /* --auth-key, or NULL */
+	bool busy_poll;
+};
+
+/* Connects; on failure reports it and returns the exit code, with
+ * *transient set when trying again later may work (nothing listening, the
+ * receiver busy). */
+int send_connect(const struct send_peer *p, struct rs_connect_req req,
+		 uint16_t slots, uint32_t sends_per_slot,
+		 struct rs_session **rs, bool *transient);
+
+#endif
