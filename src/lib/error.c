@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int rs_error_set(struct rs_error *err, int code, int sys_errno,
-		 const char *fmt, ...)
+int rs_error_set(struct rs_error *err, int code, int sys_errno, const char *fmt,
+		 ...)
 {
 	if (!err)
 		return code;

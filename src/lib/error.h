@@ -25,7 +25,7 @@ enum rs_errc {
 
 /* Worth trying again later: the peer may come back or become free. */
 #define RS_ERRC_TRANSIENT(code)                                                \
-	((code) == RS_E_UNREACHABLE || (code) == RS_E_LOST ||                   \
+	((code) == RS_E_UNREACHABLE || (code) == RS_E_LOST ||                  \
 	 (code) == RS_E_BUSY || (code) == RS_E_TIMEOUT)
 
 struct rs_error {
@@ -36,8 +36,8 @@ struct rs_error {
 
 /* Records code, sys_errno and the formatted text in err (when not NULL) and
  * returns code, so a failure is one statement: return rs_error_set(...). */
-int rs_error_set(struct rs_error *err, int code, int sys_errno,
-		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int rs_error_set(struct rs_error *err, int code, int sys_errno, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
 
 /* Puts "PREFIX: " before err's text and returns its code. */
 int rs_error_wrap(struct rs_error *err, const char *fmt, ...)

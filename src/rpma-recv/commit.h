@@ -6,8 +6,8 @@
 #ifndef RECV_COMMIT_H
 #define RECV_COMMIT_H
 
-#include "proto/message.h"
 #include "pmem_target.h"
+#include "proto/message.h"
 
 #include <stdint.h>
 

@@ -7,8 +7,8 @@
 #include "rdma/peer.h"
 
 #include "cli/log.h"
-#include "rdma/mr.h"
 #include "proto/pool_layout.h"
+#include "rdma/mr.h"
 
 #include <errno.h>
 #include <stdio.h>

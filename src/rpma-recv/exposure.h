@@ -32,9 +32,9 @@ struct recv_exposure {
 	struct recv_exposure_config cfg;
 };
 
-/* Registers what the device conn runs on can take. Failing to register the pool is not
- * fatal when the staging ring works: staged is then offered alone, and the
- * reason is logged once. Returns 0, or -1 with a reason in err. */
+/* Registers what the device conn runs on can take. Failing to register the pool
+ * is not fatal when the staging ring works: staged is then offered alone, and
+ * the reason is logged once. Returns 0, or -1 with a reason in err. */
 int recv_exposure_setup(struct recv_exposure *e, const struct rs_conn *conn,
 			const struct rs_pmem_target *target,
 			const struct recv_exposure_config *cfg, char *err,

@@ -2,8 +2,8 @@
 
 #include "cli/exit_code.h"
 #include "cli/log.h"
-#include "pmem_target.h"
 #include "cli/size.h"
+#include "pmem_target.h"
 
 #include <stdio.h>
 

@@ -1,11 +1,11 @@
 /* rpma-recv: exposes one PMem log pool to rpma-send senders over RDMA. */
 #include "cli/exit_code.h"
-#include "error.h"
-#include "info.h"
 #include "cli/log.h"
-#include "service.h"
 #include "cli/signals.h"
 #include "cli/size.h"
+#include "error.h"
+#include "info.h"
+#include "service.h"
 
 #include <argp.h>
 #include <signal.h>
@@ -85,7 +85,8 @@ struct recv_args {
 	struct rs_auth_key auth_key;
 };
 
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
+/* Options that take a value. Returns false for any other key. */
+static bool parse_value(int key, char *arg, struct argp_state *state)
 {
 	struct recv_args *a = state->input;
 	uint64_t v;
@@ -99,14 +100,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "64M or 1G",
 				   arg);
 		a->cfg.create_size = v;
-		break;
+		return true;
 	case 'l':
 		if (rs_endpoint_parse(arg, &a->cfg.listen, &err))
 			argp_error(state, "--listen '%s': %s", arg, err.msg);
-		break;
-	case OPT_DIRECT_WRITE:
-		a->cfg.exposure.direct_write_to_pmem = true;
-		break;
+		return true;
 	case OPT_STAGING_SLOT:
 		if (rs_size_parse(arg, &v) || v < 4096 || v > (1u << 30))
 			argp_error(state,
@@ -114,14 +112,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "size from 4K to 1G",
 				   arg);
 		a->cfg.exposure.slot_size = (uint32_t)v;
-		break;
+		return true;
 	case OPT_CREDITS:
 		v = strtoull(arg, 0, 10);
 		if (v < 1 || v > 64)
 			argp_error(state, "--credits: '%s' must be 1 to 64",
 				   arg);
 		a->cfg.exposure.slots = (uint16_t)v;
-		break;
+		return true;
 	case 'a':
 		if (a->cfg.nallow == RECV_ALLOW_MAX)
 			argp_error(state, "--allow: at most %d ranges",
@@ -130,12 +128,26 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (why)
 			argp_error(state, "--allow '%s': %s", arg, why);
 		a->cfg.nallow++;
+		return true;
+	case OPT_AUTH_KEY:
+		a->auth_key_path = arg;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct recv_args *a = state->input;
+	if (parse_value(key, arg, state))
+		return 0;
+	switch (key) {
+	case OPT_DIRECT_WRITE:
+		a->cfg.exposure.direct_write_to_pmem = true;
 		break;
 	case OPT_BUSY_POLL:
 		a->cfg.busy_poll = true;
-		break;
-	case OPT_AUTH_KEY:
-		a->auth_key_path = arg;
 		break;
 	case 'i':
 		a->info = true;

@@ -60,6 +60,14 @@ void recv_session_on_established(struct recv_session *s, int64_t now_ms)
 	s->served = true;
 }
 
+/* The sender's first message can overtake the connection's ESTABLISHED
+ * event: a message proves the connection is up. */
+static void established_by_message(struct recv_session *s)
+{
+	int64_t admitted_ms = s->deadline_ms - s->cfg.deadline_ms;
+	recv_session_on_established(s, admitted_ms);
+}
+
 static void on_auth_answer(struct recv_session *s, const struct rs_msg *msg)
 {
 	struct rs_error err = {0};
@@ -117,12 +125,12 @@ static void serve(struct recv_session *s, uint16_t slot,
 void recv_session_on_message(struct recv_session *s, uint16_t slot,
 			     const struct rs_msg *msg)
 {
+	if (s->state == RECV_SESSION_ADMITTED)
+		established_by_message(s);
 	if (s->state == RECV_SESSION_AUTHENTICATING)
 		on_auth_answer(s, msg);
 	else if (s->state == RECV_SESSION_SERVING)
 		serve(s, slot, msg);
-	else
-		close_with(s, "message before the connection was complete");
 }
 
 void recv_session_on_failure(struct recv_session *s, const char *why)

@@ -44,9 +44,9 @@ struct recv_session_config {
 	const struct rs_pmem_target *target;
 	struct recv_staging staging; /* the DRAM ring, for staged commits */
 	struct recv_commit_policy policy;
-	bool verify;	   /* the sender asked to verify */
-	bool auth;	   /* a key is required */
-	uint16_t credits;  /* replies: one in this many is signaled */
+	bool verify;	     /* the sender asked to verify */
+	bool auth;	     /* a key is required */
+	uint16_t credits;    /* replies: one in this many is signaled */
 	int64_t deadline_ms; /* for completing the connection / the answer */
 };
 

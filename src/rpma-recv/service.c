@@ -171,7 +171,8 @@ static struct recv_session_config session_config(struct service *svc,
 			.length = svc->exposure.ring_len},
 	    .policy = {.allow_in_place =
 			   methods & RS_METHOD_BIT(RS_METHOD_GPSPM),
-		       .allow_staged = methods & RS_METHOD_BIT(RS_METHOD_STAGED)},
+		       .allow_staged =
+			   methods & RS_METHOD_BIT(RS_METHOD_STAGED)},
 	    .verify = r->flags & RS_CONNECT_VERIFY,
 	    .auth = svc->cfg->auth_key != 0,
 	    .credits = svc->cfg->exposure.slots,
@@ -251,8 +252,7 @@ static void on_request(struct service *svc, struct rs_listener_event *ev)
 	admit(svc, &ev->conn, &req, peer);
 }
 
-static void on_listener_event(struct service *svc,
-			      struct rs_listener_event *ev)
+static void on_listener_event(struct service *svc, struct rs_listener_event *ev)
 {
 	struct active *a = svc->active;
 	bool ours = a && ev->conn == rs_session_conn(a->rs);

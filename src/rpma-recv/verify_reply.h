@@ -6,8 +6,8 @@
 #ifndef RECV_VERIFY_REPLY_H
 #define RECV_VERIFY_REPLY_H
 
-#include "proto/message.h"
 #include "pmem_target.h"
+#include "proto/message.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -166,7 +166,8 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 		argp_error(state, "'%s': %s", host, err.msg);
 }
 
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
+/* Options that take a value. Returns false for any other key. */
+static bool parse_value(int key, char *arg, struct argp_state *state)
 {
 	struct send_args *a = state->input;
 	switch (key) {
@@ -175,41 +176,59 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state,
 				   "--method: '%s' is not apm, gpspm or staged",
 				   arg);
-		break;
+		return true;
 	case OPT_BATCH:
 		a->cfg.batch_size = (uint32_t)parse_number(
 		    state, "--batch", arg, 1, 1u << 30, true);
-		break;
+		return true;
 	case OPT_DEPTH:
 		a->cfg.depth =
 		    (uint16_t)parse_number(state, "--depth", arg, 1, 64, false);
-		break;
+		return true;
 	case OPT_FLUSH_INTERVAL:
 		a->cfg.flush_interval_ms = (int)parse_number(
 		    state, "--flush-interval", arg, 0, 60000, false);
-		break;
-	case OPT_TRUNCATE:
-		a->cfg.truncate = true;
-		break;
+		return true;
 	case OPT_TIMEOUT:
 		a->cfg.connect_timeout_ms = (int)parse_number(
 		    state, "--timeout", arg, 1, 600000, false);
-		break;
+		return true;
 	case OPT_PROGRESS:
 		if (arg && strcmp(arg, "always") != 0)
 			argp_error(state, "--progress takes no value but "
 					  "'always'");
 		a->cfg.progress = true;
 		a->cfg.progress_forced = arg != 0;
-		break;
-	case 'f':
-		a->follow = true;
-		break;
+		return true;
 	case OPT_VERIFY:
 		a->verify = true;
 		if (arg && verify_method_parse(arg, &a->verify_method))
 			argp_error(state, "--verify: '%s' is not hash or read",
 				   arg);
+		return true;
+	case OPT_AUTH_KEY:
+		a->auth_key_path = arg;
+		return true;
+	case OPT_RETRY:
+		a->cfg.retries = (unsigned)parse_number(state, "--retry", arg,
+							0, 1000000, false);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct send_args *a = state->input;
+	if (parse_value(key, arg, state))
+		return 0;
+	switch (key) {
+	case OPT_TRUNCATE:
+		a->cfg.truncate = true;
+		break;
+	case 'f':
+		a->follow = true;
 		break;
 	case OPT_SEND:
 		a->send_first = true;
@@ -217,15 +236,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BUSY_POLL:
 		a->cfg.busy_poll = true;
 		break;
-	case OPT_AUTH_KEY:
-		a->auth_key_path = arg;
-		break;
 	case OPT_RESUME:
 		a->resume = true;
-		break;
-	case OPT_RETRY:
-		a->cfg.retries = (unsigned)parse_number(state, "--retry", arg,
-							0, 1000000, false);
 		break;
 	case OPT_STATS:
 		a->stats = true;
@@ -277,6 +289,27 @@ static void print_stats(const struct ship_result *r)
 static int report_ship(const struct send_args *a, int rc,
 		       const struct ship_result *r);
 
+/* --verify FILE HOST, optionally after --send. */
+static int run_verify(const struct send_args *a)
+{
+	struct verify_command cmd = {
+	    .verify = {.remote = a->cfg.remote,
+		       .timeout_ms = a->cfg.connect_timeout_ms,
+		       .auth_key = a->cfg.auth_key,
+		       .method = a->verify_method,
+		       .chunk = 1u << 20,
+		       .depth = a->cfg.depth,
+		       .all_ranges = a->level >= RS_LOG_VERBOSE,
+		       .whole_log = true,
+		       .local_max = UINT64_MAX},
+	    .file = a->input,
+	    .send_first = a->send_first,
+	    .ship = &a->cfg,
+	    .stats = a->stats,
+	};
+	return verify_command_run(&cmd);
+}
+
 int main(int argc, char **argv)
 {
 	struct send_args a;
@@ -302,24 +335,8 @@ int main(int argc, char **argv)
 		}
 		a.cfg.auth_key = &a.auth_key;
 	}
-	if (a.verify) {
-		struct verify_command cmd = {
-		    .verify = {.remote = a.cfg.remote,
-			       .timeout_ms = a.cfg.connect_timeout_ms,
-			       .auth_key = a.cfg.auth_key,
-			       .method = a.verify_method,
-			       .chunk = 1u << 20,
-			       .depth = a.cfg.depth,
-			       .all_ranges = a.level >= RS_LOG_VERBOSE,
-			       .whole_log = true,
-			       .local_max = UINT64_MAX},
-		    .file = a.input,
-		    .send_first = a.send_first,
-		    .ship = &a.cfg,
-		    .stats = a.stats,
-		};
-		return verify_command_run(&cmd);
-	}
+	if (a.verify)
+		return run_verify(&a);
 
 	struct ship_result result;
 	memset(&result, 0, sizeof(result));

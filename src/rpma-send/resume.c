@@ -1,8 +1,8 @@
 #include "resume.h"
 
 #include "cli/exit_code.h"
-#include "input.h"
 #include "cli/log.h"
+#include "input.h"
 #include "verifier.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 #include "shipper.h"
 
 #include "cli/exit_code.h"
-#include "connect.h"
 #include "cli/log.h"
+#include "connect.h"
 #include "error.h"
 #include "rdma/mr.h"
 #include "session/session.h"
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <time.h>
 
-#define SHIP_WAIT_MS 1000     /* longest sleep: then look at the clock */
-#define SHIP_STALL_MS 30000   /* no confirmation this long: link lost */
-#define SHIP_FOLLOW_MS 20     /* --follow at the end: look again after */
+#define SHIP_WAIT_MS 1000   /* longest sleep: then look at the clock */
+#define SHIP_STALL_MS 30000 /* no confirmation this long: link lost */
+#define SHIP_FOLLOW_MS 20   /* --follow at the end: look again after */
 #define SHIP_BACKOFF_FIRST_MS 100
 #define SHIP_BACKOFF_MAX_MS 5000
 
@@ -41,10 +41,10 @@ struct shipper {
 	struct rs_mr *words_mr;
 	struct send_stats *stats;
 	struct send_progress progress;
-	uint64_t last_input_ns;	  /* for the idle flush */
-	uint64_t last_confirm_ns; /* for the stall check */
+	uint64_t last_input_ns;		/* for the idle flush */
+	uint64_t last_confirm_ns;	/* for the stall check */
 	uint64_t input_paused_until_ns; /* --follow at the end of the file */
-	int rc;			  /* the exit code once the window is done */
+	int rc; /* the exit code once the window is done */
 };
 
 static const struct rs_accept_info *grant_of(const struct shipper *s)
@@ -106,8 +106,8 @@ static int link_post(void *ctx, struct window_batch *b)
 	const struct rs_mr_desc *dst = &info->data;
 	uint64_t dst_offset = b->offset - info->start_offset, ring_offset = 0;
 	if (s->method == RS_METHOD_STAGED) {
-		ring_offset = (uint64_t)(b->seq % s->w.depth) *
-			      info->staging_slot_size;
+		ring_offset =
+		    (uint64_t)(b->seq % s->w.depth) * info->staging_slot_size;
 		dst = &info->staging;
 		dst_offset = ring_offset;
 	}
@@ -137,8 +137,7 @@ static int plan(struct shipper *s)
 {
 	const struct rs_accept_info *info = grant_of(s);
 	struct rs_error err = {0};
-	if (rs_method_choose(info->methods, s->cfg->method, &s->method,
-			     &err)) {
+	if (rs_method_choose(info->methods, s->cfg->method, &s->method, &err)) {
 		rs_err("%s", err.msg);
 		return RS_EXIT_REFUSED;
 	}
@@ -210,8 +209,7 @@ static int register_buffers(struct shipper *s)
 	if (!s->words ||
 	    rs_mr_reg(peer, s->w.ring, s->w.ring_len, RS_MR_LOCAL, &s->ring_mr,
 		      &err) ||
-	    rs_mr_reg(peer, s->words, words, RS_MR_LOCAL, &s->words_mr,
-		      &err)) {
+	    rs_mr_reg(peer, s->words, words, RS_MR_LOCAL, &s->words_mr, &err)) {
 		rs_err("cannot register %zu bytes of batch buffers: %s",
 		       s->w.ring_len, s->words ? err.msg : "out of memory");
 		return RS_EXIT_USAGE;
@@ -236,8 +234,8 @@ static int link_up(struct shipper *s, bool first, bool *transient)
 	    .flags = first && s->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
 	    .method = (uint8_t)(first ? s->cfg->method : s->method)};
 	/* Up to four work requests per batch (APM). */
-	int rc = send_connect(&peer, req, first ? s->cfg->depth : s->w.depth,
-			      4, &s->rs, transient);
+	int rc = send_connect(&peer, req, first ? s->cfg->depth : s->w.depth, 4,
+			      &s->rs, transient);
 	if (!rc)
 		rc = first ? plan(s) : check_still_compatible(s);
 	if (!rc)
@@ -330,7 +328,8 @@ static void on_completion(struct shipper *s, const struct rs_completion *wc)
 	struct rs_error err = {0};
 	if (rs_session_take(s->rs, wc, &reply, &slot, &err) == 0 &&
 	    reply.type != RS_MSG_COMMIT_DONE)
-		rs_error_set(&err, RS_E_MALFORMED, 0, "unexpected message type");
+		rs_error_set(&err, RS_E_MALFORMED, 0,
+			     "unexpected message type");
 	if (err.code) {
 		rs_err("the receiver sent a malformed reply (%s)", err.msg);
 		s->rc = RS_EXIT_REFUSED;
@@ -441,7 +440,7 @@ static void check_timers(struct shipper *s, uint64_t now)
 	uint64_t since = oldest->posted_ns > s->last_confirm_ns
 			     ? oldest->posted_ns
 			     : s->last_confirm_ns;
-	if (now - since >= SHIP_STALL_MS * 1000000ull) {
+	if (now > since && now - since >= SHIP_STALL_MS * 1000000ull) {
 		rs_verbose("no commit confirmed for %llu s",
 			   (unsigned long long)((now - since) / 1000000000ull));
 		window_lost(&s->w);

@@ -4,11 +4,11 @@
 #ifndef SEND_SHIPPER_H
 #define SEND_SHIPPER_H
 
-#include "proto/auth.h"
 #include "cli/endpoint.h"
 #include "input.h"
-#include "proto/method.h"
 #include "progress.h"
+#include "proto/auth.h"
+#include "proto/method.h"
 #include "stats.h"
 
 #include <stdbool.h>

@@ -1,13 +1,12 @@
 #include "verifier.h"
 
 #include "cli/exit_code.h"
-#include "input.h"
+#include "cli/log.h"
 #include "connect.h"
 #include "error.h"
+#include "input.h"
 #include "rdma/mr.h"
 #include "session/session.h"
-#include "cli/log.h"
-#include "rdma/mr.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -114,8 +113,7 @@ static int post_message(struct verifier *v, uint8_t type, uint64_t index,
 	if (type == RS_MSG_READ_STAGE)
 		msg.ring_offset = ring_slot_offset(v, index);
 	uint16_t slot = (uint16_t)(index % rs_session_slots(v->rs));
-	return rs_session_send(v->rs, slot, &msg, UINT64_MAX,
-			       RS_POST_SIGNALED);
+	return rs_session_send(v->rs, slot, &msg, UINT64_MAX, RS_POST_SIGNALED);
 }
 
 /* RDMA-reads chunk c's remote bytes: from the pool, or from the ring slot
@@ -204,8 +202,8 @@ static int on_reply(struct verifier *v, const struct rs_completion *wc)
 static int pump(struct verifier *v)
 {
 	struct rs_completion wc;
-	enum rs_wait_result r =
-	    rs_conn_next_completion(rs_session_conn(v->rs), &wc, VERIFY_WAIT_MS);
+	enum rs_wait_result r = rs_conn_next_completion(rs_session_conn(v->rs),
+							&wc, VERIFY_WAIT_MS);
 	if (r == RS_WAIT_TIMEOUT)
 		return send_stop_requested ? RS_EXIT_USAGE : RS_EXIT_OK;
 	if (r != RS_WAIT_COMPLETION || !wc.ok) {
@@ -454,8 +452,8 @@ static int setup(struct verifier *v)
 				     .method = RS_METHOD_AUTO};
 	bool transient;
 	/* Sixteen reads per verified chunk. */
-	int rc = send_connect(&peer, req, v->cfg->depth, 16, &v->rs,
-			      &transient);
+	int rc =
+	    send_connect(&peer, req, v->cfg->depth, 16, &v->rs, &transient);
 	if (!rc)
 		rc = plan(v);
 	if (rc)

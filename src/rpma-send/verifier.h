@@ -7,8 +7,8 @@
 #ifndef SEND_VERIFIER_H
 #define SEND_VERIFIER_H
 
-#include "proto/auth.h"
 #include "cli/endpoint.h"
+#include "proto/auth.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 #include "verify_command.h"
 
 #include "cli/exit_code.h"
-#include "input.h"
 #include "cli/log.h"
+#include "input.h"
 
 #include <errno.h>
 #include <fcntl.h>

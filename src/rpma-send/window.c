@@ -45,9 +45,8 @@ void window_fini(struct send_window *w)
 	w->batches = 0;
 }
 
-int window_connected(struct send_window *w, uint16_t depth,
-		     uint32_t batch_max, uint64_t write_offset,
-		     uint64_t end_offset)
+int window_connected(struct send_window *w, uint16_t depth, uint32_t batch_max,
+		     uint64_t write_offset, uint64_t end_offset)
 {
 	w->depth = depth;
 	w->batch_max = batch_max;

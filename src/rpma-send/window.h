@@ -60,9 +60,9 @@ struct send_window {
 	uint8_t *ring; /* depth batches of batch_max bytes */
 	size_t ring_len;
 	struct window_batch *batches;
-	uint32_t next_seq;   /* the open batch (being filled) */
-	uint32_t oldest_seq; /* oldest batch not yet committed */
-	uint32_t fill;	     /* bytes in the open batch */
+	uint32_t next_seq;	   /* the open batch (being filled) */
+	uint32_t oldest_seq;	   /* oldest batch not yet committed */
+	uint32_t fill;		   /* bytes in the open batch */
 	uint64_t next_offset;	   /* where the open batch goes */
 	uint64_t committed_offset; /* the remote log's committed end */
 	uint64_t first_offset;	   /* where this stream began */
@@ -74,9 +74,8 @@ void window_fini(struct send_window *w);
 
 /* The first grant: sizes the ring and starts streaming at write_offset.
  * Non-zero when the ring cannot be allocated. */
-int window_connected(struct send_window *w, uint16_t depth,
-		     uint32_t batch_max, uint64_t write_offset,
-		     uint64_t end_offset);
+int window_connected(struct send_window *w, uint16_t depth, uint32_t batch_max,
+		     uint64_t write_offset, uint64_t end_offset);
 
 /* Where the next input bytes go and how many fit (0: wait for a
  * confirmation, or the log is full: see window_log_full). */

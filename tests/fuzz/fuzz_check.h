@@ -1,6 +1,7 @@
 /* Shared by the harnesses: a property that must hold, checked in every build
  * (not assert(), which NDEBUG would remove), reported and turned into a crash
- * that libFuzzer records as a reproducer; and little-endian field reads the
+ * that libFuzzer records as a reproducer; what every failure reported through
+ * a struct rs_error must look like; and little-endian field reads the
  * harnesses use to parse inputs independently of the code under test. */
 #ifndef RS_FUZZ_CHECK_H
 #define RS_FUZZ_CHECK_H
@@ -10,6 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
 
 #define FUZZ_CHECK(cond)                                                       \
 	do {                                                                   \
@@ -19,6 +23,23 @@
 			abort();                                               \
 		}                                                              \
 	} while (0)
+
+/* An error record full of garbage, so that a failure which leaves its code
+ * or its text unset (or the text unterminated) shows. */
+static inline void fuzz_err_init(struct rs_error *err)
+{
+	memset(err, 0xa5, sizeof(*err));
+}
+
+/* The error convention of error.h: a failure returns a negative enum rs_errc,
+ * records that same code, and says what went wrong in one line of text that
+ * is terminated inside err->msg. */
+static inline bool fuzz_err_ok(int rc, const struct rs_error *err)
+{
+	size_t len = strnlen(err->msg, sizeof(err->msg));
+	return rc < 0 && err->code == rc && len > 0 && len < sizeof(err->msg) &&
+	       !memchr(err->msg, '\n', len);
+}
 
 /* n (<= 8) bytes at p, little-endian. */
 static inline uint64_t fuzz_le(const uint8_t *p, size_t n)

@@ -122,7 +122,7 @@ static void apply_one(const struct recv_staging *staging,
 	uint8_t wire[RS_MSG_SIZE];
 	struct rs_msg back;
 	FUZZ_CHECK(rs_msg_encode(&reply, wire, sizeof(wire)) == RS_MSG_SIZE);
-	FUZZ_CHECK(rs_msg_decode(wire, sizeof(wire), &back, 0) == NULL);
+	FUZZ_CHECK(rs_msg_decode(wire, sizeof(wire), &back, NULL) == 0);
 
 	if (ok) {
 		FUZZ_CHECK(after == before + req->length);
@@ -167,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size -= FUZZ_COMMIT_HDR_SIZE;
 	for (int n = 0; n < FUZZ_COMMIT_MAX_MSGS && size >= RS_MSG_SIZE; n++) {
 		struct rs_msg req;
-		if (rs_msg_decode(data, RS_MSG_SIZE, &req, 0) == NULL)
+		if (rs_msg_decode(data, RS_MSG_SIZE, &req, NULL) == 0)
 			apply_one(&staging, policy, &req);
 		data += RS_MSG_SIZE;
 		size -= RS_MSG_SIZE;

@@ -4,9 +4,10 @@
  * fields, a known type, requests without a status, non-empty and
  * non-wrapping, no ring offset outside a staged commit, replies with a known
  * status, a hash only in a hash reply), an accepted message re-encodes to the
- * same 48 bytes and decodes back the same, and anything shorter is refused. */
-#include "proto/descriptor.h"
+ * same 48 bytes and decodes back the same, and anything shorter is refused;
+ * every refusal is RS_E_MALFORMED with its one line of text. */
 #include "fuzz_check.h"
+#include "proto/descriptor.h"
 #include "proto/message.h"
 
 #include <string.h>
@@ -55,17 +56,20 @@ static bool well_formed(const uint8_t *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rs_msg msg;
-	const char *why = rs_msg_decode(data, size, &msg, 0);
+	struct rs_msg msg, scratch;
+	struct rs_error err;
+	fuzz_err_init(&err);
+	int rc = rs_msg_decode(data, size, &msg, &err);
+	/* Without an error record: the same answer. */
+	FUZZ_CHECK(rs_msg_decode(data, size, &scratch, NULL) == rc);
+	FUZZ_CHECK(rc == 0 || (rc == RS_E_MALFORMED && fuzz_err_ok(rc, &err)));
 	if (size < RS_MSG_SIZE) {
-		FUZZ_CHECK(why && *why);
+		FUZZ_CHECK(rc != 0);
 		return 0;
 	}
-	FUZZ_CHECK(well_formed(data) == (why == NULL));
-	if (why) {
-		FUZZ_CHECK(*why);
+	FUZZ_CHECK(well_formed(data) == (rc == 0));
+	if (rc)
 		return 0;
-	}
 	struct rs_msg model = {
 	    .type = data[4],
 	    .status = data[5],
@@ -87,9 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(memcmp(enc, data, RS_MSG_SIZE) == 0);
 	struct rs_msg again;
 	for (size_t n = 0; n < RS_MSG_SIZE; n++)
-		FUZZ_CHECK(rs_msg_decode(enc, n, &again, 0) != NULL);
+		FUZZ_CHECK(rs_msg_decode(enc, n, &again, NULL) ==
+			   RS_E_MALFORMED);
 	memset(&again, 0xa5, sizeof(again));
-	FUZZ_CHECK(rs_msg_decode(enc, RS_MSG_SIZE, &again, 0) == NULL);
+	FUZZ_CHECK(rs_msg_decode(enc, RS_MSG_SIZE, &again, &err) == 0);
 	FUZZ_CHECK(msg_equal(&again, &msg));
 	free(enc);
 

@@ -1,7 +1,7 @@
 /* Writes the seed corpus of every fuzzer into DIR/<fuzzer>/seed-NN, made with
  * the project's own encoders so that no binary files are checked in. */
-#include "proto/descriptor.h"
 #include "fuzz_commit.h"
+#include "proto/descriptor.h"
 #include "proto/message.h"
 #include "proto/pool_layout.h"
 
@@ -59,8 +59,7 @@ static void connect_seeds(void)
 		uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
 		size_t len = rs_connect_req_encode(&req, buf, sizeof(buf));
 		buf[len] = (uint8_t)(0x2u << m); /* what the receiver allows */
-		buf[len + 1] = (uint8_t)(m * 40);
-		seed(buf, m == 3 ? sizeof(buf) : len + 2);
+		seed(buf, m == 3 ? sizeof(buf) : len + 1);
 	}
 }
 
@@ -104,8 +103,7 @@ static void accept_seeds(void)
 	for (size_t i = 0; i < sizeof(grants) / sizeof(*grants); i++) {
 		uint8_t buf[RS_ACCEPT_PRIVATE_MAX] = {0};
 		size_t len = rs_accept_info_encode(grants[i], buf, sizeof(buf));
-		buf[len] = (uint8_t)(i * 50); /* reason buffer length */
-		seed(buf, i == 2 ? sizeof(buf) : len + 1);
+		seed(buf, i == 2 ? sizeof(buf) : len);
 	}
 }
 
@@ -117,8 +115,7 @@ static void reject_seeds(void)
 		    .reason = r, .methods = (uint8_t)(r << 1 & 0xe)};
 		uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
 		size_t len = rs_reject_encode(&rej, buf, sizeof(buf));
-		buf[len] = (uint8_t)(r * 20);
-		seed(buf, r == RS_REJECT_METHOD ? sizeof(buf) : len + 1);
+		seed(buf, r == RS_REJECT_METHOD ? sizeof(buf) : len);
 	}
 }
 

@@ -1,10 +1,11 @@
 /* Byte sizes on the command line, and their human formatting. Properties:
  * rs_size_parse agrees with an independent reading of size.h (decimal digits,
  * then optionally K, M, G or T in either case followed by nothing, "B" or
- * "iB"; refused on overflow), and rs_size_format always terminates inside a
- * buffer of any size and shows a value within rounding of the true one. */
-#include "fuzz_check.h"
+ * "iB"; anything else, and overflow, refused with RS_E_INVAL), and
+ * rs_size_format always terminates inside a buffer of any size and shows a
+ * value within rounding of the true one. */
 #include "cli/size.h"
+#include "fuzz_check.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -13,7 +14,7 @@
 static int model_parse(const char *s, uint64_t *out)
 {
 	if (!isdigit((unsigned char)*s))
-		return -1;
+		return RS_E_INVAL;
 	unsigned __int128 v = 0;
 	bool overflow = false;
 	for (; isdigit((unsigned char)*s); s++) {
@@ -30,12 +31,12 @@ static int model_parse(const char *s, uint64_t *out)
 		shift = 10 * (unsigned)(u - units + 1);
 		s++;
 		if (strcmp(s, "") && strcmp(s, "B") && strcmp(s, "iB"))
-			return -1;
+			return RS_E_INVAL;
 	} else if (*s) {
-		return -1;
+		return RS_E_INVAL;
 	}
 	if (overflow || (v << shift) > UINT64_MAX)
-		return -1;
+		return RS_E_INVAL;
 	*out = (uint64_t)(v << shift);
 	return 0;
 }

@@ -9,11 +9,12 @@
  * one line saying what happened and exits 0 when the receiver refused safely,
  * 1 when the receiver misbehaved (accepted, committed, let a write through,
  * did not answer or did not close), 2 when the scenario could not run. */
-#include "rdma/conn.h"
-#include "proto/descriptor.h"
 #include "cli/endpoint.h"
+#include "error.h"
+#include "proto/descriptor.h"
 #include "proto/message.h"
 #include "proto/method.h"
+#include "rdma/conn.h"
 #include "rdma/mr.h"
 #include "rdma/peer.h"
 
@@ -54,12 +55,19 @@
 #define WR_WRITE 0x300u
 #define WR_KIND(id) ((id) & ~(uint64_t)0xff)
 
+/* The status text of a write the remote NIC refused for its address or key:
+ * ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR). */
+#define REMOTE_ACCESS_ERROR "remote access error"
+
+/* Posting fails only on a connection that is gone (RS_E_LOST). */
+#define POST_LOST "the connection is gone"
+
 struct rogue {
 	struct rs_endpoint ep;
-	struct rs_conn conn;
-	struct rs_peer peer;
+	struct rs_conn *conn;
+	struct rs_peer *peer;
 	uint8_t *buf;
-	struct ibv_mr *mr;
+	struct rs_mr *mr;
 	struct rs_accept_info info;
 	uint32_t seq;
 };
@@ -122,8 +130,9 @@ static const char *status_name(uint8_t status)
 
 static void rogue_close(struct rogue *r)
 {
-	rs_conn_disconnect(&r->conn);
-	rs_conn_destroy(&r->conn);
+	if (r->conn)
+		rs_conn_disconnect(r->conn);
+	rs_conn_delete(&r->conn);
 	rs_mr_dereg(&r->mr);
 	rs_peer_delete(&r->peer);
 	free(r->buf);
@@ -134,90 +143,75 @@ static void rogue_close(struct rogue *r)
  * rpma-send does before it connects. */
 static int rogue_open(struct rogue *r, char *err, size_t errlen)
 {
-	if (rs_conn_resolve(&r->conn, &r->ep, RESOLVE_TIMEOUT_MS, err, errlen))
-		return -1;
-	int ret = rs_peer_new(&r->peer, r->conn.id->verbs);
-	if (ret) {
-		snprintf(err, errlen, "cannot allocate a protection domain: %s",
-			 strerror(ret));
+	struct rs_error e = {0};
+	if (rs_conn_resolve(r->ep.host, r->ep.port, RESOLVE_TIMEOUT_MS,
+			    &r->conn, &e) ||
+	    rs_peer_new(r->conn, &r->peer, &e) ||
+	    rs_conn_create_qp(r->conn, r->peer, 16, RECVS, &e)) {
+		snprintf(err, errlen, "%s", rs_error_str(&e));
 		return -1;
 	}
-	if (rs_conn_create_qp(&r->conn, r->peer.pd, 16, RECVS, err, errlen))
-		return -1;
 	if (posix_memalign((void **)&r->buf, 4096, BUF_SIZE)) {
 		r->buf = 0;
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	memset(r->buf, 0, BUF_SIZE);
-	ret = rs_mr_reg(&r->peer, r->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE,
-			&r->mr);
-	if (ret) {
+	if (rs_mr_reg(r->peer, r->buf, BUF_SIZE, RS_MR_LOCAL, &r->mr, &e)) {
 		snprintf(err, errlen, "cannot register buffers: %s",
-			 rs_mr_reg_advice(ret));
+			 rs_error_str(&e));
 		return -1;
 	}
 	for (uint32_t i = 0; i < RECVS; i++) {
-		if (rs_conn_post_recv(&r->conn, r->buf + i * RECV_SLOT,
-				      RECV_SLOT, r->mr->lkey, WR_RECV + i)) {
+		if (rs_conn_recv(r->conn, r->mr, i * RECV_SLOT, RECV_SLOT,
+				 WR_RECV + i)) {
 			snprintf(err, errlen, "cannot post a receive: %s",
-				 strerror(errno));
+				 POST_LOST);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-/* What came back for a connect request. */
+/* What came back for a connect request: rc is 0 (established, the accept's
+ * private data in reply), RS_E_REJECTED (the reject's private data in reply)
+ * or RS_E_UNREACHABLE (refused without private data, or another connection
+ * event than accept or reject); error says which. */
 struct connect_result {
 	bool timed_out;
-	enum rdma_cm_event_type event;
-	int status;
+	int rc;
+	struct rs_error error;
 	struct rs_private_data reply;
 };
 
-/* rdma_connect with exactly these private data bytes, then the first event. */
+/* Connects with exactly these private data bytes and classifies the first
+ * event. Returns -1 with err only when the request could not be made. */
 static int raw_connect(struct rogue *r, const void *priv, uint8_t len,
 		       struct connect_result *res, char *err, size_t errlen)
 {
 	memset(res, 0, sizeof(*res));
-	struct rdma_conn_param param = {
-	    .private_data = priv,
-	    .private_data_len = len,
-	    .responder_resources = 1,
-	    .initiator_depth = 1,
-	    .retry_count = 7,
-	    .rnr_retry_count = 7,
-	};
-	if (rdma_connect(r->conn.id, &param)) {
-		snprintf(err, errlen, "rdma_connect failed: %s",
-			 strerror(errno));
-		return -1;
-	}
-	struct rdma_cm_event *ev;
-	if (rs_cm_event_wait(r->conn.cm_channel, CONNECT_TIMEOUT_MS, &ev)) {
+	res->rc = rs_conn_connect(r->conn, priv, len, CONNECT_TIMEOUT_MS,
+				  &res->reply, &res->error);
+	switch (res->rc) {
+	case 0:
+	case RS_E_REJECTED:
+	case RS_E_UNREACHABLE:
+		return 0;
+	case RS_E_TIMEOUT:
 		res->timed_out = true;
 		return 0;
+	default:
+		snprintf(err, errlen, "%s", rs_error_str(&res->error));
+		return -1;
 	}
-	res->event = ev->event;
-	res->status = ev->status;
-	size_t n =
-	    ev->param.conn.private_data ? ev->param.conn.private_data_len : 0;
-	if (n > sizeof(res->reply.bytes))
-		n = sizeof(res->reply.bytes);
-	memcpy(res->reply.bytes, ev->param.conn.private_data, n);
-	res->reply.len = n;
-	rdma_ack_cm_event(ev);
-	if (res->event == RDMA_CM_EVENT_ESTABLISHED)
-		r->conn.established = true;
-	return 0;
 }
 
 static bool rejected_busy(const struct connect_result *res)
 {
 	struct rs_reject_info rej;
-	return !res->timed_out && res->event == RDMA_CM_EVENT_REJECTED &&
-	       !rs_reject_decode(res->reply.bytes, res->reply.len, &rej) &&
+	return !res->timed_out && res->rc == RS_E_REJECTED &&
+	       !rs_reject_decode(res->reply.bytes, res->reply.len, &rej,
+				 NULL) &&
 	       rej.reason == RS_REJECT_BUSY;
 }
 
@@ -251,22 +245,24 @@ static int session_open(struct rogue *r, uint8_t method, char *err,
 		snprintf(err, errlen, "no answer to a valid connect request");
 		return -1;
 	}
-	if (res.event != RDMA_CM_EVENT_ESTABLISHED) {
+	if (res.rc != 0) {
 		struct rs_reject_info rej;
-		if (res.event == RDMA_CM_EVENT_REJECTED &&
-		    !rs_reject_decode(res.reply.bytes, res.reply.len, &rej))
+		if (res.rc == RS_E_REJECTED &&
+		    !rs_reject_decode(res.reply.bytes, res.reply.len, &rej,
+				      NULL))
 			snprintf(err, errlen, "receiver refused method %s: %s",
 				 rs_method_name((enum rs_method)method),
 				 rs_reject_reason_str(rej.reason));
 		else
-			snprintf(err, errlen, "connect failed: %s (status %d)",
-				 rdma_event_str(res.event), res.status);
+			snprintf(err, errlen, "connect failed: %s",
+				 rs_error_str(&res.error));
 		return -1;
 	}
-	const char *why =
-	    rs_accept_info_decode(res.reply.bytes, res.reply.len, &r->info);
-	if (why) {
-		snprintf(err, errlen, "unusable accept private data: %s", why);
+	struct rs_error e = {0};
+	if (rs_accept_info_decode(res.reply.bytes, res.reply.len, &r->info,
+				  &e)) {
+		snprintf(err, errlen, "unusable accept private data: %s",
+			 rs_error_str(&e));
 		return -1;
 	}
 	return 0;
@@ -276,13 +272,14 @@ static int session_open(struct rogue *r, uint8_t method, char *err,
 struct outcome {
 	bool replied;
 	struct rs_msg reply;
-	const char *reply_malformed;
+	bool reply_malformed;
+	struct rs_error reply_error; /* why, when reply_malformed */
 	bool closed;
 	char closed_how[96];
 	bool write_done;
-	enum ibv_wc_status write_status;
+	struct rs_completion write;
 	bool send_done;
-	enum ibv_wc_status send_status;
+	struct rs_completion send;
 };
 
 static void closed_by(struct outcome *o, const char *how)
@@ -293,9 +290,49 @@ static void closed_by(struct outcome *o, const char *how)
 	snprintf(o->closed_how, sizeof(o->closed_how), "%s", how);
 }
 
-/* Collects completions and rdma_cm events for at most timeout_ms. Returns at
- * the first completion of kind stop_kind (0: none), or once the connection
- * is closed and what was posted has flushed (after a short grace). */
+/* The connection is closed. After a failed completion our disconnect puts
+ * the QP in error, so what is still posted flushes after any reply that
+ * arrived first; after the receiver's disconnect the library has already
+ * marked the connection down, so nothing flushes and the grace ends the
+ * wait. */
+static void closing(struct rogue *r, struct outcome *o, const char *how,
+		    int64_t *deadline)
+{
+	closed_by(o, how);
+	rs_conn_disconnect(r->conn);
+	if (*deadline > now_ms() + CLOSE_GRACE_MS)
+		*deadline = now_ms() + CLOSE_GRACE_MS;
+}
+
+/* Records one completion in o and returns its kind. */
+static uint64_t record(struct rogue *r, struct outcome *o,
+		       const struct rs_completion *wc, int64_t *deadline)
+{
+	uint64_t kind = WR_KIND(wc->wr_id);
+	if (kind == WR_WRITE) {
+		o->write_done = true;
+		o->write = *wc;
+	}
+	if (kind == WR_SEND) {
+		o->send_done = true;
+		o->send = *wc;
+	}
+	if (!wc->ok) {
+		closing(r, o, wc->flushed ? "flush error" : wc->status,
+			deadline);
+	} else if (kind == WR_RECV) {
+		const uint8_t *in = r->buf + (wc->wr_id & 0xff) * RECV_SLOT;
+		o->replied = true;
+		o->reply_malformed = rs_msg_decode(in, wc->byte_len, &o->reply,
+						   &o->reply_error) != 0;
+	}
+	return kind;
+}
+
+/* Collects completions and connection events for at most timeout_ms.
+ * Returns at the first completion of kind stop_kind (0: none), or once the
+ * connection is closed and what was posted has flushed (after a short
+ * grace). */
 static void await(struct rogue *r, struct outcome *o, int timeout_ms,
 		  uint64_t stop_kind)
 {
@@ -306,9 +343,9 @@ static void await(struct rogue *r, struct outcome *o, int timeout_ms,
 		int64_t left = deadline - now_ms();
 		if (left <= 0)
 			return;
-		struct ibv_wc wc;
+		struct rs_completion wc;
 		enum rs_wait_result w =
-		    rs_conn_next_completion(&r->conn, &wc, (int)left);
+		    rs_conn_next_completion(r->conn, &wc, (int)left);
 		if (w == RS_WAIT_TIMEOUT)
 			continue;
 		if (w == RS_WAIT_ERROR) {
@@ -316,46 +353,14 @@ static void await(struct rogue *r, struct outcome *o, int timeout_ms,
 			return;
 		}
 		if (w == RS_WAIT_CM_EVENT) {
-			struct rdma_cm_event *ev;
-			if (rs_cm_event_wait(r->conn.cm_channel, 0, &ev))
-				continue;
-			enum rdma_cm_event_type type = ev->event;
-			rdma_ack_cm_event(ev);
-			if (type != RDMA_CM_EVENT_DISCONNECTED &&
-			    type != RDMA_CM_EVENT_TIMEWAIT_EXIT)
-				continue;
-			closed_by(o, "disconnected by the receiver");
-			/* Our QP to error: what is still posted flushes,
-			 * after any reply that arrived first. */
-			rs_conn_disconnect(&r->conn);
-			if (deadline > now_ms() + CLOSE_GRACE_MS)
-				deadline = now_ms() + CLOSE_GRACE_MS;
+			if (rs_conn_next_event(r->conn) == RS_CONN_EVENT_CLOSED)
+				closing(r, o, "disconnected by the receiver",
+					&deadline);
 			continue;
 		}
-		uint64_t kind = WR_KIND(wc.wr_id);
+		uint64_t kind = record(r, o, &wc, &deadline);
 		if (kind == WR_RECV)
 			recvs_done++;
-		if (kind == WR_WRITE) {
-			o->write_done = true;
-			o->write_status = wc.status;
-		}
-		if (kind == WR_SEND) {
-			o->send_done = true;
-			o->send_status = wc.status;
-		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			closed_by(o, wc.status == IBV_WC_WR_FLUSH_ERR
-					 ? "flush error"
-					 : ibv_wc_status_str(wc.status));
-			rs_conn_disconnect(&r->conn);
-			if (deadline > now_ms() + CLOSE_GRACE_MS)
-				deadline = now_ms() + CLOSE_GRACE_MS;
-		} else if (kind == WR_RECV) {
-			uint8_t *in = r->buf + (wc.wr_id & 0xff) * RECV_SLOT;
-			o->replied = true;
-			o->reply_malformed =
-			    rs_msg_decode(in, wc.byte_len, &o->reply);
-		}
 		if (stop_kind && kind == stop_kind)
 			return;
 		if (o->closed && recvs_done == RECVS)
@@ -366,8 +371,8 @@ static void await(struct rogue *r, struct outcome *o, int timeout_ms,
 /* Sends len bytes of the send area as a control message. */
 static int send_raw(struct rogue *r, uint32_t len)
 {
-	return rs_conn_post_send(&r->conn, r->buf + OFF_SEND, len, r->mr->lkey,
-				 WR_SEND, IBV_SEND_SIGNALED);
+	return rs_conn_send(r->conn, r->mr, OFF_SEND, len, WR_SEND,
+			    RS_POST_SIGNALED);
 }
 
 static int send_msg(struct rogue *r, struct rs_msg *m)
@@ -392,22 +397,21 @@ static int connect_case(struct rogue *r, const char *what, const void *priv,
 		note("no answer to a connect request with %s within %d ms",
 		     what, CONNECT_TIMEOUT_MS);
 		rc = ROGUE_UNSAFE;
-	} else if (res.event == RDMA_CM_EVENT_ESTABLISHED) {
+	} else if (res.rc == 0) {
 		note("ACCEPTED a connect request with %s", what);
 		rc = ROGUE_UNSAFE;
-	} else if (res.event != RDMA_CM_EVENT_REJECTED) {
-		note("connect request with %s ended with %s (status %d)", what,
-		     rdma_event_str(res.event), res.status);
-		rc = res.event == RDMA_CM_EVENT_UNREACHABLE ? ROGUE_NORUN
-							    : ROGUE_SAFE;
 	} else {
+		/* RS_E_UNREACHABLE (refused without private data, or another
+		 * event than accept or reject) counts as a reject without a
+		 * reason we can decode. */
 		struct rs_reject_info rej;
-		const char *why =
-		    rs_reject_decode(res.reply.bytes, res.reply.len, &rej);
-		if (why) {
+		struct rs_error why = res.error;
+		if (res.rc != RS_E_REJECTED ||
+		    rs_reject_decode(res.reply.bytes, res.reply.len, &rej,
+				     &why)) {
 			note("connect request with %s rejected without a "
-			     "reason we can decode (%s, cm status %d)",
-			     what, why, res.status);
+			     "reason we can decode (%s)",
+			     what, rs_error_str(&why));
 			rc = strict ? ROGUE_UNSAFE : ROGUE_SAFE;
 		} else if (rej.reason != want) {
 			note("connect request with %s rejected with reason %u "
@@ -553,6 +557,48 @@ static const char *build_commit(const struct rs_accept_info *in,
 	return w + m->length <= end ? 0 : "log too full";
 }
 
+/* Safe when the receiver refused req with v->want, left the write offset
+ * alone and closed the connection. */
+static int commit_verdict(const struct rogue *r, const struct commit_variant *v,
+			  const struct rs_msg *req, const struct outcome *o)
+{
+	const struct rs_msg *rep = &o->reply;
+	char what[128];
+	snprintf(what, sizeof(what), "%s (offset %llu length %llu ring %llu)",
+		 v->name, (unsigned long long)req->offset,
+		 (unsigned long long)req->length,
+		 (unsigned long long)req->ring_offset);
+	if (o->replied && !o->reply_malformed && rep->status == RS_MSG_OK)
+		note("%s: COMMITTED, write offset now %llu", what,
+		     (unsigned long long)rep->offset);
+	else if (!o->replied)
+		note("%s: no reply within %d ms (%s)", what, REPLY_TIMEOUT_MS,
+		     o->closed ? o->closed_how : "connection still open");
+	else if (o->reply_malformed)
+		note("%s: malformed reply (%s)", what,
+		     rs_error_str(&o->reply_error));
+	else if (rep->type != RS_MSG_COMMIT_DONE || rep->seq != req->seq)
+		note("%s: unexpected reply type %u seq %u", what, rep->type,
+		     rep->seq);
+	else if (rep->status != v->want)
+		note("%s: refused with status %s, expected %s", what,
+		     status_name(rep->status), status_name(v->want));
+	else if (rep->offset != r->info.write_offset_value)
+		note("%s: refused, but the write offset moved from %llu to "
+		     "%llu",
+		     what, (unsigned long long)r->info.write_offset_value,
+		     (unsigned long long)rep->offset);
+	else if (!o->closed)
+		note("%s: refused (%s) but the connection stayed open", what,
+		     status_name(rep->status));
+	else {
+		note("%s: %s, %s", what, status_name(rep->status),
+		     o->closed_how);
+		return ROGUE_SAFE;
+	}
+	return ROGUE_UNSAFE;
+}
+
 /* Sends a commit the receiver must refuse with want, then close. */
 static int refused_commit(struct rogue *r, const struct commit_variant *v)
 {
@@ -571,46 +617,13 @@ static int refused_commit(struct rogue *r, const struct commit_variant *v)
 	}
 	if (send_msg(r, &req)) {
 		note("%s: could not run: cannot post a send: %s", v->name,
-		     strerror(errno));
+		     POST_LOST);
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
 	struct outcome o;
 	await(r, &o, REPLY_TIMEOUT_MS, 0);
-	int rc = ROGUE_UNSAFE;
-	const struct rs_msg *rep = &o.reply;
-	char what[128];
-	snprintf(what, sizeof(what), "%s (offset %llu length %llu ring %llu)",
-		 v->name, (unsigned long long)req.offset,
-		 (unsigned long long)req.length,
-		 (unsigned long long)req.ring_offset);
-	if (o.replied && !o.reply_malformed && rep->status == RS_MSG_OK)
-		note("%s: COMMITTED, write offset now %llu", what,
-		     (unsigned long long)rep->offset);
-	else if (!o.replied)
-		note("%s: no reply within %d ms (%s)", what, REPLY_TIMEOUT_MS,
-		     o.closed ? o.closed_how : "connection still open");
-	else if (o.reply_malformed)
-		note("%s: malformed reply (%s)", what, o.reply_malformed);
-	else if (rep->type != RS_MSG_COMMIT_DONE || rep->seq != req.seq)
-		note("%s: unexpected reply type %u seq %u", what, rep->type,
-		     rep->seq);
-	else if (rep->status != v->want)
-		note("%s: refused with status %s, expected %s", what,
-		     status_name(rep->status), status_name(v->want));
-	else if (rep->offset != r->info.write_offset_value)
-		note("%s: refused, but the write offset moved from %llu to "
-		     "%llu",
-		     what, (unsigned long long)r->info.write_offset_value,
-		     (unsigned long long)rep->offset);
-	else if (!o.closed)
-		note("%s: refused (%s) but the connection stayed open", what,
-		     status_name(rep->status));
-	else {
-		note("%s: %s, %s", what, status_name(rep->status),
-		     o.closed_how);
-		rc = ROGUE_SAFE;
-	}
+	int rc = commit_verdict(r, v, &req, &o);
 	rogue_close(r);
 	return rc;
 }
@@ -684,14 +697,9 @@ enum bad_msg {
 	BM_OVERSIZED,	 /* 64 bytes: more than the receive buffer */
 };
 
-static int malformed_case(struct rogue *r, const char *name, enum bad_msg b)
+/* Puts the bad message b into the send area; returns its length. */
+static uint32_t build_bad_msg(struct rogue *r, enum bad_msg b)
 {
-	char err[512];
-	if (session_open(r, RS_METHOD_AUTO, err, sizeof(err))) {
-		note("%s: could not run: %s", name, err);
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
 	uint8_t *out = r->buf + OFF_SEND;
 	struct rs_msg m = {.type = RS_MSG_COMMIT,
 			   .seq = ++r->seq,
@@ -718,32 +726,50 @@ static int malformed_case(struct rogue *r, const char *name, enum bad_msg b)
 		len = RS_MSG_SIZE + 16;
 		break;
 	}
-	if (send_raw(r, len)) {
+	return len;
+}
+
+/* Safe when nothing was accepted and the receiver closed the connection. */
+static int malformed_verdict(const char *name, const struct outcome *o)
+{
+	char reply[96] = "no reply";
+	if (o->replied && o->reply_malformed)
+		snprintf(reply, sizeof(reply), "malformed reply (%s)",
+			 rs_error_str(&o->reply_error));
+	else if (o->replied)
+		snprintf(reply, sizeof(reply), "reply type %u status %s",
+			 o->reply.type, status_name(o->reply.status));
+	if (o->replied && !o->reply_malformed && o->reply.status == RS_MSG_OK) {
+		note("%s: ACCEPTED (%s, write offset %llu)", name, reply,
+		     (unsigned long long)o->reply.offset);
+		return ROGUE_UNSAFE;
+	}
+	if (!o->closed) {
+		note("%s: %s and the connection stayed open for %d ms", name,
+		     reply, REPLY_TIMEOUT_MS);
+		return ROGUE_UNSAFE;
+	}
+	note("%s: %s, %s", name, reply, o->closed_how);
+	return ROGUE_SAFE;
+}
+
+static int malformed_case(struct rogue *r, const char *name, enum bad_msg b)
+{
+	char err[512];
+	if (session_open(r, RS_METHOD_AUTO, err, sizeof(err))) {
+		note("%s: could not run: %s", name, err);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	if (send_raw(r, build_bad_msg(r, b))) {
 		note("%s: could not run: cannot post a send: %s", name,
-		     strerror(errno));
+		     POST_LOST);
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
 	struct outcome o;
 	await(r, &o, REPLY_TIMEOUT_MS, 0);
-	int rc = ROGUE_UNSAFE;
-	char reply[96] = "no reply";
-	if (o.replied && o.reply_malformed)
-		snprintf(reply, sizeof(reply), "malformed reply (%s)",
-			 o.reply_malformed);
-	else if (o.replied)
-		snprintf(reply, sizeof(reply), "reply type %u status %s",
-			 o.reply.type, status_name(o.reply.status));
-	if (o.replied && !o.reply_malformed && o.reply.status == RS_MSG_OK)
-		note("%s: ACCEPTED (%s, write offset %llu)", name, reply,
-		     (unsigned long long)o.reply.offset);
-	else if (!o.closed)
-		note("%s: %s and the connection stayed open for %d ms", name,
-		     reply, REPLY_TIMEOUT_MS);
-	else {
-		note("%s: %s, %s", name, reply, o.closed_how);
-		rc = ROGUE_SAFE;
-	}
+	int rc = malformed_verdict(name, &o);
 	rogue_close(r);
 	return rc;
 }
@@ -769,6 +795,58 @@ enum bad_write {
 	BW_RING_PAST_END, /* just after the staging ring */
 };
 
+/* Where the bad write b goes, built by hand from what the receiver granted.
+ * Returns false when a region it needs was not granted. */
+static bool bad_write_target(const struct rs_accept_info *in, enum bad_write b,
+			     struct rs_mr_desc *dst)
+{
+	const struct rs_mr_desc *data = &in->data, *ring = &in->staging;
+	*dst = (struct rs_mr_desc){
+	    .addr = data->addr, .length = 4096, .rkey = data->rkey};
+	switch (b) {
+	case BW_HEADER:
+		dst->addr = data->addr - 4096;
+		break;
+	case BW_STRADDLE:
+		dst->addr = data->addr - 8;
+		dst->length = 16;
+		break;
+	case BW_PAST_END:
+		dst->addr = data->addr + data->length;
+		break;
+	case BW_RING_KEY:
+		dst->rkey = ring->rkey;
+		break;
+	case BW_RING_PAST_END:
+		dst->addr = ring->addr + ring->length;
+		dst->rkey = ring->rkey;
+		break;
+	}
+	return data->length != 0 &&
+	       !((b == BW_RING_KEY || b == BW_RING_PAST_END) &&
+		 ring->length == 0);
+}
+
+/* Safe only when the remote NIC refused the write with an access error. */
+static int write_verdict(const char *what, const struct outcome *o)
+{
+	if (!o->write_done) {
+		note("%s: no completion within %d ms", what, REPLY_TIMEOUT_MS);
+		return ROGUE_UNSAFE;
+	}
+	if (o->write.ok) {
+		note("%s: WRITE SUCCEEDED outside the granted region", what);
+		return ROGUE_UNSAFE;
+	}
+	if (o->write.flushed || strcmp(o->write.status, REMOTE_ACCESS_ERROR)) {
+		note("%s: failed with %s, not a remote access error", what,
+		     o->write.status);
+		return ROGUE_UNSAFE;
+	}
+	note("%s: %s", what, o->write.status);
+	return ROGUE_SAFE;
+}
+
 static int write_case(struct rogue *r, const char *name, enum bad_write b)
 {
 	char err[512];
@@ -777,59 +855,27 @@ static int write_case(struct rogue *r, const char *name, enum bad_write b)
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
-	const struct rs_mr_desc *data = &r->info.data, *ring = &r->info.staging;
-	uint64_t addr = data->addr;
-	uint32_t len = 4096, rkey = data->rkey;
-	switch (b) {
-	case BW_HEADER:
-		addr = data->addr - 4096;
-		break;
-	case BW_STRADDLE:
-		addr = data->addr - 8;
-		len = 16;
-		break;
-	case BW_PAST_END:
-		addr = data->addr + data->length;
-		break;
-	case BW_RING_KEY:
-		rkey = ring->rkey;
-		break;
-	case BW_RING_PAST_END:
-		addr = ring->addr + ring->length;
-		rkey = ring->rkey;
-		break;
-	}
-	if (data->length == 0 || ((b == BW_RING_KEY || b == BW_RING_PAST_END) &&
-				  ring->length == 0)) {
+	struct rs_mr_desc dst;
+	if (!bad_write_target(&r->info, b, &dst)) {
 		note("%s: could not run: region not granted", name);
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
+	uint32_t len = (uint32_t)dst.length;
 	memset(r->buf + OFF_PAYLOAD, 0xee, len);
-	if (rs_conn_post_write(&r->conn, r->buf + OFF_PAYLOAD, len, r->mr->lkey,
-			       addr, rkey, WR_WRITE, IBV_SEND_SIGNALED)) {
+	if (rs_conn_write(r->conn, &dst, 0, r->mr, OFF_PAYLOAD, len, WR_WRITE,
+			  RS_POST_SIGNALED)) {
 		note("%s: could not run: cannot post a write: %s", name,
-		     strerror(errno));
+		     POST_LOST);
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
 	struct outcome o;
 	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
-	int rc = ROGUE_UNSAFE;
 	char what[96];
 	snprintf(what, sizeof(what), "%s (%u bytes at 0x%llx key 0x%x)", name,
-		 len, (unsigned long long)addr, rkey);
-	if (!o.write_done)
-		note("%s: no completion within %d ms", what, REPLY_TIMEOUT_MS);
-	else if (o.write_status == IBV_WC_SUCCESS)
-		note("%s: WRITE SUCCEEDED outside the granted region", what);
-	else if (o.write_status != IBV_WC_REM_ACCESS_ERR)
-		note("%s: failed with %s, not a remote access error", what,
-		     ibv_wc_status_str(o.write_status));
-	else {
-		note("%s: %s", what, ibv_wc_status_str(o.write_status));
-		rc = ROGUE_SAFE;
-	}
+		 len, (unsigned long long)dst.addr, dst.rkey);
+	int rc = write_verdict(what, &o);
 	rogue_close(r);
 	return rc;
 }
@@ -847,6 +893,56 @@ static int scenario_write_outside(struct rogue *r, const char *arg)
 
 /* ---- a well-behaved sender: write, then commit (gpspm) ---- */
 
+/* Writes text to the write offset w of the log. Returns 0, or the verdict
+ * when the write could not be posted or did not succeed. */
+static int honest_write(struct rogue *r, const char *text, size_t n, uint64_t w)
+{
+	const struct rs_accept_info *in = &r->info;
+	memcpy(r->buf + OFF_PAYLOAD, text, n);
+	if (rs_conn_write(r->conn, &in->data, w - in->start_offset, r->mr,
+			  OFF_PAYLOAD, (uint32_t)n, WR_WRITE,
+			  RS_POST_SIGNALED)) {
+		note("cannot post a write: %s", POST_LOST);
+		return ROGUE_NORUN;
+	}
+	struct outcome o;
+	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
+	if (!o.write_done || !o.write.ok) {
+		note("the write into the log failed: %s",
+		     o.write_done ? o.write.status : "no completion");
+		return ROGUE_UNSAFE;
+	}
+	return 0;
+}
+
+/* Commits [w, +n) with gpspm; safe when the receiver committed exactly it. */
+static int honest_commit(struct rogue *r, size_t n, uint64_t w)
+{
+	struct rs_msg req = {.type = RS_MSG_COMMIT, .offset = w, .length = n};
+	if (send_msg(r, &req)) {
+		note("cannot post a send: %s", POST_LOST);
+		return ROGUE_NORUN;
+	}
+	struct outcome o;
+	await(r, &o, REPLY_TIMEOUT_MS, WR_RECV);
+	if (!o.replied || o.reply_malformed) {
+		note("no usable reply to an honest commit (%s)",
+		     o.reply_malformed ? rs_error_str(&o.reply_error)
+		     : o.closed	       ? o.closed_how
+				       : "timed out");
+		return ROGUE_UNSAFE;
+	}
+	if (o.reply.status != RS_MSG_OK || o.reply.offset != w + n) {
+		note("honest commit refused: status %s, write offset %llu",
+		     status_name(o.reply.status),
+		     (unsigned long long)o.reply.offset);
+		return ROGUE_UNSAFE;
+	}
+	note("committed %zu bytes at log offset %llu, write offset now %llu", n,
+	     (unsigned long long)w, (unsigned long long)o.reply.offset);
+	return ROGUE_SAFE;
+}
+
 static int scenario_honest(struct rogue *r, const char *arg)
 {
 	const char *text = arg ? arg : "rogue_sender: an honest chunk\n";
@@ -861,55 +957,15 @@ static int scenario_honest(struct rogue *r, const char *arg)
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
-	const struct rs_accept_info *in = &r->info;
-	uint64_t w = in->write_offset_value;
-	if (n > in->end_offset - w) {
+	uint64_t w = r->info.write_offset_value;
+	if (n > r->info.end_offset - w) {
 		note("the log is full");
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
-	memcpy(r->buf + OFF_PAYLOAD, text, n);
-	struct outcome o;
-	if (rs_conn_post_write(&r->conn, r->buf + OFF_PAYLOAD, (uint32_t)n,
-			       r->mr->lkey,
-			       in->data.addr + (w - in->start_offset),
-			       in->data.rkey, WR_WRITE, IBV_SEND_SIGNALED)) {
-		note("cannot post a write: %s", strerror(errno));
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
-	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
-	if (!o.write_done || o.write_status != IBV_WC_SUCCESS) {
-		note("the write into the log failed: %s",
-		     o.write_done ? ibv_wc_status_str(o.write_status)
-				  : "no completion");
-		rogue_close(r);
-		return ROGUE_UNSAFE;
-	}
-	struct rs_msg req = {.type = RS_MSG_COMMIT, .offset = w, .length = n};
-	if (send_msg(r, &req)) {
-		note("cannot post a send: %s", strerror(errno));
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
-	await(r, &o, REPLY_TIMEOUT_MS, WR_RECV);
-	int rc = ROGUE_UNSAFE;
-	if (!o.replied || o.reply_malformed)
-		note("no usable reply to an honest commit (%s)",
-		     o.reply_malformed ? o.reply_malformed
-		     : o.closed	       ? o.closed_how
-				       : "timed out");
-	else if (o.reply.status != RS_MSG_OK || o.reply.offset != w + n)
-		note("honest commit refused: status %s, write offset %llu",
-		     status_name(o.reply.status),
-		     (unsigned long long)o.reply.offset);
-	else {
-		note("committed %zu bytes at log offset %llu, write offset "
-		     "now %llu",
-		     n, (unsigned long long)w,
-		     (unsigned long long)o.reply.offset);
-		rc = ROGUE_SAFE;
-	}
+	int rc = honest_write(r, text, n, w);
+	if (!rc)
+		rc = honest_commit(r, n, w);
 	rogue_close(r);
 	return rc;
 }
@@ -962,9 +1018,10 @@ int main(int argc, char **argv)
 		return usage();
 	struct rogue r;
 	memset(&r, 0, sizeof(r));
-	const char *why = rs_endpoint_parse(argv[2], &r.ep);
-	if (why) {
-		fprintf(stderr, "rogue_sender: %s: %s\n", argv[2], why);
+	struct rs_error e = {0};
+	if (rs_endpoint_parse(argv[2], &r.ep, &e)) {
+		fprintf(stderr, "rogue_sender: %s: %s\n", argv[2],
+			rs_error_str(&e));
 		return ROGUE_NORUN;
 	}
 	alarm(LAST_RESORT_S);

@@ -103,7 +103,8 @@ static void accept_every_truncation_fails(void **state)
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
 	size_t len = encode(&in, buf);
 	for (size_t cut = 0; cut < len; cut++)
-		assert_int_not_equal(rs_accept_info_decode(buf, cut, &out, 0), 0);
+		assert_int_not_equal(rs_accept_info_decode(buf, cut, &out, 0),
+				     0);
 	assert_int_equal(rs_accept_info_decode(buf, len, &out, 0), 0);
 }
 
@@ -214,7 +215,8 @@ static void header_checks(void **state)
 
 	encode(&in, buf);
 	buf[0] ^= 1; /* magic */
-	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0),
+			     0);
 
 	encode(&in, buf);
 	buf[4] = RS_PROTO_VERSION + 1;
@@ -225,14 +227,17 @@ static void header_checks(void **state)
 
 	encode(&in, buf);
 	buf[5] = RS_ACCEPT_INFO_SIZE + 1; /* claims a longer encoding */
-	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0),
+			     0);
 
 	encode(&in, buf);
 	buf[10] = 1; /* reserved */
-	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0),
+			     0);
 
 	memset(buf, 0, sizeof(buf)); /* all padding, nothing sent */
-	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0),
+			     0);
 }
 
 static void connect_round_trip_and_checks(void **state)
@@ -248,15 +253,18 @@ static void connect_round_trip_and_checks(void **state)
 	assert_int_equal(out.flags, RS_CONNECT_TRUNCATE);
 	assert_int_equal(out.method, RS_METHOD_STAGED);
 	for (size_t cut = 0; cut < len; cut++)
-		assert_int_not_equal(rs_connect_req_decode(buf, cut, &out, 0), 0);
+		assert_int_not_equal(rs_connect_req_decode(buf, cut, &out, 0),
+				     0);
 
 	in.flags = 0x80;
 	rs_connect_req_encode(&in, buf, sizeof(buf));
-	assert_int_not_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_not_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0),
+			     0);
 	in.flags = 0;
 	in.method = RS_METHOD_COUNT;
 	rs_connect_req_encode(&in, buf, sizeof(buf));
-	assert_int_not_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_not_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0),
+			     0);
 }
 
 static void reject_round_trip(void **state)
@@ -295,7 +303,8 @@ static void challenge_round_trip(void **state)
 		assert_int_not_equal(rs_challenge_decode(buf, cut, &out, 0), 0);
 	/* A challenge is not a grant, nor a grant a challenge. */
 	struct rs_accept_info info;
-	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &info, 0), 0);
+	assert_int_not_equal(rs_accept_info_decode(buf, sizeof(buf), &info, 0),
+			     0);
 	struct rs_accept_info grant = valid_info();
 	encode(&grant, buf);
 	assert_int_not_equal(rs_challenge_decode(buf, sizeof(buf), &out, 0), 0);

@@ -9,9 +9,9 @@
 
 #include "cidr.h"
 #include "cli/endpoint.h"
+#include "cli/size.h"
 #include "error.h"
 #include "proto/method.h"
-#include "cli/size.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -31,13 +31,13 @@ static void sizes(void **state)
 	assert_int_equal(v, 2048);
 	assert_int_equal(rs_size_parse("3TB", &v), 0);
 	assert_int_equal(v, 3ull << 40);
-	assert_int_equal(rs_size_parse("", &v), -1);
-	assert_int_equal(rs_size_parse("M", &v), -1);
-	assert_int_equal(rs_size_parse("-1", &v), -1);
-	assert_int_equal(rs_size_parse("12X", &v), -1);
-	assert_int_equal(rs_size_parse("12Mx", &v), -1);
-	assert_int_equal(rs_size_parse("99999999999T", &v), -1);
-	assert_int_equal(rs_size_parse("99999999999999999999", &v), -1);
+	assert_int_equal(rs_size_parse("", &v), RS_E_INVAL);
+	assert_int_equal(rs_size_parse("M", &v), RS_E_INVAL);
+	assert_int_equal(rs_size_parse("-1", &v), RS_E_INVAL);
+	assert_int_equal(rs_size_parse("12X", &v), RS_E_INVAL);
+	assert_int_equal(rs_size_parse("12Mx", &v), RS_E_INVAL);
+	assert_int_equal(rs_size_parse("99999999999T", &v), RS_E_INVAL);
+	assert_int_equal(rs_size_parse("99999999999999999999", &v), RS_E_INVAL);
 }
 
 static void endpoints(void **state)
@@ -73,7 +73,7 @@ static void method_names(void **state)
 	enum rs_method m;
 	assert_int_equal(rs_method_parse("staged", &m, 0), 0);
 	assert_int_equal(m, RS_METHOD_STAGED);
-	assert_int_equal(rs_method_parse("GPSPM", &m, 0), -1);
+	assert_int_equal(rs_method_parse("GPSPM", &m, 0), RS_E_INVAL);
 	assert_string_equal(rs_method_name(RS_METHOD_APM), "apm");
 }
 
@@ -85,21 +85,19 @@ static void method_choice(void **state)
 	uint8_t all = RS_METHOD_BIT(RS_METHOD_APM) |
 		      RS_METHOD_BIT(RS_METHOD_GPSPM) |
 		      RS_METHOD_BIT(RS_METHOD_STAGED);
-	assert_int_equal(rs_method_choose(all, RS_METHOD_AUTO, &m, &why),
-			 0);
+	assert_int_equal(rs_method_choose(all, RS_METHOD_AUTO, &m, &why), 0);
 	assert_int_equal(m, RS_METHOD_APM);
 	uint8_t no_apm = all & ~RS_METHOD_BIT(RS_METHOD_APM);
-	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_AUTO, &m, &why),
-			 0);
+	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_AUTO, &m, &why), 0);
 	assert_int_equal(m, RS_METHOD_GPSPM);
-	assert_int_equal(
-	    rs_method_choose(no_apm, RS_METHOD_STAGED, &m, &why), 0);
+	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_STAGED, &m, &why),
+			 0);
 	assert_int_equal(m, RS_METHOD_STAGED);
 
 	/* fsdax on rxe: staged only; asking for gpspm names what works. */
 	uint8_t staged = RS_METHOD_BIT(RS_METHOD_STAGED);
-	assert_int_equal(
-	    rs_method_choose(staged, RS_METHOD_GPSPM, &m, &why), RS_E_INVAL);
+	assert_int_equal(rs_method_choose(staged, RS_METHOD_GPSPM, &m, &why),
+			 RS_E_INVAL);
 	assert_non_null(strstr(why.msg, "gpspm"));
 	assert_non_null(strstr(why.msg, "offers: staged"));
 	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_APM, &m, &why),

@@ -266,16 +266,23 @@ static void verify_requests_see_committed_bytes_only(void **state)
 static void layout_checks(void **state)
 {
 	(void)state;
-	assert_int_equal(rs_log_geometry_check(8192, 1u << 20, 8192, 1u << 20, 0), 0);
-	assert_int_not_equal(rs_log_geometry_check(4096, 1u << 20, 8192, 1u << 20, 0), 0);
-	assert_int_not_equal(rs_log_geometry_check(8192, 8192, 8192, 1u << 20, 0), 0);
-	assert_int_not_equal(rs_log_geometry_check(8192, 2u << 20, 8192, 1u << 20, 0), 0);
-	assert_int_not_equal(rs_log_geometry_check(8192, 1u << 20, 100, 1u << 20, 0), 0);
-	assert_int_not_equal(rs_log_geometry_check(8193, 1u << 20, 8193, 1u << 20, 0), 0);
+	assert_int_equal(
+	    rs_log_geometry_check(8192, 1u << 20, 8192, 1u << 20, 0), 0);
+	assert_int_not_equal(
+	    rs_log_geometry_check(4096, 1u << 20, 8192, 1u << 20, 0), 0);
+	assert_int_not_equal(
+	    rs_log_geometry_check(8192, 8192, 8192, 1u << 20, 0), 0);
+	assert_int_not_equal(
+	    rs_log_geometry_check(8192, 2u << 20, 8192, 1u << 20, 0), 0);
+	assert_int_not_equal(
+	    rs_log_geometry_check(8192, 1u << 20, 100, 1u << 20, 0), 0);
+	assert_int_not_equal(
+	    rs_log_geometry_check(8193, 1u << 20, 8193, 1u << 20, 0), 0);
 	assert_int_equal(rs_log_range_check(8192, 10, 8192, 8202, 0), 0);
 	assert_int_not_equal(rs_log_range_check(8192, 11, 8192, 8202, 0), 0);
 	assert_int_not_equal(rs_log_range_check(8191, 1, 8192, 8202, 0), 0);
-	assert_int_not_equal(rs_log_range_check(8200, UINT64_MAX, 8192, 8202, 0), 0);
+	assert_int_not_equal(
+	    rs_log_range_check(8200, UINT64_MAX, 8192, 8202, 0), 0);
 }
 
 int main(void)

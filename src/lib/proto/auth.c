@@ -40,11 +40,11 @@ int rs_auth_key_load(const char *path, struct rs_auth_key *key,
 	    n == (ssize_t)sizeof(key->bytes) && read(fd, &more, 1) > 0;
 	close(fd);
 	if (n < RS_AUTH_KEY_MIN || too_long) {
-		return rs_error_set(err, RS_E_INVAL, 0,
-				    "auth key %s must hold %d to %d bytes; make "
-				    "one with `head -c 32 /dev/urandom > %s`",
-				    path, RS_AUTH_KEY_MIN, RS_AUTH_KEY_MAX,
-				    path);
+		return rs_error_set(
+		    err, RS_E_INVAL, 0,
+		    "auth key %s must hold %d to %d bytes; make "
+		    "one with `head -c 32 /dev/urandom > %s`",
+		    path, RS_AUTH_KEY_MIN, RS_AUTH_KEY_MAX, path);
 	}
 	key->len = (size_t)n;
 	return 0;

@@ -104,8 +104,7 @@ size_t rs_connect_req_encode(const struct rs_connect_req *req, void *buf,
 }
 
 int rs_connect_req_decode(const void *buf, size_t len,
-				  struct rs_connect_req *req,
-		struct rs_error *err)
+			  struct rs_connect_req *req, struct rs_error *err)
 {
 	struct rs_wire w = rs_wire_reader(buf, len);
 	int rc = header_get(&w, RS_CONNECT_REQ_SIZE, err);
@@ -171,23 +170,28 @@ static int accept_info_check(const struct rs_accept_info *info,
 		return malformed(err, "write-offset region is not 8 bytes");
 	if ((info->methods & RS_METHOD_BIT(RS_METHOD_APM)) &&
 	    !(info->peer_flags & RS_PEER_DIRECT_WRITE_TO_PMEM))
-		return malformed(err, "APM offered without direct write to PMem");
+		return malformed(err,
+				 "APM offered without direct write to PMem");
 	if (info->data_read.length != 0 &&
 	    (info->data_read.length != data_len ||
 	     !(info->data_read.usage & RS_MR_USAGE_READ_SRC)))
-		return malformed(err, "readable data region does not match the log");
+		return malformed(err,
+				 "readable data region does not match the log");
 	if (info->staging_read.length != 0 &&
 	    (info->staging_read.length != info->staging.length ||
 	     info->staging_slot_size == 0 ||
 	     !(info->staging_read.usage & RS_MR_USAGE_READ_SRC)))
-		return malformed(err, "readable staging region does not match the ring");
+		return malformed(
+		    err, "readable staging region does not match the ring");
 	if (info->methods & RS_METHOD_BIT(RS_METHOD_STAGED)) {
 		uint64_t ring = info->staging.length;
 		uint32_t slot = info->staging_slot_size;
 		if (slot == 0 || ring < slot || ring % slot != 0)
-			return malformed(err, "staging ring geometry is inconsistent");
+			return malformed(
+			    err, "staging ring geometry is inconsistent");
 		if (ring / slot < info->credits)
-			return malformed(err, "staging ring has fewer slots than credits");
+			return malformed(
+			    err, "staging ring has fewer slots than credits");
 		if (!(info->staging.usage & RS_MR_USAGE_WRITE_DST))
 			return malformed(err, "staging region is not writable");
 	}
@@ -195,8 +199,7 @@ static int accept_info_check(const struct rs_accept_info *info,
 }
 
 int rs_accept_info_decode(const void *buf, size_t len,
-				  struct rs_accept_info *info,
-		struct rs_error *err)
+			  struct rs_accept_info *info, struct rs_error *err)
 {
 	struct rs_wire w = rs_wire_reader(buf, len);
 	int rc = header_get(&w, RS_ACCEPT_INFO_SIZE, err);
@@ -238,9 +241,8 @@ size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
 	return w.failed ? 0 : w.pos;
 }
 
-int rs_reject_decode(const void *buf, size_t len,
-			     struct rs_reject_info *info,
-		struct rs_error *err)
+int rs_reject_decode(const void *buf, size_t len, struct rs_reject_info *info,
+		     struct rs_error *err)
 {
 	struct rs_wire w = rs_wire_reader(buf, len);
 	int rc = header_get(&w, RS_REJECT_SIZE, err);
@@ -262,9 +264,8 @@ size_t rs_challenge_encode(const struct rs_challenge *c, void *buf, size_t len)
 	return w.failed ? 0 : w.pos;
 }
 
-int rs_challenge_decode(const void *buf, size_t len,
-				struct rs_challenge *c,
-		struct rs_error *err)
+int rs_challenge_decode(const void *buf, size_t len, struct rs_challenge *c,
+			struct rs_error *err)
 {
 	struct rs_wire w = rs_wire_reader(buf, len);
 	int rc = header_get(&w, RS_CHALLENGE_SIZE, err);

@@ -104,17 +104,13 @@ size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
  * RS_E_MALFORMED saying what is wrong. They accept trailing zero padding and
  * reject anything shorter than the encoding. */
 int rs_connect_req_decode(const void *buf, size_t len,
-				  struct rs_connect_req *req,
-		struct rs_error *err);
+			  struct rs_connect_req *req, struct rs_error *err);
 int rs_accept_info_decode(const void *buf, size_t len,
-				  struct rs_accept_info *info,
-		struct rs_error *err);
+			  struct rs_accept_info *info, struct rs_error *err);
 size_t rs_challenge_encode(const struct rs_challenge *c, void *buf, size_t len);
-int rs_challenge_decode(const void *buf, size_t len,
-				struct rs_challenge *c,
-		struct rs_error *err);
-int rs_reject_decode(const void *buf, size_t len,
-			     struct rs_reject_info *info,
-		struct rs_error *err);
+int rs_challenge_decode(const void *buf, size_t len, struct rs_challenge *c,
+			struct rs_error *err);
+int rs_reject_decode(const void *buf, size_t len, struct rs_reject_info *info,
+		     struct rs_error *err);
 
 #endif

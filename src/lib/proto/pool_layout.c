@@ -6,15 +6,20 @@ int rs_log_geometry_check(uint64_t start, uint64_t end, uint64_t write,
 			  uint64_t map_size, struct rs_error *err)
 {
 	if (start < RS_LOG_HDR_END)
-		return rs_error_set(err, RS_E_MALFORMED, 0, "log data starts inside the pool header");
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "log data starts inside the pool header");
 	if (start % 8 != 0 || end % 8 != 0)
-		return rs_error_set(err, RS_E_MALFORMED, 0, "log offsets are not 8-byte aligned");
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "log offsets are not 8-byte aligned");
 	if (end <= start)
-		return rs_error_set(err, RS_E_MALFORMED, 0, "log end is not after its start");
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "log end is not after its start");
 	if (end > map_size)
-		return rs_error_set(err, RS_E_MALFORMED, 0, "log end lies beyond the pool");
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "log end lies beyond the pool");
 	if (write < start || write > end)
-		return rs_error_set(err, RS_E_MALFORMED, 0, "write offset lies outside the log");
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "write offset lies outside the log");
 	return 0;
 }
 
@@ -22,8 +27,10 @@ int rs_log_range_check(uint64_t offset, uint64_t length, uint64_t start,
 		       uint64_t end, struct rs_error *err)
 {
 	if (offset < start)
-		return rs_error_set(err, RS_E_MALFORMED, 0, "range starts before the log data");
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "range starts before the log data");
 	if (offset > end || length > end - offset)
-		return rs_error_set(err, RS_E_MALFORMED, 0, "range ends beyond the log data");
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "range ends beyond the log data");
 	return 0;
 }

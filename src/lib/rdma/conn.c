@@ -80,11 +80,12 @@ static int resolve_steps(struct rs_conn *c, const char *host,
 			      timeout_ms) ||
 	    expect_event(c, RDMA_CM_EVENT_ADDR_RESOLVED, timeout_ms + 1000, 0,
 			 &got))
-		return rs_error_set(err, RS_E_UNREACHABLE, errno,
-				    "cannot reach %s over RDMA (address "
-				    "resolution failed: %s); check the address "
-				    "and that an RDMA device serves that network",
-				    host, strerror(errno));
+		return rs_error_set(
+		    err, RS_E_UNREACHABLE, errno,
+		    "cannot reach %s over RDMA (address "
+		    "resolution failed: %s); check the address "
+		    "and that an RDMA device serves that network",
+		    host, strerror(errno));
 	if (rdma_resolve_route(c->id, timeout_ms) ||
 	    expect_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, timeout_ms + 1000, 0,
 			 &got))
@@ -114,9 +115,8 @@ int rs_conn_resolve(const char *host, const char *port, int timeout_ms,
 	if (!c->cm_channel ||
 	    rdma_create_id(c->cm_channel, &c->id, c, RDMA_PS_TCP))
 		rc = rs_error_set(err, RS_E_PROVIDER, errno,
-				  "cannot create an RDMA CM id: %s (is an RDMA "
-				  "device configured?)",
-				  strerror(errno));
+				  "cannot create an RDMA CM id: %s",
+				  rs_rdma_errno_hint(errno));
 	if (!rc)
 		rc = resolve_steps(c, host, ai, timeout_ms, err);
 	rdma_freeaddrinfo(ai);
@@ -314,10 +314,10 @@ static int post_send_wr(struct rs_conn *c, enum ibv_wr_opcode op,
 static struct ibv_sge sge_of(const struct rs_mr *mr, size_t offset,
 			     uint32_t len)
 {
-	return (struct ibv_sge){
-	    .addr = (uint64_t)(uintptr_t)mr->mr->addr + offset,
-	    .length = len,
-	    .lkey = mr->mr->lkey};
+	return (struct ibv_sge){.addr =
+				    (uint64_t)(uintptr_t)mr->mr->addr + offset,
+				.length = len,
+				.lkey = mr->mr->lkey};
 }
 
 int rs_conn_write(struct rs_conn *c, const struct rs_mr_desc *dst,

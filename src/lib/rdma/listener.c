@@ -21,10 +21,11 @@ static int bind_and_listen(struct rs_listener *l, const char *host,
 	int ret = rdma_bind_addr(l->id, ai->ai_src_addr);
 	rdma_freeaddrinfo(ai);
 	if (ret)
-		return rs_error_set(err, RS_E_PROVIDER, errno,
-				    "cannot listen on %s:%s: %s (no RDMA device "
-				    "on that address, or the port is taken)",
-				    shown, port, rs_rdma_errno_hint(errno));
+		return rs_error_set(
+		    err, RS_E_PROVIDER, errno,
+		    "cannot listen on %s:%s: %s (no RDMA device "
+		    "on that address, or the port is taken)",
+		    shown, port, rs_rdma_errno_hint(errno));
 	if (rdma_listen(l->id, 8))
 		return rs_error_set(err, RS_E_PROVIDER, errno,
 				    "cannot listen on %s:%s: %s", shown, port,
@@ -45,9 +46,8 @@ int rs_listener_new(const char *host, const char *port,
 	if (!l->cm_channel ||
 	    rdma_create_id(l->cm_channel, &l->id, l, RDMA_PS_TCP))
 		rc = rs_error_set(err, RS_E_PROVIDER, errno,
-				  "cannot create an RDMA CM id: %s (is rdma_cm "
-				  "available and an RDMA device configured?)",
-				  strerror(errno));
+				  "cannot create an RDMA CM id: %s",
+				  rs_rdma_errno_hint(errno));
 	if (!rc)
 		rc = bind_and_listen(l, host, port, err);
 	if (rc)

@@ -11,8 +11,8 @@ struct rs_error;
 struct rs_listener;
 
 /* host NULL or empty: every address. */
-int rs_listener_new(const char *host, const char *port,
-		    struct rs_listener **l, struct rs_error *err);
+int rs_listener_new(const char *host, const char *port, struct rs_listener **l,
+		    struct rs_error *err);
 void rs_listener_delete(struct rs_listener **l);
 
 enum rs_listener_event_type {

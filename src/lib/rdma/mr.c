@@ -59,9 +59,9 @@ int rs_mr_reg(struct rs_peer *peer, void *addr, size_t len, unsigned access,
 	if (!m && e == EOPNOTSUPP && peer->odp_rc_write_read)
 		m = reg(peer, addr, len, flags | IBV_ACCESS_ON_DEMAND, &e);
 	if (!m)
-		return rs_error_set(err, e == ENOMEM ? RS_E_NOMEM
-						     : RS_E_PROVIDER,
-				    e, "%s", advice(e));
+		return rs_error_set(err,
+				    e == ENOMEM ? RS_E_NOMEM : RS_E_PROVIDER, e,
+				    "%s", advice(e));
 	*mr = calloc(1, sizeof(**mr));
 	if (!*mr) {
 		ibv_dereg_mr(m);

@@ -17,8 +17,8 @@
 struct rs_session {
 	struct rs_conn *conn;
 	struct rs_peer *peer;
-	bool owns_peer;	   /* the sender's; the receiver shares its own */
-	uint8_t *bufs;	   /* per slot: in, then out */
+	bool owns_peer; /* the sender's; the receiver shares its own */
+	uint8_t *bufs;	/* per slot: in, then out */
 	struct rs_mr *bufs_mr;
 	uint16_t slots;
 	uint32_t recv_len; /* what a receive may take */
@@ -48,8 +48,7 @@ static int post_recv(struct rs_session *s, uint16_t slot)
 static int setup(struct rs_session *s, uint32_t send_depth,
 		 struct rs_error *err)
 {
-	int rc = rs_conn_create_qp(s->conn, s->peer, send_depth, s->slots,
-				   err);
+	int rc = rs_conn_create_qp(s->conn, s->peer, send_depth, s->slots, err);
 	if (rc)
 		return rc;
 	size_t size = (size_t)s->slots * 2 * SLOT_BYTES;
@@ -119,8 +118,8 @@ int rs_session_take(struct rs_session *s, const struct rs_completion *wc,
 		    struct rs_msg *msg, uint16_t *slot, struct rs_error *err)
 {
 	*slot = (uint16_t)wc->wr_id;
-	int rc = rs_msg_decode(s->bufs + in_offset(*slot), wc->byte_len, msg,
-			       err);
+	int rc =
+	    rs_msg_decode(s->bufs + in_offset(*slot), wc->byte_len, msg, err);
 	if (rc)
 		return rc;
 	if (post_recv(s, *slot))
@@ -161,15 +160,14 @@ static int on_reject(const struct rs_session_request *r,
 			      &unused, &why))
 		snprintf(why.msg, sizeof(why.msg), "%s",
 			 rs_reject_reason_str(rej.reason));
-	return rs_error_set(err,
-			    rej.reason == RS_REJECT_BUSY ? RS_E_BUSY
-							 : RS_E_REJECTED,
-			    0, "%s:%s refused the connection: %s", r->host,
-			    r->port, why.msg);
+	return rs_error_set(
+	    err, rej.reason == RS_REJECT_BUSY ? RS_E_BUSY : RS_E_REJECTED, 0,
+	    "%s:%s refused the connection: %s", r->host, r->port, why.msg);
 }
 
 /* Answers the receiver's challenge; the grant then arrives as a message. */
-static int authenticate(struct rs_session *s, const struct rs_session_request *r,
+static int authenticate(struct rs_session *s,
+			const struct rs_session_request *r,
 			const struct rs_challenge *challenge,
 			struct rs_error *err)
 {
@@ -232,8 +230,8 @@ int rs_session_connect(const struct rs_session_request *r,
 	s->owns_peer = true;
 	s->slots = r->slots;
 	s->recv_len = SLOT_BYTES;
-	int rc = rs_conn_resolve(r->host, r->port, r->timeout_ms, &s->conn,
-				 err);
+	int rc =
+	    rs_conn_resolve(r->host, r->port, r->timeout_ms, &s->conn, err);
 	if (!rc)
 		rc = rs_peer_new(s->conn, &s->peer, err);
 	if (!rc)
@@ -275,8 +273,8 @@ static int accept_data(struct rs_session *s, const struct rs_session_accept *a,
 		       uint8_t *buf, size_t *len, struct rs_error *err)
 {
 	if (!a->key) {
-		*len = rs_accept_info_encode(a->grant, buf,
-					     RS_ACCEPT_PRIVATE_MAX);
+		*len =
+		    rs_accept_info_encode(a->grant, buf, RS_ACCEPT_PRIVATE_MAX);
 		return 0;
 	}
 	struct rs_challenge challenge;
@@ -336,8 +334,8 @@ int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,
 int rs_session_send_grant(struct rs_session *s,
 			  const struct rs_accept_info *grant)
 {
-	size_t len = rs_accept_info_encode(grant, s->bufs + out_offset(0),
-					   SLOT_BYTES);
+	size_t len =
+	    rs_accept_info_encode(grant, s->bufs + out_offset(0), SLOT_BYTES);
 	return rs_conn_send(s->conn, s->bufs_mr, out_offset(0), (uint32_t)len,
 			    SESSION_WR_ID, RS_POST_SIGNALED);
 }

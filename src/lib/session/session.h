@@ -36,8 +36,8 @@ struct rs_session_request {
 	const char *port;
 	int timeout_ms;
 	struct rs_connect_req req;
-	uint16_t slots;		  /* control messages in flight */
-	uint32_t sends_per_slot;  /* work requests posted per slot */
+	uint16_t slots;		       /* control messages in flight */
+	uint32_t sends_per_slot;       /* work requests posted per slot */
 	const struct rs_auth_key *key; /* NULL: none */
 	bool busy_poll;
 };
@@ -58,8 +58,7 @@ int rs_session_read_request(const struct rs_private_data *priv,
 
 /* Rejects and deletes an incoming connection, telling the sender why and,
  * for a refused method, which methods are offered. */
-void rs_session_refuse(struct rs_conn **conn, uint8_t reason,
-		       uint8_t methods);
+void rs_session_refuse(struct rs_conn **conn, uint8_t reason, uint8_t methods);
 
 /* The reject reason that tells a sender about a request decode error. */
 uint8_t rs_session_reject_reason(int errc);

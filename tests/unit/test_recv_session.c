@@ -1,0 +1,246 @@
+/* The receiver's session states, driven by events against a fake link and
+ * a real pool file: admitted, authenticating, serving, closing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cli/log.h"
+#include "error.h"
+#include "recv_session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define POOL_SIZE (8u << 20)
+
+struct fake_link {
+	bool auth_ok; /* what the key check says */
+	unsigned grants;
+	unsigned replies;
+	unsigned signaled;
+	struct rs_msg last_reply;
+};
+
+static int fake_check_auth(void *ctx, const struct rs_msg *msg,
+			   struct rs_error *err)
+{
+	struct fake_link *f = ctx;
+	if (msg->type != RS_MSG_AUTH || !f->auth_ok)
+		return rs_error_set(err, RS_E_AUTH, 0, "wrong auth key");
+	return 0;
+}
+
+static int fake_send_grant(void *ctx)
+{
+	struct fake_link *f = ctx;
+	f->grants++;
+	return 0;
+}
+
+static int fake_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
+		      bool signaled)
+{
+	(void)slot;
+	struct fake_link *f = ctx;
+	f->replies++;
+	f->signaled += signaled;
+	f->last_reply = *reply;
+	return 0;
+}
+
+struct fixture {
+	char path[64];
+	struct rs_pmem_target t;
+	struct fake_link link;
+	struct recv_session s;
+};
+
+static int setup(void **state)
+{
+	rs_log_init("test", RS_LOG_QUIET);
+	struct fixture *f = calloc(1, sizeof(*f));
+	strcpy(f->path, "/tmp/rs-test-session-XXXXXX");
+	close(mkstemp(f->path));
+	unlink(f->path);
+	char err[512];
+	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	rs_pmem_target_close(&f->t);
+	unlink(f->path);
+	free(f);
+	return 0;
+}
+
+static void start(struct fixture *f, bool auth)
+{
+	struct recv_session_config cfg = {
+	    .target = &f->t,
+	    .policy = {.allow_in_place = true},
+	    .auth = auth,
+	    .credits = 2,
+	    .deadline_ms = 5000,
+	};
+	struct recv_session_link link = {&f->link, fake_check_auth,
+					 fake_send_grant, fake_reply};
+	recv_session_init(&f->s, &cfg, &link, "192.0.2.2", 1000);
+	assert_int_equal(f->s.state, RECV_SESSION_ADMITTED);
+}
+
+/* A GPSPM commit of `len` bytes written at the log's write offset. */
+static struct rs_msg commit_of(struct fixture *f, uint32_t seq, uint64_t len)
+{
+	uint64_t at = rs_pmem_target_write_offset(&f->t);
+	memset(f->t.base + at, 'x', len);
+	return (struct rs_msg){
+	    .type = RS_MSG_COMMIT, .seq = seq, .offset = at, .length = len};
+}
+
+static void serves_commits_without_a_key(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	recv_session_on_established(&f->s, 1100);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	for (uint32_t seq = 0; seq < 4; seq++) {
+		struct rs_msg m = commit_of(f, seq, 100);
+		recv_session_on_message(&f->s, 0, &m);
+		assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
+		assert_int_equal(f->link.last_reply.seq, seq);
+		assert_int_equal(f->link.last_reply.offset, m.offset + 100);
+	}
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	assert_int_equal(f->s.commits, 4);
+	assert_int_equal(f->s.bytes, 400);
+	assert_int_equal(f->link.signaled, 2); /* one in `credits` */
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 400);
+	recv_session_on_failure(&f->s, "disconnected");
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_true(f->s.served);
+}
+
+static void authenticates_then_grants(void **state)
+{
+	struct fixture *f = *state;
+	f->link.auth_ok = true;
+	start(f, true);
+	recv_session_on_established(&f->s, 1100);
+	assert_int_equal(f->s.state, RECV_SESSION_AUTHENTICATING);
+	struct rs_msg early = commit_of(f, 0, 10);
+	struct rs_msg answer = {.type = RS_MSG_AUTH};
+	recv_session_on_message(&f->s, 0, &answer);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	assert_int_equal(f->link.grants, 1);
+	assert_int_equal(f->link.replies, 0);
+	recv_session_on_message(&f->s, 1, &early);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
+}
+
+static void wrong_key_closes_without_a_grant(void **state)
+{
+	struct fixture *f = *state;
+	start(f, true);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg answer = {.type = RS_MSG_AUTH};
+	recv_session_on_message(&f->s, 0, &answer);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_int_equal(f->link.grants, 0);
+	assert_false(f->s.served);
+	assert_non_null(strstr(f->s.why, "wrong auth key"));
+}
+
+/* A commit instead of the answer is no answer; nothing is written. */
+static void commit_before_auth_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	f->link.auth_ok = true;
+	start(f, true);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg m = commit_of(f, 0, 10);
+	recv_session_on_message(&f->s, 0, &m);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+}
+
+static void deadlines_end_silent_senders(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	recv_session_on_timer(&f->s, 5999);
+	assert_int_equal(f->s.state, RECV_SESSION_ADMITTED);
+	recv_session_on_timer(&f->s, 6000); /* never completed the connect */
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+
+	start(f, true);
+	recv_session_on_established(&f->s, 7000);
+	recv_session_on_timer(&f->s, 11999);
+	assert_int_equal(f->s.state, RECV_SESSION_AUTHENTICATING);
+	recv_session_on_timer(&f->s, 12000); /* never answered */
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_int_equal(f->link.grants, 0);
+}
+
+/* An out-of-range commit is answered with its status, then the session
+ * closes, and the log is untouched. */
+/* A commit that overtakes the ESTABLISHED event is served. */
+static void message_before_established_is_served(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	struct rs_msg m = commit_of(f, 0, 10);
+	recv_session_on_message(&f->s, 0, &m);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
+	recv_session_on_established(&f->s, 1200); /* late: no change */
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+}
+
+static void refused_request_closes(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg m = {.type = RS_MSG_COMMIT,
+			   .seq = 9,
+			   .offset = f->t.end,
+			   .length = 4096};
+	recv_session_on_message(&f->s, 0, &m);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_OUT_OF_RANGE);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+	assert_int_equal(f->s.commits, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(serves_commits_without_a_key, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(authenticates_then_grants, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(wrong_key_closes_without_a_grant,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(commit_before_auth_is_refused,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(deadlines_end_silent_senders, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		message_before_established_is_served, setup, teardown),
+	    cmocka_unit_test_setup_teardown(refused_request_closes, setup,
+					    teardown),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
