@@ -267,6 +267,10 @@ static void on_listener_event(struct service *svc, struct rs_listener_event *ev)
 /* Handles one completion of the active session. */
 static void on_completion(struct active *a, const struct rs_completion *wc)
 {
+	/* A completion can overtake the listener's ESTABLISHED event; it
+	 * proves the connection was up. */
+	if (a->s.state == RECV_SESSION_ADMITTED)
+		recv_session_on_established(&a->s, now_ms());
 	if (!wc->ok) {
 		if (!wc->flushed)
 			rs_err("connection with %s failed: %s", a->s.peer,
