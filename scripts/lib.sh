@@ -56,6 +56,9 @@ spawn() {
 	if [ "$errlog" = - ]; then
 		"$@" <&0 7>&- &
 	else
+		# Emptied here, not only by the child's 2>: a wait_for right after
+		# (builtins, no exec) could otherwise still read an earlier run's log.
+		: >"$errlog"
 		"$@" 2>"$errlog" <&0 7>&- &
 	fi
 	SPAWN_PID=$!
