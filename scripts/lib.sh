@@ -85,10 +85,11 @@ reap() {
 }
 
 # start_recv LOG ARGS...: starts "$RECV" "${RECV_OPTS[@]}" ARGS... (spawned,
-# its stderr in LOG) and waits up to 60 s until it listens: it says so in
-# its first line, "rpma-recv: serving ...". Sets RECV_PID. Returns 1 if the
-# receiver exited instead, or did not get that far in time (then it may still
-# run: RECV_PID).
+# its stderr in LOG) and waits up to 60 s until it listens: it logs
+# "rpma-recv: serving ..." once its rdma_cm listener is bound (so the word
+# "serving" is what is matched). Sets RECV_PID. Returns 1 if the receiver
+# exited instead, or did not get that far in time (then it may still run:
+# RECV_PID).
 start_recv() {
 	local logf="$1"
 	shift
