@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shell helpers shared by the end-to-end tests (through tests/e2e/lib.sh),
 # the demo (scripts/demo) and the benchmark (scripts/benchmark/guest):
 # running a program under a watchdog, starting rpma-recv and waiting until it
@@ -73,6 +74,7 @@ spawn() {
 # reap PID: waits for a spawned program and stops its watchdog; sets REAP_RC
 # to the program's exit status. (Not usable in $(...): a subshell cannot
 # wait for its parent's children.)
+# shellcheck disable=SC2034 # REAP_RC is for the callers
 reap() {
 	REAP_RC=0
 	wait "$1" || REAP_RC=$?
