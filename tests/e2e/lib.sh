@@ -1,11 +1,18 @@
-# Helpers for end-to-end tests that run inside the VM test bed (real rxe,
-# emulated NVDIMM). Source it from a test script: BUILD must be set to the
-# build directory holding src/rpma-send/rpma-send and src/rpma-recv/rpma-recv.
+# The test harness of the end-to-end tests that run inside the VM test bed
+# (real rxe, emulated NVDIMM): cases, failures, the summary, checks of pools
+# and error lines, a paced sender. Source it from a test script: BUILD must be
+# set to the build directory holding src/rpma-send/rpma-send and
+# src/rpma-recv/rpma-recv. Starting programs and the receiver, waiting for
+# lines and reading pools come from scripts/lib.sh (shared with the demo and
+# the benchmark): spawn, reap, start_recv, wait_recv, wait_for, pool_data.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 SEND="$BUILD/src/rpma-send/rpma-send"
 RECV="$BUILD/src/rpma-recv/rpma-recv"
 RECV_IP="${RPMA_RECV_IP:-192.0.2.1}"
+# every receiver of the tests: verbose, on the test bed's receiving address
+RECV_OPTS=(-v --listen "$RECV_IP")
 WORK="${RPMA_TMPDIR:-/tmp}/e2e.$$"
 mkdir -p "$WORK"
 
@@ -42,65 +49,6 @@ summary() {
 	[ "$failed" = 0 ]
 }
 
-# spawn SECONDS ERRLOG COMMAND...: runs COMMAND in the background with its
-# stderr in ERRLOG, killed after SECONDS. Sets SPAWN_PID to COMMAND's own pid
-# (not a wrapper's), so tests can signal the program itself.
-declare -A watchdogs
-spawn() {
-	local secs="$1" errlog="$2"
-	shift 2
-	# <&0: a background job's stdin would otherwise be /dev/null. 7>&-: a
-	# test's own pipe writer (fd 7) must not keep the program's input open.
-	"$@" 2>"$errlog" <&0 7>&- &
-	SPAWN_PID=$!
-	(
-		sleep "$secs"
-		kill -9 "$SPAWN_PID" 2>/dev/null
-	) </dev/null 7>&- &
-	watchdogs[$SPAWN_PID]=$!
-}
-
-# reap PID: waits for a spawned program; sets REAP_RC to its exit status.
-# (Not usable in $(...): a subshell cannot wait for its parent's children.)
-reap() {
-	REAP_RC=0
-	wait "$1" || REAP_RC=$?
-	kill "${watchdogs[$1]}" 2>/dev/null
-	wait "${watchdogs[$1]}" 2>/dev/null
-	return 0
-}
-
-# start_recv LOG ARGS...: starts rpma-recv in the background, waits until it
-# listens. Sets RECV_PID. Returns non-zero if it exited instead.
-start_recv() {
-	local logf="$1"
-	shift
-	spawn 300 "$logf" "$RECV" -v --listen "$RECV_IP" "$@"
-	RECV_PID=$SPAWN_PID
-	local i
-	for i in $(seq 1 100); do
-		grep -q "serving" "$logf" 2>/dev/null && return 0
-		kill -0 "$RECV_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-# wait_recv: waits for the receiver; sets REAP_RC to its exit status.
-wait_recv() {
-	reap "$RECV_PID"
-}
-
-# wait_for FILE PATTERN: waits up to 20 s for a line matching PATTERN.
-wait_for() {
-	local i
-	for i in $(seq 1 200); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # feed FILE: FILE in 64 chunks with pauses, so a test can act mid-stream.
 feed() {
 	local chunk i
@@ -128,13 +76,6 @@ start_fed_sender() {
 stop_feed() {
 	kill "$FEED_PID" 2>/dev/null
 	wait "$FEED_PID" 2>/dev/null
-}
-
-# pool_data POOL OUT: the pool's committed log data, read by PMDK's tools.
-pool_data() {
-	rm -f "$2"
-	pmempool dump -b -o "$2" "$1" || return 1
-	[ -f "$2" ] || : >"$2"
 }
 
 # check_pool POOL EXPECTED: the pool checks clean and holds exactly EXPECTED.
