@@ -199,10 +199,11 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo"
 	exec 7<>"$WORK/fifo"
-	spawn 60 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" - <"$WORK/fifo"
+	spawn 60 "$WORK/send.log" "$SEND" -v --truncate "$RECV_IP" - <"$WORK/fifo"
 	send_pid=$SPAWN_PID
 	echo "from the first sender" >&7
-	sleep 0.3
+	# The second sender must come once the first one holds the log.
+	wait_for "$WORK/send.log" "method" || fail "first sender did not connect: $(cat "$WORK/send.log")"
 	rc=0
 	echo "from the second sender" | timeout 30 "$SEND" "$RECV_IP" - 2>"$WORK/send2.log" || rc=$?
 	[ "$rc" = 5 ] || fail "second sender exited $rc, want 5"
