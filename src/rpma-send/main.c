@@ -362,10 +362,11 @@ static int report_ship(const struct send_args *a, int rc,
 		       const struct ship_result *r)
 {
 	if (rc == RS_EXIT_OK)
-		rs_info("committed %llu bytes in %llu batches (%s); remote log "
+		rs_info("committed %llu bytes in %llu batch%s (%s); remote log "
 			"%llu of %llu bytes used",
 			(unsigned long long)r->committed,
 			(unsigned long long)r->stats.batches,
+			r->stats.batches == 1 ? "" : "es",
 			rs_method_name(r->method),
 			(unsigned long long)r->log_used,
 			(unsigned long long)r->log_size);
