@@ -59,17 +59,23 @@ static void answers(void **state)
 	memset(other.bytes, 7, 32);
 	other.bytes[31] = 8;
 	uint8_t nonce[RS_AUTH_NONCE_SIZE], nonce2[RS_AUTH_NONCE_SIZE];
-	assert_int_equal(rs_auth_nonce(nonce, 0), 0);
-	assert_int_equal(rs_auth_nonce(nonce2, 0), 0);
+	assert_int_equal(rs_auth_random(nonce, RS_AUTH_NONCE_SIZE, 0), 0);
+	assert_int_equal(rs_auth_random(nonce2, RS_AUTH_NONCE_SIZE, 0), 0);
 	assert_memory_not_equal(nonce, nonce2, RS_AUTH_NONCE_SIZE);
 
+	struct rs_session_token none = {{0}}, token;
+	memset(token.bytes, 0x5a, sizeof(token.bytes));
 	uint8_t mac[RS_AUTH_MAC_SIZE];
-	rs_auth_mac(&key, nonce, mac);
-	assert_true(rs_auth_check(&key, nonce, mac));
-	assert_false(rs_auth_check(&other, nonce, mac)); /* wrong key */
-	assert_false(rs_auth_check(&key, nonce2, mac));	 /* replayed answer */
+	rs_auth_mac(&key, nonce, &none, mac);
+	assert_true(rs_auth_check(&key, nonce, &none, mac));
+	assert_false(rs_auth_check(&other, nonce, &none, mac)); /* wrong key */
+	assert_false(rs_auth_check(&key, nonce2, &none, mac));	 /* replayed answer */
+	/* An answer for a plain connection does not take a session over. */
+	assert_false(rs_auth_check(&key, nonce, &token, mac));
 	mac[0] ^= 1;
-	assert_false(rs_auth_check(&key, nonce, mac));
+	assert_false(rs_auth_check(&key, nonce, &none, mac));
+	rs_auth_mac(&key, nonce, &token, mac);
+	assert_true(rs_auth_check(&key, nonce, &token, mac));
 }
 
 int main(void)

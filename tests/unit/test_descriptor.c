@@ -42,9 +42,12 @@ static struct rs_accept_info valid_info(void)
 	    .start_offset = 8192,
 	    .end_offset = 64u << 20,
 	    .write_offset_value = 8192 + 100,
+	    .peer_timeout_ms = 10000,
 	};
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < 16; i++) {
 		info.pool_uuid[i] = (uint8_t)(i * 7 + 1);
+		info.token.bytes[i] = (uint8_t)(0xa0 + i);
+	}
 	return info;
 }
 
@@ -65,6 +68,8 @@ static void accept_round_trip(void **state)
 	/* The CM pads to its full size: decoding the padded buffer works. */
 	assert_int_equal(rs_accept_info_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_int_equal(out.data.addr, in.data.addr);
+	assert_memory_equal(&out.token, &in.token, sizeof(in.token));
+	assert_int_equal(out.peer_timeout_ms, 10000);
 	assert_int_equal(out.data.length, in.data.length);
 	assert_int_equal(out.data.rkey, in.data.rkey);
 	assert_int_equal(out.write_offset.addr, in.write_offset.addr);
@@ -138,6 +143,9 @@ static void accept_rejects_bad_fields(void **state)
 	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.credits = 0;
+	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
+	i = valid_info();
+	i.peer_timeout_ms = RS_PEER_TIMEOUT_MIN_MS - 1;
 	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.peer_flags = 0x80;
@@ -265,6 +273,18 @@ static void connect_round_trip_and_checks(void **state)
 	rs_connect_req_encode(&in, buf, sizeof(buf));
 	assert_int_not_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0),
 			     0);
+
+	/* A takeover carries its token; a token without one is malformed. */
+	in.method = RS_METHOD_AUTO;
+	in.flags = RS_CONNECT_TAKEOVER;
+	memset(in.token.bytes, 0x3c, sizeof(in.token.bytes));
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_memory_equal(&out.token, &in.token, sizeof(in.token));
+	in.flags = 0;
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0),
+			 RS_E_MALFORMED);
 }
 
 static void reject_round_trip(void **state)

@@ -15,7 +15,7 @@
 
 /* Binds the answer to this protocol, so a MAC made for something else with
  * the same key is no answer here. */
-static const char auth_label[] = "rpma-ship auth v1";
+static const char auth_label[] = "rpma-ship auth v2";
 
 int rs_auth_key_load(const char *path, struct rs_auth_key *key,
 		     struct rs_error *err)
@@ -50,21 +50,26 @@ int rs_auth_key_load(const char *path, struct rs_auth_key *key,
 	return 0;
 }
 
-int rs_auth_nonce(uint8_t nonce[RS_AUTH_NONCE_SIZE], struct rs_error *err)
+int rs_auth_random(void *buf, size_t len, struct rs_error *err)
 {
-	if (getrandom(nonce, RS_AUTH_NONCE_SIZE, 0) == RS_AUTH_NONCE_SIZE)
+	if (getrandom(buf, len, 0) == (ssize_t)len)
 		return 0;
 	return rs_error_set(err, RS_E_PROVIDER, errno,
-			    "cannot draw a random auth challenge");
+			    "cannot draw random bytes: %s", strerror(errno));
 }
 
 void rs_auth_mac(const struct rs_auth_key *key,
 		 const uint8_t nonce[RS_AUTH_NONCE_SIZE],
+		 const struct rs_session_token *token,
 		 uint8_t mac[RS_AUTH_MAC_SIZE])
 {
-	uint8_t msg[sizeof(auth_label) - 1 + RS_AUTH_NONCE_SIZE];
-	memcpy(msg, auth_label, sizeof(auth_label) - 1);
-	memcpy(msg + sizeof(auth_label) - 1, nonce, RS_AUTH_NONCE_SIZE);
+	const size_t label = sizeof(auth_label) - 1;
+	uint8_t msg[sizeof(auth_label) - 1 + RS_AUTH_NONCE_SIZE +
+		    RS_SESSION_TOKEN_SIZE];
+	memcpy(msg, auth_label, label);
+	memcpy(msg + label, nonce, RS_AUTH_NONCE_SIZE);
+	memcpy(msg + label + RS_AUTH_NONCE_SIZE, token->bytes,
+	       RS_SESSION_TOKEN_SIZE);
 	unsigned len = RS_AUTH_MAC_SIZE;
 	HMAC(EVP_sha256(), key->bytes, (int)key->len, msg, sizeof(msg), mac,
 	     &len);
@@ -72,9 +77,10 @@ void rs_auth_mac(const struct rs_auth_key *key,
 
 bool rs_auth_check(const struct rs_auth_key *key,
 		   const uint8_t nonce[RS_AUTH_NONCE_SIZE],
+		   const struct rs_session_token *token,
 		   const uint8_t mac[RS_AUTH_MAC_SIZE])
 {
 	uint8_t want[RS_AUTH_MAC_SIZE];
-	rs_auth_mac(key, nonce, want);
+	rs_auth_mac(key, nonce, token, want);
 	return CRYPTO_memcmp(want, mac, RS_AUTH_MAC_SIZE) == 0;
 }

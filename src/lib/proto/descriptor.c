@@ -100,6 +100,7 @@ size_t rs_connect_req_encode(const struct rs_connect_req *req, void *buf,
 	header_put(&w, RS_CONNECT_REQ_SIZE);
 	rs_wire_put_u8(&w, req->flags);
 	rs_wire_put_u8(&w, req->method);
+	rs_wire_put_bytes(&w, req->token.bytes, sizeof(req->token.bytes));
 	return w.failed ? 0 : w.pos;
 }
 
@@ -112,10 +113,15 @@ int rs_connect_req_decode(const void *buf, size_t len,
 		return rc;
 	req->flags = rs_wire_get_u8(&w);
 	req->method = rs_wire_get_u8(&w);
+	rs_wire_get_bytes(&w, req->token.bytes, sizeof(req->token.bytes));
 	if (req->flags & ~RS_CONNECT_FLAGS_KNOWN)
 		return malformed(err, "unknown connect flags");
 	if (req->method >= RS_METHOD_COUNT)
 		return malformed(err, "unknown persistence method");
+	static const struct rs_session_token none;
+	if (!(req->flags & RS_CONNECT_TAKEOVER) &&
+	    memcmp(&req->token, &none, sizeof(none)))
+		return malformed(err, "session token without a takeover");
 	return 0;
 }
 
@@ -138,6 +144,8 @@ size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
 	rs_wire_put_u64(&w, info->end_offset);
 	rs_wire_put_u64(&w, info->write_offset_value);
 	rs_wire_put_bytes(&w, info->pool_uuid, sizeof(info->pool_uuid));
+	rs_wire_put_bytes(&w, info->token.bytes, sizeof(info->token.bytes));
+	rs_wire_put_u32(&w, info->peer_timeout_ms);
 	return w.failed ? 0 : w.pos;
 }
 
@@ -151,6 +159,8 @@ static int accept_info_check(const struct rs_accept_info *info,
 		return malformed(err, "no known persistence method allowed");
 	if (info->credits == 0 || info->credits > RS_CREDITS_MAX)
 		return malformed(err, "credits out of range");
+	if (info->peer_timeout_ms < RS_PEER_TIMEOUT_MIN_MS)
+		return malformed(err, "peer timeout too short");
 
 	/* The log geometry only; the mapping size is the receiver's. */
 	int rc = rs_log_geometry_check(info->start_offset, info->end_offset,
@@ -226,6 +236,8 @@ int rs_accept_info_decode(const void *buf, size_t len,
 	info->end_offset = rs_wire_get_u64(&w);
 	info->write_offset_value = rs_wire_get_u64(&w);
 	rs_wire_get_bytes(&w, info->pool_uuid, sizeof(info->pool_uuid));
+	rs_wire_get_bytes(&w, info->token.bytes, sizeof(info->token.bytes));
+	info->peer_timeout_ms = rs_wire_get_u32(&w);
 	if (w.failed)
 		return malformed(err, "private data truncated");
 	return accept_info_check(info, err);

@@ -15,7 +15,7 @@
 struct rs_error;
 
 #define RS_PROTO_MAGIC 0x48535052u /* "RPSH" on the wire */
-#define RS_PROTO_VERSION 1
+#define RS_PROTO_VERSION 2 /* 2: session token, peer timeout, keepalive */
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196
@@ -36,17 +36,24 @@ struct rs_mr_desc {
 #define RS_CONNECT_TRUNCATE 0x1u /* rewind the log before writing */
 #define RS_CONNECT_VERIFY 0x2u	 /* will read the replica back */
 #define RS_CONNECT_AUTH 0x4u	 /* the sender holds an auth key */
+#define RS_CONNECT_TAKEOVER 0x8u /* reconnecting: the token of its session */
 #define RS_CONNECT_FLAGS_KNOWN                                                 \
-	(RS_CONNECT_TRUNCATE | RS_CONNECT_VERIFY | RS_CONNECT_AUTH)
+	(RS_CONNECT_TRUNCATE | RS_CONNECT_VERIFY | RS_CONNECT_AUTH |           \
+	 RS_CONNECT_TAKEOVER)
 
 struct rs_connect_req {
 	uint8_t flags;	/* RS_CONNECT_* */
 	uint8_t method; /* enum rs_method the sender insists on, or AUTO */
+	struct rs_session_token token; /* with RS_CONNECT_TAKEOVER, else 0 */
 };
-#define RS_CONNECT_REQ_SIZE 8
+#define RS_CONNECT_REQ_SIZE 24
 
 /* The receiver's peer configuration. */
 #define RS_PEER_DIRECT_WRITE_TO_PMEM 0x1u
+
+/* The shortest peer timeout a grant may carry: the keepalive interval is a
+ * fraction of it. */
+#define RS_PEER_TIMEOUT_MIN_MS 100u
 
 /* What the receiver grants on accept. */
 struct rs_accept_info {
@@ -63,8 +70,10 @@ struct rs_accept_info {
 	uint64_t end_offset;
 	uint64_t write_offset_value; /* committed end of data */
 	uint8_t pool_uuid[16];
+	struct rs_session_token token; /* presented to take the session over */
+	uint32_t peer_timeout_ms; /* silence after which a peer counts as dead */
 };
-#define RS_ACCEPT_INFO_SIZE 161
+#define RS_ACCEPT_INFO_SIZE 181
 
 /* Instead of the grant, a receiver with --auth-key accepts with a random
  * challenge; the grant follows as a message once the sender answered it. */

@@ -24,6 +24,8 @@ enum rs_msg_type {
 	RS_MSG_READ_STAGE = 6,	    /* verify: copy [offset, +length) to ring */
 	RS_MSG_READ_STAGE_DONE = 7, /* reply: it is at ring_offset */
 	RS_MSG_AUTH = 8,	    /* the answer to the receiver's challenge */
+	RS_MSG_KEEPALIVE = 9,	    /* an idle sender is still there */
+	RS_MSG_KEEPALIVE_DONE = 10, /* reply: and so is the receiver */
 };
 
 enum rs_msg_status {

@@ -20,11 +20,12 @@ struct rs_session {
 	bool owns_peer; /* the sender's; the receiver shares its own */
 	uint8_t *bufs;	/* per slot: in, then out */
 	struct rs_mr *bufs_mr;
-	uint16_t slots;
+	uint16_t slots;	   /* the caller's; the control slot comes after */
 	uint32_t recv_len; /* what a receive may take */
 	struct rs_accept_info grant;
 	const struct rs_auth_key *key;
 	uint8_t nonce[RS_AUTH_NONCE_SIZE];
+	struct rs_session_token presented; /* receiver: covered by the auth */
 };
 
 static size_t in_offset(uint16_t slot)
@@ -43,15 +44,17 @@ static int post_recv(struct rs_session *s, uint16_t slot)
 			    slot);
 }
 
-/* The queue pair, the slot buffers, and a receive on every slot (replies
- * may arrive as soon as the connection is up). */
+/* The queue pair, the slot buffers, and a receive on every slot, the
+ * control slot included (replies may arrive as soon as the connection is
+ * up). */
 static int setup(struct rs_session *s, uint32_t send_depth,
 		 struct rs_error *err)
 {
-	int rc = rs_conn_create_qp(s->conn, s->peer, send_depth, s->slots, err);
+	uint16_t all = s->slots + 1u;
+	int rc = rs_conn_create_qp(s->conn, s->peer, send_depth, all, err);
 	if (rc)
 		return rc;
-	size_t size = (size_t)s->slots * 2 * SLOT_BYTES;
+	size_t size = (size_t)all * 2 * SLOT_BYTES;
 	s->bufs = calloc(1, size);
 	if (!s->bufs)
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
@@ -60,7 +63,7 @@ static int setup(struct rs_session *s, uint32_t send_depth,
 		return err ? rs_error_wrap(err, "cannot register message "
 						"buffers")
 			   : rc;
-	for (uint16_t i = 0; i < s->slots; i++) {
+	for (uint16_t i = 0; i < all; i++) {
 		if (post_recv(s, i))
 			return rs_error_set(err, RS_E_LOST, errno,
 					    "cannot post a receive: %s",
@@ -102,6 +105,11 @@ const struct rs_accept_info *rs_session_grant(const struct rs_session *s)
 }
 
 uint16_t rs_session_slots(const struct rs_session *s)
+{
+	return s->slots;
+}
+
+uint16_t rs_session_control_slot(const struct rs_session *s)
 {
 	return s->slots;
 }
@@ -175,9 +183,12 @@ static int authenticate(struct rs_session *s,
 		return rs_error_set(err, RS_E_AUTH, 0,
 				    "%s requires an auth key", r->host);
 	struct rs_msg answer = {.type = RS_MSG_AUTH};
-	rs_auth_mac(r->key, challenge->nonce, answer.mac);
+	struct rs_session_token none = {{0}};
+	rs_auth_mac(r->key, challenge->nonce, r->takeover ? r->takeover : &none,
+		    answer.mac);
 	struct rs_completion wc;
-	if (rs_session_send(s, 0, &answer, SESSION_WR_ID, RS_POST_SIGNALED) ||
+	if (rs_session_send(s, s->slots, &answer, SESSION_WR_ID,
+			    RS_POST_SIGNALED) ||
 	    next_receive(s, r->timeout_ms, &wc))
 		return rs_error_set(err, RS_E_AUTH, EACCES,
 				    "%s did not accept our auth key", r->host);
@@ -198,6 +209,10 @@ static int handshake(struct rs_session *s, const struct rs_session_request *r,
 	struct rs_connect_req req = r->req;
 	if (r->key)
 		req.flags |= RS_CONNECT_AUTH;
+	if (r->takeover) {
+		req.flags |= RS_CONNECT_TAKEOVER;
+		req.token = *r->takeover;
+	}
 	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
 	size_t len = rs_connect_req_encode(&req, buf, sizeof(buf));
 	struct rs_private_data reply;
@@ -278,7 +293,7 @@ static int accept_data(struct rs_session *s, const struct rs_session_accept *a,
 		return 0;
 	}
 	struct rs_challenge challenge;
-	int rc = rs_auth_nonce(s->nonce, err);
+	int rc = rs_auth_random(s->nonce, sizeof(s->nonce), err);
 	if (rc)
 		return rc;
 	memcpy(challenge.nonce, s->nonce, sizeof(s->nonce));
@@ -298,12 +313,14 @@ int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 	s->slots = a->slots;
 	s->recv_len = RS_MSG_SIZE; /* a larger message fails its receive */
 	s->key = a->key;
+	if (a->presented)
+		s->presented = *a->presented;
 	rs_conn_set_busy_poll(*conn, a->busy_poll);
-	/* Replies: up to two per slot in flight. */
 	s->conn = *conn;
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
 	size_t len = 0;
-	int rc = setup(s, 2u * s->slots, err);
+	/* Replies: up to two per slot in flight, the control slot's too. */
+	int rc = setup(s, 2u * (s->slots + 1u), err);
 	if (!rc)
 		rc = accept_data(s, a, buf, &len, err);
 	if (rc) {
@@ -326,7 +343,7 @@ int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,
 	if (msg->type != RS_MSG_AUTH)
 		return rs_error_set(err, RS_E_AUTH, 0,
 				    "it did not answer the auth challenge");
-	if (!s->key || !rs_auth_check(s->key, s->nonce, msg->mac))
+	if (!s->key || !rs_auth_check(s->key, s->nonce, &s->presented, msg->mac))
 		return rs_error_set(err, RS_E_AUTH, 0, "wrong auth key");
 	return 0;
 }
@@ -334,8 +351,9 @@ int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,
 int rs_session_send_grant(struct rs_session *s,
 			  const struct rs_accept_info *grant)
 {
-	size_t len =
-	    rs_accept_info_encode(grant, s->bufs + out_offset(0), SLOT_BYTES);
-	return rs_conn_send(s->conn, s->bufs_mr, out_offset(0), (uint32_t)len,
-			    SESSION_WR_ID, RS_POST_SIGNALED);
+	uint16_t slot = s->slots; /* the control slot */
+	size_t len = rs_accept_info_encode(grant, s->bufs + out_offset(slot),
+					   SLOT_BYTES);
+	return rs_conn_send(s->conn, s->bufs_mr, out_offset(slot),
+			    (uint32_t)len, SESSION_WR_ID, RS_POST_SIGNALED);
 }

@@ -12,7 +12,9 @@
  *
  * A session owns the connection, the peer it was registered with and its
  * control-message slots: per slot one request and one reply buffer, a
- * receive always posted on each reply buffer. */
+ * receive always posted on each reply buffer. Besides the slots the caller
+ * asks for, there is one more, the control slot, for the session's own
+ * messages: the auth answer and the grant, then keepalives. */
 #ifndef RS_SESSION_H
 #define RS_SESSION_H
 
@@ -39,6 +41,8 @@ struct rs_session_request {
 	uint16_t slots;		       /* control messages in flight */
 	uint32_t sends_per_slot;       /* work requests posted per slot */
 	const struct rs_auth_key *key; /* NULL: none */
+	/* Reconnecting: the token of the session to take over, else NULL. */
+	const struct rs_session_token *takeover;
 	bool busy_poll;
 };
 
@@ -71,6 +75,9 @@ struct rs_session_accept {
 	 * Without: the grant right away. */
 	const struct rs_auth_key *key;
 	const struct rs_accept_info *grant;
+	/* The token the sender presented (zero: none); the answer to the
+	 * challenge must cover it. */
+	const struct rs_session_token *presented;
 };
 
 /* Sets up the session on an incoming connection and accepts it. On failure
@@ -97,6 +104,9 @@ struct rs_peer *rs_session_peer(const struct rs_session *s);
 /* Sender: what the receiver granted. */
 const struct rs_accept_info *rs_session_grant(const struct rs_session *s);
 uint16_t rs_session_slots(const struct rs_session *s);
+/* The slot of the session's own messages (keepalives): the one after the
+ * caller's slots. */
+uint16_t rs_session_control_slot(const struct rs_session *s);
 
 /* Encodes msg into slot's request buffer and sends it. */
 int rs_session_send(struct rs_session *s, uint16_t slot,
