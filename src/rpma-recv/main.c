@@ -1,4 +1,5 @@
 /* rpma-recv: exposes one PMem log pool to rpma-send senders over RDMA. */
+#include "cli/duration.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
 #include "cli/signals.h"
@@ -34,6 +35,7 @@ enum {
 	OPT_ALLOW,
 	OPT_AUTH_KEY,
 	OPT_BUSY_POLL,
+	OPT_PEER_TIMEOUT,
 };
 
 static const struct argp_option options[] = {
@@ -70,6 +72,11 @@ static const struct argp_option options[] = {
     {"busy-poll", OPT_BUSY_POLL, 0, 0,
      "Spin on the completion queue while serving a sender instead of "
      "sleeping: lowest commit latency, at the cost of a busy core",
+     0},
+    {"peer-timeout", OPT_PEER_TIMEOUT, "SECONDS", 0,
+     "End the session of a sender not heard from for this long (e.g. 10, "
+     "30s, 2m; default 10 s), so a sender cut off by a network outage does "
+     "not hold the log; an idle sender keeps its session with keepalives",
      0},
     {"once", OPT_ONCE, 0, 0, "Exit after the first sender disconnects", 0},
     {"quiet", 'q', 0, 0, "Print errors only", 0},
@@ -132,6 +139,14 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 	case OPT_AUTH_KEY:
 		a->auth_key_path = arg;
 		return true;
+	case OPT_PEER_TIMEOUT:
+		if (rs_duration_parse(arg, &v) || v < 1000 || v > 3600000)
+			argp_error(state,
+				   "--peer-timeout: '%s' must be 1 s to 1 "
+				   "hour, like 10, 30s or 2m",
+				   arg);
+		a->cfg.peer_timeout_ms = (uint32_t)v;
+		return true;
 	default:
 		return false;
 	}
@@ -191,6 +206,7 @@ int main(int argc, char **argv)
 	rs_endpoint_parse(":" RS_DEFAULT_PORT, &a.cfg.listen, 0);
 	a.cfg.exposure.slot_size = 1u << 20;
 	a.cfg.exposure.slots = 4;
+	a.cfg.peer_timeout_ms = 10000;
 
 	/* argp exits with argp_err_exit_status on usage errors. */
 	argp_err_exit_status = RS_EXIT_USAGE;

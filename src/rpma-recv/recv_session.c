@@ -44,6 +44,7 @@ void recv_session_init(struct recv_session *s,
 	s->link = *link;
 	s->state = RECV_SESSION_ADMITTED;
 	s->deadline_ms = now_ms + cfg->deadline_ms;
+	s->heard_ms = now_ms;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
 }
 
@@ -95,10 +96,16 @@ static void serve(struct recv_session *s, uint16_t slot,
 	struct rs_msg reply;
 	bool verifying =
 	    req->type == RS_MSG_HASH || req->type == RS_MSG_READ_STAGE;
-	bool ok = verifying ? recv_verify_apply(c->target, &ring, c->verify,
-						req, &reply)
-			    : recv_commit_apply(c->target, &c->staging,
-						c->policy, req, &reply);
+	bool ok = true;
+	if (req->type == RS_MSG_KEEPALIVE)
+		reply = (struct rs_msg){.type = RS_MSG_KEEPALIVE_DONE,
+					.seq = req->seq};
+	else if (verifying)
+		ok = recv_verify_apply(c->target, &ring, c->verify, req,
+				       &reply);
+	else
+		ok = recv_commit_apply(c->target, &c->staging, c->policy, req,
+				       &reply);
 	/* One reply in `credits` is signaled, only to reclaim send-queue
 	 * entries: fewer completions, fewer wake-ups. */
 	uint32_t n = s->replies++;
@@ -116,15 +123,16 @@ static void serve(struct recv_session *s, uint16_t slot,
 		close_with(s, "refused request");
 		return;
 	}
-	if (!verifying) {
+	if (!verifying && req->type != RS_MSG_KEEPALIVE) {
 		s->commits++;
 		s->bytes += req->length;
 	}
 }
 
 void recv_session_on_message(struct recv_session *s, uint16_t slot,
-			     const struct rs_msg *msg)
+			     const struct rs_msg *msg, int64_t now_ms)
 {
+	s->heard_ms = now_ms;
 	if (s->state == RECV_SESSION_ADMITTED)
 		established_by_message(s);
 	if (s->state == RECV_SESSION_AUTHENTICATING)
@@ -148,4 +156,11 @@ void recv_session_on_timer(struct recv_session *s, int64_t now_ms)
 		recv_session_on_failure(s, "auth deadline passed");
 	else if (s->state == RECV_SESSION_ADMITTED && now_ms >= s->deadline_ms)
 		close_with(s, "sender did not complete the connection");
+	else if (s->state == RECV_SESSION_SERVING &&
+		 now_ms - s->heard_ms >= s->cfg.peer_timeout_ms) {
+		rs_info("sender %s: no word for %lld ms (peer timeout); ending "
+			"its session, the log is free",
+			s->peer, (long long)(now_ms - s->heard_ms));
+		close_with(s, "peer timeout");
+	}
 }

@@ -7,7 +7,10 @@
  *   ADMITTED --established--> SERVING            (no key)
  *   ADMITTED --established--> AUTHENTICATING     (key: challenge sent)
  *   AUTHENTICATING --right answer--> SERVING     (grant sent)
- *   any --bad message, wrong key, deadline, error, disconnect--> CLOSING */
+ *   SERVING --no message for the peer timeout--> CLOSING (a dead sender)
+ *   any --bad message, wrong key, deadline, error, disconnect--> CLOSING
+ *
+ * An idle sender keeps its session with keepalives, answered here. */
 #ifndef RECV_SESSION_H
 #define RECV_SESSION_H
 
@@ -48,6 +51,7 @@ struct recv_session_config {
 	bool auth;	     /* a key is required */
 	uint16_t credits;    /* replies: one in this many is signaled */
 	int64_t deadline_ms; /* for completing the connection / the answer */
+	int64_t peer_timeout_ms; /* SERVING: silence that ends the session */
 };
 
 struct recv_session {
@@ -55,6 +59,7 @@ struct recv_session {
 	struct recv_session_config cfg;
 	struct recv_session_link link;
 	int64_t deadline_ms; /* ADMITTED, AUTHENTICATING: give up after */
+	int64_t heard_ms;    /* the sender's last message */
 	uint32_t replies;
 	uint64_t commits;
 	uint64_t bytes;
@@ -70,7 +75,7 @@ void recv_session_init(struct recv_session *s,
 
 void recv_session_on_established(struct recv_session *s, int64_t now_ms);
 void recv_session_on_message(struct recv_session *s, uint16_t slot,
-			     const struct rs_msg *msg);
+			     const struct rs_msg *msg, int64_t now_ms);
 /* A malformed message, a failed completion or the connection's end. */
 void recv_session_on_failure(struct recv_session *s, const char *why);
 void recv_session_on_timer(struct recv_session *s, int64_t now_ms);

@@ -1,6 +1,7 @@
 /* The receiver's service loop: listen, check each connection request,
- * admit one sender at a time as a session and drive it with the events of
- * its connection, refuse a second concurrent sender as busy. */
+ * admit senders as sessions and drive them with the events of their
+ * connections. One sender holds the log; another is refused as busy unless
+ * it is the same sender back on a new connection (its session token). */
 #ifndef RECV_SERVICE_H
 #define RECV_SERVICE_H
 
@@ -25,6 +26,7 @@ struct recv_config {
 	struct rs_cidr allow[RECV_ALLOW_MAX]; /* --allow: who may connect */
 	unsigned nallow;		      /* 0: anyone */
 	const struct rs_auth_key *auth_key;   /* --auth-key, or NULL */
+	uint32_t peer_timeout_ms; /* a silent sender's session ends after */
 };
 
 /* Set by SIGINT/SIGTERM: finish the commit in progress, then exit. */

@@ -93,6 +93,7 @@ static void start(struct fixture *f, bool auth)
 	    .auth = auth,
 	    .credits = 2,
 	    .deadline_ms = 5000,
+	    .peer_timeout_ms = 10000,
 	};
 	struct recv_session_link link = {&f->link, fake_check_auth,
 					 fake_send_grant, fake_reply};
@@ -117,7 +118,7 @@ static void serves_commits_without_a_key(void **state)
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 	for (uint32_t seq = 0; seq < 4; seq++) {
 		struct rs_msg m = commit_of(f, seq, 100);
-		recv_session_on_message(&f->s, 0, &m);
+		recv_session_on_message(&f->s, 0, &m, 1200);
 		assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
 		assert_int_equal(f->link.last_reply.seq, seq);
 		assert_int_equal(f->link.last_reply.offset, m.offset + 100);
@@ -141,11 +142,11 @@ static void authenticates_then_grants(void **state)
 	assert_int_equal(f->s.state, RECV_SESSION_AUTHENTICATING);
 	struct rs_msg early = commit_of(f, 0, 10);
 	struct rs_msg answer = {.type = RS_MSG_AUTH};
-	recv_session_on_message(&f->s, 0, &answer);
+	recv_session_on_message(&f->s, 0, &answer, 1200);
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 	assert_int_equal(f->link.grants, 1);
 	assert_int_equal(f->link.replies, 0);
-	recv_session_on_message(&f->s, 1, &early);
+	recv_session_on_message(&f->s, 1, &early, 1200);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
 }
 
@@ -155,7 +156,7 @@ static void wrong_key_closes_without_a_grant(void **state)
 	start(f, true);
 	recv_session_on_established(&f->s, 1100);
 	struct rs_msg answer = {.type = RS_MSG_AUTH};
-	recv_session_on_message(&f->s, 0, &answer);
+	recv_session_on_message(&f->s, 0, &answer, 1200);
 	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
 	assert_int_equal(f->link.grants, 0);
 	assert_false(f->s.served);
@@ -170,7 +171,7 @@ static void commit_before_auth_is_refused(void **state)
 	start(f, true);
 	recv_session_on_established(&f->s, 1100);
 	struct rs_msg m = commit_of(f, 0, 10);
-	recv_session_on_message(&f->s, 0, &m);
+	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
 	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
 }
@@ -201,7 +202,7 @@ static void message_before_established_is_served(void **state)
 	struct fixture *f = *state;
 	start(f, false);
 	struct rs_msg m = commit_of(f, 0, 10);
-	recv_session_on_message(&f->s, 0, &m);
+	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
 	recv_session_on_established(&f->s, 1200); /* late: no change */
@@ -217,11 +218,30 @@ static void refused_request_closes(void **state)
 			   .seq = 9,
 			   .offset = f->t.end,
 			   .length = 4096};
-	recv_session_on_message(&f->s, 0, &m);
+	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_OUT_OF_RANGE);
 	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
 	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
 	assert_int_equal(f->s.commits, 0);
+}
+
+/* An idle sender's keepalives keep its session; silence ends it. */
+static void keepalives_keep_silence_ends(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 7};
+	recv_session_on_message(&f->s, 2, &ka, 6000);
+	assert_int_equal(f->link.last_reply.type, RS_MSG_KEEPALIVE_DONE);
+	assert_int_equal(f->link.last_reply.seq, 7);
+	assert_int_equal(f->s.commits, 0);
+	recv_session_on_timer(&f->s, 15999); /* heard 9.999 s ago */
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	recv_session_on_timer(&f->s, 16000);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_string_equal(f->s.why, "peer timeout");
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
 }
 
 int main(void)
@@ -240,6 +260,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		message_before_established_is_served, setup, teardown),
 	    cmocka_unit_test_setup_teardown(refused_request_closes, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(keepalives_keep_silence_ends, setup,
 					    teardown),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);

@@ -101,6 +101,11 @@ static enum rs_listener_event_type classify(enum rdma_cm_event_type t)
 	}
 }
 
+int rs_listener_fd(const struct rs_listener *l)
+{
+	return l->cm_channel->fd;
+}
+
 int rs_listener_next_event(struct rs_listener *l, int timeout_ms,
 			   struct rs_listener_event *out, struct rs_error *err)
 {

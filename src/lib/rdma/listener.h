@@ -28,6 +28,10 @@ struct rs_listener_event {
 	struct rs_private_data priv; /* REQUEST: what the sender sent */
 };
 
+/* The descriptor to poll(2) for the next event, for a caller that waits on
+ * other things too. */
+int rs_listener_fd(const struct rs_listener *l);
+
 /* Waits up to timeout_ms for one event. */
 int rs_listener_next_event(struct rs_listener *l, int timeout_ms,
 			   struct rs_listener_event *ev, struct rs_error *err);
