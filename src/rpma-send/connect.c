@@ -49,6 +49,7 @@ int send_connect(const struct send_peer *p, struct rs_connect_req req,
 	    .slots = slots,
 	    .sends_per_slot = sends_per_slot,
 	    .key = p->key,
+	    .takeover = p->takeover,
 	    .busy_poll = p->busy_poll,
 	};
 	struct rs_error err = {0};

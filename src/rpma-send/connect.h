@@ -17,6 +17,8 @@ struct send_peer {
 	const struct rs_endpoint *remote;
 	int timeout_ms;
 	const struct rs_auth_key *key; /* --auth-key, or NULL */
+	/* Reconnecting: the token of our session, to take it over. */
+	const struct rs_session_token *takeover;
 	bool busy_poll;
 };
 

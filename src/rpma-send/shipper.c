@@ -16,9 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#define SHIP_WAIT_MS 1000   /* longest sleep: then look at the clock */
-#define SHIP_STALL_MS 30000 /* no confirmation this long: link lost */
-#define SHIP_FOLLOW_MS 20   /* --follow at the end: look again after */
+#define SHIP_WAIT_MS 1000 /* longest sleep: then look at the clock */
+#define SHIP_FOLLOW_MS 20 /* --follow at the end: look again after */
 #define SHIP_BACKOFF_FIRST_MS 100
 #define SHIP_BACKOFF_MAX_MS 5000
 
@@ -44,6 +43,14 @@ struct shipper {
 	uint64_t last_input_ns;		/* for the idle flush */
 	uint64_t last_confirm_ns;	/* for the stall check */
 	uint64_t input_paused_until_ns; /* --follow at the end of the file */
+	/* The session: its token, to take it over after losing the
+	 * connection, and the receiver's peer timeout, within which we hear
+	 * from it or count the link as lost. */
+	struct rs_session_token token;
+	bool have_token;
+	uint64_t peer_timeout_ns;
+	uint64_t last_sent_ns;	    /* a batch or a keepalive */
+	uint64_t keepalive_sent_ns; /* one unanswered, or 0 */
 	int rc; /* the exit code once the window is done */
 };
 
@@ -112,6 +119,7 @@ static int link_post(void *ctx, struct window_batch *b)
 		dst_offset = ring_offset;
 	}
 	b->posted_ns = send_stats_now_ns();
+	s->last_sent_ns = b->posted_ns;
 	size_t src = (size_t)(b->data - s->w.ring);
 	if (rs_conn_write(rs_session_conn(s->rs), dst, dst_offset, s->ring_mr,
 			  src, b->length, UINT64_MAX, 0))
@@ -217,6 +225,17 @@ static int register_buffers(struct shipper *s)
 	return RS_EXIT_OK;
 }
 
+/* A granted session: its token, its peer timeout, a fresh clock. */
+static void session_started(struct shipper *s)
+{
+	const struct rs_accept_info *info = grant_of(s);
+	s->token = info->token;
+	s->have_token = true;
+	s->peer_timeout_ns = (uint64_t)info->peer_timeout_ms * 1000000ull;
+	s->last_sent_ns = s->last_confirm_ns = send_stats_now_ns();
+	s->keepalive_sent_ns = 0;
+}
+
 static void link_down(struct shipper *s)
 {
 	rs_mr_dereg(&s->ring_mr);
@@ -229,6 +248,7 @@ static int link_up(struct shipper *s, bool first, bool *transient)
 	struct send_peer peer = {.remote = &s->cfg->remote,
 				 .timeout_ms = s->cfg->connect_timeout_ms,
 				 .key = s->cfg->auth_key,
+				 .takeover = s->have_token ? &s->token : 0,
 				 .busy_poll = s->cfg->busy_poll};
 	struct rs_connect_req req = {
 	    .flags = first && s->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
@@ -240,6 +260,8 @@ static int link_up(struct shipper *s, bool first, bool *transient)
 		rc = first ? plan(s) : check_still_compatible(s);
 	if (!rc)
 		rc = register_buffers(s);
+	if (!rc)
+		session_started(s);
 	return rc;
 }
 
@@ -326,8 +348,12 @@ static void on_completion(struct shipper *s, const struct rs_completion *wc)
 	struct rs_msg reply;
 	uint16_t slot;
 	struct rs_error err = {0};
-	if (rs_session_take(s->rs, wc, &reply, &slot, &err) == 0 &&
-	    reply.type != RS_MSG_COMMIT_DONE)
+	int rc = rs_session_take(s->rs, wc, &reply, &slot, &err);
+	if (rc == 0 && reply.type == RS_MSG_KEEPALIVE_DONE) {
+		s->keepalive_sent_ns = 0;
+		return;
+	}
+	if (rc == 0 && reply.type != RS_MSG_COMMIT_DONE)
 		rs_error_set(&err, RS_E_MALFORMED, 0,
 			     "unexpected message type");
 	if (err.code) {
@@ -423,7 +449,43 @@ static bool take_input(struct shipper *s, uint64_t now)
 	return n != 0 || s->in->eof;
 }
 
-/* The idle flush, the stall check and a stop request. */
+/* An idle connection still proves both ends alive: a keepalive a quarter
+ * of the peer timeout after the last thing we sent, one at a time. */
+static uint64_t keepalive_due(const struct shipper *s)
+{
+	return s->last_sent_ns + s->peer_timeout_ns / 4;
+}
+
+static void send_keepalive(struct shipper *s, uint64_t now)
+{
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE};
+	uint16_t slot = rs_session_control_slot(s->rs);
+	/* Signaled: an idle link posts nothing else that would reclaim its
+	 * send-queue entry. */
+	if (rs_session_send(s->rs, slot, &ka, UINT64_MAX, RS_POST_SIGNALED)) {
+		window_lost(&s->w);
+		return;
+	}
+	s->last_sent_ns = s->keepalive_sent_ns = now;
+}
+
+/* The oldest thing the receiver has not answered, or 0. */
+static uint64_t oldest_unanswered(const struct shipper *s)
+{
+	uint64_t since = s->keepalive_sent_ns;
+	if (window_inflight(&s->w) > 0) {
+		const struct window_batch *oldest =
+		    &s->w.batches[s->w.oldest_seq % s->w.depth];
+		uint64_t b = oldest->posted_ns > s->last_confirm_ns
+				 ? oldest->posted_ns
+				 : s->last_confirm_ns;
+		if (!since || b < since)
+			since = b;
+	}
+	return since;
+}
+
+/* The idle flush, keepalives, the dead-receiver check, a stop request. */
 static void check_timers(struct shipper *s, uint64_t now)
 {
 	if (send_stop_requested && s->w.state == WINDOW_STREAMING)
@@ -431,18 +493,18 @@ static void check_timers(struct shipper *s, uint64_t now)
 	uint64_t idle = (uint64_t)s->cfg->flush_interval_ms * 1000000ull;
 	if (s->w.fill > 0 && now - s->last_input_ns >= idle)
 		window_flush(&s->w, now);
-	if (window_inflight(&s->w) == 0)
+	if (s->w.state != WINDOW_STREAMING && s->w.state != WINDOW_DRAINING)
 		return;
-	/* A device that never reports an error must not hang us: a silent
-	 * link counts as lost. */
-	const struct window_batch *oldest =
-	    &s->w.batches[s->w.oldest_seq % s->w.depth];
-	uint64_t since = oldest->posted_ns > s->last_confirm_ns
-			     ? oldest->posted_ns
-			     : s->last_confirm_ns;
-	if (now > since && now - since >= SHIP_STALL_MS * 1000000ull) {
-		rs_verbose("no commit confirmed for %llu s",
-			   (unsigned long long)((now - since) / 1000000000ull));
+	if (!s->keepalive_sent_ns && window_inflight(&s->w) == 0 &&
+	    now >= keepalive_due(s))
+		send_keepalive(s, now);
+	/* A silent link (a cable pulled, a host gone) reports no error for a
+	 * long time: not hearing back within the peer timeout counts as
+	 * lost, as the receiver counts us. */
+	uint64_t since = oldest_unanswered(s);
+	if (since && now > since && now - since >= s->peer_timeout_ns) {
+		rs_verbose("no answer from the receiver for %llu ms",
+			   (unsigned long long)((now - since) / 1000000ull));
 		window_lost(&s->w);
 	}
 }
@@ -459,6 +521,10 @@ static int next_timeout(const struct shipper *s, uint64_t now)
 	if (s->input_paused_until_ns > now &&
 	    s->input_paused_until_ns - now < wait)
 		wait = s->input_paused_until_ns - now;
+	uint64_t ka = keepalive_due(s);
+	if (!s->keepalive_sent_ns && window_inflight(&s->w) == 0 && ka > now &&
+	    ka - now < wait)
+		wait = ka - now;
 	return s->cfg->busy_poll ? 0 : (int)((wait + 999999) / 1000000);
 }
 

@@ -1,0 +1,158 @@
+#!/bin/bash
+# End-to-end network outages: the sender's link goes down mid-stream (2, 4
+# and 8 s) under --retry and the pool still equals the input; a sender cut
+# off for longer than the peer timeout and killed meanwhile frees its log;
+# an idle sender keeps its session; a reconnecting sender takes its own
+# session over (also with --auth-key) while a stranger is still refused.
+# Runs inside the VM test bed: scripts/vm-run -- tests/e2e/outage.sh BUILD
+BUILD="$1"
+. "$(dirname "$0")/lib.sh"
+
+pool="$WORK/outage.pool"
+input="$WORK/input"
+head -c $((3 << 20)) /dev/urandom >"$input"
+start_recv "$WORK/recv.log" --create 32M "$pool" && kill -TERM "$RECV_PID"
+wait_recv
+
+# link_down: the network between the two ends goes silent, both ways, as
+# when a switch reboots: every packet on the veth is dropped (netem). Not
+# `ip link set veth1 down`: on this kernel (6.1) an rxe port that goes down
+# under a live queue pair answers no new connection over that veth after
+# it comes back (connections then only work over lo), which would leave
+# the later cases without a real link.
+link_down() {
+	tc qdisc replace dev veth1 root netem loss 100%
+	tc qdisc replace dev veth0 root netem loss 100%
+}
+
+link_up() {
+	tc qdisc del dev veth1 root
+	tc qdisc del dev veth0 root
+}
+
+# slow_feed FILE: FILE in 64 chunks over about 8 s.
+slow_feed() {
+	local chunk i
+	chunk=$((($(stat -c %s "$1") + 63) / 64))
+	for i in $(seq 0 63); do
+		dd if="$1" bs="$chunk" skip="$i" count=1 status=none || return
+		nap 0.12
+	done
+}
+
+# start_slow_sender ARGS...: rpma-send -v ARGS - fed by slow_feed $input.
+start_slow_sender() {
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	slow_feed "$input" >"$WORK/fifo" &
+	FEED_PID=$!
+	spawn 300 "$WORK/send.log" "$SEND" -v "$@" - <"$WORK/fifo"
+	SEND_PID=$SPAWN_PID
+}
+
+for secs in 2 4 8; do
+	start_case "link down $secs s mid-stream under --retry: exact, exit 0"
+	if start_recv "$WORK/recv.log" "$pool"; then
+		start_slow_sender --retry 40 --truncate "$RECV_IP"
+		wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
+		nap 2
+		link_down
+		nap "$secs"
+		link_up
+		wait "$FEED_PID"
+		reap "$SEND_PID"
+		[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+		! grep -q "another sender" "$WORK/send.log" || fail "locked out of its own log: $(cat "$WORK/send.log")"
+		kill -TERM "$RECV_PID"
+		wait_recv
+		check_pool "$pool" "$input"
+		log "$(grep -c 'takes its session over' "$WORK/recv.log") takeover(s); sender: $(grep -c 'reconnected' "$WORK/send.log") reconnect(s)"
+	else
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+	fi
+	end_case
+done
+
+start_case "link down past the peer timeout, sender killed: the log is freed and served"
+if start_recv "$WORK/recv.log" --peer-timeout 3 "$pool"; then
+	start_slow_sender --truncate "$RECV_IP"
+	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
+	nap 1
+	link_down
+	t0=$SECONDS
+	kill -KILL "$SEND_PID"
+	reap "$SEND_PID"
+	stop_feed
+	# peer timeout 3 s, plus the receiver's poll interval and TCG's slack
+	wait_for "$WORK/recv.log" "peer timeout" 10 || fail "log not freed within 10 s: $(cat "$WORK/recv.log")"
+	log "freed after $((SECONDS - t0)) s (peer timeout 3 s)"
+	link_up
+	echo "after the outage" | timeout 60 "$SEND" --truncate "$RECV_IP" - 2>"$WORK/send2.log" ||
+		fail "next sender not served: $(cat "$WORK/send2.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	echo "after the outage" >"$WORK/expected"
+	check_pool "$pool" "$WORK/expected"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "an idle sender keeps its session, then ships more"
+if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	exec 7<>"$WORK/fifo"
+	spawn 120 "$WORK/send.log" "$SEND" -v --truncate "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	echo "before the quiet night" >&7
+	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
+	nap 12 # six peer timeouts without a byte to send
+	echo "the next morning" >&7
+	exec 7>&-
+	reap "$send_pid"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	! grep -q "peer timeout" "$WORK/recv.log" || fail "idle sender dropped: $(cat "$WORK/recv.log")"
+	! grep -q "reconnect" "$WORK/send.log" || fail "idle sender reconnected: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	printf 'before the quiet night\nthe next morning\n' >"$WORK/expected"
+	check_pool "$pool" "$WORK/expected"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+key="$WORK/key"
+head -c 32 /dev/urandom >"$key"
+chmod 600 "$key"
+wrong="$WORK/wrong.key"
+head -c 32 /dev/urandom >"$wrong"
+chmod 600 "$wrong"
+start_case "with --auth-key: the sender takes its session over; a stranger and a wrong key get nothing"
+if start_recv "$WORK/recv.log" --auth-key "$key" "$pool"; then
+	start_slow_sender --auth-key "$key" --retry 40 --truncate "$RECV_IP"
+	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
+	rc=0
+	echo "stranger" | timeout 30 "$SEND" --auth-key "$key" "$RECV_IP" - 2>"$WORK/stranger.log" || rc=$?
+	[ "$rc" = 5 ] || fail "a stranger with the key exited $rc, want 5 (busy): $(cat "$WORK/stranger.log")"
+	rc=0
+	echo "wrong" | timeout 30 "$SEND" --auth-key "$wrong" "$RECV_IP" - 2>"$WORK/wrong.log" || rc=$?
+	[ "$rc" = 5 ] || fail "a wrong key exited $rc, want 5: $(cat "$WORK/wrong.log")"
+	link_down
+	nap 4
+	link_up
+	wait "$FEED_PID"
+	reap "$SEND_PID"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$pool" "$input"
+	log "$(grep -c 'takes its session over' "$WORK/recv.log") takeover(s)"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+rm -rf "$WORK"
+summary
