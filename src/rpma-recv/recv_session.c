@@ -101,8 +101,8 @@ static void serve(struct recv_session *s, uint16_t slot,
 		reply = (struct rs_msg){.type = RS_MSG_KEEPALIVE_DONE,
 					.seq = req->seq};
 	else if (verifying)
-		ok = recv_verify_apply(c->target, &ring, c->verify, req,
-				       &reply);
+		ok =
+		    recv_verify_apply(c->target, &ring, c->verify, req, &reply);
 	else
 		ok = recv_commit_apply(c->target, &c->staging, c->policy, req,
 				       &reply);

@@ -20,7 +20,7 @@ volatile sig_atomic_t recv_stop_requested;
 #define RECV_POLL_MS 200 /* how often an idle loop looks at the stop flag */
 #define RECV_HANDSHAKE_MS 5000 /* to complete the connection, to answer */
 
-#define RECV_SESSIONS_MAX 8 /* the log's holder and senders taking over */
+#define RECV_SESSIONS_MAX 8	  /* the log's holder and senders taking over */
 #define RECV_BATCH_COMPLETIONS 64 /* per session per turn: fairness */
 
 /* A connected sender: its connection and the session on top. */
@@ -413,7 +413,8 @@ static bool take_completions(struct active *a)
 		struct rs_completion wc;
 		enum rs_wait_result r = rs_conn_next_completion(conn, &wc, 0);
 		if (r == RS_WAIT_ERROR)
-			recv_session_on_failure(&a->s, "completion queue error");
+			recv_session_on_failure(&a->s,
+						"completion queue error");
 		if (r != RS_WAIT_COMPLETION)
 			return n > 0; /* connection events: the listener's */
 		on_completion(a, &wc);

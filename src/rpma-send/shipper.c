@@ -51,7 +51,7 @@ struct shipper {
 	uint64_t peer_timeout_ns;
 	uint64_t last_sent_ns;	    /* a batch or a keepalive */
 	uint64_t keepalive_sent_ns; /* one unanswered, or 0 */
-	int rc; /* the exit code once the window is done */
+	int rc;			    /* the exit code once the window is done */
 };
 
 static const struct rs_accept_info *grant_of(const struct shipper *s)

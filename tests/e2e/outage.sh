@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end network outages: the sender's link goes down mid-stream (2, 4
+# End-to-end network outages: the network goes silent mid-stream (2, 4
 # and 8 s) under --retry and the pool still equals the input; a sender cut
 # off for longer than the peer timeout and killed meanwhile frees its log;
 # an idle sender keeps its session; a reconnecting sender takes its own
@@ -51,7 +51,7 @@ start_slow_sender() {
 }
 
 for secs in 2 4 8; do
-	start_case "link down $secs s mid-stream under --retry: exact, exit 0"
+	start_case "network silent (every packet dropped) $secs s mid-stream under --retry: exact, exit 0"
 	if start_recv "$WORK/recv.log" "$pool"; then
 		start_slow_sender --retry 40 --truncate "$RECV_IP"
 		wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
@@ -73,7 +73,7 @@ for secs in 2 4 8; do
 	end_case
 done
 
-start_case "link down past the peer timeout, sender killed: the log is freed and served"
+start_case "network silent past the peer timeout, sender killed: the log is freed and served"
 if start_recv "$WORK/recv.log" --peer-timeout 3 "$pool"; then
 	start_slow_sender --truncate "$RECV_IP"
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
@@ -129,7 +129,11 @@ chmod 600 "$key"
 wrong="$WORK/wrong.key"
 head -c 32 /dev/urandom >"$wrong"
 chmod 600 "$wrong"
-start_case "with --auth-key: the sender takes its session over; a stranger and a wrong key get nothing"
+# Last: `ip link set veth1 down` fails the sender's queue pair at once (the
+# rxe port goes down), while the receiver still holds the session. After it
+# the test bed's veth takes no new connection (see link_down), so the
+# reconnect goes over lo, and no case may follow this one.
+start_case "with --auth-key: after the link went down the sender takes its session over at once; a stranger and a wrong key get nothing"
 if start_recv "$WORK/recv.log" --auth-key "$key" "$pool"; then
 	start_slow_sender --auth-key "$key" --retry 40 --truncate "$RECV_IP"
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
@@ -139,16 +143,20 @@ if start_recv "$WORK/recv.log" --auth-key "$key" "$pool"; then
 	rc=0
 	echo "wrong" | timeout 30 "$SEND" --auth-key "$wrong" "$RECV_IP" - 2>"$WORK/wrong.log" || rc=$?
 	[ "$rc" = 5 ] || fail "a wrong key exited $rc, want 5: $(cat "$WORK/wrong.log")"
-	link_down
+	ip link set veth1 down
+	ip route replace blackhole 192.0.2.1 table 100 # nothing gets through meanwhile
 	nap 4
-	link_up
+	ip link set veth1 up
+	ip route del blackhole 192.0.2.1 table 100
 	wait "$FEED_PID"
 	reap "$SEND_PID"
 	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	grep -q "reconnected" "$WORK/send.log" || fail "the sender did not lose its connection: $(cat "$WORK/send.log")"
+	grep -q "takes its session over" "$WORK/recv.log" || fail "no takeover: $(cat "$WORK/recv.log")"
+	! grep -q "another sender" "$WORK/send.log" || fail "locked out of its own log: $(cat "$WORK/send.log")"
 	kill -TERM "$RECV_PID"
 	wait_recv
 	check_pool "$pool" "$input"
-	log "$(grep -c 'takes its session over' "$WORK/recv.log") takeover(s)"
 else
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
 fi

@@ -69,7 +69,8 @@ static void answers(void **state)
 	rs_auth_mac(&key, nonce, &none, mac);
 	assert_true(rs_auth_check(&key, nonce, &none, mac));
 	assert_false(rs_auth_check(&other, nonce, &none, mac)); /* wrong key */
-	assert_false(rs_auth_check(&key, nonce2, &none, mac));	 /* replayed answer */
+	assert_false(
+	    rs_auth_check(&key, nonce2, &none, mac)); /* replayed answer */
 	/* An answer for a plain connection does not take a session over. */
 	assert_false(rs_auth_check(&key, nonce, &token, mac));
 	mac[0] ^= 1;

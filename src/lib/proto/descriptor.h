@@ -71,7 +71,8 @@ struct rs_accept_info {
 	uint64_t write_offset_value; /* committed end of data */
 	uint8_t pool_uuid[16];
 	struct rs_session_token token; /* presented to take the session over */
-	uint32_t peer_timeout_ms; /* silence after which a peer counts as dead */
+	uint32_t
+	    peer_timeout_ms; /* silence after which a peer counts as dead */
 };
 #define RS_ACCEPT_INFO_SIZE 181
 

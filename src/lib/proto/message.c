@@ -73,7 +73,8 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 	case RS_MSG_KEEPALIVE_DONE:
 		if (msg->offset || msg->length || msg->ring_offset)
 			return "range in a keepalive";
-		return msg->status == RS_MSG_OK ? 0 : "keepalive carries a status";
+		return msg->status == RS_MSG_OK ? 0
+						: "keepalive carries a status";
 	case RS_MSG_COMMIT:
 	case RS_MSG_STAGED_COMMIT:
 	case RS_MSG_HASH:

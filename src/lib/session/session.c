@@ -343,7 +343,8 @@ int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,
 	if (msg->type != RS_MSG_AUTH)
 		return rs_error_set(err, RS_E_AUTH, 0,
 				    "it did not answer the auth challenge");
-	if (!s->key || !rs_auth_check(s->key, s->nonce, &s->presented, msg->mac))
+	if (!s->key ||
+	    !rs_auth_check(s->key, s->nonce, &s->presented, msg->mac))
 		return rs_error_set(err, RS_E_AUTH, 0, "wrong auth key");
 	return 0;
 }
