@@ -86,11 +86,12 @@ fi
 
 # The README is complete in a clone: nothing it points to lies outside the
 # repository, and every project file it names exists (paths under the
-# top-level folders, and bare file names like window.c anywhere in the tree).
+# top-level folders, and bare file names like window.c or rpma-recv.service
+# anywhere in the tree).
 outside=$(grep -n '\.\./' "$SRC/README.md")
 check "README: no link leaves the repository" "$([ -z "$outside" ] && echo 0 || echo 1)" "$outside"
 readme_paths() {
-	grep -o -P '(?<![/\w])((\.ci|scripts|src|man|tests|docs|cmake|debian)/[\w./-]*|[a-z_]+\.(c|h|sh|conf|service)\b)' "$SRC/README.md" |
+	grep -o -P '(?<![/\w.-])((\.ci|scripts|src|man|tests|docs|cmake|debian|dist)/[\w./-]*|[a-z_][a-z_-]*\.(c|h|sh|conf|service)\b)' "$SRC/README.md" |
 		sed 's/[.]$//' | sort -u
 }
 named=0
@@ -98,7 +99,7 @@ for path in $(readme_paths); do
 	named=$((named + 1))
 	case "$path" in
 	*/*) [ -e "$SRC/$path" ] ;;
-	*) [ -n "$(find "$SRC/src" "$SRC/scripts" "$SRC/tests" -name "$path" -print -quit)" ] ;;
+	*) [ -n "$(find "$SRC/src" "$SRC/scripts" "$SRC/tests" "$SRC/dist" -name "$path" -print -quit)" ] ;;
 	esac
 	check "README names $path" $? "no such file in the repository"
 done
