@@ -47,6 +47,8 @@ static void parse(const uint8_t *p, struct rs_accept_info *a)
 	a->end_offset = fuzz_le(p + 12, 8);
 	a->write_offset_value = fuzz_le(p + 20, 8);
 	memcpy(a->pool_uuid, p + 28, 16);
+	memcpy(a->token.bytes, p + 44, RS_SESSION_TOKEN_SIZE);
+	a->peer_timeout_ms = (uint32_t)fuzz_le(p + 60, 4);
 }
 
 static bool mr_sound(const struct rs_mr_desc *d)
@@ -73,6 +75,8 @@ static bool grant_sound(const struct rs_accept_info *a)
 	if (a->methods == 0 || (a->methods & ~METHODS_KNOWN))
 		return false;
 	if (a->credits < 1 || a->credits > CREDITS_MAX)
+		return false;
+	if (a->peer_timeout_ms < 100) /* the keepalive is a fraction of it */
 		return false;
 	/* The log lies after the pool header, 8-byte aligned, non-empty, and
 	 * the committed end lies inside it. */
@@ -126,7 +130,9 @@ static bool info_equal(const struct rs_accept_info *a,
 	       a->start_offset == b->start_offset &&
 	       a->end_offset == b->end_offset &&
 	       a->write_offset_value == b->write_offset_value &&
-	       memcmp(a->pool_uuid, b->pool_uuid, sizeof(a->pool_uuid)) == 0;
+	       memcmp(a->pool_uuid, b->pool_uuid, sizeof(a->pool_uuid)) == 0 &&
+	       memcmp(&a->token, &b->token, sizeof(a->token)) == 0 &&
+	       a->peer_timeout_ms == b->peer_timeout_ms;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -28,14 +28,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	uint8_t flags = data[6], method = data[7];
-	bool fields_ok =
-	    !(flags & ~RS_CONNECT_FLAGS_KNOWN) && method < RS_METHOD_COUNT;
+	static const uint8_t zero_token[RS_SESSION_TOKEN_SIZE];
+	bool token_ok = (flags & RS_CONNECT_TAKEOVER) ||
+			!memcmp(data + 8, zero_token, sizeof(zero_token));
+	bool fields_ok = !(flags & ~RS_CONNECT_FLAGS_KNOWN) &&
+			 method < RS_METHOD_COUNT && token_ok;
 	FUZZ_CHECK(fields_ok == (rc == 0));
 	if (rc) {
 		FUZZ_CHECK(rc == RS_E_MALFORMED && fuzz_err_ok(rc, &err));
 		return 0;
 	}
 	FUZZ_CHECK(req.flags == flags && req.method == method);
+	FUZZ_CHECK(!memcmp(req.token.bytes, data + 8, RS_SESSION_TOKEN_SIZE));
 
 	/* Round trip through an exactly sized buffer. */
 	uint8_t *enc = malloc(RS_CONNECT_REQ_SIZE);

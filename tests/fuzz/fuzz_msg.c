@@ -37,6 +37,10 @@ static bool well_formed(const uint8_t *p)
 	if (type != RS_MSG_HASH_DONE && hash != 0)
 		return false;
 	switch (type) {
+	case RS_MSG_KEEPALIVE:
+	case RS_MSG_KEEPALIVE_DONE: /* no range, no status */
+		return status == RS_MSG_OK && offset == 0 && length == 0 &&
+		       ring_offset == 0;
 	case RS_MSG_COMMIT:
 	case RS_MSG_STAGED_COMMIT:
 	case RS_MSG_HASH:
