@@ -49,13 +49,14 @@ summary() {
 	[ "$failed" = 0 ]
 }
 
-# feed FILE: FILE in 64 chunks with pauses, so a test can act mid-stream.
+# feed FILE: FILE in 64 chunks with pauses of FEED_PAUSE seconds (default
+# 0.03), so a test can act mid-stream.
 feed() {
 	local chunk i
 	chunk=$((($(stat -c %s "$1") + 63) / 64))
 	for i in $(seq 0 63); do
 		dd if="$1" bs="$chunk" skip="$i" count=1 status=none || return
-		sleep 0.03
+		sleep "${FEED_PAUSE:-0.03}"
 	done
 }
 

@@ -30,30 +30,13 @@ link_up() {
 	tc qdisc del dev veth0 root
 }
 
-# slow_feed FILE: FILE in 64 chunks over about 8 s.
-slow_feed() {
-	local chunk i
-	chunk=$((($(stat -c %s "$1") + 63) / 64))
-	for i in $(seq 0 63); do
-		dd if="$1" bs="$chunk" skip="$i" count=1 status=none || return
-		nap 0.12
-	done
-}
-
-# start_slow_sender ARGS...: rpma-send -v ARGS - fed by slow_feed $input.
-start_slow_sender() {
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	slow_feed "$input" >"$WORK/fifo" &
-	FEED_PID=$!
-	spawn 300 "$WORK/send.log" "$SEND" -v "$@" - <"$WORK/fifo"
-	SEND_PID=$SPAWN_PID
-}
+# The input in 64 chunks over about 8 s (feed in lib.sh).
+FEED_PAUSE=0.12
 
 for secs in 2 4 8; do
 	start_case "network silent (every packet dropped) $secs s mid-stream under --retry: exact, exit 0"
 	if start_recv "$WORK/recv.log" "$pool"; then
-		start_slow_sender --retry 40 --truncate "$RECV_IP"
+		start_fed_sender "$input" -v --retry 40 --truncate "$RECV_IP"
 		wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 		nap 2
 		link_down
@@ -75,7 +58,7 @@ done
 
 start_case "network silent past the peer timeout, sender killed: the log is freed and served"
 if start_recv "$WORK/recv.log" --peer-timeout 3 "$pool"; then
-	start_slow_sender --truncate "$RECV_IP"
+	start_fed_sender "$input" -v --truncate "$RECV_IP"
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
 	nap 1
 	link_down
@@ -135,7 +118,7 @@ chmod 600 "$wrong"
 # reconnect goes over lo, and no case may follow this one.
 start_case "with --auth-key: after the link went down the sender takes its session over at once; a stranger and a wrong key get nothing"
 if start_recv "$WORK/recv.log" --auth-key "$key" "$pool"; then
-	start_slow_sender --auth-key "$key" --retry 40 --truncate "$RECV_IP"
+	start_fed_sender "$input" -v --auth-key "$key" --retry 40 --truncate "$RECV_IP"
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	rc=0
 	echo "stranger" | timeout 30 "$SEND" --auth-key "$key" "$RECV_IP" - 2>"$WORK/stranger.log" || rc=$?
