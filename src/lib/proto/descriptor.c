@@ -37,9 +37,33 @@ const char *rs_reject_reason_str(uint8_t reason)
 		return "this sender is not allowed to connect";
 	case RS_REJECT_INTERNAL:
 		return "the receiver failed to set up the connection";
+	case RS_REJECT_NO_SUCH_LOG:
+		return "the receiver serves no log of that name";
+	case RS_REJECT_NAME_NEEDED:
+		return "the receiver serves several logs; name one as "
+		       "HOST/NAME";
+	case RS_REJECT_LIMIT:
+		return "the receiver serves as many senders as it may "
+		       "(max-senders)";
 	default:
 		return "unknown reason";
 	}
+}
+
+bool rs_log_name_valid(const char *name)
+{
+	size_t n = strnlen(name, RS_LOG_NAME_MAX + 1);
+	if (n == 0 || n > RS_LOG_NAME_MAX || name[0] == '.' || name[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+			  c == '-';
+		if (!ok)
+			return false;
+	}
+	return true;
 }
 
 static int malformed(struct rs_error *err, const char *why)
@@ -93,6 +117,42 @@ static const char *mr_desc_get(struct rs_wire *w, struct rs_mr_desc *d)
 	return 0;
 }
 
+/* A text field of fixed size: the text, then zeros to the end. */
+static void text_put(struct rs_wire *w, const char *text, size_t size)
+{
+	uint8_t field[RS_REJECT_LOGS_MAX + 1] = {0};
+	size_t n = strnlen(text, size - 1);
+	memcpy(field, text, n);
+	rs_wire_put_bytes(w, field, size);
+}
+
+/* Reads a text field; -1 unless it is NUL-terminated and zero after. */
+static int text_get(struct rs_wire *w, char *text, size_t size)
+{
+	rs_wire_get_bytes(w, text, size);
+	size_t n = strnlen(text, size);
+	if (w->failed || n == size)
+		return -1;
+	for (size_t i = n; i < size; i++) {
+		if (text[i])
+			return -1;
+	}
+	return 0;
+}
+
+static bool log_list_valid(const char *list)
+{
+	for (const char *p = list; *p; p++) {
+		char c = *p;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+			  c == '-' || c == ',';
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 size_t rs_connect_req_encode(const struct rs_connect_req *req, void *buf,
 			     size_t len)
 {
@@ -101,6 +161,7 @@ size_t rs_connect_req_encode(const struct rs_connect_req *req, void *buf,
 	rs_wire_put_u8(&w, req->flags);
 	rs_wire_put_u8(&w, req->method);
 	rs_wire_put_bytes(&w, req->token.bytes, sizeof(req->token.bytes));
+	text_put(&w, req->log_name, RS_LOG_NAME_MAX + 1);
 	return w.failed ? 0 : w.pos;
 }
 
@@ -114,6 +175,9 @@ int rs_connect_req_decode(const void *buf, size_t len,
 	req->flags = rs_wire_get_u8(&w);
 	req->method = rs_wire_get_u8(&w);
 	rs_wire_get_bytes(&w, req->token.bytes, sizeof(req->token.bytes));
+	if (text_get(&w, req->log_name, RS_LOG_NAME_MAX + 1) ||
+	    (req->log_name[0] && !rs_log_name_valid(req->log_name)))
+		return malformed(err, "bad log name");
 	if (req->flags & ~RS_CONNECT_FLAGS_KNOWN)
 		return malformed(err, "unknown connect flags");
 	if (req->method >= RS_METHOD_COUNT)
@@ -250,6 +314,7 @@ size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
 	header_put(&w, RS_REJECT_SIZE);
 	rs_wire_put_u8(&w, info->reason);
 	rs_wire_put_u8(&w, info->methods);
+	text_put(&w, info->logs, RS_REJECT_LOGS_MAX + 1);
 	return w.failed ? 0 : w.pos;
 }
 
@@ -264,6 +329,9 @@ int rs_reject_decode(const void *buf, size_t len, struct rs_reject_info *info,
 	info->methods = rs_wire_get_u8(&w);
 	if (info->methods & ~RS_METHODS_KNOWN)
 		return malformed(err, "unknown methods in reject");
+	if (text_get(&w, info->logs, RS_REJECT_LOGS_MAX + 1) ||
+	    !log_list_valid(info->logs))
+		return malformed(err, "bad log names in reject");
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #ifndef RS_DESCRIPTOR_H
 #define RS_DESCRIPTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,7 +16,8 @@
 struct rs_error;
 
 #define RS_PROTO_MAGIC 0x48535052u /* "RPSH" on the wire */
-#define RS_PROTO_VERSION 2 /* 2: session token, peer timeout, keepalive */
+/* 2: session token, peer timeout, keepalive; 3: log names */
+#define RS_PROTO_VERSION 3
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196
@@ -41,12 +43,18 @@ struct rs_mr_desc {
 	(RS_CONNECT_TRUNCATE | RS_CONNECT_VERIFY | RS_CONNECT_AUTH |           \
 	 RS_CONNECT_TAKEOVER)
 
+/* A log's name: 1 to 31 letters, digits, '.', '_' or '-', not starting
+ * with '.' or '-'. A request without one asks for the only log. */
+#define RS_LOG_NAME_MAX 31
+bool rs_log_name_valid(const char *name);
+
 struct rs_connect_req {
 	uint8_t flags;	/* RS_CONNECT_* */
 	uint8_t method; /* enum rs_method the sender insists on, or AUTO */
 	struct rs_session_token token; /* with RS_CONNECT_TAKEOVER, else 0 */
+	char log_name[RS_LOG_NAME_MAX + 1]; /* "": the receiver's only log */
 };
-#define RS_CONNECT_REQ_SIZE 24
+#define RS_CONNECT_REQ_SIZE 56
 
 /* The receiver's peer configuration. */
 #define RS_PEER_DIRECT_WRITE_TO_PMEM 0x1u
@@ -91,8 +99,14 @@ enum rs_reject_reason {
 	RS_REJECT_METHOD = 4,	   /* the requested method is not allowed */
 	RS_REJECT_NOT_ALLOWED = 5, /* address or authentication */
 	RS_REJECT_INTERNAL = 6,	   /* the receiver failed to set up */
+	RS_REJECT_NO_SUCH_LOG = 7, /* no log of the requested name */
+	RS_REJECT_NAME_NEEDED = 8, /* several logs: the sender must name one */
+	RS_REJECT_LIMIT = 9,	   /* the receiver serves max-senders already */
 };
-#define RS_REJECT_SIZE 8
+/* The names a refused sender may use, comma separated, ending in ",..."
+ * when they do not all fit. */
+#define RS_REJECT_LOGS_MAX 128
+#define RS_REJECT_SIZE (8 + RS_REJECT_LOGS_MAX + 1)
 
 const char *rs_reject_reason_str(uint8_t reason);
 
@@ -106,6 +120,7 @@ size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
 struct rs_reject_info {
 	uint8_t reason;	 /* enum rs_reject_reason */
 	uint8_t methods; /* RS_METHOD_BIT() of each method offered, or 0 */
+	char logs[RS_REJECT_LOGS_MAX + 1]; /* NO_SUCH_LOG, NAME_NEEDED */
 };
 size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
 			size_t len);

@@ -168,6 +168,11 @@ static int on_reject(const struct rs_session_request *r,
 			      &unused, &why))
 		snprintf(why.msg, sizeof(why.msg), "%s",
 			 rs_reject_reason_str(rej.reason));
+	if (rej.logs[0])
+		return rs_error_set(err, RS_E_REJECTED, 0,
+				    "%s:%s refused the connection: %s (logs "
+				    "you may use: %s)",
+				    r->host, r->port, why.msg, rej.logs);
 	return rs_error_set(
 	    err, rej.reason == RS_REJECT_BUSY ? RS_E_BUSY : RS_E_REJECTED, 0,
 	    "%s:%s refused the connection: %s", r->host, r->port, why.msg);
@@ -274,13 +279,19 @@ uint8_t rs_session_reject_reason(int errc)
 	return errc == RS_E_VERSION ? RS_REJECT_VERSION : RS_REJECT_BAD_REQUEST;
 }
 
-void rs_session_refuse(struct rs_conn **conn, uint8_t reason, uint8_t methods)
+void rs_session_refuse_with(struct rs_conn **conn,
+			    const struct rs_reject_info *info)
 {
 	uint8_t buf[RS_REJECT_SIZE];
-	struct rs_reject_info info = {.reason = reason, .methods = methods};
-	size_t len = rs_reject_encode(&info, buf, sizeof(buf));
+	size_t len = rs_reject_encode(info, buf, sizeof(buf));
 	rs_conn_reject(*conn, buf, (uint8_t)len);
 	rs_conn_delete(conn);
+}
+
+void rs_session_refuse(struct rs_conn **conn, uint8_t reason, uint8_t methods)
+{
+	struct rs_reject_info info = {.reason = reason, .methods = methods};
+	rs_session_refuse_with(conn, &info);
 }
 
 /* The accept's private data: a challenge with a key, else the grant. */

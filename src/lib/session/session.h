@@ -63,6 +63,9 @@ int rs_session_read_request(const struct rs_private_data *priv,
 /* Rejects and deletes an incoming connection, telling the sender why and,
  * for a refused method, which methods are offered. */
 void rs_session_refuse(struct rs_conn **conn, uint8_t reason, uint8_t methods);
+/* The same with the whole reject (the log names a sender may use). */
+void rs_session_refuse_with(struct rs_conn **conn,
+			    const struct rs_reject_info *info);
 
 /* The reject reason that tells a sender about a request decode error. */
 uint8_t rs_session_reject_reason(int errc);

@@ -1,0 +1,75 @@
+/* What rpma-recv serves and how: the global settings and one entry per log.
+ * Filled from the command line (`POOL`, `--log NAME=POOL` and options) and
+ * from a configuration file in the spirit of rsyncd.conf:
+ *
+ *   # comment
+ *   port = 7204            global settings first
+ *   [app]                  then one section per log, named
+ *   pool = /mnt/pmem/app.pool
+ *
+ * Every error names the place: "FILE:LINE: what is wrong, and the fix". */
+#ifndef RECV_SETTINGS_H
+#define RECV_SETTINGS_H
+
+#include "cidr.h"
+#include "cli/endpoint.h"
+#include "proto/auth.h"
+#include "proto/descriptor.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RECV_ALLOW_MAX 32
+#define RECV_LOGS_MAX 64
+
+/* One log: a pool and who may use it how. */
+struct recv_log_settings {
+	char name[RS_LOG_NAME_MAX + 1]; /* "" only for `rpma-recv POOL` */
+	char pool_path[PATH_MAX];
+	uint64_t create_size; /* 0: the pool must exist */
+	struct rs_cidr allow[RECV_ALLOW_MAX];
+	unsigned nallow; /* 0: anyone */
+	char auth_key_path[PATH_MAX]; /* "" : no key */
+	struct rs_auth_key auth_key;  /* loaded from auth_key_path */
+	uint8_t methods;	      /* RS_METHOD_BIT() of each allowed */
+	bool direct_write_to_pmem;    /* DDIO off: apm may be offered */
+	unsigned line;		      /* of its [name], 0 off the file */
+};
+
+struct recv_settings {
+	char path[PATH_MAX]; /* the configuration file, "" for none */
+	struct rs_endpoint listen;
+	uint16_t credits;	  /* batches in flight = staging slots */
+	uint32_t staging_slot;	  /* bytes per staging ring slot */
+	uint32_t peer_timeout_ms; /* a silent sender's session ends after */
+	unsigned max_senders;	  /* connected senders, over all logs */
+	bool busy_poll;
+	struct recv_log_settings *logs; /* malloc'd, nlogs of them */
+	unsigned nlogs;
+};
+
+/* The defaults: every address, port 7204, 4 credits, 1 MiB slots, 10 s
+ * peer timeout, 64 senders, no logs. */
+void recv_settings_init(struct recv_settings *s);
+void recv_settings_free(struct recv_settings *s);
+
+/* Reads a configuration file into s (over its defaults; the caller applies
+ * command-line options after). Checks every line, then every log: unknown
+ * key, bad value, duplicate name, two logs on one pool, a missing pool
+ * without `create`, an unusable key file. On error returns RS_E_INVAL with
+ * "FILE:LINE: what, and the fix" in err and leaves s as it was. */
+int recv_settings_load(const char *path, struct recv_settings *s,
+		       struct rs_error *err);
+
+/* Adds a log (from the command line); RS_E_INVAL for a bad or duplicate
+ * name or a pool another log uses. */
+int recv_settings_add_log(struct recv_settings *s,
+			  const struct recv_log_settings *log,
+			  struct rs_error *err);
+
+/* The log of that name, or NULL. */
+const struct recv_log_settings *
+recv_settings_find_log(const struct recv_settings *s, const char *name);
+
+#endif
