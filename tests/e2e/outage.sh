@@ -2,8 +2,9 @@
 # End-to-end network outages: the network goes silent mid-stream (2, 4
 # and 8 s) under --retry and the pool still equals the input; a sender cut
 # off for longer than the peer timeout and killed meanwhile frees its log;
-# an idle sender keeps its session; a reconnecting sender takes its own
-# session over (also with --auth-key) while a stranger is still refused.
+# an idle sender keeps its session; 1% packet loss both ways; a
+# reconnecting sender takes its own session over (also with --auth-key)
+# while a stranger is still refused.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/outage.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -101,6 +102,24 @@ if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
 	wait_recv
 	printf 'before the quiet night\nthe next morning\n' >"$WORK/expected"
 	check_pool "$pool" "$WORK/expected"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "1% packet loss and 1 ms delay on both ends under --retry: exact, exit 0"
+if start_recv "$WORK/recv.log" "$pool"; then
+	tc qdisc replace dev veth1 root netem loss 1% delay 1ms
+	tc qdisc replace dev veth0 root netem loss 1% delay 1ms
+	t0=$SECONDS
+	rc=0
+	timeout 120 "$SEND" --retry 40 --truncate --stats "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
+	log "3 MiB through 1% loss in $((SECONDS - t0)) s: $(grep -i 'committed' "$WORK/send.log" | head -1)"
+	link_up
+	[ "$rc" = 0 ] || fail "sender exited $rc: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$pool" "$input"
 else
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
 fi

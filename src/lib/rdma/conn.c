@@ -194,10 +194,25 @@ static struct rdma_conn_param conn_param(const struct rs_conn *c,
 	};
 }
 
+/* How long the queue pair waits for an acknowledgement before it sends
+ * again: 4.096 us * 2^RS_ACK_TIMEOUT_EXP. The connection manager's default
+ * for RoCE is about a second, so one lost packet stalls the link for that
+ * long. See rpma-ship(7) for the measurements behind the value. */
+#define RS_ACK_TIMEOUT_EXP 14 /* 67 ms */
+
+static void set_ack_timeout(struct rdma_cm_id *id)
+{
+	uint8_t exp = RS_ACK_TIMEOUT_EXP;
+	/* Best effort: a kernel without the option keeps its default. */
+	rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &exp,
+			sizeof(exp));
+}
+
 int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		    int timeout_ms, struct rs_private_data *reply,
 		    struct rs_error *err)
 {
+	set_ack_timeout(c->id);
 	struct rdma_conn_param param = conn_param(c, priv, priv_len);
 	if (rdma_connect(c->id, &param))
 		return rs_error_set(err, RS_E_PROVIDER, errno,
@@ -228,6 +243,7 @@ int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		   struct rs_error *err)
 {
+	set_ack_timeout(c->id);
 	struct rdma_conn_param param = conn_param(c, priv, priv_len);
 	if (rdma_accept(c->id, &param))
 		return rs_error_set(err, RS_E_PROVIDER, errno,
