@@ -492,9 +492,15 @@ enum rs_conn_event rs_conn_next_event(struct rs_conn *c)
 	enum rdma_cm_event_type type = ev->event;
 	rdma_ack_cm_event(ev);
 	switch (type) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		c->established = true;
+		return RS_CONN_EVENT_ESTABLISHED;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
 		c->established = false;
 		return RS_CONN_EVENT_CLOSED;
 	default:

@@ -69,36 +69,26 @@ void rs_listener_delete(struct rs_listener **listener)
 	*listener = 0;
 }
 
-/* A connection for an incoming request; it shares the listener's channel,
- * and its id's context leads later events back to it. */
-static struct rs_conn *take_request(struct rs_listener *l,
-				    struct rdma_cm_event *ev)
+/* A connection for an incoming request, moved to an event channel of its
+ * own (as librpma does), so whoever serves it, on whatever thread, reads
+ * its events and the listener's channel carries only new requests. The
+ * request's event must be acked before the move. */
+static struct rs_conn *take_request(struct rdma_cm_id *id)
 {
 	struct rs_conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return 0;
-	c->cm_channel = l->cm_channel;
-	c->owns_cm_channel = false;
-	c->id = ev->id;
+	c->cm_channel = rdma_create_event_channel();
+	if (!c->cm_channel || rdma_migrate_id(id, c->cm_channel)) {
+		if (c->cm_channel)
+			rdma_destroy_event_channel(c->cm_channel);
+		free(c);
+		return 0;
+	}
+	c->owns_cm_channel = true;
+	c->id = id;
 	c->id->context = c;
 	return c;
-}
-
-static enum rs_listener_event_type classify(enum rdma_cm_event_type t)
-{
-	switch (t) {
-	case RDMA_CM_EVENT_ESTABLISHED:
-		return RS_LISTENER_ESTABLISHED;
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		return RS_LISTENER_CLOSED;
-	default:
-		return RS_LISTENER_NONE;
-	}
 }
 
 int rs_listener_fd(const struct rs_listener *l)
@@ -118,10 +108,10 @@ int rs_listener_next_event(struct rs_listener *l, int timeout_ms,
 					  "cannot read a connection event: %s",
 					  strerror(errno));
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		out->conn = take_request(l, ev);
 		rs_private_data_copy(ev, &out->priv);
 		struct rdma_cm_id *id = ev->id;
 		rdma_ack_cm_event(ev);
+		out->conn = take_request(id);
 		if (!out->conn) { /* refuse what we cannot hold */
 			rdma_reject(id, 0, 0);
 			rdma_destroy_id(id);
@@ -130,14 +120,7 @@ int rs_listener_next_event(struct rs_listener *l, int timeout_ms,
 		out->type = RS_LISTENER_REQUEST;
 		return 0;
 	}
-	if (ev->id != l->id) {
-		out->type = classify(ev->event);
-		out->conn = ev->id->context;
-		if (out->type == RS_LISTENER_ESTABLISHED)
-			out->conn->established = true;
-		if (out->type == RS_LISTENER_CLOSED)
-			out->conn->established = false;
-	}
+	/* The listener's own events (none expected): nothing to do. */
 	rdma_ack_cm_event(ev);
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* A listener: an rdma_cm id bound to an address and port. Its events carry
- * every incoming connection request (a new struct rs_conn with the
- * sender's private data, to accept or reject) and the later life of the
- * connections it handed over (established, closed). */
+ * every incoming connection request: a new struct rs_conn with the
+ * sender's private data, to accept or reject. The later life of that
+ * connection (established, closed) comes through the connection's own
+ * events (rs_conn_next_event), so any thread may serve it. */
 #ifndef RS_LISTENER_H
 #define RS_LISTENER_H
 
@@ -18,8 +19,6 @@ void rs_listener_delete(struct rs_listener **l);
 enum rs_listener_event_type {
 	RS_LISTENER_NONE,	 /* timed out, or an event of no interest */
 	RS_LISTENER_REQUEST,	 /* conn is new and the caller's */
-	RS_LISTENER_ESTABLISHED, /* conn's accept completed */
-	RS_LISTENER_CLOSED,	 /* conn is gone or failed to connect */
 };
 
 struct rs_listener_event {
