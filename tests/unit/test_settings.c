@@ -232,6 +232,44 @@ static char *file_read(const char *path)
 	return text;
 }
 
+/* The [app] section of dist/rpma-recv.conf. */
+static void expect_shipped_app(const struct recv_settings *s, const char *text)
+{
+	const struct recv_log_settings *app = recv_settings_find_log(s, "app");
+	assert_ptr_equal(app, &s->logs[0]);
+	assert_int_equal(app->line, line_of(text, "[app]"));
+	char *want = expand("@/app.pool");
+	assert_string_equal(app->pool_path, want);
+	free(want);
+	assert_int_equal(app->create_size, 1ull << 30);
+	assert_int_equal(app->nallow, 2);
+	assert_int_equal(app->allow[0].family, AF_INET);
+	assert_int_equal(app->allow[0].prefix, 24);
+	assert_int_equal(app->allow[1].family, AF_INET6);
+	assert_int_equal(app->allow[1].prefix, 32);
+	assert_int_equal(app->methods, ALL_METHODS);
+	assert_false(app->direct_write_to_pmem);
+	assert_string_equal(app->auth_key_path, "");
+}
+
+/* The [audit] section of dist/rpma-recv.conf. */
+static void expect_shipped_audit(const struct recv_settings *s,
+				 const char *text)
+{
+	const struct recv_log_settings *audit =
+	    recv_settings_find_log(s, "audit");
+	assert_ptr_equal(audit, &s->logs[1]);
+	assert_int_equal(audit->line, line_of(text, "[audit]"));
+	assert_int_equal(audit->create_size, 0);
+	assert_int_equal(audit->nallow, 1);
+	assert_int_equal(audit->allow[0].prefix, 32);
+	assert_int_equal(audit->auth_key.len, 32);
+	assert_memory_equal(audit->auth_key.bytes, key_bytes, 32);
+	assert_int_equal(audit->methods, RS_METHOD_BIT(RS_METHOD_GPSPM) |
+					     RS_METHOD_BIT(RS_METHOD_STAGED));
+	assert_false(audit->direct_write_to_pmem);
+}
+
 /* dist/rpma-recv.conf as shipped, its paths moved into the directory:
  * app's pool does not exist (it has `create`), audit's does. */
 static void shipped_example(void **state)
@@ -258,34 +296,8 @@ static void shipped_example(void **state)
 	assert_int_equal(s.peer_timeout_ms, 10000);
 	assert_int_equal(s.max_senders, 64);
 	assert_int_equal(s.nlogs, 2);
-
-	const struct recv_log_settings *app = recv_settings_find_log(&s, "app");
-	assert_ptr_equal(app, &s.logs[0]);
-	assert_int_equal(app->line, line_of(text, "[app]"));
-	char *want = expand("@/app.pool");
-	assert_string_equal(app->pool_path, want);
-	free(want);
-	assert_int_equal(app->create_size, 1ull << 30);
-	assert_int_equal(app->nallow, 2);
-	assert_int_equal(app->allow[0].family, AF_INET);
-	assert_int_equal(app->allow[0].prefix, 24);
-	assert_int_equal(app->allow[1].family, AF_INET6);
-	assert_int_equal(app->allow[1].prefix, 32);
-	assert_int_equal(app->methods, ALL_METHODS);
-	assert_false(app->direct_write_to_pmem);
-	assert_string_equal(app->auth_key_path, "");
-
-	const struct recv_log_settings *audit =
-	    recv_settings_find_log(&s, "audit");
-	assert_ptr_equal(audit, &s.logs[1]);
-	assert_int_equal(audit->line, line_of(text, "[audit]"));
-	assert_int_equal(audit->create_size, 0);
-	assert_int_equal(audit->nallow, 1);
-	assert_int_equal(audit->allow[0].prefix, 32);
-	assert_int_equal(audit->auth_key.len, 32);
-	assert_memory_equal(audit->auth_key.bytes, key_bytes, 32);
-	assert_int_equal(audit->methods, RS_METHOD_BIT(RS_METHOD_GPSPM) |
-					     RS_METHOD_BIT(RS_METHOD_STAGED));
+	expect_shipped_app(&s, text);
+	expect_shipped_audit(&s, text);
 	assert_null(recv_settings_find_log(&s, "ap"));
 	recv_settings_free(&s);
 	assert_null(s.logs);
