@@ -58,12 +58,18 @@ void recv_settings_free(struct recv_settings *s);
  * command-line options after). Checks every line, then every log: unknown
  * key, bad value, duplicate name, two logs on one pool, a missing pool
  * without `create`, an unusable key file. On error returns RS_E_INVAL with
- * "FILE:LINE: what, and the fix" in err and leaves s as it was. */
+ * "FILE:LINE: what, and the fix" in err and leaves s as it was ("FILE:
+ * what" for the whole file: unreadable, or no log in it nor in s). The
+ * logs s holds already stay, the file's join them (start a reload from
+ * recv_settings_init). A log of the file offers every method unless its
+ * `methods` says otherwise. Creates and changes no file. */
 int recv_settings_load(const char *path, struct recv_settings *s,
 		       struct rs_error *err);
 
 /* Adds a log (from the command line); RS_E_INVAL for a bad or duplicate
- * name or a pool another log uses. */
+ * name or a pool another log uses, "--log NAME=POOL: what, and the fix".
+ * The unnamed log (`rpma-recv POOL`) serves alone. Whether the pool
+ * exists is for the code that opens it. */
 int recv_settings_add_log(struct recv_settings *s,
 			  const struct recv_log_settings *log,
 			  struct rs_error *err);

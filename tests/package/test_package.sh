@@ -154,7 +154,8 @@ expect "Recommends" has "$(dpkg-deb -f "$deb" Recommends)" ibverbs-providers
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./||; s|/$||' | grep . >"$tmp/contents"
 expect "contents" has "$(cat "$tmp/contents")" usr/bin/rpma-send usr/bin/rpma-recv \
 	usr/share/man/man1/rpma-send.1.gz usr/share/man/man1/rpma-recv.1.gz \
-	usr/share/man/man7/rpma-ship.7.gz usr/lib/systemd/system/rpma-recv.service \
+	usr/share/man/man5/rpma-recv.conf.5.gz usr/share/man/man7/rpma-ship.7.gz \
+	usr/lib/systemd/system/rpma-recv.service \
 	usr/share/doc/rpma-ship/examples/rpma-recv.conf usr/share/doc/rpma-ship/copyright \
 	usr/share/doc/rpma-ship/changelog.gz \
 	usr/share/bash-completion/completions/rpma-send usr/share/bash-completion/completions/rpma-recv
@@ -176,6 +177,8 @@ for prog in rpma-send rpma-recv; do
 	expect "complete -p $prog" same "complete -F _rpma_ship $prog
 defined in $root/usr/share/bash-completion/completions/$prog" "$(completion_of "$prog")"
 done
+expect "man -w rpma-recv.conf" same "$root/usr/share/man/man5/rpma-recv.conf.5.gz" \
+	"$(MANPATH="$root/usr/share/man" man -w rpma-recv.conf)"
 expect "man -w rpma-ship.7" same "$root/usr/share/man/man7/rpma-ship.7.gz" \
 	"$(MANPATH="$root/usr/share/man" man -w 7 rpma-ship)"
 

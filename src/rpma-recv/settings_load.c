@@ -1,0 +1,175 @@
+/* Reading a configuration file: lines, sections, and the checks of each
+ * log when its section ends. What each key means is settings_keys.c's. */
+#include "settings.h"
+
+#include "settings_check.h"
+#include "settings_keys.h"
+#include "settings_line.h"
+#include "settings_logs.h"
+#include "settings_reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int settings_fail_at(const struct settings_reader *r, unsigned line,
+		     const char *fmt, ...)
+{
+	char what[sizeof(r->err->msg)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return rs_error_set(r->err, RS_E_INVAL, 0, "%s:%u: %s", r->s.path,
+			    line ? line : r->line, what);
+}
+
+/* The checks that need the whole section, then the log joins the rest. */
+static int section_end(struct settings_reader *r)
+{
+	struct recv_log_settings *log = &r->log;
+	unsigned pool_line = settings_key_line(r, "pool");
+	if (!pool_line)
+		return settings_fail_at(r, log->line,
+					"log '%s' has no pool: add `pool = "
+					"PATH` to its section",
+					log->name);
+	int rc = settings_check_pool_exists(&r->s, log, pool_line, r->err);
+	if (!rc)
+		rc = settings_check_room(&r->s, log, log->line, r->err);
+	if (!rc)
+		rc = settings_check_pool_free(&r->s, log, pool_line, r->err);
+	if (!rc)
+		rc = settings_logs_append(&r->s, log, r->err);
+	explicit_bzero(&log->auth_key, sizeof(log->auth_key));
+	r->in_log = false;
+	r->nlogs_read += !rc;
+	return rc;
+}
+
+static int section_begin(struct settings_reader *r, const char *name)
+{
+	int rc = r->in_log ? section_end(r) : 0;
+	if (rc)
+		return rc;
+	struct recv_log_settings *log = &r->log;
+	settings_log_defaults(log);
+	if (strlen(name) > RS_LOG_NAME_MAX)
+		return settings_fail(r,
+				     "log name '%s' is longer than %d "
+				     "characters",
+				     name, RS_LOG_NAME_MAX);
+	strcpy(log->name, name);
+	log->line = r->line;
+	rc = settings_check_name(&r->s, log, r->line, r->err);
+	if (rc)
+		return rc;
+	settings_keys_forget_log(r);
+	r->in_log = true;
+	if (!r->first_section)
+		r->first_section = r->line;
+	return 0;
+}
+
+static int line_read(struct settings_reader *r, char *text)
+{
+	struct settings_line line;
+	const char *why = settings_line_split(text, &line);
+	if (why)
+		return settings_fail(r, "%s", why);
+	switch (line.kind) {
+	case SETTINGS_LINE_SECTION:
+		return section_begin(r, line.name);
+	case SETTINGS_LINE_PAIR:
+		return settings_key_apply(r, line.name, line.value);
+	default:
+		return 0;
+	}
+}
+
+static int file_read(struct settings_reader *r, FILE *f)
+{
+	char *text = 0;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	errno = 0;
+	while (!rc && (n = getline(&text, &cap, f)) >= 0) {
+		r->line++;
+		size_t len = (size_t)n - (n > 0 && text[n - 1] == '\n');
+		if (len > SETTINGS_LINE_MAX)
+			rc = settings_fail(r,
+					   "line longer than %d bytes: is "
+					   "this a configuration file?",
+					   SETTINGS_LINE_MAX);
+		else if (strlen(text) != (size_t)n)
+			rc = settings_fail(r, "a NUL byte: is this a "
+					      "configuration file?");
+		else
+			rc = line_read(r, text);
+	}
+	int read_errno = errno;
+	free(text);
+	if (!rc && ferror(f))
+		rc = rs_error_set(r->err, RS_E_INVAL, read_errno,
+				  "%s: cannot read it: %s", r->s.path,
+				  strerror(read_errno));
+	return rc;
+}
+
+/* The end of the file: the last section ends, and there must be a log. */
+static int file_end(struct settings_reader *r)
+{
+	int rc = r->in_log ? section_end(r) : 0;
+	if (rc || r->s.nlogs)
+		return rc;
+	return rs_error_set(r->err, RS_E_INVAL, 0,
+			    "%s: no log defined: add a section per log, "
+			    "like `[app]` followed by `pool = "
+			    "/mnt/pmem/app.pool`",
+			    r->s.path);
+}
+
+static int reader_run(struct settings_reader *r, const char *path,
+		      const struct recv_settings *s)
+{
+	int rc = settings_copy(&r->s, s, r->err);
+	if (rc)
+		return rc;
+	strcpy(r->s.path, path);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return rs_error_set(r->err, RS_E_INVAL, errno,
+				    "%s: cannot read it: %s", path,
+				    strerror(errno));
+	rc = file_read(r, f);
+	fclose(f);
+	return rc ? rc : file_end(r);
+}
+
+int recv_settings_load(const char *path, struct recv_settings *s,
+		       struct rs_error *err)
+{
+	if (strlen(path) >= sizeof(s->path))
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "configuration file name longer than %d "
+				    "bytes",
+				    PATH_MAX - 1);
+	struct settings_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return rs_error_set(err, RS_E_NOMEM, 0,
+				    "out of memory to read %s", path);
+	r->err = err;
+	int rc = reader_run(r, path, s);
+	if (!rc) {
+		recv_settings_free(s);
+		*s = r->s;
+	} else {
+		recv_settings_free(&r->s);
+	}
+	explicit_bzero(r, sizeof(*r));
+	free(r);
+	return rc;
+}
