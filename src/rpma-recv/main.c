@@ -1,4 +1,5 @@
-/* rpma-recv: exposes one PMem log pool to rpma-send senders over RDMA. */
+/* rpma-recv: exposes PMem log pools to rpma-send senders over RDMA: one
+ * POOL, named logs (--log NAME=POOL), or those of a configuration file. */
 #include "cli/duration.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
@@ -7,24 +8,31 @@
 #include "error.h"
 #include "info.h"
 #include "service.h"
+#include "settings.h"
 
 #include <argp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *argp_program_version = "rpma-recv " RS_VERSION;
 const char *argp_program_bug_address = 0;
 
 static const char doc[] =
-    "Expose a PMem log pool (a libpmemlog pool on fsdax, devdax or a plain "
-    "file) to rpma-send over RDMA. Serves one sender at a time and keeps "
-    "running until SIGINT or SIGTERM.\v"
-    "Exit status: 0 stopped by a signal or after --once; 2 bad option or "
-    "the pool cannot be used; 3 the RDMA listener could not be set up.";
+    "Expose PMem log pools (libpmemlog pools on fsdax, devdax or plain "
+    "files) to rpma-send over RDMA: one POOL, named logs given with --log, "
+    "or the logs of a configuration file (with neither POOL nor --log: "
+    "/etc/rpma-ship/rpma-recv.conf). One sender writes each log at a time, "
+    "logs are written in parallel, a verify may read a log while it is "
+    "written. Runs until SIGINT or SIGTERM; SIGHUP reloads the "
+    "configuration file.\v"
+    "Exit status: 0 stopped by a signal or after --once; 2 bad option, bad "
+    "configuration (FILE:LINE) or a pool that cannot be used; 3 the RDMA "
+    "listener could not be set up.";
 
-static const char args_doc[] = "POOL";
+static const char args_doc[] = "[POOL]";
 
 enum {
 	OPT_DIRECT_WRITE = 0x100,
@@ -36,9 +44,26 @@ enum {
 	OPT_AUTH_KEY,
 	OPT_BUSY_POLL,
 	OPT_PEER_TIMEOUT,
+	OPT_LOG,
+	OPT_CONFIG,
+	OPT_MAX_SENDERS,
 };
 
+#define RECV_DEFAULT_CONFIG "/etc/rpma-ship/rpma-recv.conf"
+
 static const struct argp_option options[] = {
+    {"log", OPT_LOG, "NAME=POOL", 0,
+     "Serve POOL as the log NAME, which senders reach as HOST/NAME "
+     "(repeatable; NAME: letters, digits, '.', '_', '-', up to 31)",
+     0},
+    {"config", OPT_CONFIG, "FILE", 0,
+     "Read global settings and logs from FILE (rpma-recv.conf(5)); "
+     "options given here override its global settings",
+     0},
+    {"max-senders", OPT_MAX_SENDERS, "N", 0,
+     "Senders connected at once, over all logs (default 64); more are "
+     "refused",
+     0},
     {"create", 'c', "SIZE", 0,
      "Create POOL with SIZE bytes (e.g. 64M) if it does not exist; on a "
      "devdax device any SIZE takes the whole device",
@@ -84,72 +109,155 @@ static const struct argp_option options[] = {
     {0},
 };
 
-struct recv_args {
-	struct recv_config cfg;
-	enum rs_log_level level;
-	bool info;
-	const char *auth_key_path;
-	struct rs_auth_key auth_key;
+#define RECV_CLI_LOGS_MAX 64
+
+/* A global setting given on the command line, over the file's. */
+struct recv_overrides {
+	bool listen, credits, staging_slot, peer_timeout, max_senders;
+	bool busy_poll;
 };
 
-/* Options that take a value. Returns false for any other key. */
-static bool parse_value(int key, char *arg, struct argp_state *state)
+struct recv_args {
+	struct recv_settings cli; /* globals given here, and no logs */
+	struct recv_overrides set;
+	/* Logs given here and what applies to them. */
+	const char *pool;
+	const char *named[RECV_CLI_LOGS_MAX]; /* NAME=POOL */
+	unsigned nnamed;
+	struct recv_log_settings log; /* create, allow, key, direct write */
+	const char *config;
+	bool once;
+	enum rs_log_level level;
+	bool info;
+};
+
+static void parse_size_option(int key, char *arg, struct argp_state *state)
 {
 	struct recv_args *a = state->input;
 	uint64_t v;
-	const char *why;
-	struct rs_error err = {0};
-	switch (key) {
-	case 'c':
+	if (key == 'c') {
 		if (rs_size_parse(arg, &v) || v == 0)
 			argp_error(state,
 				   "--create: '%s' is not a size like "
 				   "64M or 1G",
 				   arg);
-		a->cfg.create_size = v;
-		return true;
-	case 'l':
-		if (rs_endpoint_parse(arg, &a->cfg.listen, &err))
-			argp_error(state, "--listen '%s': %s", arg, err.msg);
-		return true;
-	case OPT_STAGING_SLOT:
-		if (rs_size_parse(arg, &v) || v < 4096 || v > (1u << 30))
-			argp_error(state,
-				   "--staging-slot: '%s' must be a "
-				   "size from 4K to 1G",
-				   arg);
-		a->cfg.exposure.slot_size = (uint32_t)v;
-		return true;
-	case OPT_CREDITS:
-		v = strtoull(arg, 0, 10);
-		if (v < 1 || v > 64)
+		a->log.create_size = v;
+		return;
+	}
+	if (rs_size_parse(arg, &v) || v < 4096 || v > (1u << 30))
+		argp_error(state,
+			   "--staging-slot: '%s' must be a size from 4K to 1G",
+			   arg);
+	a->cli.staging_slot = (uint32_t)v;
+	a->set.staging_slot = true;
+}
+
+static void parse_count_option(int key, char *arg, struct argp_state *state)
+{
+	struct recv_args *a = state->input;
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	bool bad = *end || !*arg;
+	if (key == OPT_CREDITS) {
+		if (bad || v < 1 || v > 64)
 			argp_error(state, "--credits: '%s' must be 1 to 64",
 				   arg);
-		a->cfg.exposure.slots = (uint16_t)v;
+		a->cli.credits = (uint16_t)v;
+		a->set.credits = true;
+		return;
+	}
+	if (bad || v < 1 || v > 1024)
+		argp_error(state, "--max-senders: '%s' must be 1 to 1024", arg);
+	a->cli.max_senders = (unsigned)v;
+	a->set.max_senders = true;
+}
+
+static void parse_allow(char *arg, struct argp_state *state)
+{
+	struct recv_args *a = state->input;
+	if (a->log.nallow == RECV_ALLOW_MAX)
+		argp_error(state, "--allow: at most %d ranges", RECV_ALLOW_MAX);
+	const char *why = rs_cidr_parse(arg, &a->log.allow[a->log.nallow]);
+	if (why)
+		argp_error(state, "--allow '%s': %s", arg, why);
+	a->log.nallow++;
+}
+
+static void parse_peer_timeout(char *arg, struct argp_state *state)
+{
+	struct recv_args *a = state->input;
+	uint64_t v;
+	if (rs_duration_parse(arg, &v) || v < 1000 || v > 3600000)
+		argp_error(state,
+			   "--peer-timeout: '%s' must be 1 s to 1 hour, like "
+			   "10, 30s or 2m",
+			   arg);
+	a->cli.peer_timeout_ms = (uint32_t)v;
+	a->set.peer_timeout = true;
+}
+
+/* Options that take a value. Returns false for any other key. */
+static bool parse_value(int key, char *arg, struct argp_state *state)
+{
+	struct recv_args *a = state->input;
+	struct rs_error err = {0};
+	switch (key) {
+	case 'c':
+	case OPT_STAGING_SLOT:
+		parse_size_option(key, arg, state);
+		return true;
+	case OPT_CREDITS:
+	case OPT_MAX_SENDERS:
+		parse_count_option(key, arg, state);
+		return true;
+	case 'l':
+		if (rs_endpoint_parse(arg, &a->cli.listen, &err))
+			argp_error(state, "--listen '%s': %s", arg, err.msg);
+		a->set.listen = true;
 		return true;
 	case 'a':
-		if (a->cfg.nallow == RECV_ALLOW_MAX)
-			argp_error(state, "--allow: at most %d ranges",
-				   RECV_ALLOW_MAX);
-		why = rs_cidr_parse(arg, &a->cfg.allow[a->cfg.nallow]);
-		if (why)
-			argp_error(state, "--allow '%s': %s", arg, why);
-		a->cfg.nallow++;
+		parse_allow(arg, state);
 		return true;
 	case OPT_AUTH_KEY:
-		a->auth_key_path = arg;
+		snprintf(a->log.auth_key_path, sizeof(a->log.auth_key_path),
+			 "%s", arg);
 		return true;
 	case OPT_PEER_TIMEOUT:
-		if (rs_duration_parse(arg, &v) || v < 1000 || v > 3600000)
+		parse_peer_timeout(arg, state);
+		return true;
+	case OPT_LOG:
+		if (a->nnamed == RECV_CLI_LOGS_MAX)
+			argp_error(state, "--log: at most %d", RECV_CLI_LOGS_MAX);
+		if (!strchr(arg, '='))
 			argp_error(state,
-				   "--peer-timeout: '%s' must be 1 s to 1 "
-				   "hour, like 10, 30s or 2m",
+				   "--log '%s': give NAME=POOL, e.g. "
+				   "app=/mnt/pmem/app.pool",
 				   arg);
-		a->cfg.peer_timeout_ms = (uint32_t)v;
+		a->named[a->nnamed++] = arg;
+		return true;
+	case OPT_CONFIG:
+		a->config = arg;
 		return true;
 	default:
 		return false;
 	}
+}
+
+static void parse_end(struct argp_state *state)
+{
+	struct recv_args *a = state->input;
+	if (a->info && !a->pool)
+		argp_error(state, "--info needs POOL");
+	if (a->pool || a->nnamed || a->config)
+		return;
+	if (access(RECV_DEFAULT_CONFIG, F_OK) == 0) {
+		a->config = RECV_DEFAULT_CONFIG;
+		return;
+	}
+	argp_error(state, "missing POOL (a pmemlog pool file or devdax device), "
+			  "--log NAME=POOL or --config FILE (there is no "
+			  "%s)",
+		   RECV_DEFAULT_CONFIG);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -159,16 +267,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	switch (key) {
 	case OPT_DIRECT_WRITE:
-		a->cfg.exposure.direct_write_to_pmem = true;
+		a->log.direct_write_to_pmem = true;
 		break;
 	case OPT_BUSY_POLL:
-		a->cfg.busy_poll = true;
+		a->cli.busy_poll = true;
+		a->set.busy_poll = true;
 		break;
 	case 'i':
 		a->info = true;
 		break;
 	case OPT_ONCE:
-		a->cfg.once = true;
+		a->once = true;
 		break;
 	case 'q':
 		a->level = RS_LOG_QUIET;
@@ -177,18 +286,86 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->level = RS_LOG_VERBOSE;
 		break;
 	case ARGP_KEY_ARG:
-		if (a->cfg.pool_path)
-			argp_error(state, "only one POOL can be served");
-		a->cfg.pool_path = arg;
+		if (a->pool)
+			argp_error(state, "only one POOL; name several with "
+					  "--log NAME=POOL");
+		a->pool = arg;
 		break;
 	case ARGP_KEY_END:
-		if (!a->cfg.pool_path)
-			argp_error(state, "missing POOL (a pmemlog pool file "
-					  "or devdax device)");
+		parse_end(state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
+	return 0;
+}
+
+/* ---- the settings: the file, then the command line over it ---- */
+
+static int add_cli_log(const struct recv_args *a, const char *name,
+		       const char *pool, struct recv_settings *s,
+		       struct rs_error *err)
+{
+	struct recv_log_settings *log = malloc(sizeof(*log));
+	if (!log)
+		return rs_error_set(err, RS_E_NOMEM, 0, "out of memory");
+	*log = a->log;
+	snprintf(log->name, sizeof(log->name), "%s", name);
+	snprintf(log->pool_path, sizeof(log->pool_path), "%s", pool);
+	int rc = strlen(name) > RS_LOG_NAME_MAX
+		     ? rs_error_set(err, RS_E_INVAL, 0,
+				    "--log %s=%s: the name is longer than %d "
+				    "characters; choose a shorter one",
+				    name, pool, RS_LOG_NAME_MAX)
+		     : recv_settings_add_log(s, log, err);
+	memset(log, 0, sizeof(*log));
+	free(log);
+	return rc;
+}
+
+static int add_cli_logs(const struct recv_args *a, struct recv_settings *s,
+			struct rs_error *err)
+{
+	if (a->pool && add_cli_log(a, "", a->pool, s, err))
+		return -1;
+	for (unsigned i = 0; i < a->nnamed; i++) {
+		char name[64];
+		const char *eq = strchr(a->named[i], '=');
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(eq - a->named[i]), a->named[i]);
+		if (add_cli_log(a, name, eq + 1, s, err))
+			return -1;
+	}
+	return 0;
+}
+
+static void apply_overrides(const struct recv_args *a, struct recv_settings *s)
+{
+	const struct recv_settings *c = &a->cli;
+	if (a->set.listen)
+		s->listen = c->listen;
+	if (a->set.credits)
+		s->credits = c->credits;
+	if (a->set.staging_slot)
+		s->staging_slot = c->staging_slot;
+	if (a->set.peer_timeout)
+		s->peer_timeout_ms = c->peer_timeout_ms;
+	if (a->set.max_senders)
+		s->max_senders = c->max_senders;
+	if (a->set.busy_poll)
+		s->busy_poll = c->busy_poll;
+}
+
+/* recv_settings_source: at start and on each SIGHUP. */
+static int build_settings(void *ctx, struct recv_settings *s,
+			  struct rs_error *err)
+{
+	const struct recv_args *a = ctx;
+	if (add_cli_logs(a, s, err))
+		return -1;
+	if (a->config && recv_settings_load(a->config, s, err))
+		return -1;
+	apply_overrides(a, s);
 	return 0;
 }
 
@@ -198,33 +375,55 @@ static void on_stop_signal(int sig)
 	recv_stop_requested = 1;
 }
 
+static void on_reload_signal(int sig)
+{
+	(void)sig;
+	recv_reload_requested = 1;
+}
+
+static void install_reload_signal(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_reload_signal;
+	sigaction(SIGHUP, &sa, 0);
+}
+
+static int load_cli_key(struct recv_args *a)
+{
+	if (!a->log.auth_key_path[0])
+		return 0;
+	struct rs_error err = {0};
+	if (rs_auth_key_load(a->log.auth_key_path, &a->log.auth_key, &err)) {
+		rs_err("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct recv_args a;
-	memset(&a, 0, sizeof(a));
+	static struct recv_args a; /* large: keys, paths */
 	a.level = RS_LOG_NORMAL;
-	rs_endpoint_parse(":" RS_DEFAULT_PORT, &a.cfg.listen, 0);
-	a.cfg.exposure.slot_size = 1u << 20;
-	a.cfg.exposure.slots = 4;
-	a.cfg.peer_timeout_ms = 10000;
+	recv_settings_init(&a.cli);
+	a.log.methods = RS_METHOD_BIT(RS_METHOD_APM) |
+			RS_METHOD_BIT(RS_METHOD_GPSPM) |
+			RS_METHOD_BIT(RS_METHOD_STAGED);
 
 	/* argp exits with argp_err_exit_status on usage errors. */
 	argp_err_exit_status = RS_EXIT_USAGE;
 	struct argp argp = {options, parse_opt, args_doc, doc, 0, 0, 0};
 	argp_parse(&argp, argc, argv, 0, 0, &a);
 	rs_log_init("rpma-recv", a.level);
+	if (a.info)
+		return recv_info_print(a.pool);
 
 	rs_signals_install(on_stop_signal);
-
-	struct rs_error err = {0};
-	if (a.auth_key_path) {
-		if (rs_auth_key_load(a.auth_key_path, &a.auth_key, &err)) {
-			rs_err("%s", err.msg);
-			return RS_EXIT_USAGE;
-		}
-		a.cfg.auth_key = &a.auth_key;
-	}
-	if (a.info)
-		return recv_info_print(a.cfg.pool_path);
-	return recv_service_run(&a.cfg);
+	install_reload_signal();
+	if (load_cli_key(&a))
+		return RS_EXIT_USAGE;
+	struct recv_settings_source source = {&a, build_settings};
+	int rc = recv_service_run(&source, a.once);
+	memset(&a.log.auth_key, 0, sizeof(a.log.auth_key));
+	return rc;
 }

@@ -1,38 +1,35 @@
-/* The receiver's service loop: listen, check each connection request,
- * admit senders as sessions and drive them with the events of their
- * connections. One sender holds the log; another is refused as busy unless
- * it is the same sender back on a new connection (its session token). */
+/* The receiver as a service: one listener for every log. Each connection
+ * request is checked here (decoded, its log found by name, the sender's
+ * address against that log's allow list, the max-senders limit) and
+ * handed to the thread of its log (log_worker.h), which admits or refuses
+ * it and serves it. SIGHUP reloads the configuration: new logs appear,
+ * removed ones take no new senders while their running sessions finish,
+ * new access rules apply to new connections, and a broken file keeps the
+ * old configuration. Under systemd it reports readiness and reloads. */
 #ifndef RECV_SERVICE_H
 #define RECV_SERVICE_H
 
-#include "cidr.h"
-#include "cli/endpoint.h"
-#include "exposure.h"
-#include "proto/auth.h"
+#include "settings.h"
 
 #include <signal.h>
 #include <stdbool.h>
-#include <stdint.h>
 
-#define RECV_ALLOW_MAX 32
+struct rs_error;
 
-struct recv_config {
-	const char *pool_path;
-	uint64_t create_size; /* 0: the pool must exist */
-	struct rs_endpoint listen;
-	struct recv_exposure_config exposure;
-	bool once;	/* exit after the first sender leaves */
-	bool busy_poll; /* spin on the CQ instead of sleeping */
-	struct rs_cidr allow[RECV_ALLOW_MAX]; /* --allow: who may connect */
-	unsigned nallow;		      /* 0: anyone */
-	const struct rs_auth_key *auth_key;   /* --auth-key, or NULL */
-	uint32_t peer_timeout_ms; /* a silent sender's session ends after */
+/* Set by SIGINT/SIGTERM: finish the commits in progress, then exit. */
+extern volatile sig_atomic_t recv_stop_requested;
+/* Set by SIGHUP: read the configuration again. */
+extern volatile sig_atomic_t recv_reload_requested;
+
+/* Builds the settings anew (the file, then the command line over it), at
+ * start and on each reload. */
+struct recv_settings_source {
+	void *ctx;
+	int (*build)(void *ctx, struct recv_settings *s, struct rs_error *err);
 };
 
-/* Set by SIGINT/SIGTERM: finish the commit in progress, then exit. */
-extern volatile sig_atomic_t recv_stop_requested;
-
-/* Runs until stopped; returns the process exit code. */
-int recv_service_run(const struct recv_config *cfg);
+/* Runs until stopped (or with once, until a sender was served); returns
+ * the process exit code. */
+int recv_service_run(const struct recv_settings_source *source, bool once);
 
 #endif

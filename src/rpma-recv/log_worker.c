@@ -1,0 +1,273 @@
+/* The loop of a log's thread: requests handed over, every session's
+ * completions and connection events, timers; one poll over all of them. */
+#include "log_worker_internal.h"
+
+#include "cli/log.h"
+#include "error.h"
+#include "rdma/conn.h"
+#include "session/session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RECV_POLL_MS 200 /* how often an idle loop looks at its timers */
+#define RECV_BATCH_COMPLETIONS 64 /* per session per turn: fairness */
+
+int64_t recv_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Handles one completion of a session. */
+static void on_completion(struct active *a, const struct rs_completion *wc)
+{
+	/* A completion can overtake the ESTABLISHED event; it proves the
+	 * connection was up. */
+	if (a->s.state == RECV_SESSION_ADMITTED)
+		recv_session_on_established(&a->s, recv_now_ms());
+	if (!wc->ok) {
+		if (!wc->flushed)
+			rs_err("connection with %s failed: %s", a->s.peer,
+			       wc->status);
+		recv_session_on_failure(&a->s, wc->status);
+		return;
+	}
+	if (wc->op != RS_OP_RECV)
+		return;
+	struct rs_msg msg;
+	uint16_t slot;
+	struct rs_error err = {0};
+	if (rs_session_take(a->rs, wc, &msg, &slot, &err)) {
+		if (a->s.state == RECV_SESSION_SERVING)
+			rs_err("sender %s sent a malformed message (%s); "
+			       "closing the connection",
+			       a->s.peer, err.msg);
+		recv_session_on_failure(&a->s, err.msg);
+		return;
+	}
+	recv_session_on_message(&a->s, slot, &msg, recv_now_ms());
+}
+
+/* Takes a session's completions without waiting. True if there were. */
+static bool take_completions(struct active *a)
+{
+	struct rs_conn *conn = rs_session_conn(a->rs);
+	for (int n = 0; n < RECV_BATCH_COMPLETIONS; n++) {
+		if (a->s.state == RECV_SESSION_CLOSING)
+			return n > 0;
+		struct rs_completion wc;
+		enum rs_wait_result r = rs_conn_next_completion(conn, &wc, 0);
+		if (r == RS_WAIT_ERROR)
+			recv_session_on_failure(&a->s,
+						"completion queue error");
+		if (r != RS_WAIT_COMPLETION)
+			return n > 0;
+		on_completion(a, &wc);
+	}
+	return true;
+}
+
+/* Takes a session's connection events. True if there were. */
+static bool take_conn_events(struct active *a)
+{
+	bool any = false;
+	for (;;) {
+		switch (rs_conn_next_event(rs_session_conn(a->rs))) {
+		case RS_CONN_EVENT_NONE:
+			return any;
+		case RS_CONN_EVENT_ESTABLISHED:
+			recv_session_on_established(&a->s, recv_now_ms());
+			break;
+		case RS_CONN_EVENT_CLOSED:
+			recv_session_on_failure(&a->s, "disconnected");
+			break;
+		default:
+			break;
+		}
+		any = true;
+	}
+}
+
+/* Admits what the service handed over. True if there was something. */
+static bool take_handovers(struct recv_log_worker *w)
+{
+	bool any = false;
+	struct recv_handover *h;
+	while ((h = recv_inbox_pop(&w->inbox))) {
+		recv_log_admit(w, h);
+		memset(&h->rules.key, 0, sizeof(h->rules.key));
+		free(h);
+		any = true;
+	}
+	return any;
+}
+
+/* Runs every session's timers and ends the sessions that are over. */
+static void end_closed_sessions(struct recv_log_worker *w)
+{
+	int64_t now = recv_now_ms();
+	struct active *a = w->sessions;
+	while (a) {
+		struct active *next = a->next;
+		recv_session_on_timer(&a->s, now);
+		if (a->s.state == RECV_SESSION_CLOSING)
+			recv_log_session_end(w, a);
+		a = next;
+	}
+}
+
+/* Sleeps until a handover, a completion or a connection event of any
+ * session, at most the poll interval (timers are checked at that pace). */
+static void wait_for_event(struct recv_log_worker *w)
+{
+	struct pollfd pfd[1 + 2 * RECV_LOG_SESSIONS_MAX];
+	nfds_t n = 0;
+	pfd[n++] = (struct pollfd){.fd = w->inbox.fd, .events = POLLIN};
+	for (struct active *a = w->sessions; a; a = a->next) {
+		int comp_fd, cm_fd;
+		rs_conn_fds(rs_session_conn(a->rs), &comp_fd, &cm_fd);
+		pfd[n++] = (struct pollfd){.fd = comp_fd, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
+	}
+	poll(pfd, n, RECV_POLL_MS);
+}
+
+/* One turn; then sleep if there was nothing to do (or spin: busy-poll). */
+static void step(struct recv_log_worker *w)
+{
+	bool busy = take_handovers(w);
+	for (struct active *a = w->sessions; a; a = a->next) {
+		busy |= take_completions(a);
+		busy |= take_conn_events(a);
+	}
+	end_closed_sessions(w);
+	if (!busy && !(w->cfg.busy_poll && w->sessions))
+		wait_for_event(w);
+}
+
+static bool stopping(struct recv_log_worker *w)
+{
+	if (atomic_load(&w->stop))
+		return true;
+	/* Retired: done once nothing is left to serve. */
+	return atomic_load(&w->retired) && !w->sessions;
+}
+
+/* Requests that came in just before the log was retired or stopped. */
+static void refuse_handovers(struct recv_log_worker *w)
+{
+	struct recv_handover *h;
+	while ((h = recv_inbox_pop(&w->inbox))) {
+		recv_log_refuse(w, h, RS_REJECT_NO_SUCH_LOG);
+		memset(&h->rules.key, 0, sizeof(h->rules.key));
+		free(h);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct recv_log_worker *w = arg;
+	while (!stopping(w))
+		step(w);
+	refuse_handovers(w); /* none may stay unanswered */
+	while (w->sessions)
+		recv_log_session_end(w, w->sessions);
+	if (w->exposed)
+		recv_exposure_teardown(&w->exposure);
+	w->exposed = false;
+	atomic_store(&w->done, true);
+	return 0;
+}
+
+int recv_log_worker_start(const struct recv_worker_config *cfg,
+			  struct recv_counters *counters,
+			  struct recv_log_worker **out, char *err,
+			  size_t errlen)
+{
+	struct recv_log_worker *w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	w->cfg = *cfg;
+	w->counters = counters;
+	if (rs_pmem_target_open(&w->target, cfg->pool_path, cfg->create_size,
+				err, errlen)) {
+		free(w);
+		return -1;
+	}
+	if (recv_inbox_init(&w->inbox) ||
+	    pthread_create(&w->thread, 0, worker_main, w)) {
+		snprintf(err, errlen, "cannot start serving %s: %s",
+			 cfg->pool_path, strerror(errno));
+		rs_pmem_target_close(&w->target);
+		free(w);
+		return -1;
+	}
+	*out = w;
+	return 0;
+}
+
+void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
+			       const struct rs_connect_req *req,
+			       const char *peer,
+			       const struct recv_log_rules *rules)
+{
+	struct recv_handover *h = calloc(1, sizeof(*h));
+	if (!h) {
+		rs_session_refuse(&conn, RS_REJECT_INTERNAL, 0);
+		atomic_fetch_sub(&w->counters->senders, 1);
+		return;
+	}
+	h->conn = conn;
+	h->req = *req;
+	snprintf(h->peer, sizeof(h->peer), "%s", peer);
+	h->rules = *rules;
+	recv_inbox_push(&w->inbox, h);
+}
+
+void recv_log_worker_retire(struct recv_log_worker *w)
+{
+	atomic_store(&w->retired, true);
+	uint64_t one = 1; /* wake it to notice */
+	(void)!write(w->inbox.fd, &one, sizeof(one));
+}
+
+bool recv_log_worker_done(struct recv_log_worker *w)
+{
+	return atomic_load(&w->done);
+}
+
+void recv_log_worker_stop(struct recv_log_worker **wp)
+{
+	struct recv_log_worker *w = *wp;
+	if (!w)
+		return;
+	atomic_store(&w->stop, true);
+	recv_log_worker_retire(w);
+	pthread_join(w->thread, 0);
+	recv_inbox_fini(&w->inbox);
+	rs_pmem_target_close(&w->target);
+	free(w);
+	*wp = 0;
+}
+
+const struct recv_worker_config *
+recv_log_worker_config(const struct recv_log_worker *w)
+{
+	return &w->cfg;
+}
+
+void recv_log_worker_usage(const struct recv_log_worker *w, uint64_t *size,
+			   uint64_t *used)
+{
+	*size = w->target.end - w->target.start;
+	*used = rs_pmem_target_write_offset(&w->target) - w->target.start;
+}

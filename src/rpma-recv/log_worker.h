@@ -1,0 +1,78 @@
+/* The thread that serves one log: it holds the pool open, exposes it on
+ * the RDMA device its senders come in on, and drives the sessions of every
+ * sender the service hands it (one writer at a time, any number of
+ * verifiers) with their completions, connection events and timers, in a
+ * poll loop of its own. Logs never wait on each other: each has its own
+ * thread, pool, staging ring and sessions.
+ *
+ * A writer holds the log; another writer is refused as busy unless it
+ * presents the holder's session token: then it is the same sender, back
+ * on a new connection, and its old session ends before the new one is
+ * granted. */
+#ifndef RECV_LOG_WORKER_H
+#define RECV_LOG_WORKER_H
+
+#include "exposure.h"
+#include "proto/auth.h"
+#include "proto/descriptor.h"
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rs_conn;
+struct recv_log_worker;
+
+/* What applies to one connection, as the configuration stood when its
+ * request came in (a reload changes it for later connections only). */
+struct recv_log_rules {
+	uint8_t methods; /* RS_METHOD_BIT() of each method the log allows */
+	bool has_key;
+	struct rs_auth_key key;
+};
+
+struct recv_worker_config {
+	char name[RS_LOG_NAME_MAX + 1]; /* "" for `rpma-recv POOL` */
+	char pool_path[PATH_MAX];
+	uint64_t create_size;
+	struct recv_exposure_config exposure;
+	uint32_t peer_timeout_ms;
+	bool busy_poll;
+};
+
+/* Counts shared by the service and every worker. */
+struct recv_counters {
+	atomic_uint senders; /* handed to a worker and not yet ended */
+	atomic_uint served;  /* sessions that were served, then ended */
+};
+
+/* Opens the pool (creating it when asked) and starts the thread. Returns 0,
+ * or -1 with a one-line reason in err. */
+int recv_log_worker_start(const struct recv_worker_config *cfg,
+			  struct recv_counters *counters,
+			  struct recv_log_worker **w, char *err, size_t errlen);
+
+/* Hands a checked connection request to the worker, which admits or
+ * refuses it. The caller has counted it in counters->senders. */
+void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
+			       const struct rs_connect_req *req,
+			       const char *peer,
+			       const struct recv_log_rules *rules);
+
+/* No new connections: the thread ends once its sessions have ended. */
+void recv_log_worker_retire(struct recv_log_worker *w);
+/* True once a retired worker's thread has ended. */
+bool recv_log_worker_done(struct recv_log_worker *w);
+
+/* Ends every session, joins the thread and closes the pool. */
+void recv_log_worker_stop(struct recv_log_worker **w);
+
+const struct recv_worker_config *
+recv_log_worker_config(const struct recv_log_worker *w);
+/* The pool's size and use, for the service's start line. */
+void recv_log_worker_usage(const struct recv_log_worker *w, uint64_t *size,
+			   uint64_t *used);
+
+#endif
