@@ -6,6 +6,11 @@
 #include "session/session.h"
 
 #include <errno.h>
+#include <string.h>
+
+_Static_assert(sizeof(((struct rs_target *)0)->name) ==
+		   sizeof(((struct rs_connect_req *)0)->log_name),
+	       "a target's log name fits the connect request as it is");
 
 static int exit_code_of(int errc)
 {
@@ -41,9 +46,10 @@ int send_connect(const struct send_peer *p, struct rs_connect_req req,
 		 uint16_t slots, uint32_t sends_per_slot,
 		 struct rs_session **rs, bool *transient)
 {
+	memcpy(req.log_name, p->remote->name, sizeof(req.log_name));
 	struct rs_session_request r = {
-	    .host = p->remote->host,
-	    .port = p->remote->port,
+	    .host = p->remote->endpoint.host,
+	    .port = p->remote->endpoint.port,
 	    .timeout_ms = p->timeout_ms,
 	    .req = req,
 	    .slots = slots,

@@ -14,7 +14,7 @@
 struct rs_session;
 
 struct send_peer {
-	const struct rs_endpoint *remote;
+	const struct rs_target *remote; /* its log name goes in the request */
 	int timeout_ms;
 	const struct rs_auth_key *key; /* --auth-key, or NULL */
 	/* Reconnecting: the token of our session, to take it over. */
@@ -22,9 +22,11 @@ struct send_peer {
 	bool busy_poll;
 };
 
-/* Connects; on failure reports it and returns the exit code, with
- * *transient set when trying again later may work (nothing listening, the
- * receiver busy). */
+/* Connects, asking for the log p->remote names (every connection of a run,
+ * reconnects and --verify included, asks for the same one); on failure
+ * reports it and returns the exit code, with *transient set when trying
+ * again later may work (nothing listening, the receiver busy or serving as
+ * many senders as it may). */
 int send_connect(const struct send_peer *p, struct rs_connect_req req,
 		 uint16_t slots, uint32_t sends_per_slot,
 		 struct rs_session **rs, bool *transient);

@@ -22,15 +22,19 @@ static const char doc[] =
     "Ship FILE (or standard input with '-' or no FILE) into the PMem log "
     "served by rpma-recv on HOST, appending after what the log holds. "
     "Each batch is persistent on the remote side before it counts as "
-    "committed.\v"
+    "committed. A receiver serving several logs needs the log's NAME: "
+    "HOST/NAME, HOST:PORT/NAME or [ADDR]:PORT/NAME; a name is 1 to 31 "
+    "letters, digits, '.', '_' or '-', not starting with '.' or '-'.\v"
     "Exit status: 0 everything read was committed; 2 bad option or "
     "unreadable input; 3 cannot connect or connection lost; 4 the remote "
     "log is full (the message says how many input bytes were committed); "
-    "5 the receiver refused us (busy, method, version); 6 --resume found a "
-    "remote log that is not a prefix of FILE. With --verify: 0 same, "
-    "1 different, 2 trouble.";
+    "5 the receiver refused us (busy, method, version, log name: the "
+    "message lists the logs you may use); 6 --resume found a remote log "
+    "that is not a prefix of FILE. With --verify: 0 same, 1 different, "
+    "2 trouble.";
 
-static const char args_doc[] = "HOST[:PORT] [FILE|-]";
+static const char args_doc[] =
+    "HOST[:PORT][/NAME] [FILE|-]\n--verify[=hash|read] FILE HOST[:PORT][/NAME]";
 
 enum {
 	OPT_METHOD = 0x100,
@@ -140,6 +144,15 @@ static uint64_t parse_number(struct argp_state *state, const char *opt,
 	return v;
 }
 
+/* Whether text shows as itself on one line, to be quoted in an error. */
+static bool prints_plainly(const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
 /* Sending takes HOST [FILE]; verifying takes FILE HOST, like cmp. */
 static void assign_positionals(struct argp_state *state, struct send_args *a)
 {
@@ -159,11 +172,9 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 	if (!host)
 		argp_error(state, "missing HOST (where rpma-recv runs)");
 	struct rs_error err = {0};
-	if (!rs_endpoint_parse(host, &a->cfg.remote, &err) &&
-	    !a->cfg.remote.host[0])
-		rs_error_set(&err, RS_E_INVAL, 0, "missing host");
-	if (err.code)
-		argp_error(state, "'%s': %s", host, err.msg);
+	if (rs_target_parse(host, &a->cfg.remote, &err))
+		argp_error(state, "'%s': %s",
+			   prints_plainly(host) ? host : "HOST", err.msg);
 }
 
 /* Options that take a value. Returns false for any other key. */

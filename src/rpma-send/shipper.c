@@ -29,6 +29,7 @@ struct apm_words {
 
 struct shipper {
 	const struct ship_config *cfg;
+	char receiver[RS_TARGET_LABEL_SIZE]; /* how messages name it */
 	struct send_input *in;
 	struct rs_session *rs;
 	enum rs_method method;
@@ -199,7 +200,7 @@ static int check_still_compatible(struct shipper *s)
 	if (why) {
 		rs_err("cannot resume on %s after reconnecting: %s; %llu input "
 		       "bytes were committed",
-		       s->cfg->remote.host, why,
+		       s->receiver, why,
 		       (unsigned long long)window_committed_input(&s->w));
 		return RS_EXIT_REFUSED;
 	}
@@ -295,17 +296,17 @@ static int recover(struct shipper *s)
 	if (s->cfg->retries == 0 || send_stop_requested) {
 		rs_err("connection to %s lost after committing %llu input "
 		       "bytes",
-		       s->cfg->remote.host, (unsigned long long)committed);
+		       s->receiver, (unsigned long long)committed);
 		return RS_EXIT_CONNECT;
 	}
 	rs_info("connection to %s lost after committing %llu input bytes; "
 		"reconnecting",
-		s->cfg->remote.host, (unsigned long long)committed);
+		s->receiver, (unsigned long long)committed);
 	int rc = connect_with_retry(s, false);
 	if (rc) {
 		rs_err("connection to %s lost after committing %llu input "
 		       "bytes",
-		       s->cfg->remote.host, (unsigned long long)committed);
+		       s->receiver, (unsigned long long)committed);
 		return rc;
 	}
 	uint64_t remote = grant_of(s)->write_offset_value;
@@ -319,8 +320,7 @@ static int recover(struct shipper *s)
 	}
 	rs_info("reconnected to %s at %llu committed input bytes; sending %llu "
 		"uncommitted bytes again",
-		s->cfg->remote.host,
-		(unsigned long long)window_committed_input(&s->w),
+		s->receiver, (unsigned long long)window_committed_input(&s->w),
 		(unsigned long long)(s->w.next_offset - s->w.committed_offset));
 	s->last_confirm_ns = send_stats_now_ns();
 	return RS_EXIT_OK;
@@ -591,6 +591,7 @@ int ship_run(const struct ship_config *cfg, struct send_input *in,
 	struct shipper s;
 	memset(&s, 0, sizeof(s));
 	s.cfg = cfg;
+	rs_target_label(&cfg->remote, s.receiver, sizeof(s.receiver));
 	s.in = in;
 	s.stats = &result->stats;
 	struct window_link link = {&s, link_post, link_committed};

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 struct ship_config {
-	struct rs_endpoint remote;
+	struct rs_target remote;
 	enum rs_method method; /* AUTO: the fastest the receiver allows */
 	uint32_t batch_size;
 	uint16_t depth; /* batches in flight, capped by the receiver */

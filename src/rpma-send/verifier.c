@@ -207,8 +207,10 @@ static int pump(struct verifier *v)
 	if (r == RS_WAIT_TIMEOUT)
 		return send_stop_requested ? RS_EXIT_USAGE : RS_EXIT_OK;
 	if (r != RS_WAIT_COMPLETION || !wc.ok) {
+		char receiver[RS_TARGET_LABEL_SIZE];
 		rs_err("connection to %s lost while verifying",
-		       v->cfg->remote.host);
+		       rs_target_label(&v->cfg->remote, receiver,
+				       sizeof(receiver)));
 		return RS_EXIT_CONNECT;
 	}
 	if (wc.op == RS_OP_RECV)

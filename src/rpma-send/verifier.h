@@ -29,7 +29,7 @@ enum verify_outcome {
 };
 
 struct verify_config {
-	struct rs_endpoint remote;
+	struct rs_target remote;
 	int timeout_ms;
 	const struct rs_auth_key *auth_key; /* --auth-key, or NULL */
 	enum verify_method method;

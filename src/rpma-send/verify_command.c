@@ -43,7 +43,9 @@ static int ship_first(const struct verify_command *cmd,
 static void report(const struct verify_command *cmd,
 		   const struct verify_result *r)
 {
-	const char *host = cmd->verify.remote.host;
+	char receiver[RS_TARGET_LABEL_SIZE];
+	const char *host =
+	    rs_target_label(&cmd->verify.remote, receiver, sizeof(receiver));
 	unsigned long long at = (unsigned long long)r->first_difference;
 	switch (r->outcome) {
 	case VERIFY_SAME:

@@ -60,6 +60,35 @@ expect_error "send: depth zero" 2 "must be a number from 1" "$SEND" --depth 0 ho
 expect_error "send: missing host" 2 "missing HOST" "$SEND"
 expect_error "send: bad port" 2 "port must be a number" "$SEND" host:99999
 expect_error "send: missing input" 2 "cannot open input" "$SEND" host /nonexistent/file
+
+# HOST[:PORT][/NAME]: the synopsis is the same in --help, the man page and
+# the README, and a bad name is refused on one line that says what a name
+# may contain (argp's "Try --help" hint aside).
+"$SEND" --help >"$tmp/help" 2>&1
+check "send --help shows /NAME" "$(grep -q 'HOST\[:PORT\]\[/NAME\] \[FILE|-\]' "$tmp/help" && echo 0 || echo 1)" "$(head -n 2 "$tmp/help")"
+check "send man page shows /NAME" "$(grep -c 'fIHOST\\fR\[:\\fIPORT\\fR\]\[/\\fINAME\\fR\]' "$SRC/man/rpma-send.1" | grep -q '^2$' && echo 0 || echo 1)" "synopsis lines lack [/NAME]"
+check "send README shows /NAME" "$(grep -q 'rpma-send \[OPTION...\] HOST\[:PORT\]\[/NAME\] \[FILE|-\]' "$SRC/README.md" && echo 0 || echo 1)" "usage line lacks [/NAME]"
+rule="a log name is 1 to 31 letters, digits, '.', '_' or '-', not starting with '.' or '-'"
+expect_name_error() { # NAME PATTERN ARGS...: exit 2, the rule, one line
+	local name="$1" pattern="$2"
+	shift 2
+	expect_error "$name" 2 "$pattern" "$SEND" "$@"
+	check "$name: says what a name may contain" "$(head -n 1 "$tmp/err" | grep -qF -- "$rule" && echo 0 || echo 1)" "$(head -n 1 "$tmp/err")"
+	local lines
+	lines=$(grep -vc "^Try \`rpma-send --help' or \`rpma-send --usage' for more information.\$" "$tmp/err")
+	check "$name: one line" "$([ "$lines" = 1 ] && echo 0 || echo 1)" "$lines lines: $(cat "$tmp/err")"
+}
+expect_name_error "send: name with a space" "'host/bad name': log name contains ' '" "host/bad name"
+expect_name_error "send: empty name" "missing log name after '/'" host/
+expect_name_error "send: 32-character name" "log name of 32 characters" host:7300/abcdefghijklmnopqrstuvwxyz012345
+expect_name_error "send: name starting with a dot" "log name starts with '.'" host/.x
+expect_name_error "send: IPv6 with a bad name" "log name contains '@'" "[fe80::1]:7300/b@d"
+expect_name_error "send: name with a newline" "log name contains byte 0x0a" "host/a
+b"
+expect_name_error "send --verify: bad name" "log name contains '/'" --verify /dev/null host/a/b
+expect_error "send: name without a host" 2 "missing host" "$SEND" /app
+expect_error "send: port before a name" 2 "port must be a number" "$SEND" host:x/app
+expect_error "recv: --listen takes no name" 2 "without a log name" "$RECV" --listen 192.0.2.1:7300/app pool
 expect_error "send: directory input" 2 "is a directory" "$SEND" host /
 expect_error "recv: missing pool" 2 "missing POOL" "$RECV"
 expect_error "recv: bad create size" 2 "is not a size" "$RECV" --create lots pool

@@ -12,7 +12,7 @@ BUILD="$1"
 ROGUE="$BUILD/tests/rogue/rogue_sender"
 HONEST_TEXT="rogue_sender honest: written and committed by gpspm"
 
-scenarios=(bad-magic bad-version short unknown-flags unknown-method
+scenarios=(bad-magic bad-version short unknown-flags unknown-method bad-name
 	commit-out-of-range commit-not-contiguous staged-oversized
 	malformed-message write-outside honest)
 
@@ -34,6 +34,7 @@ expect_logged() {
 	short) need "$f" 1 "refusing sender .*: \(bad magic\|private data too short\)" ;;
 	unknown-flags) need "$f" 1 "refusing sender .*: unknown connect flags" ;;
 	unknown-method) need "$f" 1 "refusing sender .*: unknown persistence method" ;;
+	bad-name) need "$f" 3 "refusing sender .*: bad log name" ;;
 	commit-out-of-range | staged-oversized)
 		need "$f" 4 "refused a request from .*: range outside the log or the staging ring; closing"
 		;;

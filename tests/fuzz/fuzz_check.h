@@ -1,8 +1,9 @@
 /* Shared by the harnesses: a property that must hold, checked in every build
  * (not assert(), which NDEBUG would remove), reported and turned into a crash
  * that libFuzzer records as a reproducer; what every failure reported through
- * a struct rs_error must look like; and little-endian field reads the
- * harnesses use to parse inputs independently of the code under test. */
+ * a struct rs_error must look like; and little-endian field reads, text
+ * fields and the log-name rule, which the harnesses use to parse inputs
+ * independently of the code under test. */
 #ifndef RS_FUZZ_CHECK_H
 #define RS_FUZZ_CHECK_H
 
@@ -48,6 +49,40 @@ static inline uint64_t fuzz_le(const uint8_t *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
+}
+
+/* Protocol version 3 text, written out again from rpma-ship(7) rather than
+ * taken from the code under test. A log name: 1 to 31 letters, digits,
+ * '.', '_' or '-', not starting with '.' or '-'. */
+#define FUZZ_LOG_NAME_MAX 31
+
+static inline bool fuzz_name_char(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+static inline bool fuzz_log_name_ok(const uint8_t *s, size_t n)
+{
+	if (n == 0 || n > FUZZ_LOG_NAME_MAX || s[0] == '.' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!fuzz_name_char(s[i]))
+			return false;
+	return true;
+}
+
+/* A fixed-size text field on the wire: the text, a NUL, then zeros to the
+ * field's end. The text's length, or -1 when p[0, size) is not one. */
+static inline long fuzz_text_field(const uint8_t *p, size_t size)
+{
+	const uint8_t *nul = memchr(p, 0, size);
+	if (!nul)
+		return -1;
+	for (const uint8_t *q = nul; q < p + size; q++)
+		if (*q)
+			return -1;
+	return (long)(nul - p);
 }
 
 /* A cursor over the fuzzer's bytes; reads past the end give zeros. */

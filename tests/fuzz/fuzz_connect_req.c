@@ -1,16 +1,51 @@
 /* The receiver decoding a sender's connect request from rdma_cm private data.
  * Properties: an accepted request is exactly what the encoder would produce
- * (round trip, byte for byte), every documented field check holds and every
- * request satisfying them is accepted, truncations are refused and CM zero
- * padding is accepted; a failure is reported as error.h says (RS_E_VERSION
- * exactly for another protocol version). The input byte after the request
- * chooses what the receiver allows, to run the method rule on it. */
+ * (round trip, byte for byte), every documented field check holds (flags,
+ * method, token, and the log name: a text field of 32 bytes, the name then
+ * zeros, empty or following the name rule) and every request satisfying
+ * them is accepted, truncations are refused and CM zero padding is accepted;
+ * a failure is reported as error.h says (RS_E_VERSION exactly for another
+ * protocol version). The input byte after the request chooses what the
+ * receiver allows, to run the method rule on it. */
 #include "fuzz_check.h"
 #include "fuzz_header.h"
 #include "fuzz_method.h"
 #include "proto/descriptor.h"
 
 #include <string.h>
+
+/* The layout of version 3 (rpma-ship(7)): header (6), flags, method, token
+ * (16), log name (32). */
+#define REQ_SIZE 56
+#define TOKEN_AT 8
+#define NAME_AT 24
+#define NAME_FIELD 32
+_Static_assert(REQ_SIZE == RS_CONNECT_REQ_SIZE, "connect request size");
+_Static_assert(NAME_AT + NAME_FIELD == REQ_SIZE, "the name ends it");
+
+/* The documented checks of the fields after the header. */
+static bool fields_ok(const uint8_t *data)
+{
+	uint8_t flags = data[6], method = data[7];
+	static const uint8_t zero_token[RS_SESSION_TOKEN_SIZE];
+	bool token_ok =
+	    (flags & RS_CONNECT_TAKEOVER) ||
+	    !memcmp(data + TOKEN_AT, zero_token, sizeof(zero_token));
+	long name_len = fuzz_text_field(data + NAME_AT, NAME_FIELD);
+	bool name_ok = name_len == 0 ||
+		       (name_len > 0 &&
+			fuzz_log_name_ok(data + NAME_AT, (size_t)name_len));
+	return !(flags & ~RS_CONNECT_FLAGS_KNOWN) && method < RS_METHOD_COUNT &&
+	       token_ok && name_ok;
+}
+
+static bool req_equal(const struct rs_connect_req *a,
+		      const struct rs_connect_req *b)
+{
+	return a->flags == b->flags && a->method == b->method &&
+	       !memcmp(&a->token, &b->token, sizeof(a->token)) &&
+	       !strcmp(a->log_name, b->log_name);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -22,24 +57,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(rs_connect_req_decode(data, size, &scratch, NULL) == rc);
 
 	/* The same input, parsed from the documented layout. */
-	if (!fuzz_header_ok(data, size, RS_CONNECT_REQ_SIZE)) {
+	if (!fuzz_header_ok(data, size, REQ_SIZE)) {
 		FUZZ_CHECK(rc == fuzz_header_errc(data, size));
 		FUZZ_CHECK(fuzz_err_ok(rc, &err));
 		return 0;
 	}
-	uint8_t flags = data[6], method = data[7];
-	static const uint8_t zero_token[RS_SESSION_TOKEN_SIZE];
-	bool token_ok = (flags & RS_CONNECT_TAKEOVER) ||
-			!memcmp(data + 8, zero_token, sizeof(zero_token));
-	bool fields_ok = !(flags & ~RS_CONNECT_FLAGS_KNOWN) &&
-			 method < RS_METHOD_COUNT && token_ok;
-	FUZZ_CHECK(fields_ok == (rc == 0));
+	FUZZ_CHECK(fields_ok(data) == (rc == 0));
 	if (rc) {
 		FUZZ_CHECK(rc == RS_E_MALFORMED && fuzz_err_ok(rc, &err));
 		return 0;
 	}
-	FUZZ_CHECK(req.flags == flags && req.method == method);
-	FUZZ_CHECK(!memcmp(req.token.bytes, data + 8, RS_SESSION_TOKEN_SIZE));
+	FUZZ_CHECK(req.flags == data[6] && req.method == data[7]);
+	FUZZ_CHECK(
+	    !memcmp(req.token.bytes, data + TOKEN_AT, RS_SESSION_TOKEN_SIZE));
+	FUZZ_CHECK(strnlen(req.log_name, sizeof(req.log_name)) <
+		   sizeof(req.log_name));
+	FUZZ_CHECK(!memcmp(req.log_name, data + NAME_AT, NAME_FIELD));
 
 	/* Round trip through an exactly sized buffer. */
 	uint8_t *enc = malloc(RS_CONNECT_REQ_SIZE);
@@ -56,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&again, 0xa5, sizeof(again));
 	FUZZ_CHECK(
 	    rs_connect_req_decode(padded, sizeof(padded), &again, &err) == 0);
-	FUZZ_CHECK(again.flags == req.flags && again.method == req.method);
+	FUZZ_CHECK(req_equal(&again, &req));
 	free(enc);
 
 	/* Too small a buffer: refused, nothing written past it. */
@@ -66,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    rs_connect_req_encode(&req, small, RS_CONNECT_REQ_SIZE - 1) == 0);
 	free(small);
 
-	uint8_t allowed = size > 8 ? data[8] : 0;
+	uint8_t allowed = size > REQ_SIZE ? data[REQ_SIZE] : 0;
 	fuzz_method_choose(allowed, (enum rs_method)req.method);
 	return 0;
 }

@@ -1,11 +1,12 @@
 /* The sender decoding why the receiver refused it. Properties: exactly the
- * rejects with known method bits are accepted (the reason may be any byte: it
- * is only ever named, as "unknown reason" if need be), an accepted one
- * re-encodes to the same bytes and decodes back the same, truncations are
- * refused and CM zero padding accepted, a refusal is reported as error.h says
- * (RS_E_VERSION exactly for another protocol version); then the sender's
- * "what would work" message is built from the offered methods as shipper.c
- * does. */
+ * rejects with known method bits and a well-formed logs field (129 bytes: a
+ * comma-separated text of letters, digits, '.', '_', '-' and ',', then
+ * zeros) are accepted (the reason may be any byte: it is only ever named, as
+ * "unknown reason" if need be), an accepted one re-encodes to the same bytes
+ * and decodes back the same, truncations are refused and CM zero padding
+ * accepted, a refusal is reported as error.h says (RS_E_VERSION exactly for
+ * another protocol version); then the sender's "what would work" message is
+ * built from the offered methods as shipper.c does. */
 #include "fuzz_check.h"
 #include "fuzz_header.h"
 #include "fuzz_method.h"
@@ -17,6 +18,33 @@
 	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
 	 RS_METHOD_BIT(RS_METHOD_STAGED))
 
+/* The layout of version 3 (rpma-ship(7)): header (6), reason, methods, the
+ * names a refused sender may use (129). */
+#define REJECT_SIZE 137
+#define LOGS_AT 8
+#define LOGS_FIELD 129
+_Static_assert(REJECT_SIZE == RS_REJECT_SIZE, "reject size");
+_Static_assert(LOGS_AT + LOGS_FIELD == REJECT_SIZE, "the names end it");
+
+/* Only what a terminal shows as it is: names and commas. */
+static bool logs_ok(const uint8_t *field)
+{
+	long len = fuzz_text_field(field, LOGS_FIELD);
+	if (len < 0)
+		return false;
+	for (long i = 0; i < len; i++)
+		if (!fuzz_name_char(field[i]) && field[i] != ',')
+			return false;
+	return true;
+}
+
+static bool reject_equal(const struct rs_reject_info *a,
+			 const struct rs_reject_info *b)
+{
+	return a->reason == b->reason && a->methods == b->methods &&
+	       !strcmp(a->logs, b->logs);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rs_reject_info rej, scratch;
@@ -26,17 +54,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Without an error record: the same answer. */
 	FUZZ_CHECK(rs_reject_decode(data, size, &scratch, NULL) == rc);
 
-	if (!fuzz_header_ok(data, size, RS_REJECT_SIZE)) {
+	if (!fuzz_header_ok(data, size, REJECT_SIZE)) {
 		FUZZ_CHECK(rc == fuzz_header_errc(data, size));
 		FUZZ_CHECK(fuzz_err_ok(rc, &err));
 		return 0;
 	}
-	FUZZ_CHECK(!(data[7] & ~METHODS_KNOWN) == (rc == 0));
+	bool fields_ok = !(data[7] & ~METHODS_KNOWN) && logs_ok(data + LOGS_AT);
+	FUZZ_CHECK(fields_ok == (rc == 0));
 	if (rc) {
 		FUZZ_CHECK(rc == RS_E_MALFORMED && fuzz_err_ok(rc, &err));
 		return 0;
 	}
 	FUZZ_CHECK(rej.reason == data[6] && rej.methods == data[7]);
+	FUZZ_CHECK(!memcmp(rej.logs, data + LOGS_AT, LOGS_FIELD));
 	const char *reason = rs_reject_reason_str(rej.reason);
 	FUZZ_CHECK(reason && *reason);
 
@@ -53,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(padded, enc, RS_REJECT_SIZE);
 	memset(&again, 0xa5, sizeof(again));
 	FUZZ_CHECK(rs_reject_decode(padded, sizeof(padded), &again, &err) == 0);
-	FUZZ_CHECK(again.reason == rej.reason && again.methods == rej.methods);
+	FUZZ_CHECK(reject_equal(&again, &rej));
 	free(enc);
 
 	uint8_t *small = malloc(RS_REJECT_SIZE - 1);

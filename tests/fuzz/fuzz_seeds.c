@@ -54,12 +54,18 @@ static void put_le(uint8_t *p, uint64_t v, int n)
 static void connect_seeds(void)
 {
 	begin("connect_req");
+	static const char *const names[] = {"", "app", "audit.2024_x-y",
+					    "abcdefghijklmnopqrstuvwxyz01234"};
 	for (uint8_t m = 0; m < RS_METHOD_COUNT; m++) {
 		struct rs_connect_req req = {.flags = m, .method = m};
-		uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
+		snprintf(req.log_name, sizeof(req.log_name), "%s",
+			 names[m % (sizeof(names) / sizeof(*names))]);
+		/* The request, then the byte saying what the receiver
+		 * allows. */
+		uint8_t buf[RS_CONNECT_PRIVATE_MAX + 1] = {0};
 		size_t len = rs_connect_req_encode(&req, buf, sizeof(buf));
-		buf[len] = (uint8_t)(0x2u << m); /* what the receiver allows */
-		seed(buf, m == 3 ? sizeof(buf) : len + 1);
+		buf[len] = (uint8_t)(0x2u << m);
+		seed(buf, len + 1);
 	}
 }
 
@@ -110,9 +116,13 @@ static void accept_seeds(void)
 static void reject_seeds(void)
 {
 	begin("reject");
-	for (uint8_t r = RS_REJECT_BUSY; r <= RS_REJECT_INTERNAL + 1; r++) {
+	for (uint8_t r = RS_REJECT_BUSY; r <= RS_REJECT_LIMIT + 1; r++) {
 		struct rs_reject_info rej = {
 		    .reason = r, .methods = (uint8_t)(r << 1 & 0xe)};
+		if (r == RS_REJECT_NO_SUCH_LOG || r == RS_REJECT_NAME_NEEDED)
+			snprintf(rej.logs, sizeof(rej.logs), "%s",
+				 r == RS_REJECT_NO_SUCH_LOG ? "app,audit,db"
+							    : "a-1,b_2,...");
 		uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
 		size_t len = rs_reject_encode(&rej, buf, sizeof(buf));
 		seed(buf, r == RS_REJECT_METHOD ? sizeof(buf) : len);
@@ -174,10 +184,22 @@ static void msg_seeds(void)
 static void text_seeds(void)
 {
 	begin("endpoint");
-	const char *eps[] = {
-	    "192.168.0.1", "receiver:7204", "[fe80::1%eth0]:80",
-	    ":65535",	   "[::1]",	    "[]:1",
-	    "host:0",	   "a:b:c"};
+	const char *eps[] = {"192.168.0.1",
+			     "receiver:7204",
+			     "[fe80::1%eth0]:80",
+			     ":65535",
+			     "[::1]",
+			     "[]:1",
+			     "host:0",
+			     "a:b:c",
+			     "h/app",
+			     "h:7300/app",
+			     "[fe80::1]:7300/app",
+			     "h/",
+			     "h/bad name",
+			     "h/.x",
+			     "h/abcdefghijklmnopqrstuvwxyz012345",
+			     "a:7300/one,b/two"};
 	for (size_t i = 0; i < sizeof(eps) / sizeof(*eps); i++)
 		seed_str(eps[i]);
 

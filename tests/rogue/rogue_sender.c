@@ -3,12 +3,13 @@
  *   rogue_sender SCENARIO HOST[:PORT] [TEXT]
  *
  * It connects with the library's own connection code and encoders, but sends
- * what a receiver must refuse: bad connect private data, commits outside the
- * log or the staging ring, malformed control messages, RDMA writes outside
- * the granted regions. Every wait has a timeout of a few seconds. It prints
- * one line saying what happened and exits 0 when the receiver refused safely,
- * 1 when the receiver misbehaved (accepted, committed, let a write through,
- * did not answer or did not close), 2 when the scenario could not run. */
+ * what a receiver must refuse: bad connect private data (log names too),
+ * commits outside the log or the staging ring, malformed control messages,
+ * RDMA writes outside the granted regions. Every wait has a timeout of a few
+ * seconds. It prints one line saying what happened and exits 0 when the
+ * receiver refused safely, 1 when the receiver misbehaved (accepted, committed,
+ * let a write through, did not answer or did not close), 2 when the scenario
+ * could not run. */
 #include "cli/endpoint.h"
 #include "error.h"
 #include "proto/descriptor.h"
@@ -481,6 +482,37 @@ static int scenario_unknown_method(struct rogue *r, const char *arg)
 	size_t len = valid_request(0, 9, buf);
 	return connect_case(r, "method 9", buf, (uint8_t)len,
 			    RS_REJECT_BAD_REQUEST, false);
+}
+
+/* The log name: 32 bytes at offset 24 of the request (rpma-ship(7)), the
+ * name then zeros. The encoder copies whatever it is given, so the hostile
+ * ones are written over a valid request. */
+#define NAME_OFFSET 24
+_Static_assert(NAME_OFFSET + RS_LOG_NAME_MAX + 1 == RS_CONNECT_REQ_SIZE,
+	       "the name field ends the connect request");
+
+static int bad_name_case(struct rogue *r, const char *what, const void *name,
+			 size_t len)
+{
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	size_t req_len = valid_request(0, RS_METHOD_GPSPM, buf);
+	memset(buf + NAME_OFFSET, 0, RS_LOG_NAME_MAX + 1);
+	memcpy(buf + NAME_OFFSET, name, len);
+	return connect_case(r, what, buf, (uint8_t)req_len,
+			    RS_REJECT_BAD_REQUEST, false);
+}
+
+static int scenario_bad_name(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	static const char unterminated[RS_LOG_NAME_MAX + 1] =
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"; /* 32 letters, no NUL */
+	int rc = bad_name_case(r, "a log name of '../pool'", "../pool", 7);
+	rc = worse(rc, bad_name_case(r, "an unterminated log name",
+				     unterminated, sizeof(unterminated)));
+	rc = worse(rc, bad_name_case(r, "bytes after the log name's NUL",
+				     "app\0x", 5));
+	return rc;
 }
 
 /* ---- commit requests the receiver must refuse ---- */
@@ -980,6 +1012,9 @@ static const struct scenario {
     {"short", scenario_short, "connect with 3 bytes of private data"},
     {"unknown-flags", scenario_unknown_flags, "connect with flags 0x80"},
     {"unknown-method", scenario_unknown_method, "connect with method 9"},
+    {"bad-name", scenario_bad_name,
+     "connect with a log name that is bad, unterminated, or not zero "
+     "after its NUL"},
     {"commit-out-of-range", scenario_out_of_range,
      "gpspm commits beyond the log end and into the pool header"},
     {"commit-not-contiguous", scenario_not_contiguous,

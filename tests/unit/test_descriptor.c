@@ -287,6 +287,89 @@ static void connect_round_trip_and_checks(void **state)
 			 RS_E_MALFORMED);
 }
 
+/* Protocol version 3: the log name, 32 bytes at offset 24, the name then
+ * zeros. */
+#define NAME_AT 24
+#define NAME_FIELD (RS_LOG_NAME_MAX + 1)
+
+static void connect_name_round_trip(void **state)
+{
+	(void)state;
+	assert_int_equal(RS_PROTO_VERSION, 3);
+	assert_int_equal(RS_CONNECT_REQ_SIZE, 56);
+	assert_int_equal(NAME_AT + NAME_FIELD, RS_CONNECT_REQ_SIZE);
+	struct rs_connect_req in = {.flags = RS_CONNECT_VERIFY,
+				    .method = RS_METHOD_AUTO,
+				    .log_name = "app.2024_x-y"},
+			      out;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
+	assert_int_equal(rs_connect_req_encode(&in, buf, sizeof(buf)),
+			 RS_CONNECT_REQ_SIZE);
+	assert_int_equal(buf[4], 3);
+	assert_int_equal(buf[5], RS_CONNECT_REQ_SIZE);
+	assert_memory_equal(buf + NAME_AT, "app.2024_x-y", 13);
+	for (size_t i = NAME_AT + 13; i < RS_CONNECT_REQ_SIZE; i++)
+		assert_int_equal(buf[i], 0);
+	memset(&out, 0x5a, sizeof(out));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_string_equal(out.log_name, "app.2024_x-y");
+	assert_int_equal(out.flags, RS_CONNECT_VERIFY);
+
+	/* The longest name, and no name at all. */
+	memset(in.log_name, 'n', RS_LOG_NAME_MAX);
+	in.log_name[RS_LOG_NAME_MAX] = '\0';
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(strlen(out.log_name), RS_LOG_NAME_MAX);
+	in.log_name[0] = '\0';
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_string_equal(out.log_name, "");
+}
+
+/* Decodes a valid request whose name field starts with these bytes. */
+static int decode_with_name_bytes(const void *bytes, size_t len)
+{
+	struct rs_connect_req in = {.method = RS_METHOD_GPSPM}, out;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	memcpy(buf + NAME_AT, bytes, len);
+	struct rs_error why = {0};
+	int rc = rs_connect_req_decode(buf, sizeof(buf), &out, &why);
+	if (rc)
+		assert_non_null(strstr(why.msg, "log name"));
+	return rc;
+}
+
+static void connect_name_checks(void **state)
+{
+	(void)state;
+	assert_int_equal(decode_with_name_bytes("app", 4), 0);
+	/* 32 letters: no NUL inside the field. */
+	uint8_t full[NAME_FIELD];
+	memset(full, 'a', sizeof(full));
+	assert_int_equal(decode_with_name_bytes(full, sizeof(full)),
+			 RS_E_MALFORMED);
+	/* Bytes after the NUL, right after it and at the field's end. */
+	assert_int_equal(decode_with_name_bytes("app\0x", 5), RS_E_MALFORMED);
+	uint8_t tail[NAME_FIELD] = {'a', 'p', 'p'};
+	tail[NAME_FIELD - 1] = 1;
+	assert_int_equal(decode_with_name_bytes(tail, sizeof(tail)),
+			 RS_E_MALFORMED);
+	/* Characters outside the rule, and the forbidden first ones. */
+	const char *bad[] = {"bad name",  "../pool", "a/b",  "caf\xc3\xa9",
+			     "tab\there", ".hidden", "-opt", "x,y"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		assert_int_equal(decode_with_name_bytes(bad[i], strlen(bad[i])),
+				 RS_E_MALFORMED);
+	/* The rule itself. */
+	assert_true(rs_log_name_valid("a"));
+	assert_true(rs_log_name_valid("A.b_c-9"));
+	assert_false(rs_log_name_valid(""));
+	assert_false(rs_log_name_valid("abcdefghijklmnopqrstuvwxyz012345"));
+	assert_true(rs_log_name_valid("abcdefghijklmnopqrstuvwxyz01234"));
+}
+
 static void reject_round_trip(void **state)
 {
 	(void)state;
@@ -306,6 +389,76 @@ static void reject_round_trip(void **state)
 	in.methods = 0x80;
 	rs_reject_encode(&in, buf, sizeof(buf));
 	assert_int_not_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
+}
+
+/* Protocol version 3: the names a refused sender may use, 129 bytes at
+ * offset 8. */
+#define LOGS_AT 8
+#define LOGS_FIELD (RS_REJECT_LOGS_MAX + 1)
+
+static void reject_logs_round_trip(void **state)
+{
+	(void)state;
+	assert_int_equal(RS_REJECT_SIZE, 137);
+	assert_int_equal(LOGS_AT + LOGS_FIELD, RS_REJECT_SIZE);
+	assert_int_equal(RS_REJECT_NO_SUCH_LOG, 7);
+	assert_int_equal(RS_REJECT_NAME_NEEDED, 8);
+	assert_int_equal(RS_REJECT_LIMIT, 9);
+	uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
+	struct rs_reject_info in = {.reason = RS_REJECT_NO_SUCH_LOG,
+				    .logs = "app,audit.2024,db_main,..."},
+			      out;
+	assert_int_equal(rs_reject_encode(&in, buf, sizeof(buf)),
+			 RS_REJECT_SIZE);
+	assert_int_equal(buf[6], RS_REJECT_NO_SUCH_LOG);
+	assert_memory_equal(buf + LOGS_AT, in.logs, strlen(in.logs) + 1);
+	memset(&out, 0x5a, sizeof(out));
+	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.reason, RS_REJECT_NO_SUCH_LOG);
+	assert_int_equal(out.methods, 0);
+	assert_string_equal(out.logs, "app,audit.2024,db_main,...");
+
+	/* A full field: 128 characters and the NUL. */
+	memset(in.logs, 'x', RS_REJECT_LOGS_MAX);
+	in.logs[RS_REJECT_LOGS_MAX] = '\0';
+	in.reason = RS_REJECT_NAME_NEEDED;
+	rs_reject_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(strlen(out.logs), RS_REJECT_LOGS_MAX);
+
+	/* Every reason has words, the new ones included. */
+	assert_non_null(strstr(rs_reject_reason_str(RS_REJECT_NO_SUCH_LOG),
+			       "no log of that name"));
+	assert_non_null(
+	    strstr(rs_reject_reason_str(RS_REJECT_NAME_NEEDED), "HOST/NAME"));
+	assert_non_null(
+	    strstr(rs_reject_reason_str(RS_REJECT_LIMIT), "max-senders"));
+}
+
+/* Decodes a valid reject whose logs field starts with these bytes. */
+static int decode_with_logs_bytes(const void *bytes, size_t len)
+{
+	struct rs_reject_info in = {.reason = RS_REJECT_NO_SUCH_LOG}, out;
+	uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
+	rs_reject_encode(&in, buf, sizeof(buf));
+	memcpy(buf + LOGS_AT, bytes, len);
+	return rs_reject_decode(buf, sizeof(buf), &out, 0);
+}
+
+static void reject_bad_logs(void **state)
+{
+	(void)state;
+	assert_int_equal(decode_with_logs_bytes("a,b", 4), 0);
+	/* What the sender prints must be plain names and commas. */
+	const char *bad[] = {"a b", "a;b", "app\n", "\x1b[31m", "a/b"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		assert_int_equal(decode_with_logs_bytes(bad[i], strlen(bad[i])),
+				 RS_E_MALFORMED);
+	uint8_t full[LOGS_FIELD];
+	memset(full, 'a', sizeof(full)); /* no NUL */
+	assert_int_equal(decode_with_logs_bytes(full, sizeof(full)),
+			 RS_E_MALFORMED);
+	assert_int_equal(decode_with_logs_bytes("a\0b", 3), RS_E_MALFORMED);
 }
 
 static void challenge_round_trip(void **state)
@@ -341,7 +494,11 @@ int main(void)
 	    cmocka_unit_test(accept_staged_only_needs_no_data_region),
 	    cmocka_unit_test(header_checks),
 	    cmocka_unit_test(connect_round_trip_and_checks),
+	    cmocka_unit_test(connect_name_round_trip),
+	    cmocka_unit_test(connect_name_checks),
 	    cmocka_unit_test(reject_round_trip),
+	    cmocka_unit_test(reject_logs_round_trip),
+	    cmocka_unit_test(reject_bad_logs),
 	    cmocka_unit_test(challenge_round_trip),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);

@@ -1,5 +1,5 @@
-/* Command-line values: sizes, endpoints and method names, and the rule that
- * picks a persistence method. */
+/* Command-line values: sizes, endpoints, targets with log names and method
+ * names, and the rule that picks a persistence method. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,6 +65,137 @@ static void endpoints(void **state)
 	assert_int_not_equal(rs_endpoint_parse("[fe80::1", &ep, 0), 0);
 	assert_int_not_equal(rs_endpoint_parse("", &ep, 0), 0);
 	assert_int_not_equal(rs_endpoint_parse("host:123456789", &ep, 0), 0);
+
+	/* An address to listen on takes no log name. */
+	struct rs_error err = {0};
+	assert_int_equal(rs_endpoint_parse("h:7300/app", &ep, &err),
+			 RS_E_INVAL);
+	assert_non_null(strstr(err.msg, "'/'"));
+	assert_int_equal(rs_endpoint_parse("h/app", &ep, 0), RS_E_INVAL);
+	assert_int_equal(rs_endpoint_parse("[fe80::1]/app", &ep, 0),
+			 RS_E_INVAL);
+}
+
+/* Parses text, which must be accepted, into t. */
+static void target_ok(const char *text, struct rs_target *t)
+{
+	struct rs_error err = {0};
+	assert_int_equal(rs_target_parse(text, t, &err), 0);
+	assert_int_equal(err.code, 0);
+}
+
+static void targets_with_names(void **state)
+{
+	(void)state;
+	struct rs_target t;
+	target_ok("h/app", &t);
+	assert_string_equal(t.endpoint.host, "h");
+	assert_string_equal(t.endpoint.port, RS_DEFAULT_PORT);
+	assert_string_equal(t.name, "app");
+	target_ok("h:7300/app", &t);
+	assert_string_equal(t.endpoint.host, "h");
+	assert_string_equal(t.endpoint.port, "7300");
+	assert_string_equal(t.name, "app");
+	target_ok("[fe80::1]:7300/app", &t);
+	assert_string_equal(t.endpoint.host, "fe80::1");
+	assert_string_equal(t.endpoint.port, "7300");
+	assert_string_equal(t.name, "app");
+	target_ok("[fe80::1]/app.2024_x-y", &t);
+	assert_string_equal(t.endpoint.host, "fe80::1");
+	assert_string_equal(t.endpoint.port, RS_DEFAULT_PORT);
+	assert_string_equal(t.name, "app.2024_x-y");
+	target_ok("h:7300", &t); /* no name: the receiver's only log */
+	assert_string_equal(t.endpoint.port, "7300");
+	assert_string_equal(t.name, "");
+	target_ok("h/abcdefghijklmnopqrstuvwxyz01234", &t); /* 31: longest */
+	assert_int_equal(strlen(t.name), RS_LOG_NAME_MAX);
+}
+
+/* text is refused with RS_E_INVAL, a message containing each of what, and
+ * t left empty. */
+static void target_bad(const char *text, const char *what, const char *what2)
+{
+	struct rs_target t;
+	memset(&t, 0x5a, sizeof(t));
+	struct rs_error err = {0};
+	assert_int_equal(rs_target_parse(text, &t, &err), RS_E_INVAL);
+	assert_int_equal(err.code, RS_E_INVAL);
+	assert_null(strchr(err.msg, '\n'));
+	assert_non_null(strstr(err.msg, what));
+	if (what2)
+		assert_non_null(strstr(err.msg, what2));
+	assert_string_equal(t.endpoint.host, "");
+	assert_string_equal(t.name, "");
+}
+
+static void targets_refused(void **state)
+{
+	(void)state;
+	/* Every name error says what a name may contain. */
+	const char *rule = "1 to 31 letters, digits, '.', '_' or '-'";
+	target_bad("h/", "missing log name", rule);
+	target_bad("h/bad name", "contains ' '", rule);
+	target_bad("h/abcdefghijklmnopqrstuvwxyz012345", "of 32 characters",
+		   rule);
+	target_bad("h/.x", "starts with '.'", rule);
+	target_bad("h/-x", "starts with '-'", rule);
+	target_bad("h/a/b", "contains '/'", rule);
+	target_bad("h/a\nb", "byte 0x0a", rule); /* and still one line */
+	target_bad("h:7300/caf\xc3\xa9", "byte 0xc3", rule);
+	/* The address part keeps its own checks. */
+	target_bad("h:0/app", "port must be a number", 0);
+	target_bad("h:/app", "port must be a number", 0);
+	target_bad("fe80::1/app", "[ADDR]:PORT", 0);
+	target_bad("[fe80::1/app]:7300", "missing ']'", 0);
+	target_bad("/app", "missing host", 0);
+	target_bad(":7300/app", "missing host", 0);
+	target_bad("", "missing host", 0);
+}
+
+/* A list parser (HOST1,HOST2) hands each target over as a span of a longer
+ * string: nothing past the span counts. */
+static void target_spans(void **state)
+{
+	(void)state;
+	const char *list = "a:7300/one,b/two";
+	struct rs_target t;
+	assert_int_equal(rs_target_parse_span(list, 10, &t, 0), 0);
+	assert_string_equal(t.endpoint.host, "a");
+	assert_string_equal(t.endpoint.port, "7300");
+	assert_string_equal(t.name, "one");
+	assert_int_equal(rs_target_parse_span(list + 11, 5, &t, 0), 0);
+	assert_string_equal(t.endpoint.host, "b");
+	assert_string_equal(t.name, "two");
+	assert_int_equal(rs_target_parse_span(list, 7, &t, 0), RS_E_INVAL);
+	assert_int_equal(rs_target_parse_span(list, 2, &t, 0), RS_E_INVAL);
+	assert_int_equal(rs_target_parse_span("h/app", 1, &t, 0), 0);
+	assert_string_equal(t.endpoint.host, "h");
+	assert_string_equal(t.name, "");
+	/* A NUL ends the span early. */
+	assert_int_equal(rs_target_parse_span("h/ab\0cd", 7, &t, 0), 0);
+	assert_string_equal(t.name, "ab");
+}
+
+static void target_labels(void **state)
+{
+	(void)state;
+	struct rs_target t;
+	char buf[RS_TARGET_LABEL_SIZE];
+	target_ok("pmemhost", &t);
+	assert_string_equal(rs_target_label(&t, buf, sizeof(buf)), "pmemhost");
+	target_ok("pmemhost/app", &t);
+	assert_string_equal(rs_target_label(&t, buf, sizeof(buf)),
+			    "pmemhost:" RS_DEFAULT_PORT "/app");
+	target_ok("[fe80::1]:7300/app", &t);
+	assert_string_equal(rs_target_label(&t, buf, sizeof(buf)),
+			    "[fe80::1]:7300/app");
+	/* The label parses back to the same target. */
+	struct rs_target again;
+	target_ok(buf, &again);
+	assert_memory_equal(&again, &t, sizeof(t));
+	char small[8];
+	assert_string_equal(rs_target_label(&t, small, sizeof(small)),
+			    "[fe80::");
 }
 
 static void method_names(void **state)
@@ -162,8 +293,14 @@ static void cidr_ranges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(sizes),	    cmocka_unit_test(endpoints),
-	    cmocka_unit_test(method_names), cmocka_unit_test(method_choice),
+	    cmocka_unit_test(sizes),
+	    cmocka_unit_test(endpoints),
+	    cmocka_unit_test(targets_with_names),
+	    cmocka_unit_test(targets_refused),
+	    cmocka_unit_test(target_spans),
+	    cmocka_unit_test(target_labels),
+	    cmocka_unit_test(method_names),
+	    cmocka_unit_test(method_choice),
 	    cmocka_unit_test(cidr_ranges),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);

@@ -3,65 +3,192 @@
 #include "error.h"
 
 #include <ctype.h>
-#include <stdlib.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
-static const char *port_parse(const char *text, struct rs_endpoint *ep)
+/* What a user who typed a bad name needs to know to type a good one: the
+ * rule of rs_log_name_valid(). */
+#define NAME_RULE                                                              \
+	"a log name is 1 to 31 letters, digits, '.', '_' or '-', not "         \
+	"starting with '.' or '-'"
+
+_Static_assert(RS_TARGET_LABEL_SIZE >=
+		   sizeof(((struct rs_endpoint *)0)->host) + 2 /* [] */ + 1 +
+		       sizeof(((struct rs_endpoint *)0)->port) + 1 +
+		       RS_LOG_NAME_MAX + 1,
+	       "RS_TARGET_LABEL_SIZE holds [HOST]:PORT/NAME");
+
+/* Digits only, 1 to 65535: strtol would also take a sign or blanks. */
+static const char *port_get(const char *text, size_t len,
+			    struct rs_endpoint *ep)
 {
-	char *end;
-	long port = strtol(text, &end, 10);
-	/* Digits only: strtol would also take a sign or leading blanks. */
-	if (!isdigit((unsigned char)*text) || *end != '\0' || port < 1 ||
-	    port > 65535)
-		return "port must be a number from 1 to 65535";
-	strcpy(ep->port, text);
+	static const char *const bad = "port must be a number from 1 to 65535";
+	if (len == 0 || len >= sizeof(ep->port))
+		return bad;
+	long port = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)text[i]))
+			return bad;
+		port = port * 10 + (text[i] - '0');
+	}
+	if (port < 1 || port > 65535)
+		return bad;
+	memcpy(ep->port, text, len);
+	ep->port[len] = '\0';
 	return 0;
 }
 
-/* What is wrong with text, or NULL. */
-static const char *endpoint_get(const char *text, struct rs_endpoint *ep)
+/* Splits [ADDR]:PORT, HOST:PORT or HOST into *host and *port (port NULL
+ * when absent). What is wrong, or NULL. */
+static const char *host_port_split(const char *text, size_t len,
+				   const char **host, size_t *host_len,
+				   const char **port, size_t *port_len)
+{
+	const char *end = text + len;
+	*host = text;
+	*port = 0;
+	*port_len = 0;
+	if (text[0] == '[') {
+		const char *close = memchr(text, ']', len);
+		if (!close)
+			return "missing ']' after IPv6 address";
+		*host = text + 1;
+		*host_len = (size_t)(close - *host);
+		if (close + 1 < end && close[1] == ':')
+			*port = close + 2;
+		else if (close + 1 != end)
+			return "unexpected text after ']'";
+	} else {
+		const char *colon = memchr(text, ':', len);
+		if (colon && memchr(colon + 1, ':', (size_t)(end - colon - 1)))
+			return "write an IPv6 address as [ADDR]:PORT";
+		*host_len = colon ? (size_t)(colon - text) : len;
+		if (colon)
+			*port = colon + 1;
+	}
+	if (*port)
+		*port_len = (size_t)(end - *port);
+	return 0;
+}
+
+/* The endpoint in text[0, len), which holds no NUL. */
+static const char *endpoint_get(const char *text, size_t len,
+				struct rs_endpoint *ep)
 {
 	memset(ep, 0, sizeof(*ep));
 	strcpy(ep->port, RS_DEFAULT_PORT);
-	if (!text || !*text)
+	if (len == 0)
 		return "empty address";
-
-	const char *host = text;
-	size_t host_len;
-	const char *port = 0;
-	if (text[0] == '[') {
-		const char *close = strchr(text, ']');
-		if (!close)
-			return "missing ']' after IPv6 address";
-		host = text + 1;
-		host_len = (size_t)(close - host);
-		if (close[1] == ':')
-			port = close + 2;
-		else if (close[1] != '\0')
-			return "unexpected text after ']'";
-	} else {
-		const char *colon = strchr(text, ':');
-		if (colon && strchr(colon + 1, ':'))
-			return "write an IPv6 address as [ADDR]:PORT";
-		host_len = colon ? (size_t)(colon - text) : strlen(text);
-		if (colon)
-			port = colon + 1;
-	}
+	const char *host, *port;
+	size_t host_len, port_len;
+	const char *why =
+	    host_port_split(text, len, &host, &host_len, &port, &port_len);
+	if (why)
+		return why;
 	if (host_len >= sizeof(ep->host))
 		return "host name too long";
 	memcpy(ep->host, host, host_len);
 	ep->host[host_len] = '\0';
-	if (port) {
-		if (strlen(port) >= sizeof(ep->port))
-			return "port must be a number from 1 to 65535";
-		return port_parse(port, ep);
-	}
-	return 0;
+	return port ? port_get(port, port_len, ep) : 0;
 }
 
 int rs_endpoint_parse(const char *text, struct rs_endpoint *ep,
 		      struct rs_error *err)
 {
-	const char *why = endpoint_get(text, ep);
+	size_t len = text ? strlen(text) : 0;
+	const char *why = endpoint_get(text, len, ep);
+	/* No host name or address has a '/': it can only be a log name,
+	 * which an address to listen on or to dial does not take. */
+	if (len && memchr(text, '/', len)) {
+		memset(ep, 0, sizeof(*ep));
+		why = "unexpected '/': give ADDR[:PORT], without a log name";
+	}
 	return why ? rs_error_set(err, RS_E_INVAL, 0, "%s", why) : 0;
+}
+
+/* Which part of the rule a name of at most RS_LOG_NAME_MAX characters that
+ * rs_log_name_valid() refused breaks. */
+static int name_error(const char *name, struct rs_error *err)
+{
+	for (const char *p = name; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		bool ok = (c < 0x80 && isalnum(c)) || c == '.' || c == '_' ||
+			  c == '-';
+		if (ok)
+			continue;
+		/* Quote a printable character; show any other as a byte, so
+		 * the message stays one line of plain text. */
+		if (c < 0x80 && isprint(c))
+			return rs_error_set(
+			    err, RS_E_INVAL, 0,
+			    "log name contains '%c'; " NAME_RULE, c);
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "log name contains byte 0x%02x; " NAME_RULE,
+				    c);
+	}
+	if (name[0] == '.' || name[0] == '-')
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "log name starts with '%c'; " NAME_RULE,
+				    name[0]);
+	return rs_error_set(err, RS_E_INVAL, 0, "bad log name; " NAME_RULE);
+}
+
+/* The NAME after '/', in text[0, len) which holds no NUL, into t->name
+ * (the caller empties t on failure). */
+static int name_get(const char *text, size_t len, struct rs_target *t,
+		    struct rs_error *err)
+{
+	if (len == 0)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "missing log name after '/'; " NAME_RULE);
+	if (len > RS_LOG_NAME_MAX)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "log name of %zu characters; " NAME_RULE,
+				    len);
+	memcpy(t->name, text, len);
+	t->name[len] = '\0';
+	/* The receiver decodes names with the same rule: one source. */
+	return rs_log_name_valid(t->name) ? 0 : name_error(t->name, err);
+}
+
+int rs_target_parse_span(const char *text, size_t len, struct rs_target *t,
+			 struct rs_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	len = text ? strnlen(text, len) : 0;
+	/* A host has no '/', so the first one starts the name. */
+	const char *slash = len ? memchr(text, '/', len) : 0;
+	size_t address_len = slash ? (size_t)(slash - text) : len;
+	const char *why = endpoint_get(text, address_len, &t->endpoint);
+	/* The sender dials the target: "any address" means nothing here. */
+	if (address_len == 0 || (!why && !t->endpoint.host[0]))
+		why = "missing host";
+	if (why) {
+		memset(t, 0, sizeof(*t));
+		return rs_error_set(err, RS_E_INVAL, 0, "%s", why);
+	}
+	if (!slash)
+		return 0;
+	int rc = name_get(slash + 1, len - address_len - 1, t, err);
+	if (rc)
+		memset(t, 0, sizeof(*t));
+	return rc;
+}
+
+int rs_target_parse(const char *text, struct rs_target *t, struct rs_error *err)
+{
+	return rs_target_parse_span(text, text ? strlen(text) : 0, t, err);
+}
+
+const char *rs_target_label(const struct rs_target *t, char *buf, size_t size)
+{
+	const struct rs_endpoint *ep = &t->endpoint;
+	if (!t->name[0])
+		snprintf(buf, size, "%s", ep->host);
+	else if (strchr(ep->host, ':') || ep->host[0] == '[')
+		snprintf(buf, size, "[%s]:%s/%s", ep->host, ep->port, t->name);
+	else
+		snprintf(buf, size, "%s:%s/%s", ep->host, ep->port, t->name);
+	return buf;
 }

@@ -1,7 +1,15 @@
 /* Network endpoints on the command line: HOST, HOST:PORT, [IPV6]:PORT or
- * :PORT. The port defaults to RS_DEFAULT_PORT. */
+ * :PORT. The port defaults to RS_DEFAULT_PORT.
+ *
+ * A target is where rpma-send ships to: an endpoint and, optionally, the
+ * name of one of the logs the receiver serves, HOST[:PORT][/NAME] (IPv6 as
+ * [ADDR]:PORT/NAME). The name follows the wire rule of proto/descriptor.h.
+ * Targets parse from a span of text, so that a list of them (HOST1,HOST2)
+ * can be cut into spans and each parsed here. */
 #ifndef RS_ENDPOINT_H
 #define RS_ENDPOINT_H
+
+#include "proto/descriptor.h"
 
 #include <stddef.h>
 
@@ -14,8 +22,34 @@ struct rs_endpoint {
 
 struct rs_error;
 
-/* RS_E_INVAL saying what is wrong with text. */
+/* RS_E_INVAL saying what is wrong with text. A log name (HOST/NAME) is
+ * refused: an endpoint is an address only. */
 int rs_endpoint_parse(const char *text, struct rs_endpoint *ep,
 		      struct rs_error *err);
+
+struct rs_target {
+	struct rs_endpoint endpoint;	/* the host is never empty */
+	char name[RS_LOG_NAME_MAX + 1]; /* "": the receiver's only log */
+};
+
+/* Parses one HOST[:PORT][/NAME] from the first len bytes of text (fewer
+ * when a NUL comes first); nothing at or after text + len is read. On
+ * failure RS_E_INVAL with one line saying what is wrong and, for a bad
+ * name, what a name may contain; *t is then all zeros. */
+int rs_target_parse_span(const char *text, size_t len, struct rs_target *t,
+			 struct rs_error *err);
+
+/* The same for a whole NUL-terminated string. */
+int rs_target_parse(const char *text, struct rs_target *t,
+		    struct rs_error *err);
+
+/* Room for any label rs_target_label() writes, with its NUL. */
+#define RS_TARGET_LABEL_SIZE 320
+
+/* How messages name the receiver: HOST when no log is named, else
+ * HOST:PORT/NAME ([ADDR]:PORT/NAME for IPv6), so a user serving several
+ * logs on one host sees which one; a named target's label parses back to
+ * the same target. Writes into buf and returns it. */
+const char *rs_target_label(const struct rs_target *t, char *buf, size_t size);
 
 #endif

@@ -153,14 +153,41 @@ static int next_receive(struct rs_session *s, int timeout_ms,
 
 /* ---- the sender's half ---- */
 
+/* Room for "[HOST]:PORT/NAME". */
+#define RECEIVER_TEXT_SIZE 320
+
+/* The receiver as messages name it: HOST:PORT, then /NAME when the sender
+ * asked for a log by name, since one host may serve several. */
+static const char *receiver_text(const struct rs_session_request *r, char *buf,
+				 size_t size)
+{
+	bool ipv6 = strchr(r->host, ':') != 0;
+	snprintf(buf, size, "%s%s%s:%s%s%s", ipv6 ? "[" : "", r->host,
+		 ipv6 ? "]" : "", r->port, r->req.log_name[0] ? "/" : "",
+		 r->req.log_name);
+	return buf;
+}
+
+/* What a refusal means. A reject we cannot read is the CM's own (nobody
+ * listening), unless it carries our magic with another protocol version:
+ * then retrying cannot help. */
 static int on_reject(const struct rs_session_request *r,
 		     const struct rs_private_data *reply, struct rs_error *err)
 {
+	char who[RECEIVER_TEXT_SIZE];
+	receiver_text(r, who, sizeof(who));
 	struct rs_reject_info rej;
-	if (rs_reject_decode(reply->bytes, reply->len, &rej, 0))
+	int rc = rs_reject_decode(reply->bytes, reply->len, &rej, 0);
+	if (rc == RS_E_VERSION)
+		return rs_error_set(err, RS_E_VERSION, 0,
+				    "%s refused the connection: it speaks "
+				    "another protocol version than ours (%d); "
+				    "run the same rpma-ship release on both "
+				    "sides",
+				    who, RS_PROTO_VERSION);
+	if (rc)
 		return rs_error_set(err, RS_E_UNREACHABLE, ECONNREFUSED,
-				    "%s:%s refused the connection", r->host,
-				    r->port);
+				    "%s refused the connection", who);
 	struct rs_error why = {0};
 	enum rs_method unused;
 	if (rej.reason != RS_REJECT_METHOD ||
@@ -168,14 +195,18 @@ static int on_reject(const struct rs_session_request *r,
 			      &unused, &why))
 		snprintf(why.msg, sizeof(why.msg), "%s",
 			 rs_reject_reason_str(rej.reason));
+	/* A receiver serving as many senders as it may is busy too: a
+	 * sender that retries may get in later. */
+	int code = rej.reason == RS_REJECT_BUSY || rej.reason == RS_REJECT_LIMIT
+		       ? RS_E_BUSY
+		       : RS_E_REJECTED;
 	if (rej.logs[0])
-		return rs_error_set(err, RS_E_REJECTED, 0,
-				    "%s:%s refused the connection: %s (logs "
-				    "you may use: %s)",
-				    r->host, r->port, why.msg, rej.logs);
-	return rs_error_set(
-	    err, rej.reason == RS_REJECT_BUSY ? RS_E_BUSY : RS_E_REJECTED, 0,
-	    "%s:%s refused the connection: %s", r->host, r->port, why.msg);
+		return rs_error_set(err, code, 0,
+				    "%s refused the connection: %s (logs you "
+				    "may use: %s)",
+				    who, why.msg, rej.logs);
+	return rs_error_set(err, code, 0, "%s refused the connection: %s", who,
+			    why.msg);
 }
 
 /* Answers the receiver's challenge; the grant then arrives as a message. */
@@ -184,9 +215,11 @@ static int authenticate(struct rs_session *s,
 			const struct rs_challenge *challenge,
 			struct rs_error *err)
 {
+	char who[RECEIVER_TEXT_SIZE];
+	receiver_text(r, who, sizeof(who));
 	if (!r->key)
 		return rs_error_set(err, RS_E_AUTH, 0,
-				    "%s requires an auth key", r->host);
+				    "%s requires an auth key", who);
 	struct rs_msg answer = {.type = RS_MSG_AUTH};
 	struct rs_session_token none = {{0}};
 	rs_auth_mac(r->key, challenge->nonce, r->takeover ? r->takeover : &none,
@@ -196,7 +229,7 @@ static int authenticate(struct rs_session *s,
 			    RS_POST_SIGNALED) ||
 	    next_receive(s, r->timeout_ms, &wc))
 		return rs_error_set(err, RS_E_AUTH, EACCES,
-				    "%s did not accept our auth key", r->host);
+				    "%s did not accept our auth key", who);
 	uint16_t slot = (uint16_t)wc.wr_id;
 	struct rs_error why = {0};
 	if (rs_accept_info_decode(s->bufs + in_offset(slot), wc.byte_len,
@@ -204,7 +237,7 @@ static int authenticate(struct rs_session *s,
 		return rs_error_set(err, RS_E_MALFORMED, 0,
 				    "%s sent an unusable description of its "
 				    "pool (%s)",
-				    r->host, why.msg);
+				    who, why.msg);
 	return post_recv(s, slot) ? RS_E_LOST : 0;
 }
 
@@ -226,18 +259,20 @@ static int handshake(struct rs_session *s, const struct rs_session_request *r,
 				 &reply, &cerr);
 	if (rc == RS_E_REJECTED)
 		return on_reject(r, &reply, err);
+	char who[RECEIVER_TEXT_SIZE];
+	receiver_text(r, who, sizeof(who));
 	if (rc)
-		return rs_error_set(err, rc, cerr.sys_errno, "%s:%s: %s",
-				    r->host, r->port, cerr.msg);
+		return rs_error_set(err, rc, cerr.sys_errno, "%s: %s", who,
+				    cerr.msg);
 	struct rs_challenge challenge;
 	if (rs_challenge_decode(reply.bytes, reply.len, &challenge, 0) == 0)
 		return authenticate(s, r, &challenge, err);
 	struct rs_error why = {0};
 	if (rs_accept_info_decode(reply.bytes, reply.len, &s->grant, &why))
 		return rs_error_set(err, RS_E_MALFORMED, 0,
-				    "%s:%s sent an unusable description of its "
+				    "%s sent an unusable description of its "
 				    "pool (%s)",
-				    r->host, r->port, why.msg);
+				    who, why.msg);
 	return 0;
 }
 

@@ -46,11 +46,15 @@ struct rs_session_request {
 	bool busy_poll;
 };
 
-/* Connects, answers a challenge and takes the grant. Fails with
+/* Connects, asking for the log named in r->req.log_name ("" for the
+ * receiver's only one), answers a challenge and takes the grant. Fails with
  * RS_E_UNREACHABLE (nothing listening), RS_E_BUSY (the receiver serves
- * someone else), RS_E_REJECTED (refused, with the receiver's reason),
- * RS_E_AUTH (a key is needed, or ours was refused), RS_E_MALFORMED (an
- * unusable grant), or what the RDMA layer reports. */
+ * someone else, or as many senders as it may), RS_E_REJECTED (refused, with
+ * the receiver's reason and the logs a sender may use when it sent them),
+ * RS_E_VERSION (the receiver speaks another protocol version), RS_E_AUTH (a
+ * key is needed, or ours was refused), RS_E_MALFORMED (an unusable grant),
+ * or what the RDMA layer reports. Messages name the receiver HOST:PORT, and
+ * HOST:PORT/NAME for a named log. */
 int rs_session_connect(const struct rs_session_request *r,
 		       struct rs_session **s, struct rs_error *err);
 
