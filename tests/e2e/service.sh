@@ -1,0 +1,204 @@
+#!/bin/bash
+# End-to-end: rpma-recv as a service. Four senders write four named logs of
+# one receiver at once (devdax, fsdax and plain files), each bit-exact; a
+# second writer on a busy log is refused while the others are served; an
+# unknown or missing name is refused with the names allowed; per-log allow
+# lists and keys hold; a verify reads a log while its writer appends;
+# SIGHUP adds a log without disturbing a running stream; a broken
+# configuration is refused at start (FILE:LINE, exit 2) and on reload
+# (the old one stays).
+# Runs inside the VM test bed: scripts/vm-run -- tests/e2e/service.sh BUILD
+BUILD="$1"
+. "$(dirname "$0")/lib.sh"
+
+conf="$WORK/rpma-recv.conf"
+key="$WORK/key"
+head -c 32 /dev/urandom >"$key"
+chmod 600 "$key"
+for n in 1 2 3 4; do
+	head -c $((8 << 20)) /dev/urandom >"$WORK/in$n"
+done
+fsdax_pool="${RPMA_FSDAX_DIR:-$WORK}/service.pool"
+devdax="${RPMA_DEVDAX:-}"
+[ -n "$devdax" ] || log "no devdax in this test bed: a plain file stands in"
+devdax_pool="${devdax:-$WORK/devdax-standin.pool}"
+
+write_conf() { # the four logs, plus whatever the caller appends
+	cat >"$conf" <<EOF
+# written by tests/e2e/service.sh
+peer-timeout = 5s
+[plain]
+pool = $WORK/plain.pool
+create = 64M
+[fsdax]
+pool = $fsdax_pool
+create = 64M
+[devdax]
+pool = $devdax_pool
+create = 64M
+[keyed]
+pool = $WORK/keyed.pool
+create = 64M
+auth-key = $key
+[locked]
+pool = $WORK/locked.pool
+create = 16M
+allow = 192.0.2.99
+EOF
+}
+
+# ship_to NAME INPUT [ARGS...]: rpma-send into HOST/NAME; exit code in RC.
+ship_to() {
+	local name="$1" input="$2"
+	shift 2
+	RC=0
+	timeout 300 "$SEND" "$@" --truncate "$RECV_IP/$name" "$input" 2>"$WORK/send-$name.log" || RC=$?
+}
+
+write_conf
+start_case "four senders into four logs at once (plain, fsdax, devdax, keyed plain): each bit-exact"
+if start_recv "$WORK/recv.log" --config "$conf"; then
+	pids=()
+	for pair in plain:1 fsdax:2 devdax:3; do
+		name=${pair%:*}
+		spawn 300 "$WORK/send-$name.log" "$SEND" --truncate --stats "$RECV_IP/$name" "$WORK/in${pair#*:}"
+		pids+=("$SPAWN_PID")
+	done
+	spawn 300 "$WORK/send-keyed.log" "$SEND" --auth-key "$key" --truncate --stats "$RECV_IP/keyed" "$WORK/in4"
+	pids+=("$SPAWN_PID")
+	for p in "${pids[@]}"; do
+		reap "$p"
+		[ "$REAP_RC" = 0 ] || fail "a sender exited $REAP_RC: $(cat "$WORK"/send-*.log)"
+	done
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$WORK/plain.pool" "$WORK/in1"
+	check_pool "$fsdax_pool" "$WORK/in2"
+	check_pool "$devdax_pool" "$WORK/in3"
+	check_pool "$WORK/keyed.pool" "$WORK/in4"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "a second writer on a busy log is refused while another log is served; names are listed"
+if start_recv "$WORK/recv.log" --config "$conf"; then
+	FEED_PAUSE=0.1 start_fed_sender "$WORK/in1" -v --truncate "$RECV_IP/plain"
+	wait_for "$WORK/send.log" "method" || fail "first sender did not connect: $(cat "$WORK/send.log")"
+	ship_to plain "$WORK/in2"
+	[ "$RC" = 5 ] || fail "second writer of plain exited $RC, want 5: $(cat "$WORK/send-plain.log")"
+	grep -q "another sender" "$WORK/send-plain.log" || fail "no busy line: $(cat "$WORK/send-plain.log")"
+	ship_to fsdax "$WORK/in2"
+	[ "$RC" = 0 ] || fail "fsdax not served meanwhile: $RC $(cat "$WORK/send-fsdax.log")"
+	ship_to nosuch "$WORK/in2"
+	[ "$RC" = 5 ] || fail "unknown name exited $RC, want 5"
+	one_line_error "$WORK/send-nosuch.log"
+	grep -q "no log of that name.*logs you may use: .*plain" "$WORK/send-nosuch.log" ||
+		fail "unknown name: no list of names: $(cat "$WORK/send-nosuch.log")"
+	! grep -q "locked" "$WORK/send-nosuch.log" || fail "lists a log this sender may not use: $(cat "$WORK/send-nosuch.log")"
+	rc=0
+	timeout 60 "$SEND" "$RECV_IP" "$WORK/in2" 2>"$WORK/noname.log" || rc=$?
+	[ "$rc" = 5 ] || fail "no name with several logs exited $rc, want 5"
+	grep -q "name one as HOST/NAME.*logs you may use" "$WORK/noname.log" || fail "no name: $(cat "$WORK/noname.log")"
+	wait "$FEED_PID"
+	reap "$SEND_PID"
+	[ "$REAP_RC" = 0 ] || fail "first sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$WORK/plain.pool" "$WORK/in1"
+	check_pool "$fsdax_pool" "$WORK/in2"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "per-log allow list and key hold"
+if start_recv "$WORK/recv.log" --config "$conf"; then
+	ship_to locked "$WORK/in1"
+	[ "$RC" = 5 ] || fail "a sender outside locked's allow list exited $RC, want 5"
+	grep -q "not in the allow list of log locked" "$WORK/recv.log" || fail "refusal not logged: $(cat "$WORK/recv.log")"
+	ship_to keyed "$WORK/in1"
+	[ "$RC" = 5 ] || fail "keyed without a key exited $RC, want 5: $(cat "$WORK/send-keyed.log")"
+	ship_to plain "$WORK/in1" --auth-key "$key"
+	[ "$RC" = 0 ] || fail "plain (no key) with a key exited $RC: $(cat "$WORK/send-plain.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "a verify reads a log while its writer appends"
+if start_recv "$WORK/recv.log" --config "$conf"; then
+	head -c $((1 << 20)) "$WORK/in1" >"$WORK/first"
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	exec 7<>"$WORK/fifo"
+	spawn 120 "$WORK/send.log" "$SEND" -v --truncate "$RECV_IP/plain" - <"$WORK/fifo"
+	writer=$SPAWN_PID
+	cat "$WORK/first" >&7
+	wait_for "$WORK/send.log" "method" || fail "writer did not connect"
+	nap 2 # the first MiB is committed (idle flush)
+	rc=0
+	timeout 60 "$SEND" --verify "$WORK/first" "$RECV_IP/plain" 2>"$WORK/verify.log" || rc=$?
+	[ "$rc" = 0 ] || fail "verify during the stream exited $rc: $(cat "$WORK/verify.log")"
+	tail -c +$(((1 << 20) + 1)) "$WORK/in1" >&7
+	exec 7>&-
+	reap "$writer"
+	[ "$REAP_RC" = 0 ] || fail "writer exited $REAP_RC: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$WORK/plain.pool" "$WORK/in1"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "SIGHUP adds a log while a stream runs; a broken reload keeps the old configuration"
+if start_recv "$WORK/recv.log" --config "$conf"; then
+	FEED_PAUSE=0.1 start_fed_sender "$WORK/in1" -v --truncate "$RECV_IP/plain"
+	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
+	printf '[added]\npool = %s\ncreate = 16M\n' "$WORK/added.pool" >>"$conf"
+	kill -HUP "$RECV_PID"
+	wait_for "$WORK/recv.log" "log added added" 20 || fail "no 'added' line: $(cat "$WORK/recv.log")"
+	echo "into the new log" >"$WORK/small"
+	ship_to added "$WORK/small"
+	[ "$RC" = 0 ] || fail "new log not served: $RC $(cat "$WORK/send-added.log")"
+	echo "bogus = 1" >>"$conf"
+	lines=$(wc -l <"$conf")
+	kill -HUP "$RECV_PID"
+	wait_for "$WORK/recv.log" "$conf:$lines: " 20 || fail "broken reload not reported as FILE:LINE: $(cat "$WORK/recv.log")"
+	ship_to added "$WORK/small"
+	[ "$RC" = 0 ] || fail "old configuration not kept: $RC $(cat "$WORK/send-added.log")"
+	wait "$FEED_PID"
+	reap "$SEND_PID"
+	[ "$REAP_RC" = 0 ] || fail "stream disturbed: exit $REAP_RC: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$WORK/plain.pool" "$WORK/in1"
+	check_pool "$WORK/added.pool" "$WORK/small"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "a broken configuration is refused at start: FILE:LINE, exit 2, no pool created"
+printf 'port = 7204\n[one]\npool = %s\ncreate = 16M\n[one]\npool = %s\n' "$WORK/one.pool" "$WORK/two.pool" >"$WORK/dup.conf"
+rc=0
+timeout 60 "$RECV" --config "$WORK/dup.conf" 2>"$WORK/dup.log" || rc=$?
+[ "$rc" = 2 ] || fail "exit $rc, want 2"
+one_line_error "$WORK/dup.log"
+grep -q "$WORK/dup.conf:5: " "$WORK/dup.log" || fail "no FILE:LINE: $(cat "$WORK/dup.log")"
+[ ! -e "$WORK/one.pool" ] || fail "a pool was created from a broken configuration"
+head -c 4096 /dev/urandom >"$WORK/notapool"
+cp "$WORK/notapool" "$WORK/notapool.orig"
+printf '[x]\npool = %s\ncreate = 16M\n' "$WORK/notapool" >"$WORK/np.conf"
+rc=0
+timeout 60 "$RECV" --config "$WORK/np.conf" 2>"$WORK/np.log" || rc=$?
+[ "$rc" = 2 ] || fail "a file that is not a pool: exit $rc, want 2: $(cat "$WORK/np.log")"
+grep -q "$WORK/np.conf:1: " "$WORK/np.log" || fail "no FILE:LINE for a file that is not a pool: $(cat "$WORK/np.log")"
+cmp -s "$WORK/notapool" "$WORK/notapool.orig" || fail "a file that is not a pool was modified"
+end_case
+
+rm -rf "$WORK"
+summary
