@@ -23,7 +23,7 @@ struct active {
 	struct recv_log_rules rules;   /* as of its request */
 	struct rs_session_token token; /* handed out with its grant */
 	struct rs_mr *read_mr;	       /* the log, readable: verify only */
-	uint8_t *read_ring;	 /* verify, where the pool cannot be read */
+	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
 	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
 	bool taken_over; /* its sender came back on a new connection */
 	struct recv_log_worker *w;

@@ -227,7 +227,8 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 		return true;
 	case OPT_LOG:
 		if (a->nnamed == RECV_CLI_LOGS_MAX)
-			argp_error(state, "--log: at most %d", RECV_CLI_LOGS_MAX);
+			argp_error(state, "--log: at most %d",
+				   RECV_CLI_LOGS_MAX);
 		if (!strchr(arg, '='))
 			argp_error(state,
 				   "--log '%s': give NAME=POOL, e.g. "
@@ -254,9 +255,10 @@ static void parse_end(struct argp_state *state)
 		a->config = RECV_DEFAULT_CONFIG;
 		return;
 	}
-	argp_error(state, "missing POOL (a pmemlog pool file or devdax device), "
-			  "--log NAME=POOL or --config FILE (there is no "
-			  "%s)",
+	argp_error(state,
+		   "missing POOL (a pmemlog pool file or devdax device), "
+		   "--log NAME=POOL or --config FILE (there is no "
+		   "%s)",
 		   RECV_DEFAULT_CONFIG);
 }
 
@@ -331,8 +333,8 @@ static int add_cli_logs(const struct recv_args *a, struct recv_settings *s,
 	for (unsigned i = 0; i < a->nnamed; i++) {
 		char name[64];
 		const char *eq = strchr(a->named[i], '=');
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)(eq - a->named[i]), a->named[i]);
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - a->named[i]),
+			 a->named[i]);
 		if (add_cli_log(a, name, eq + 1, s, err))
 			return -1;
 	}

@@ -96,8 +96,7 @@ static struct recv_log_rules rules_of(const struct recv_log_settings *log)
 static bool over_limit(struct service *svc, const struct rs_connect_req *req)
 {
 	return !(req->flags & RS_CONNECT_TAKEOVER) &&
-	       atomic_load(&svc->counters.senders) >=
-		   svc->settings.max_senders;
+	       atomic_load(&svc->counters.senders) >= svc->settings.max_senders;
 }
 
 /* Refused unless it passes every check, in an order that describes and

@@ -21,8 +21,8 @@ static const char *log_label(const struct recv_log_settings *s)
 	return s->name[0] ? s->name : s->pool_path;
 }
 
-static struct recv_worker_config worker_config(const struct service *svc,
-					       const struct recv_log_settings *l)
+static struct recv_worker_config
+worker_config(const struct service *svc, const struct recv_log_settings *l)
 {
 	struct recv_worker_config c = {
 	    .create_size = l->create_size,
@@ -100,11 +100,12 @@ static void print_serving(const struct service *svc)
 	for (const struct served_log *l = svc->logs; l; l = l->next) {
 		uint64_t size, used;
 		recv_log_worker_usage(l->worker, &size, &used);
-		rs_info("serving %s%s%s (%llu bytes of log, %llu used) on %s:%s",
-			l->settings.name[0] ? "log " : "", l->settings.name,
-			l->settings.name[0] ? ": " : "",
-			(unsigned long long)size, (unsigned long long)used,
-			ep->host[0] ? ep->host : "*", ep->port);
+		rs_info(
+		    "serving %s%s%s (%llu bytes of log, %llu used) on %s:%s",
+		    l->settings.name[0] ? "log " : "", l->settings.name,
+		    l->settings.name[0] ? ": " : "", (unsigned long long)size,
+		    (unsigned long long)used, ep->host[0] ? ep->host : "*",
+		    ep->port);
 	}
 }
 
@@ -193,9 +194,9 @@ static void reload(struct service *svc)
 	if (svc->source.build(svc->source.ctx, &next, &err)) {
 		rs_err("%s; keeping the configuration in force", err.msg);
 	} else {
-		rs_info("reloading %s", next.path[0] ? next.path
-						      : "the configuration");
-		/* logs from start_settings keep the file's path for messages */
+		rs_info("reloading %s",
+			next.path[0] ? next.path : "the configuration");
+		/* FILE:LINE of logs started from now on name this file */
 		snprintf(svc->settings.path, sizeof(svc->settings.path), "%s",
 			 next.path);
 		apply(svc, &next);

@@ -115,7 +115,8 @@ void rs_conn_fds(const struct rs_conn *c, int *completion_fd, int *event_fd);
 enum rs_conn_event {
 	RS_CONN_EVENT_NONE,
 	RS_CONN_EVENT_ESTABLISHED, /* an accepted connection is complete */
-	RS_CONN_EVENT_CLOSED, /* disconnected, failed, or the device went away */
+	RS_CONN_EVENT_CLOSED, /* disconnected, failed, or the device went away
+			       */
 	RS_CONN_EVENT_OTHER,
 };
 

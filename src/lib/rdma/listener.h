@@ -17,8 +17,8 @@ int rs_listener_new(const char *host, const char *port, struct rs_listener **l,
 void rs_listener_delete(struct rs_listener **l);
 
 enum rs_listener_event_type {
-	RS_LISTENER_NONE,	 /* timed out, or an event of no interest */
-	RS_LISTENER_REQUEST,	 /* conn is new and the caller's */
+	RS_LISTENER_NONE,    /* timed out, or an event of no interest */
+	RS_LISTENER_REQUEST, /* conn is new and the caller's */
 };
 
 struct rs_listener_event {

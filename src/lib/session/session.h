@@ -89,7 +89,8 @@ struct rs_session_accept {
 
 /* Sets up the session on an incoming connection and accepts it. On failure
  * the connection is refused (RS_REJECT_INTERNAL) and deleted. The accept
- * completes with the listener's ESTABLISHED event. */
+ * completes with the connection's ESTABLISHED event
+ * (rs_conn_next_event). */
 int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 		      struct rs_session **s, struct rs_error *err);
 
