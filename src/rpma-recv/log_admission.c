@@ -49,7 +49,7 @@ static void prepare_read(struct active *a)
 		       RS_MR_REMOTE_READ, &a->read_mr, &err))
 		return;
 	rs_verbose("no remote read of the pool for %s's verify (%s); "
-		   "reading through a ring",
+		   "reading through a ring of its own",
 		   a->s.peer, err.msg);
 	uint64_t len = a->w->exposure.ring_len;
 	if (posix_memalign((void **)&a->read_ring, 4096, len))

@@ -119,7 +119,7 @@ verify_target() { # NAME POOL METHOD [RECV ARGS...]
 
 verify_target devdax "$RPMA_DEVDAX" gpspm --create 1
 verify_target fsdax "$RPMA_FSDAX_DIR/verify.pool" staged --create 64M
-grep -q "reading through the staging ring" "$WORK/recv.log" ||
+grep -q "reading through a ring of its own" "$WORK/recv.log" ||
 	{ start_case "fsdax verify reads through the ring"; fail "no notice: $(cat "$WORK/recv.log")"; end_case; }
 
 start_case "receiver gone: exit 2 with a clear message"
