@@ -31,6 +31,11 @@ void recv_inbox_push(struct recv_inbox *in, struct recv_handover *h)
 	*in->tail = h;
 	in->tail = &h->next;
 	pthread_mutex_unlock(&in->lock);
+	recv_inbox_wake(in);
+}
+
+void recv_inbox_wake(struct recv_inbox *in)
+{
 	uint64_t one = 1;
 	(void)!write(in->fd, &one, sizeof(one));
 }

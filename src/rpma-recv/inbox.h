@@ -28,6 +28,8 @@ void recv_inbox_fini(struct recv_inbox *in);
 
 /* Queues h (malloc'd; the inbox owns it now) and wakes the reader. */
 void recv_inbox_push(struct recv_inbox *in, struct recv_handover *h);
+/* Makes the descriptor readable, so the reader looks (at a flag). */
+void recv_inbox_wake(struct recv_inbox *in);
 /* The oldest request, or NULL; the caller frees it. */
 struct recv_handover *recv_inbox_pop(struct recv_inbox *in);
 

@@ -29,6 +29,12 @@ static int expose_on(struct recv_log_worker *w, const struct rs_conn *conn)
 	return 0;
 }
 
+/* The log's name in messages, or its pool for `rpma-recv POOL`. */
+static const char *log_label(const struct recv_log_worker *w)
+{
+	return w->cfg.name[0] ? w->cfg.name : w->cfg.pool_path;
+}
+
 /* The methods a connection may use: what the device allows of the pool,
  * and of those what the log's configuration allows. */
 static uint8_t methods_of(const struct active *a)
@@ -83,8 +89,7 @@ static int grant(struct active *a, struct rs_accept_info *info)
 	}
 	if (a->req.flags & RS_CONNECT_TRUNCATE) {
 		rs_pmem_target_commit(&w->target, w->target.start);
-		rs_info("log %s truncated at the request of %s",
-			w->cfg.name[0] ? w->cfg.name : w->cfg.pool_path,
+		rs_info("log %s truncated at the request of %s", log_label(w),
 			a->s.peer);
 	}
 	recv_exposure_describe(&w->exposure, &w->target, info);
@@ -109,8 +114,7 @@ static void log_session_end(const struct recv_log_worker *w,
 		rs_info("sender %s done: %llu commits, %llu bytes, log %s at "
 			"%llu of %llu bytes",
 			a->s.peer, (unsigned long long)a->s.commits,
-			(unsigned long long)a->s.bytes,
-			w->cfg.name[0] ? w->cfg.name : w->cfg.pool_path,
+			(unsigned long long)a->s.bytes, log_label(w),
 			(unsigned long long)(rs_pmem_target_write_offset(t) -
 					     t->start),
 			(unsigned long long)(t->end - t->start));

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define RECV_POLL_MS 200 /* how often an idle loop looks at its timers */
 #define RECV_BATCH_COMPLETIONS 64 /* per session per turn: fairness */
@@ -236,8 +235,7 @@ void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
 void recv_log_worker_retire(struct recv_log_worker *w)
 {
 	atomic_store(&w->retired, true);
-	uint64_t one = 1; /* wake it to notice */
-	(void)!write(w->inbox.fd, &one, sizeof(one));
+	recv_inbox_wake(&w->inbox); /* so the thread notices */
 }
 
 bool recv_log_worker_done(struct recv_log_worker *w)

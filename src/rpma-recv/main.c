@@ -144,7 +144,8 @@ static void parse_size_option(int key, char *arg, struct argp_state *state)
 		a->log.create_size = v;
 		return;
 	}
-	if (rs_size_parse(arg, &v) || v < 4096 || v > (1u << 30))
+	if (rs_size_parse(arg, &v) || v < RECV_STAGING_SLOT_MIN ||
+	    v > RECV_STAGING_SLOT_MAX)
 		argp_error(state,
 			   "--staging-slot: '%s' must be a size from 4K to 1G",
 			   arg);
@@ -159,15 +160,16 @@ static void parse_count_option(int key, char *arg, struct argp_state *state)
 	unsigned long long v = strtoull(arg, &end, 10);
 	bool bad = *end || !*arg;
 	if (key == OPT_CREDITS) {
-		if (bad || v < 1 || v > 64)
-			argp_error(state, "--credits: '%s' must be 1 to 64",
-				   arg);
+		if (bad || v < 1 || v > RECV_CREDITS_MAX)
+			argp_error(state, "--credits: '%s' must be 1 to %d",
+				   arg, RECV_CREDITS_MAX);
 		a->cli.credits = (uint16_t)v;
 		a->set.credits = true;
 		return;
 	}
-	if (bad || v < 1 || v > 1024)
-		argp_error(state, "--max-senders: '%s' must be 1 to 1024", arg);
+	if (bad || v < 1 || v > RECV_MAX_SENDERS_MAX)
+		argp_error(state, "--max-senders: '%s' must be 1 to %d", arg,
+			   RECV_MAX_SENDERS_MAX);
 	a->cli.max_senders = (unsigned)v;
 	a->set.max_senders = true;
 }
@@ -187,7 +189,8 @@ static void parse_peer_timeout(char *arg, struct argp_state *state)
 {
 	struct recv_args *a = state->input;
 	uint64_t v;
-	if (rs_duration_parse(arg, &v) || v < 1000 || v > 3600000)
+	if (rs_duration_parse(arg, &v) || v < RECV_PEER_TIMEOUT_MIN_MS ||
+	    v > RECV_PEER_TIMEOUT_MAX_MS)
 		argp_error(state,
 			   "--peer-timeout: '%s' must be 1 s to 1 hour, like "
 			   "10, 30s or 2m",

@@ -23,6 +23,15 @@
 #define RECV_ALLOW_MAX 32
 #define RECV_LOGS_MAX 64
 
+/* The ranges of the global settings, the same from the command line and
+ * from the file. */
+#define RECV_CREDITS_MAX 64
+#define RECV_STAGING_SLOT_MIN (4u << 10)
+#define RECV_STAGING_SLOT_MAX (1u << 30)
+#define RECV_PEER_TIMEOUT_MIN_MS 1000u
+#define RECV_PEER_TIMEOUT_MAX_MS 3600000u
+#define RECV_MAX_SENDERS_MAX 1024
+
 /* One log: a pool and who may use it how. */
 struct recv_log_settings {
 	char name[RS_LOG_NAME_MAX + 1]; /* "" only for `rpma-recv POOL` */

@@ -108,11 +108,11 @@ static int key_port(struct settings_reader *r, char *value)
 static int key_credits(struct settings_reader *r, char *value)
 {
 	uint64_t v;
-	if (!number_in(value, 1, 64, &v))
+	if (!number_in(value, 1, RECV_CREDITS_MAX, &v))
 		return settings_fail(r,
 				     "credits '%s' must be a number from 1 "
-				     "to 64",
-				     value);
+				     "to %d",
+				     value, RECV_CREDITS_MAX);
 	r->s.credits = (uint16_t)v;
 	return 0;
 }
@@ -120,7 +120,8 @@ static int key_credits(struct settings_reader *r, char *value)
 static int key_staging_slot(struct settings_reader *r, char *value)
 {
 	uint64_t v;
-	if (rs_size_parse(value, &v) || v < (4u << 10) || v > (1u << 30))
+	if (rs_size_parse(value, &v) || v < RECV_STAGING_SLOT_MIN ||
+	    v > RECV_STAGING_SLOT_MAX)
 		return settings_fail(r,
 				     "staging-slot '%s' must be a size from "
 				     "4K to 1G, like 1M",
@@ -132,7 +133,8 @@ static int key_staging_slot(struct settings_reader *r, char *value)
 static int key_peer_timeout(struct settings_reader *r, char *value)
 {
 	uint64_t ms;
-	if (rs_duration_parse(value, &ms) || ms < 1000 || ms > 3600000)
+	if (rs_duration_parse(value, &ms) || ms < RECV_PEER_TIMEOUT_MIN_MS ||
+	    ms > RECV_PEER_TIMEOUT_MAX_MS)
 		return settings_fail(r,
 				     "peer-timeout '%s' must be 1 s to 1 "
 				     "hour, like 10s or 2m",
@@ -144,11 +146,11 @@ static int key_peer_timeout(struct settings_reader *r, char *value)
 static int key_max_senders(struct settings_reader *r, char *value)
 {
 	uint64_t v;
-	if (!number_in(value, 1, 1024, &v))
+	if (!number_in(value, 1, RECV_MAX_SENDERS_MAX, &v))
 		return settings_fail(r,
 				     "max-senders '%s' must be a number from "
-				     "1 to 1024",
-				     value);
+				     "1 to %d",
+				     value, RECV_MAX_SENDERS_MAX);
 	r->s.max_senders = (unsigned)v;
 	return 0;
 }
