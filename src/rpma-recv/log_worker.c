@@ -138,7 +138,48 @@ static void wait_for_event(struct recv_log_worker *w)
 	poll(pfd, n, RECV_POLL_MS);
 }
 
-/* One turn; then sleep if there was nothing to do (or spin: busy-poll). */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Adaptive waiting: while the next request is due soon (recent waits were
+ * short), look at every session's completion queue without sleeping, as a
+ * wake-up can cost more than the round trip. True when a completion came
+ * (taken). */
+static bool spin_for_completion(struct recv_log_worker *w, uint64_t until)
+{
+	while (now_ns() < until) {
+		for (struct active *a = w->sessions; a; a = a->next) {
+			if (a->s.state == RECV_SESSION_CLOSING)
+				continue;
+			struct rs_completion wc;
+			enum rs_wait_result r = rs_conn_poll_completion(
+			    rs_session_conn(a->rs), &wc);
+			if (r == RS_WAIT_COMPLETION)
+				on_completion(a, &wc);
+			else if (r == RS_WAIT_ERROR)
+				recv_session_on_failure(
+				    &a->s, "completion queue error");
+			if (r != RS_WAIT_TIMEOUT)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Work came: the wait before it teaches the spinning how long to spin. */
+static void note_work(struct recv_log_worker *w)
+{
+	if (w->idle_since_ns)
+		rs_spin_observe(&w->spin, now_ns() - w->idle_since_ns);
+	w->idle_since_ns = 0;
+}
+
+/* One turn; then spin a while if work is due soon (or always: busy-poll),
+ * else sleep. */
 static void step(struct recv_log_worker *w)
 {
 	bool busy = take_handovers(w);
@@ -147,7 +188,18 @@ static void step(struct recv_log_worker *w)
 		busy |= take_conn_events(a);
 	}
 	end_closed_sessions(w);
-	if (!busy && !(w->cfg.busy_poll && w->sessions))
+	if (busy) {
+		note_work(w);
+		return;
+	}
+	if (!w->idle_since_ns)
+		w->idle_since_ns = now_ns();
+	if (w->cfg.busy_poll && w->sessions)
+		return;
+	if (w->sessions &&
+	    spin_for_completion(w, rs_spin_until(&w->spin, w->idle_since_ns)))
+		note_work(w);
+	else
 		wait_for_event(w);
 }
 

@@ -7,6 +7,7 @@
 #include "inbox.h"
 #include "log_worker.h"
 #include "pmem_target.h"
+#include "rdma/spin.h"
 #include "recv_session.h"
 
 #include <pthread.h>
@@ -38,7 +39,9 @@ struct recv_log_worker {
 	struct recv_inbox inbox;
 	struct active *sessions; /* every connected sender */
 	unsigned nsessions;
-	struct active *holder; /* the writer; NULL when none */
+	struct active *holder;	/* the writer; NULL when none */
+	struct rs_spin spin;	/* how long the loop waits for work */
+	uint64_t idle_since_ns; /* when it last found none, or 0 */
 	pthread_t thread;
 	atomic_bool retired; /* takes no new connections */
 	atomic_bool stop;    /* end every session and the thread */

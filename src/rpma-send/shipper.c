@@ -5,6 +5,7 @@
 #include "connect.h"
 #include "error.h"
 #include "rdma/mr.h"
+#include "rdma/spin.h"
 #include "session/session.h"
 #include "window.h"
 
@@ -52,6 +53,7 @@ struct shipper {
 	uint64_t peer_timeout_ns;
 	uint64_t last_sent_ns;	    /* a batch or a keepalive */
 	uint64_t keepalive_sent_ns; /* one unanswered, or 0 */
+	struct rs_spin spin;	    /* how long confirmations take */
 	int rc;			    /* the exit code once the window is done */
 };
 
@@ -136,6 +138,7 @@ static void link_committed(void *ctx, const struct window_batch *b)
 	s->last_confirm_ns = send_stats_now_ns();
 	send_stats_commit(s->stats, b->length,
 			  s->last_confirm_ns - b->posted_ns);
+	rs_spin_observe(&s->spin, s->last_confirm_ns - b->posted_ns);
 	send_progress_update(&s->progress, s->stats);
 }
 
@@ -528,9 +531,37 @@ static int next_timeout(const struct shipper *s, uint64_t now)
 	return s->cfg->busy_poll ? 0 : (int)((wait + 999999) / 1000000);
 }
 
+/* Adaptive waiting: while the oldest batch's confirmation is due soon,
+ * look for it without sleeping (a wake-up can cost more than the round
+ * trip). True when a completion came and was taken. */
+static bool spin_for_confirmation(struct shipper *s)
+{
+	if (s->cfg->busy_poll || window_inflight(&s->w) == 0)
+		return false;
+	const struct window_batch *oldest =
+	    &s->w.batches[s->w.oldest_seq % s->w.depth];
+	uint64_t until = rs_spin_until(&s->spin, oldest->posted_ns);
+	struct rs_conn *c = rs_session_conn(s->rs);
+	while (send_stats_now_ns() < until) {
+		struct rs_completion wc;
+		enum rs_wait_result r = rs_conn_poll_completion(c, &wc);
+		if (r == RS_WAIT_COMPLETION) {
+			on_completion(s, &wc);
+			return true;
+		}
+		if (r == RS_WAIT_ERROR) {
+			window_lost(&s->w);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Sleeps until a completion, a connection event, input or a timer. */
 static void wait_for_event(struct shipper *s, uint64_t now)
 {
+	if (spin_for_confirmation(s))
+		return;
 	struct pollfd pfd[3];
 	int comp_fd, cm_fd;
 	rs_conn_fds(rs_session_conn(s->rs), &comp_fd, &cm_fd);

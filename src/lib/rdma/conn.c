@@ -484,6 +484,19 @@ enum rs_wait_result rs_conn_next_completion(struct rs_conn *c,
 	return r;
 }
 
+enum rs_wait_result rs_conn_poll_completion(struct rs_conn *c,
+					    struct rs_completion *wc)
+{
+	struct ibv_wc raw;
+	int n = ibv_poll_cq(c->cq, 1, &raw);
+	if (n < 0)
+		return RS_WAIT_ERROR;
+	if (n == 0)
+		return RS_WAIT_TIMEOUT;
+	completion_of(&raw, wc);
+	return RS_WAIT_COMPLETION;
+}
+
 enum rs_conn_event rs_conn_next_event(struct rs_conn *c)
 {
 	struct rdma_cm_event *ev;

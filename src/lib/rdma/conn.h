@@ -106,6 +106,12 @@ enum rs_wait_result rs_conn_next_completion(struct rs_conn *c,
 					    struct rs_completion *wc,
 					    int timeout_ms);
 
+/* One look at the completion queue, no system call: COMPLETION or TIMEOUT
+ * (nothing there) or ERROR. For spinning; leaves the queue's arming as it
+ * was. */
+enum rs_wait_result rs_conn_poll_completion(struct rs_conn *c,
+					    struct rs_completion *wc);
+
 /* The descriptors to poll(2) for a completion (after a wait returned
  * TIMEOUT, which leaves the completion queue armed) and for a connection
  * event, for a caller that waits on other things too. */
