@@ -89,7 +89,7 @@ static const struct argp_option options[] = {
      0},
     {"credits", OPT_CREDITS, "N", 0,
      "Batches a sender may have in flight, and staging ring slots "
-     "(default 4)",
+     "(default 8)",
      0},
     {"info", 'i', 0, 0,
      "Print the pool's size, use and UUID, then exit (needs no RDMA device)",

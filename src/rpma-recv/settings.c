@@ -10,7 +10,7 @@ void recv_settings_init(struct recv_settings *s)
 {
 	memset(s, 0, sizeof(*s));
 	strcpy(s->listen.port, RS_DEFAULT_PORT);
-	s->credits = 4;
+	s->credits = 8;
 	s->staging_slot = 1u << 20;
 	s->peer_timeout_ms = 10000;
 	s->max_senders = 64;

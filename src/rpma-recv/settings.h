@@ -58,7 +58,7 @@ struct recv_settings {
 	unsigned nlogs;
 };
 
-/* The defaults: every address, port 7204, 4 credits, 1 MiB slots, 10 s
+/* The defaults: every address, port 7204, 8 credits, 1 MiB slots, 10 s
  * peer timeout, 64 senders, no logs. */
 void recv_settings_init(struct recv_settings *s);
 void recv_settings_free(struct recv_settings *s);

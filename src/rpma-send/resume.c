@@ -19,7 +19,7 @@ static int check_prefix(const struct ship_config *cfg, struct send_input *in,
 	    .auth_key = cfg->auth_key,
 	    .method = VERIFY_HASH,
 	    .chunk = 1u << 20,
-	    .depth = cfg->depth,
+	    .depth = cfg->depth ? cfg->depth : VERIFY_DEPTH_DEFAULT,
 	    .whole_log = true,
 	    .local_max = UINT64_MAX,
 	};

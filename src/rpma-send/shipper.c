@@ -123,6 +123,7 @@ static int link_post(void *ctx, struct window_batch *b)
 	}
 	b->posted_ns = send_stats_now_ns();
 	s->last_sent_ns = b->posted_ns;
+	send_stats_posted(s->stats, b->posted_ns);
 	size_t src = (size_t)(b->data - s->w.ring);
 	if (rs_conn_write(rs_session_conn(s->rs), dst, dst_offset, s->ring_mr,
 			  src, b->length, UINT64_MAX, 0))
@@ -161,14 +162,20 @@ static int plan(struct shipper *s)
 		       (unsigned long long)s->cfg->expected_used);
 		return RS_EXIT_NOT_PREFIX;
 	}
-	uint16_t depth =
-	    s->cfg->depth < info->credits ? s->cfg->depth : info->credits;
 	uint32_t batch_max = s->cfg->batch_size;
 	if (s->method == RS_METHOD_STAGED &&
 	    batch_max > info->staging_slot_size)
 		batch_max = info->staging_slot_size;
-	if (window_connected(&s->w, depth, batch_max, info->write_offset_value,
-			     info->end_offset)) {
+	uint32_t depth = s->cfg->depth;
+	if (depth == SHIP_DEPTH_AUTO) {
+		depth = SHIP_INFLIGHT_BYTES / batch_max;
+		if (depth < SHIP_DEPTH_MIN)
+			depth = SHIP_DEPTH_MIN;
+	}
+	if (depth > info->credits)
+		depth = info->credits;
+	if (window_connected(&s->w, (uint16_t)depth, batch_max,
+			     info->write_offset_value, info->end_offset)) {
 		rs_err("cannot allocate %zu bytes of batch buffers",
 		       (size_t)depth * batch_max);
 		return RS_EXIT_USAGE;
@@ -258,8 +265,11 @@ static int link_up(struct shipper *s, bool first, bool *transient)
 	    .flags = first && s->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
 	    .method = (uint8_t)(first ? s->cfg->method : s->method)};
 	/* Up to four work requests per batch (APM). */
-	int rc = send_connect(&peer, req, first ? s->cfg->depth : s->w.depth, 4,
-			      &s->rs, transient);
+	uint16_t slots = first ? s->cfg->depth : s->w.depth;
+	if (slots == SHIP_DEPTH_AUTO)
+		slots =
+		    SHIP_DEPTH_MAX; /* the window is sized after the grant */
+	int rc = send_connect(&peer, req, slots, 4, &s->rs, transient);
 	if (!rc)
 		rc = first ? plan(s) : check_still_compatible(s);
 	if (!rc)

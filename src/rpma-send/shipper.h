@@ -14,11 +14,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define SHIP_DEPTH_MAX 64 /* --depth's bound */
+/* The default window: batches for about this many bytes in flight, so that
+ * small batches still fill the link (at least SHIP_DEPTH_MIN, at most what
+ * the receiver allows). */
+#define SHIP_DEPTH_AUTO 0
+#define SHIP_INFLIGHT_BYTES (8u << 20)
+#define SHIP_DEPTH_MIN 4
+
 struct ship_config {
 	struct rs_target remote;
 	enum rs_method method; /* AUTO: the fastest the receiver allows */
 	uint32_t batch_size;
-	uint16_t depth; /* batches in flight, capped by the receiver */
+	uint16_t depth; /* batches in flight, capped by the receiver, or AUTO */
 	int flush_interval_ms;
 	int connect_timeout_ms;
 	bool truncate;

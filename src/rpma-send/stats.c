@@ -39,6 +39,7 @@ static uint64_t bucket_upper(unsigned b)
 void send_stats_commit(struct send_stats *st, uint64_t bytes,
 		       uint64_t latency_ns)
 {
+	st->last_commit_ns = send_stats_now_ns();
 	st->bytes += bytes;
 	st->batches++;
 	st->latency_count++;
@@ -59,6 +60,19 @@ uint64_t send_stats_percentile(const struct send_stats *st, double p)
 			return bucket_upper(b);
 	}
 	return bucket_upper(SEND_STATS_BUCKETS - 1);
+}
+
+void send_stats_posted(struct send_stats *st, uint64_t now_ns)
+{
+	if (!st->first_post_ns)
+		st->first_post_ns = now_ns;
+}
+
+double send_stats_streaming(const struct send_stats *st)
+{
+	if (!st->first_post_ns || st->last_commit_ns <= st->first_post_ns)
+		return 0;
+	return (double)(st->last_commit_ns - st->first_post_ns) / 1e9;
 }
 
 double send_stats_elapsed(const struct send_stats *st)

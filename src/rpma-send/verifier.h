@@ -28,6 +28,8 @@ enum verify_outcome {
 	VERIFY_REMOTE_LONGER,  /* the local input ends at first_difference */
 };
 
+#define VERIFY_DEPTH_DEFAULT 4 /* chunks read or hashed at once */
+
 struct verify_config {
 	struct rs_target remote;
 	int timeout_ms;

@@ -185,7 +185,7 @@ static void defaults(void **state)
 	assert_string_equal(s.path, "");
 	assert_string_equal(s.listen.host, "");
 	assert_string_equal(s.listen.port, "7204");
-	assert_int_equal(s.credits, 4);
+	assert_int_equal(s.credits, 8);
 	assert_int_equal(s.staging_slot, 1u << 20);
 	assert_int_equal(s.peer_timeout_ms, 10000);
 	assert_int_equal(s.max_senders, 64);
@@ -291,7 +291,7 @@ static void shipped_example(void **state)
 	assert_string_equal(s.path, path);
 	assert_string_equal(s.listen.host, "");
 	assert_string_equal(s.listen.port, "7204");
-	assert_int_equal(s.credits, 4);
+	assert_int_equal(s.credits, 8);
 	assert_int_equal(s.staging_slot, 1u << 20);
 	assert_int_equal(s.peer_timeout_ms, 10000);
 	assert_int_equal(s.max_senders, 64);

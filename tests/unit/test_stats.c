@@ -35,6 +35,23 @@ static void percentiles_within_an_eighth(void **state)
 	}
 }
 
+static void streaming_time_runs_from_first_post_to_last_commit(void **state)
+{
+	(void)state;
+	struct send_stats st;
+	send_stats_start(&st);
+	assert_true(send_stats_streaming(&st) == 0);
+	uint64_t now = send_stats_now_ns();
+	send_stats_posted(&st, now - 2000000000ull); /* two seconds ago */
+	send_stats_posted(&st, now - 1000000000ull); /* not the first */
+	assert_true(send_stats_streaming(&st) == 0); /* nothing confirmed */
+	send_stats_commit(&st, 64, 1000);
+	double secs = send_stats_streaming(&st);
+	assert_true(secs >= 2.0 && secs < 3.0);
+	/* connecting (before the first post) is in elapsed, not streaming */
+	assert_true(send_stats_elapsed(&st) < secs);
+}
+
 static void small_and_huge_values(void **state)
 {
 	(void)state;
@@ -52,6 +69,8 @@ int main(void)
 	    cmocka_unit_test(empty_has_no_percentile),
 	    cmocka_unit_test(percentiles_within_an_eighth),
 	    cmocka_unit_test(small_and_huge_values),
+	    cmocka_unit_test(
+		streaming_time_runs_from_first_post_to_last_commit),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
