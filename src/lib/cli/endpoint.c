@@ -5,7 +5,9 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* What a user who typed a bad name needs to know to type a good one: the
  * rule of rs_log_name_valid(). */
@@ -181,14 +183,144 @@ int rs_target_parse(const char *text, struct rs_target *t, struct rs_error *err)
 	return rs_target_parse_span(text, text ? strlen(text) : 0, t, err);
 }
 
-const char *rs_target_label(const struct rs_target *t, char *buf, size_t size)
+/* HOST:PORT[/NAME] ([ADDR]:PORT[/NAME] for IPv6): every part spelled out,
+ * so that two replicas told apart by port alone read differently. */
+static const char *target_full(const struct rs_target *t, char *buf,
+			       size_t size)
 {
 	const struct rs_endpoint *ep = &t->endpoint;
-	if (!t->name[0])
-		snprintf(buf, size, "%s", ep->host);
-	else if (strchr(ep->host, ':') || ep->host[0] == '[')
-		snprintf(buf, size, "[%s]:%s/%s", ep->host, ep->port, t->name);
+	const char *slash = t->name[0] ? "/" : "";
+	if (strchr(ep->host, ':') || ep->host[0] == '[')
+		snprintf(buf, size, "[%s]:%s%s%s", ep->host, ep->port, slash,
+			 t->name);
 	else
-		snprintf(buf, size, "%s:%s/%s", ep->host, ep->port, t->name);
+		snprintf(buf, size, "%s:%s%s%s", ep->host, ep->port, slash,
+			 t->name);
 	return buf;
+}
+
+const char *rs_target_label(const struct rs_target *t, char *buf, size_t size)
+{
+	if (t->name[0])
+		return target_full(t, buf, size);
+	snprintf(buf, size, "%s", t->endpoint.host);
+	return buf;
+}
+
+/* The length of the list item at text: up to the first comma outside
+ * [ ] (an IPv6 address), or the end. */
+static size_t item_len(const char *text)
+{
+	bool bracket = false;
+	size_t i = 0;
+	for (; text[i] && (bracket || text[i] != ','); i++) {
+		if (text[i] == '[')
+			bracket = true;
+		else if (text[i] == ']')
+			bracket = false;
+	}
+	return i;
+}
+
+static unsigned item_count(const char *text)
+{
+	unsigned count = 1;
+	for (const char *p = text + item_len(text); *p;
+	     p += 1 + item_len(p + 1))
+		count++;
+	return count;
+}
+
+/* Longest item a message quotes whole; room for it, "..." and the NUL. */
+#define QUOTE_MAX 40
+#define QUOTE_SIZE (QUOTE_MAX + 4)
+
+/* The item as a message quotes it: printable bytes as they are, others as
+ * \xNN so the message stays one line, cut with "..." when long. */
+static const char *item_quote(const char *text, size_t len,
+			      char buf[QUOTE_SIZE])
+{
+	size_t o = 0, i = 0;
+	for (; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		bool plain = c < 0x80 && isprint(c);
+		if (o + (plain ? 1 : 4) > QUOTE_MAX)
+			break;
+		if (plain)
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, 5, "\\x%02x", c);
+	}
+	strcpy(buf + o, i < len ? "..." : "");
+	return buf;
+}
+
+/* One replica, whatever the spelling: a host name or an IPv6 address in
+ * either case, a port with or without leading zeros or left default. */
+static bool target_same(const struct rs_target *a, const struct rs_target *b)
+{
+	return !strcasecmp(a->endpoint.host, b->endpoint.host) &&
+	       strtoul(a->endpoint.port, 0, 10) ==
+		   strtoul(b->endpoint.port, 0, 10) &&
+	       !strcmp(a->name, b->name);
+}
+
+/* Item i of count, text[0, len), into out[i], unless it repeats one of
+ * out[0, i). */
+static int item_parse(const char *text, size_t len, unsigned i, unsigned count,
+		      struct rs_target *out, struct rs_error *err)
+{
+	if (len == 0) {
+		const char *where = i == 0	     ? "a ',' at the start"
+				    : i + 1 == count ? "a ',' at the end"
+						     : "two ',' in a row";
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "replica %u of %u is empty (%s)", i + 1,
+				    count, where);
+	}
+	struct rs_error why = {0};
+	char quote[QUOTE_SIZE];
+	if (rs_target_parse_span(text, len, &out[i], &why))
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "replica %u of %u ('%s'): %s", i + 1, count,
+				    item_quote(text, len, quote), why.msg);
+	for (unsigned j = 0; j < i; j++) {
+		char label[RS_TARGET_LABEL_SIZE];
+		if (target_same(&out[i], &out[j]))
+			return rs_error_set(
+			    err, RS_E_INVAL, 0,
+			    "replica %u is the same as replica %u (%s)", i + 1,
+			    j + 1, target_full(&out[j], label, sizeof(label)));
+	}
+	return 0;
+}
+
+int rs_target_list_parse(const char *text, struct rs_target *out, unsigned max,
+			 unsigned *n, struct rs_error *err)
+{
+	*n = 0;
+	memset(out, 0, max * sizeof(*out));
+	unsigned count = text ? item_count(text) : 1;
+	if (count > max)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "%u replicas listed: at most %u replicas",
+				    count, max);
+	/* One target: exactly what rs_target_parse says, no "replica 1". */
+	if (count == 1) {
+		int rc = rs_target_parse(text, out, err);
+		*n = rc ? 0 : 1;
+		return rc;
+	}
+	const char *p = text;
+	for (unsigned i = 0; i < count; i++) {
+		size_t len = item_len(p);
+		int rc = item_parse(p, len, i, count, out, err);
+		if (rc) {
+			memset(out, 0, max * sizeof(*out));
+			return rc;
+		}
+		p += len + 1;
+	}
+	*n = count;
+	return 0;
 }

@@ -15,6 +15,9 @@
 
 #define RS_DEFAULT_PORT "7204"
 
+/* The most replicas one stream is shipped to (HOST1,HOST2,...). */
+#define RS_TARGETS_MAX 16
+
 struct rs_endpoint {
 	char host[256]; /* empty: any address (listen) */
 	char port[8];
@@ -42,6 +45,18 @@ int rs_target_parse_span(const char *text, size_t len, struct rs_target *t,
 /* The same for a whole NUL-terminated string. */
 int rs_target_parse(const char *text, struct rs_target *t,
 		    struct rs_error *err);
+
+/* Parses a comma-separated list of targets, HOST1[:PORT][/NAME],HOST2...,
+ * into out[0 .. *n); a comma inside [ ] belongs to the IPv6 address. At
+ * most max targets (out has room for max). Text without a comma behaves
+ * exactly as rs_target_parse. On failure RS_E_INVAL with one line naming
+ * the bad item and its position ("replica 2 of 3 ('h:0'): port must be
+ * ..."); an empty item, more than max items and the same replica twice
+ * (same host, ignoring case, same port number, same log name) are refused;
+ * out[0 .. max) is then all zeros and *n is 0. Two spellings of one
+ * machine (a name and its address) are not detected. */
+int rs_target_list_parse(const char *text, struct rs_target *out, unsigned max,
+			 unsigned *n, struct rs_error *err);
 
 /* Room for any label rs_target_label() writes, with its NUL. */
 #define RS_TARGET_LABEL_SIZE 320
