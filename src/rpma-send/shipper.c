@@ -101,9 +101,10 @@ static int post_apm_commit(struct shipper *s, const struct window_batch *b)
 	size_t at = i * sizeof(struct apm_words);
 	size_t flush = at + offsetof(struct apm_words, flush_read);
 	s->words[i].new_offset = htole64(b->offset + b->length);
-	if (rs_conn_read(c, s->words_mr, flush, word, 0, 8, UINT64_MAX, 0) ||
+	if (rs_conn_read(c, s->words_mr, flush, word, 0, 8, UINT64_MAX,
+			 RS_POST_MORE) ||
 	    rs_conn_write(c, word, 0, s->words_mr, at, 8, UINT64_MAX,
-			  RS_POST_FENCE))
+			  RS_POST_FENCE | RS_POST_MORE))
 		return RS_E_LOST;
 	return rs_conn_read(c, s->words_mr, flush, word, 0, 8, b->seq,
 			    RS_POST_SIGNALED);
@@ -125,8 +126,9 @@ static int link_post(void *ctx, struct window_batch *b)
 	s->last_sent_ns = b->posted_ns;
 	send_stats_posted(s->stats, b->posted_ns);
 	size_t src = (size_t)(b->data - s->w.ring);
+	/* The data and its commit go out as one chain: one doorbell. */
 	if (rs_conn_write(rs_session_conn(s->rs), dst, dst_offset, s->ring_mr,
-			  src, b->length, UINT64_MAX, 0))
+			  src, b->length, UINT64_MAX, RS_POST_MORE))
 		return RS_E_LOST;
 	if (s->method == RS_METHOD_APM)
 		return post_apm_commit(s, b);

@@ -310,21 +310,30 @@ static unsigned send_flags(unsigned flags)
 	       ((flags & RS_POST_FENCE) ? IBV_SEND_FENCE : 0);
 }
 
+/* Adds a work request to the connection's chain and posts the chain
+ * unless RS_POST_MORE says more follow (and there is room for them). */
 static int post_send_wr(struct rs_conn *c, enum ibv_wr_opcode op,
 			struct ibv_sge *sge, uint64_t remote, uint32_t rkey,
 			uint64_t wr_id, unsigned flags)
 {
-	struct ibv_send_wr wr = {
+	unsigned i = c->chained++;
+	c->chain_sge[i] = *sge;
+	c->chain[i] = (struct ibv_send_wr){
 	    .wr_id = wr_id,
-	    .sg_list = sge,
+	    .sg_list = &c->chain_sge[i],
 	    .num_sge = 1,
 	    .opcode = op,
 	    .send_flags = send_flags(flags),
 	};
-	wr.wr.rdma.remote_addr = remote;
-	wr.wr.rdma.rkey = rkey;
+	c->chain[i].wr.rdma.remote_addr = remote;
+	c->chain[i].wr.rdma.rkey = rkey;
+	if (i > 0)
+		c->chain[i - 1].next = &c->chain[i];
+	if ((flags & RS_POST_MORE) && c->chained < RS_CONN_CHAIN_MAX)
+		return 0;
+	c->chained = 0;
 	struct ibv_send_wr *bad;
-	return ibv_post_send(c->id->qp, &wr, &bad) ? RS_E_LOST : 0;
+	return ibv_post_send(c->id->qp, &c->chain[0], &bad) ? RS_E_LOST : 0;
 }
 
 static struct ibv_sge sge_of(const struct rs_mr *mr, size_t offset,

@@ -62,6 +62,10 @@ const char *rs_conn_peer_str(const struct rs_conn *c, char *buf, size_t len);
 /* Posting work. wr_id comes back in the completion. */
 #define RS_POST_SIGNALED 0x1u /* report a completion */
 #define RS_POST_FENCE 0x2u    /* start after the reads before it completed */
+/* Hold this one back: it goes out with the next post without the flag, as
+ * one chain (one doorbell). At most RS_CONN_CHAIN_MAX in a chain. */
+#define RS_POST_MORE 0x4u
+#define RS_CONN_CHAIN_MAX 4
 
 int rs_conn_write(struct rs_conn *c, const struct rs_mr_desc *dst,
 		  uint64_t dst_offset, const struct rs_mr *src,

@@ -29,6 +29,11 @@ struct rs_conn {
 	bool cq_armed;
 	bool busy_poll; /* spin on the CQ instead of sleeping */
 	bool established;
+	/* Work requests posted with RS_POST_MORE, waiting for the last of
+	 * their chain: one doorbell (a system call on Soft-RoCE) for all. */
+	struct ibv_send_wr chain[RS_CONN_CHAIN_MAX];
+	struct ibv_sge chain_sge[RS_CONN_CHAIN_MAX];
+	unsigned chained;
 };
 
 struct rs_listener {
