@@ -1,0 +1,106 @@
+/* One receiver a stream goes to: its session, the batch ring registered for
+ * it, how it commits (its method), its keepalives and peer timeout. The
+ * shipper owns the window and the input and decides; a replica posts the
+ * window's batches to its receiver and reports what came back, one piece of
+ * news at a time. (One replica today; several once a stream is replicated.) */
+#ifndef SEND_REPLICA_H
+#define SEND_REPLICA_H
+
+#include "cli/endpoint.h"
+#include "proto/method.h"
+#include "rdma/spin.h"
+#include "session/session.h"
+#include "shipper.h"
+#include "window.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct apm_words;
+
+struct replica {
+	const struct ship_config *cfg;
+	const struct rs_target *target;
+	char label[RS_TARGET_LABEL_SIZE]; /* how messages name it */
+	struct rs_session *rs;		  /* NULL while disconnected */
+	enum rs_method method;		  /* chosen at the first grant */
+	uint8_t pool_uuid[16];		  /* the pool it started on */
+	struct rs_mr *ring_mr;
+	struct apm_words *words; /* APM's words, one pair per batch slot */
+	struct rs_mr *words_mr;
+	/* Its session: the token to take it over after losing the
+	 * connection, and the receiver's peer timeout, within which we hear
+	 * from it or count the link as lost. */
+	struct rs_session_token token;
+	bool have_token;
+	uint64_t peer_timeout_ns;
+	uint64_t last_sent_ns;	    /* a batch or a keepalive */
+	uint64_t keepalive_sent_ns; /* one unanswered, or 0 */
+	uint64_t last_confirm_ns;   /* for the stall check */
+	struct rs_spin spin;	    /* how long confirmations take */
+};
+
+void replica_init(struct replica *r, const struct ship_config *cfg,
+		  const struct rs_target *target);
+/* Disconnects and frees. */
+void replica_fini(struct replica *r);
+
+const struct rs_accept_info *replica_grant(const struct replica *r);
+
+/* Connects once (the first connection may truncate and asks for the
+ * configured method; later ones take the session over and ask for the
+ * method in use), with room for slots batches in flight. Returns an exit
+ * code; *transient says whether trying again may help. */
+int replica_connect(struct replica *r, bool first, uint16_t slots,
+		    bool *transient);
+/* Registers the window's ring (and APM's words) with the connection. */
+int replica_register(struct replica *r, const struct send_window *w);
+/* A granted session: its token, its peer timeout, a fresh clock. */
+void replica_started(struct replica *r);
+void replica_disconnect(struct replica *r);
+
+/* Writes batch b and asks for its commit, as one chain. Non-zero: lost. */
+int replica_post(struct replica *r, const struct send_window *w,
+		 const struct window_batch *b);
+
+/* What came back from the receiver. */
+enum replica_news {
+	REPLICA_NOTHING,   /* nothing that changes the window */
+	REPLICA_CONFIRMED, /* batch seq is committed; the log ends at offset */
+	REPLICA_LOST,	   /* the connection is gone */
+	REPLICA_REFUSED,   /* the receiver refused or misbehaved: stop */
+};
+
+struct replica_report {
+	enum replica_news news;
+	uint32_t seq;
+	uint64_t offset;
+};
+
+/* Takes completions and connection events without waiting until one is
+ * news (true, *out filled) or none is left (false). */
+bool replica_next(struct replica *r, const struct send_window *w,
+		  struct replica_report *out);
+/* Adaptive waiting: while the oldest batch's confirmation is due soon,
+ * looks for it without sleeping (a wake-up can cost more than the round
+ * trip). True when a completion came (*out says whether it was news). */
+bool replica_spin(struct replica *r, const struct send_window *w,
+		  struct replica_report *out);
+/* A batch was confirmed latency_ns after it was posted. */
+void replica_confirmed(struct replica *r, uint64_t now_ns, uint64_t latency_ns);
+
+/* Keepalives: an idle connection still proves both ends alive, a quarter
+ * of the peer timeout after the last thing we sent, one at a time. */
+bool replica_keepalive_due(const struct replica *r, const struct send_window *w,
+			   uint64_t now_ns);
+uint64_t replica_keepalive_at(const struct replica *r);
+/* Non-zero: the connection is lost. */
+int replica_send_keepalive(struct replica *r, uint64_t now_ns);
+/* The oldest thing the receiver has not answered, or 0. */
+uint64_t replica_oldest_unanswered(const struct replica *r,
+				   const struct send_window *w);
+
+/* The descriptors to poll for its completions and connection events. */
+void replica_fds(const struct replica *r, int *completion_fd, int *event_fd);
+
+#endif
