@@ -30,11 +30,13 @@ static const char doc[] =
     "log is full (the message says how many input bytes were committed); "
     "5 the receiver refused us (busy, method, version, log name: the "
     "message lists the logs you may use); 6 --resume found a remote log "
-    "that is not a prefix of FILE. With --verify: 0 same, 1 different, "
+    "that is not a prefix of FILE. With --verify: 0 same (on every "
+    "replica listed), 1 different (the message names the replica), "
     "2 trouble.";
 
 static const char args_doc[] =
-    "HOST[:PORT][/NAME] [FILE|-]\n--verify[=hash|read] FILE HOST[:PORT][/NAME]";
+    "HOST[:PORT][/NAME] [FILE|-]\n--verify[=hash|read] FILE "
+    "HOST[:PORT][/NAME][,HOST2...]";
 
 enum {
 	OPT_METHOD = 0x100,
@@ -123,6 +125,8 @@ struct send_args {
 	bool resume;
 	const char *auth_key_path;
 	struct rs_auth_key auth_key;
+	struct rs_target replicas[RS_TARGETS_MAX]; /* --verify FILE H1,H2 */
+	unsigned nreplicas;
 	const char *args[2]; /* positionals: HOST FILE, or FILE HOST */
 	int nargs;
 	const char *input;
@@ -153,6 +157,25 @@ static bool prints_plainly(const char *text)
 	return true;
 }
 
+/* Several receivers (HOST1,HOST2): checked by --verify, one after the
+ * other; a stream goes to one receiver. */
+static void check_replica_list(const struct send_args *a,
+			       struct argp_state *state)
+{
+	if (a->nreplicas < 2)
+		return;
+	if (!a->verify)
+		argp_error(state, "shipping to several receivers at once is "
+				  "not available yet: ship to each in turn; "
+				  "--verify FILE HOST1,HOST2 checks them all");
+	if (a->send_first)
+		argp_error(state, "--send ships to one receiver: give one "
+				  "HOST with --send");
+	if (strcmp(a->input, "-") == 0)
+		argp_error(state, "--verify of several replicas reads FILE "
+				  "once for each: give a FILE, not '-'");
+}
+
 /* Sending takes HOST [FILE]; verifying takes FILE HOST, like cmp. */
 static void assign_positionals(struct argp_state *state, struct send_args *a)
 {
@@ -172,9 +195,12 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 	if (!host)
 		argp_error(state, "missing HOST (where rpma-recv runs)");
 	struct rs_error err = {0};
-	if (rs_target_parse(host, &a->cfg.remote, &err))
+	if (rs_target_list_parse(host, a->replicas, RS_TARGETS_MAX,
+				 &a->nreplicas, &err))
 		argp_error(state, "'%s': %s",
 			   prints_plainly(host) ? host : "HOST", err.msg);
+	a->cfg.remote = a->replicas[0];
+	check_replica_list(a, state);
 }
 
 /* Options that take a value. Returns false for any other key. */
@@ -317,6 +343,8 @@ static int run_verify(const struct send_args *a)
 		       .whole_log = true,
 		       .local_max = UINT64_MAX},
 	    .file = a->input,
+	    .replicas = a->replicas,
+	    .nreplicas = a->nreplicas,
 	    .send_first = a->send_first,
 	    .ship = &a->cfg,
 	    .stats = a->stats,

@@ -41,11 +41,12 @@ static int ship_first(const struct verify_command *cmd,
 }
 
 static void report(const struct verify_command *cmd,
+		   const struct verify_config *vc,
 		   const struct verify_result *r)
 {
 	char receiver[RS_TARGET_LABEL_SIZE];
 	const char *host =
-	    rs_target_label(&cmd->verify.remote, receiver, sizeof(receiver));
+	    rs_target_label(&vc->remote, receiver, sizeof(receiver));
 	unsigned long long at = (unsigned long long)r->first_difference;
 	switch (r->outcome) {
 	case VERIFY_SAME:
@@ -80,6 +81,29 @@ static void report(const struct verify_command *cmd,
 			method_name(cmd->verify.method));
 }
 
+/* Verifies FILE against one receiver: 0 same, 1 different, 2 trouble. */
+static int verify_one(const struct verify_command *cmd,
+		      const struct verify_config *vc)
+{
+	int fd = STDIN_FILENO;
+	if (strcmp(cmd->file, "-") != 0) {
+		fd = open(cmd->file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rs_err("cannot open %s: %s", cmd->file,
+			       strerror(errno));
+			return RS_EXIT_USAGE;
+		}
+	}
+	struct verify_result r;
+	int rc = verify_run(vc, fd, cmd->file, &r);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (rc)
+		return RS_EXIT_USAGE; /* cmp's "trouble" */
+	report(cmd, vc, &r);
+	return r.outcome == VERIFY_SAME ? RS_EXIT_OK : RS_EXIT_DIFFERENT;
+}
+
 int verify_command_run(const struct verify_command *cmd)
 {
 	struct verify_config vc = cmd->verify;
@@ -92,21 +116,14 @@ int verify_command_run(const struct verify_command *cmd)
 		if (ship_first(cmd, &vc))
 			return RS_EXIT_USAGE;
 	}
-	int fd = STDIN_FILENO;
-	if (strcmp(cmd->file, "-") != 0) {
-		fd = open(cmd->file, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			rs_err("cannot open %s: %s", cmd->file,
-			       strerror(errno));
-			return RS_EXIT_USAGE;
-		}
+	/* Every replica is checked, whatever an earlier one showed. */
+	int worst = RS_EXIT_OK;
+	for (unsigned i = 0; i < cmd->nreplicas; i++) {
+		vc.remote = cmd->replicas[i];
+		int rc = verify_one(cmd, &vc);
+		if (rc == RS_EXIT_USAGE ||
+		    (rc == RS_EXIT_DIFFERENT && worst == RS_EXIT_OK))
+			worst = rc;
 	}
-	struct verify_result r;
-	int rc = verify_run(&vc, fd, cmd->file, &r);
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (rc)
-		return RS_EXIT_USAGE; /* cmp's "trouble" */
-	report(cmd, &r);
-	return r.outcome == VERIFY_SAME ? RS_EXIT_OK : RS_EXIT_DIFFERENT;
+	return worst;
 }

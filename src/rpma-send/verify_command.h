@@ -10,12 +10,16 @@
 struct verify_command {
 	struct verify_config verify;
 	const char *file; /* "-" for standard input */
-	bool send_first;  /* --send: ship FILE, then verify what was shipped */
+	/* Where to check: every one of them (verify.remote is ignored). */
+	const struct rs_target *replicas;
+	unsigned nreplicas;
+	bool send_first; /* --send: ship FILE, then verify what was shipped */
 	const struct ship_config *ship;
 	bool stats;
 };
 
-/* Returns the exit code: 0 same, 1 different, 2 trouble. */
+/* Returns the exit code: 0 same (on every replica), 1 different (on any),
+ * 2 trouble (on any: it wins). */
 int verify_command_run(const struct verify_command *cmd);
 
 #endif

@@ -122,6 +122,38 @@ verify_target fsdax "$RPMA_FSDAX_DIR/verify.pool" staged --create 64M
 grep -q "reading through a ring of its own" "$WORK/recv.log" ||
 	{ start_case "fsdax verify reads through the ring"; fail "no notice: $(cat "$WORK/recv.log")"; end_case; }
 
+start_case "--verify FILE HOST/a,HOST/b checks every replica"
+head -c 4M "$input" >"$WORK/four"
+if start_recv "$WORK/recv.log" --create 32M --log a="$WORK/a.pool" --log b="$WORK/b.pool"; then
+	for n in a b; do
+		timeout 60 "$SEND" --truncate "$RECV_IP/$n" "$WORK/four" 2>"$WORK/err" ||
+			fail "shipping to $n: $(cat "$WORK/err")"
+	done
+	expect_verify "both identical" 0 "identical" --verify "$WORK/four" "$RECV_IP/a,$RECV_IP/b"
+	[ "$(grep -c "identical (4194304 bytes" "$WORK/out")" = 2 ] ||
+		fail "want two 'identical' lines: $(cat "$WORK/out")"
+	at=$(((RANDOM * 32768 + RANDOM) % 4194304))
+	flip "$WORK/b.pool" $((8192 + at))
+	expect_verify "b differs" 1 "and the log on $RECV_IP:7204/b differ: byte offset $at\$" \
+		--verify "$WORK/four" "$RECV_IP/a,$RECV_IP/b"
+	grep -q "log on $RECV_IP:7204/a are identical" "$WORK/out" || fail "a not reported identical: $(cat "$WORK/out")"
+	expect_verify "listed the other way round" 1 "log on $RECV_IP:7204/b differ" \
+		--verify "$WORK/four" "$RECV_IP/b,$RECV_IP/a"
+	expect_verify "one missing" 2 "serves no log of that name" --verify "$WORK/four" "$RECV_IP/a,$RECV_IP/c"
+	expect_verify "stdin to several" 2 "give a FILE, not '-'" --verify - "$RECV_IP/a,$RECV_IP/b" <"$WORK/four"
+	expect_verify "same replica twice" 2 "replica 2 is the same as replica 1" \
+		--verify "$WORK/four" "$RECV_IP/a,$RECV_IP:7204/a"
+	rc=0
+	timeout 60 "$SEND" "$RECV_IP/a,$RECV_IP/b" "$WORK/four" 2>"$WORK/err" || rc=$?
+	[ "$rc" = 2 ] || fail "shipping to a list: exit $rc, want 2"
+	grep -q "not available yet" "$WORK/err" || fail "unclear: $(cat "$WORK/err")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
 start_case "receiver gone: exit 2 with a clear message"
 rc=0
 timeout 60 "$SEND" --verify "$input" "$RECV_IP" 2>"$WORK/err" || rc=$?
