@@ -66,8 +66,9 @@ static const struct argp_option options[] = {
      "(default: about 8 MiB in flight, at least 4 batches)",
      0},
     {"flush-interval", OPT_FLUSH_INTERVAL, "MS", 0,
-     "Commit a partial batch when a stream has been idle this long "
-     "(default 5)",
+     "Commit a partial batch when the input has been quiet this long "
+     "while earlier batches are in flight; with none in flight it is "
+     "committed at once (default 5)",
      0},
     {"truncate", OPT_TRUNCATE, 0, 0,
      "Rewind the remote log before writing, instead of appending", 0},

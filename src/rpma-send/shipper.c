@@ -286,8 +286,15 @@ static bool take_input(struct shipper *s, uint64_t now)
 		return true;
 	}
 	int fd = send_input_wait_fd(s->in);
-	if (fd >= 0 && !readable(fd))
+	if (fd >= 0 && !readable(fd)) {
+		/* The input is quiet. With nothing in flight, waiting for
+		 * more gains nothing: commit what we have at once (a lone
+		 * line of a pipe); else the next confirmation or the flush
+		 * interval will. */
+		if (s->w.fill > 0 && window_inflight(&s->w) == 0)
+			window_flush(&s->w, now);
 		return false;
+	}
 	ssize_t n = send_input_read(s->in, space, room);
 	if (n > 0) {
 		s->last_input_ns = now;

@@ -167,6 +167,25 @@ else
 fi
 end_case
 
+start_case "a quiet pipe's lone line is committed at once when nothing is in flight (--flush-interval 60000)"
+if start_recv "$WORK/recv.log" --once "$plain"; then
+	{
+		echo "lone line"
+		sleep 6
+	} | timeout 60 "$SEND" --truncate --flush-interval 60000 "$RECV_IP" - 2>"$WORK/send.log" &
+	send_pid=$!
+	sleep 3
+	pool_data "$plain" "$WORK/partial"
+	[ "$(cat "$WORK/partial")" = "lone line" ] || fail "lone line waited for the flush interval: '$(cat "$WORK/partial")'"
+	wait "$send_pid" || fail "send failed: $(cat "$WORK/send.log")"
+	wait_recv
+	echo "lone line" >"$WORK/lines"
+	check_pool "$plain" "$WORK/lines"
+else
+	fail "receiver did not start"
+fi
+end_case
+
 start_case "--allow refuses senders outside its ranges, before registering"
 if start_recv "$WORK/recv.log" --allow 192.0.2.99/32 --allow 2001:db8::/32 "$plain"; then
 	rc=0
