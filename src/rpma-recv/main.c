@@ -1,5 +1,6 @@
 /* rpma-recv: exposes PMem log pools to rpma-send senders over RDMA: one
  * POOL, named logs (--log NAME=POOL), or those of a configuration file. */
+#include "cli/count.h"
 #include "cli/duration.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
@@ -156,18 +157,16 @@ static void parse_size_option(int key, char *arg, struct argp_state *state)
 static void parse_count_option(int key, char *arg, struct argp_state *state)
 {
 	struct recv_args *a = state->input;
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 10);
-	bool bad = *end || !*arg;
+	uint64_t v = 0;
 	if (key == OPT_CREDITS) {
-		if (bad || v < 1 || v > RECV_CREDITS_MAX)
+		if (!rs_count_parse(arg, 1, RECV_CREDITS_MAX, &v))
 			argp_error(state, "--credits: '%s' must be 1 to %d",
 				   arg, RECV_CREDITS_MAX);
 		a->cli.credits = (uint16_t)v;
 		a->set.credits = true;
 		return;
 	}
-	if (bad || v < 1 || v > RECV_MAX_SENDERS_MAX)
+	if (!rs_count_parse(arg, 1, RECV_MAX_SENDERS_MAX, &v))
 		argp_error(state, "--max-senders: '%s' must be 1 to %d", arg,
 			   RECV_MAX_SENDERS_MAX);
 	a->cli.max_senders = (unsigned)v;

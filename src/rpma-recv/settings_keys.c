@@ -1,12 +1,11 @@
 #include "settings_keys.h"
 
+#include "cli/count.h"
 #include "cli/duration.h"
 #include "cli/size.h"
 #include "proto/method.h"
 #include "settings_line.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <libpmemlog.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +18,6 @@ struct settings_key {
 	bool repeatable; /* values accumulate */
 	int (*apply)(struct settings_reader *r, char *value);
 };
-
-/* A whole number from min to max, digits only (strtoull alone would take
- * a sign, blanks or trailing text). */
-static bool number_in(const char *text, uint64_t min, uint64_t max,
-		      uint64_t *out)
-{
-	for (const char *c = text; *c; c++)
-		if (!isdigit((unsigned char)*c))
-			return false;
-	errno = 0;
-	unsigned long long v = strtoull(text, 0, 10);
-	if (errno || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
 
 /* yes/no the way rsyncd.conf takes them. */
 static bool boolean(const char *text, bool *out)
@@ -95,7 +78,7 @@ static int key_listen(struct settings_reader *r, char *value)
 static int key_port(struct settings_reader *r, char *value)
 {
 	uint64_t port;
-	if (!number_in(value, 1, 65535, &port))
+	if (!rs_count_parse(value, 1, 65535, &port))
 		return settings_fail(r,
 				     "port '%s' must be a number from 1 to "
 				     "65535",
@@ -108,7 +91,7 @@ static int key_port(struct settings_reader *r, char *value)
 static int key_credits(struct settings_reader *r, char *value)
 {
 	uint64_t v;
-	if (!number_in(value, 1, RECV_CREDITS_MAX, &v))
+	if (!rs_count_parse(value, 1, RECV_CREDITS_MAX, &v))
 		return settings_fail(r,
 				     "credits '%s' must be a number from 1 "
 				     "to %d",
@@ -146,7 +129,7 @@ static int key_peer_timeout(struct settings_reader *r, char *value)
 static int key_max_senders(struct settings_reader *r, char *value)
 {
 	uint64_t v;
-	if (!number_in(value, 1, RECV_MAX_SENDERS_MAX, &v))
+	if (!rs_count_parse(value, 1, RECV_MAX_SENDERS_MAX, &v))
 		return settings_fail(r,
 				     "max-senders '%s' must be a number from "
 				     "1 to %d",

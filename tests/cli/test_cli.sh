@@ -58,6 +58,9 @@ expect_error "send: unknown method" 2 "is not apm, gpspm or staged" "$SEND" --me
 expect_error "send: bad batch" 2 "must be a size" "$SEND" --batch 12X host
 expect_error "send: depth zero" 2 "must be a number from 1" "$SEND" --depth 0 host
 expect_error "send: missing host" 2 "missing HOST" "$SEND"
+expect_error "recv: credits with a sign" 2 "--credits: '+5' must be 1 to 64" "$RECV" --credits +5 pool
+expect_error "recv: credits with a blank" 2 "must be 1 to 64" "$RECV" --credits " 5" pool
+expect_error "recv: max-senders with text after" 2 "--max-senders: '5x' must be 1 to" "$RECV" --max-senders 5x pool
 expect_error "send: bad port" 2 "port must be a number" "$SEND" host:99999
 expect_error "send: missing input" 2 "cannot open input" "$SEND" host /nonexistent/file
 

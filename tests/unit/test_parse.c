@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "cidr.h"
+#include "cli/count.h"
 #include "cli/endpoint.h"
 #include "cli/size.h"
 #include "error.h"
@@ -468,6 +469,32 @@ static void cidr_ranges(void **state)
 	assert_non_null(rs_cidr_parse("fe80::/129", &c));
 }
 
+static void counts_are_plain_digits(void **state)
+{
+	(void)state;
+	uint64_t v = 99;
+	assert_true(rs_count_parse("5", 1, 64, &v));
+	assert_int_equal(v, 5);
+	assert_true(rs_count_parse("064", 1, 64, &v));
+	assert_int_equal(v, 64);
+	const char *bad[] = {"",
+			     "+5",
+			     "-5",
+			     " 5",
+			     "5 ",
+			     "5x",
+			     "0x10",
+			     "1e3",
+			     "0",
+			     "65",
+			     "99999999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		v = 99;
+		assert_false(rs_count_parse(bad[i], 1, 64, &v));
+		assert_int_equal(v, 99); /* untouched */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +513,7 @@ int main(void)
 	    cmocka_unit_test(method_names),
 	    cmocka_unit_test(method_choice),
 	    cmocka_unit_test(cidr_ranges),
+	    cmocka_unit_test(counts_are_plain_digits),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
