@@ -263,16 +263,20 @@ void replica_confirmed(struct replica *r, uint64_t now_ns, uint64_t latency_ns)
 
 /* ---- keepalives and the peer timeout ---- */
 
-uint64_t replica_keepalive_at(const struct replica *r)
+uint64_t replica_keepalive_at(const struct replica *r,
+			      const struct send_window *w)
 {
+	/* Batches in flight are answered anyway; one keepalive at a time. */
+	if (r->keepalive_sent_ns || window_inflight(w) > 0)
+		return 0;
 	return r->last_sent_ns + r->peer_timeout_ns / 4;
 }
 
 bool replica_keepalive_due(const struct replica *r, const struct send_window *w,
 			   uint64_t now_ns)
 {
-	return !r->keepalive_sent_ns && window_inflight(w) == 0 &&
-	       now_ns >= replica_keepalive_at(r);
+	uint64_t at = replica_keepalive_at(r, w);
+	return at && now_ns >= at;
 }
 
 int replica_send_keepalive(struct replica *r, uint64_t now_ns)

@@ -93,7 +93,9 @@ void replica_confirmed(struct replica *r, uint64_t now_ns, uint64_t latency_ns);
  * of the peer timeout after the last thing we sent, one at a time. */
 bool replica_keepalive_due(const struct replica *r, const struct send_window *w,
 			   uint64_t now_ns);
-uint64_t replica_keepalive_at(const struct replica *r);
+/* When the next keepalive is due, or 0 when none is wanted. */
+uint64_t replica_keepalive_at(const struct replica *r,
+			      const struct send_window *w);
 /* Non-zero: the connection is lost. */
 int replica_send_keepalive(struct replica *r, uint64_t now_ns);
 /* The oldest thing the receiver has not answered, or 0. */

@@ -348,9 +348,8 @@ static int next_timeout(const struct shipper *s, uint64_t now)
 	if (s->input_paused_until_ns > now &&
 	    s->input_paused_until_ns - now < wait)
 		wait = s->input_paused_until_ns - now;
-	uint64_t ka = replica_keepalive_at(&s->r);
-	if (!s->r.keepalive_sent_ns && window_inflight(&s->w) == 0 &&
-	    ka > now && ka - now < wait)
+	uint64_t ka = replica_keepalive_at(&s->r, &s->w);
+	if (ka > now && ka - now < wait)
 		wait = ka - now;
 	return s->cfg->busy_poll ? 0 : (int)((wait + 999999) / 1000000);
 }
