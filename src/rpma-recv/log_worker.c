@@ -17,11 +17,16 @@
 #define RECV_POLL_MS 200 /* how often an idle loop looks at its timers */
 #define RECV_BATCH_COMPLETIONS 64 /* per session per turn: fairness */
 
-int64_t recv_now_ms(void)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int64_t recv_now_ms(void)
+{
+	return (int64_t)(now_ns() / 1000000ull);
 }
 
 /* Handles one completion of a session. */
@@ -136,13 +141,6 @@ static void wait_for_event(struct recv_log_worker *w)
 		pfd[n++] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
 	}
 	poll(pfd, n, RECV_POLL_MS);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Adaptive waiting: while the next request is due soon (recent waits were
