@@ -147,43 +147,37 @@ else
 fi
 end_case
 
-start_case "--flush-interval commits a quiet pipe's line promptly"
-if start_recv "$WORK/recv.log" --once "$plain"; then
+# quiet_pipe FLUSH_MS PAUSE CHECK_AT FIRST [SECOND]: pipes line FIRST, stays
+# quiet PAUSE s, then SECOND if given; after CHECK_AT s the pool must hold
+# FIRST alone (committed while the pipe was quiet), at the end every line.
+quiet_pipe() {
+	local flush="$1" pause="$2" check_at="$3" first="$4" second="${5:-}"
+	if ! start_recv "$WORK/recv.log" --once "$plain"; then
+		fail "receiver did not start"
+		return
+	fi
 	{
-		echo "first line"
-		sleep 3
-		echo "second line"
-	} | timeout 60 "$SEND" --truncate --flush-interval 5 "$RECV_IP" - 2>"$WORK/send.log" &
-	send_pid=$!
-	sleep 1.5
+		echo "$first"
+		sleep "$pause"
+		[ -z "$second" ] || echo "$second"
+	} | timeout 60 "$SEND" --truncate --flush-interval "$flush" "$RECV_IP" - 2>"$WORK/send.log" &
+	local send_pid=$!
+	sleep "$check_at"
 	pool_data "$plain" "$WORK/partial"
-	[ "$(cat "$WORK/partial")" = "first line" ] || fail "first line not committed while the pipe was quiet: '$(cat "$WORK/partial")'"
+	[ "$(cat "$WORK/partial")" = "$first" ] ||
+		fail "'$first' not committed while the pipe was quiet (--flush-interval $flush): '$(cat "$WORK/partial")'"
 	wait "$send_pid" || fail "send failed: $(cat "$WORK/send.log")"
 	wait_recv
-	printf 'first line\nsecond line\n' >"$WORK/lines"
+	printf '%s\n' "$first" ${second:+"$second"} >"$WORK/lines"
 	check_pool "$plain" "$WORK/lines"
-else
-	fail "receiver did not start"
-fi
+}
+
+start_case "--flush-interval commits a quiet pipe's line promptly"
+quiet_pipe 5 3 1.5 "first line" "second line"
 end_case
 
 start_case "a quiet pipe's lone line is committed at once when nothing is in flight (--flush-interval 60000)"
-if start_recv "$WORK/recv.log" --once "$plain"; then
-	{
-		echo "lone line"
-		sleep 6
-	} | timeout 60 "$SEND" --truncate --flush-interval 60000 "$RECV_IP" - 2>"$WORK/send.log" &
-	send_pid=$!
-	sleep 3
-	pool_data "$plain" "$WORK/partial"
-	[ "$(cat "$WORK/partial")" = "lone line" ] || fail "lone line waited for the flush interval: '$(cat "$WORK/partial")'"
-	wait "$send_pid" || fail "send failed: $(cat "$WORK/send.log")"
-	wait_recv
-	echo "lone line" >"$WORK/lines"
-	check_pool "$plain" "$WORK/lines"
-else
-	fail "receiver did not start"
-fi
+quiet_pipe 60000 6 3 "lone line"
 end_case
 
 start_case "--allow refuses senders outside its ranges, before registering"
