@@ -24,18 +24,24 @@ static const char doc[] =
     "Each batch is persistent on the remote side before it counts as "
     "committed. A receiver serving several logs needs the log's NAME: "
     "HOST/NAME, HOST:PORT/NAME or [ADDR]:PORT/NAME; a name is 1 to 31 "
-    "letters, digits, '.', '_' or '-', not starting with '.' or '-'.\v"
+    "letters, digits, '.', '_' or '-', not starting with '.' or '-'. "
+    "Several replicas, HOST1[:PORT][/NAME],HOST2..., get the same stream: "
+    "a batch is committed once it is persistent on every one (or on "
+    "--quorum K); they must hold the same log at start (or --truncate).\v"
     "Exit status: 0 everything read was committed; 2 bad option or "
     "unreadable input; 3 cannot connect or connection lost; 4 the remote "
     "log is full (the message says how many input bytes were committed); "
     "5 the receiver refused us (busy, method, version, log name: the "
     "message lists the logs you may use); 6 --resume found a remote log "
-    "that is not a prefix of FILE. With --verify: 0 same (on every "
+    "that is not a prefix of FILE, or replicas that do not hold the same "
+    "log (a line for each says what it holds); 7 committed on fewer "
+    "replicas than listed (--quorum: the message says which replica "
+    "stopped at which length). With --verify: 0 same (on every "
     "replica listed), 1 different (the message names the replica), "
     "2 trouble.";
 
 static const char args_doc[] =
-    "HOST[:PORT][/NAME] [FILE|-]\n--verify[=hash|read] FILE "
+    "HOST[:PORT][/NAME][,HOST2...] [FILE|-]\n--verify[=hash|read] FILE "
     "HOST[:PORT][/NAME][,HOST2...]";
 
 enum {
@@ -54,6 +60,7 @@ enum {
 	OPT_RESUME,
 	OPT_AUTH_KEY,
 	OPT_BUSY_POLL,
+	OPT_QUORUM,
 };
 
 static const struct argp_option options[] = {
@@ -88,7 +95,14 @@ static const struct argp_option options[] = {
      0},
     {"retry", OPT_RETRY, "N", 0,
      "On a lost connection, a restarted or busy receiver, reconnect up to N "
-     "times (back-off from 0.1 s to 5 s) and resend what was not committed",
+     "times (back-off from 0.1 s to 5 s) and resend what was not committed; "
+     "with several replicas each reconnects on its own while the others "
+     "stream on",
+     0},
+    {"quorum", OPT_QUORUM, "K", 0,
+     "With several replicas: a batch is committed once K of them have it "
+     "persistent (default: all); a replica lost for good is dropped while "
+     "K remain, and the exit status is then 7",
      0},
     {"verify", OPT_VERIFY, "hash|read", OPTION_ARG_OPTIONAL,
      "Compare FILE with the remote log instead of sending, like cmp; give "
@@ -109,7 +123,8 @@ static const struct argp_option options[] = {
      0},
     {"stats", OPT_STATS, 0, 0,
      "Print one summary line at the end: bytes, batches, seconds, MB/s and "
-     "commit latency percentiles",
+     "commit latency percentiles; with several replicas, one more line for "
+     "each (state, bytes, lag, its commit latency)",
      0},
     {"quiet", 'q', 0, 0, "Print errors only", 0},
     {"verbose", 'v', 0, 0, "Print the negotiated method and sizes", 0},
@@ -126,7 +141,7 @@ struct send_args {
 	bool resume;
 	const char *auth_key_path;
 	struct rs_auth_key auth_key;
-	struct rs_target replicas[RS_TARGETS_MAX]; /* --verify FILE H1,H2 */
+	struct rs_target replicas[RS_TARGETS_MAX]; /* HOST1,HOST2,... */
 	unsigned nreplicas;
 	const char *args[2]; /* positionals: HOST FILE, or FILE HOST */
 	int nargs;
@@ -158,21 +173,23 @@ static bool prints_plainly(const char *text)
 	return true;
 }
 
-/* Several receivers (HOST1,HOST2): checked by --verify, one after the
- * other; a stream goes to one receiver. */
-static void check_replica_list(const struct send_args *a,
-			       struct argp_state *state)
+/* Several receivers (HOST1,HOST2): a stream goes to all of them; --verify
+ * checks them one after the other. */
+static void check_replica_list(struct send_args *a, struct argp_state *state)
 {
+	if (a->cfg.quorum > a->nreplicas)
+		argp_error(state, "--quorum %u: only %u replica%s listed",
+			   a->cfg.quorum, a->nreplicas,
+			   a->nreplicas == 1 ? " is" : "s are");
 	if (a->nreplicas < 2)
 		return;
-	if (!a->verify)
-		argp_error(state, "shipping to several receivers at once is "
-				  "not available yet: ship to each in turn; "
-				  "--verify FILE HOST1,HOST2 checks them all");
-	if (a->send_first)
-		argp_error(state, "--send ships to one receiver: give one "
-				  "HOST with --send");
-	if (strcmp(a->input, "-") == 0)
+	a->cfg.targets = a->replicas;
+	a->cfg.ntargets = a->nreplicas;
+	if (a->resume)
+		argp_error(state,
+			   "--resume checks one receiver: give one HOST, "
+			   "or start the replicas over with --truncate");
+	if (a->verify && strcmp(a->input, "-") == 0)
 		argp_error(state, "--verify of several replicas reads FILE "
 				  "once for each: give a FILE, not '-'");
 }
@@ -251,6 +268,10 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 		a->cfg.retries = (unsigned)parse_number(state, "--retry", arg,
 							0, 1000000, false);
 		return true;
+	case OPT_QUORUM:
+		a->cfg.quorum = (unsigned)parse_number(
+		    state, "--quorum", arg, 1, RS_TARGETS_MAX, false);
+		return true;
 	default:
 		return false;
 	}
@@ -324,6 +345,19 @@ static void print_stats(const struct ship_result *r)
 		send_stats_percentile(st, 0.90) / 1e3,
 		send_stats_percentile(st, 0.99) / 1e3,
 		rs_method_name(r->method), send_stats_elapsed(st));
+	for (unsigned i = 0; r->nreplicas > 1 && i < r->nreplicas; i++) {
+		const struct ship_replica_result *rr = &r->replicas[i];
+		fprintf(stderr,
+			"rpma-send: stats: replica=%s state=%s bytes=%llu "
+			"lag=%llu commit_us_p50=%.1f commit_us_p90=%.1f "
+			"commit_us_p99=%.1f method=%s\n",
+			rr->label, rr->state, (unsigned long long)rr->committed,
+			(unsigned long long)rr->lag,
+			send_stats_percentile(&rr->stats, 0.50) / 1e3,
+			send_stats_percentile(&rr->stats, 0.90) / 1e3,
+			send_stats_percentile(&rr->stats, 0.99) / 1e3,
+			rs_method_name(rr->method));
+	}
 }
 
 static int report_ship(const struct send_args *a, int rc,

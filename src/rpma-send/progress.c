@@ -12,35 +12,32 @@ void send_progress_init(struct send_progress *p, bool enabled, bool forced)
 	p->last_ns = 0;
 }
 
-static void draw(struct send_progress *p, const struct send_stats *st)
+void send_progress_draw(struct send_progress *p, const struct send_stats *st,
+			const char *detail)
 {
 	char bytes[32];
 	double secs = send_stats_elapsed(st);
 	double rate = secs > 0 ? (double)st->bytes / secs / 1e6 : 0;
 	unsigned whole = (unsigned)secs;
 	fprintf(stderr,
-		"\rrpma-send: %s committed, %.1f MB/s, %u:%02u elapsed ",
+		"\rrpma-send: %s committed, %.1f MB/s, %u:%02u elapsed%s ",
 		rs_size_format(st->bytes, bytes, sizeof(bytes)), rate,
-		whole / 60, whole % 60);
+		whole / 60, whole % 60, detail);
 	fflush(stderr);
 	p->drawn = true;
+	p->last_ns = send_stats_now_ns();
 }
 
-void send_progress_update(struct send_progress *p, const struct send_stats *st)
+bool send_progress_due(const struct send_progress *p, uint64_t now_ns)
+{
+	return p->enabled && (!p->drawn || now_ns - p->last_ns >= 1000000000u);
+}
+
+void send_progress_finish(struct send_progress *p, const struct send_stats *st,
+			  const char *detail)
 {
 	if (!p->enabled)
 		return;
-	uint64_t now = send_stats_now_ns();
-	if (p->drawn && now - p->last_ns < 1000000000u)
-		return;
-	p->last_ns = now;
-	draw(p, st);
-}
-
-void send_progress_finish(struct send_progress *p, const struct send_stats *st)
-{
-	if (!p->enabled)
-		return;
-	draw(p, st);
+	send_progress_draw(p, st, detail);
 	fputc('\n', stderr);
 }

@@ -1,5 +1,6 @@
-/* --progress: a one-line status on stderr (bytes committed, rate, elapsed),
- * redrawn at most once a second, and ended with a newline at the end. */
+/* --progress: a one-line status on stderr (bytes committed, rate, elapsed,
+ * and what the caller adds: each replica's bytes), redrawn at most once a
+ * second, and ended with a newline at the end. */
 #ifndef SEND_PROGRESS_H
 #define SEND_PROGRESS_H
 
@@ -15,7 +16,11 @@ struct send_progress {
 
 /* enabled: asked for; forced: even when stderr is not a terminal. */
 void send_progress_init(struct send_progress *p, bool enabled, bool forced);
-void send_progress_update(struct send_progress *p, const struct send_stats *st);
-void send_progress_finish(struct send_progress *p, const struct send_stats *st);
+/* True when a redraw is due (so the caller builds its detail only then). */
+bool send_progress_due(const struct send_progress *p, uint64_t now_ns);
+void send_progress_draw(struct send_progress *p, const struct send_stats *st,
+			const char *detail);
+void send_progress_finish(struct send_progress *p, const struct send_stats *st,
+			  const char *detail);
 
 #endif

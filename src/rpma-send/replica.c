@@ -19,11 +19,13 @@ struct apm_words {
 };
 
 void replica_init(struct replica *r, const struct ship_config *cfg,
-		  const struct rs_target *target)
+		  const struct rs_target *target, unsigned index)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
 	r->target = target;
+	r->index = index;
+	send_stats_start(&r->stats);
 	rs_target_label(target, r->label, sizeof(r->label));
 }
 
@@ -79,6 +81,12 @@ int replica_register(struct replica *r, const struct send_window *w)
 	return RS_EXIT_OK;
 }
 
+uint64_t replica_granted_end(const struct replica *r)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	return info->write_offset_value - info->start_offset;
+}
+
 void replica_started(struct replica *r)
 {
 	const struct rs_accept_info *info = replica_grant(r);
@@ -100,7 +108,7 @@ static int post_commit_request(struct replica *r, const struct send_window *w,
 	    .type = r->method == RS_METHOD_STAGED ? RS_MSG_STAGED_COMMIT
 						  : RS_MSG_COMMIT,
 	    .seq = b->seq,
-	    .offset = b->offset,
+	    .offset = r->log_start + b->offset,
 	    .length = b->length,
 	    .ring_offset = ring_offset,
 	};
@@ -123,7 +131,7 @@ static int post_apm_commit(struct replica *r, const struct send_window *w,
 	struct rs_conn *c = rs_session_conn(r->rs);
 	size_t at = i * sizeof(struct apm_words);
 	size_t flush = at + offsetof(struct apm_words, flush_read);
-	r->words[i].new_offset = htole64(b->offset + b->length);
+	r->words[i].new_offset = htole64(r->log_start + b->offset + b->length);
 	if (rs_conn_read(c, r->words_mr, flush, word, 0, 8, UINT64_MAX,
 			 RS_POST_MORE) ||
 	    rs_conn_write(c, word, 0, r->words_mr, at, 8, UINT64_MAX,
@@ -138,14 +146,15 @@ int replica_post(struct replica *r, const struct send_window *w,
 {
 	const struct rs_accept_info *info = replica_grant(r);
 	const struct rs_mr_desc *dst = &info->data;
-	uint64_t dst_offset = b->offset - info->start_offset, ring_offset = 0;
+	uint64_t dst_offset = b->offset, ring_offset = 0;
 	if (r->method == RS_METHOD_STAGED) {
 		ring_offset =
 		    (uint64_t)(b->seq % w->depth) * info->staging_slot_size;
 		dst = &info->staging;
 		dst_offset = ring_offset;
 	}
-	r->last_sent_ns = b->posted_ns;
+	r->last_sent_ns = send_stats_now_ns();
+	r->posted_ns[b->seq % w->depth] = r->last_sent_ns;
 	size_t src = (size_t)(b->data - w->ring);
 	/* The data and its commit go out as one chain: one doorbell. */
 	if (rs_conn_write(rs_session_conn(r->rs), dst, dst_offset, r->ring_mr,
@@ -184,7 +193,7 @@ static enum replica_news on_reply(struct replica *r,
 		return REPLICA_REFUSED;
 	}
 	out->seq = reply.seq;
-	out->offset = reply.offset;
+	out->offset = reply.offset - r->log_start;
 	return REPLICA_CONFIRMED;
 }
 
@@ -195,13 +204,12 @@ static enum replica_news on_completion(struct replica *r,
 {
 	if (!wc->ok) {
 		rs_verbose("completion error: %s", wc->status);
-		return REPLICA_LOST;
+		return REPLICA_LINK_LOST;
 	}
 	if (wc->op == RS_OP_READ && r->method == RS_METHOD_APM) {
-		/* APM's last read: the oldest batch is committed. */
-		const struct window_batch *b =
-		    &w->batches[w->oldest_seq % w->depth];
+		/* APM's last read: that batch is committed. */
 		out->seq = (uint32_t)wc->wr_id;
+		const struct window_batch *b = window_batch(w, out->seq);
 		out->offset = b->offset + b->length;
 		return REPLICA_CONFIRMED;
 	}
@@ -223,7 +231,7 @@ bool replica_next(struct replica *r, const struct send_window *w,
 			out->news = on_completion(r, w, &wc, out);
 		else if (res == RS_WAIT_ERROR ||
 			 rs_conn_next_event(c) == RS_CONN_EVENT_CLOSED)
-			out->news = REPLICA_LOST;
+			out->news = REPLICA_LINK_LOST;
 		else
 			out->news = REPLICA_NOTHING;
 		if (out->news != REPLICA_NOTHING)
@@ -231,34 +239,38 @@ bool replica_next(struct replica *r, const struct send_window *w,
 	}
 }
 
-bool replica_spin(struct replica *r, const struct send_window *w,
-		  struct replica_report *out)
+uint64_t replica_spin_until(const struct replica *r,
+			    const struct send_window *w)
 {
-	if (r->cfg->busy_poll || window_inflight(w) == 0)
-		return false;
-	const struct window_batch *oldest =
-	    &w->batches[w->oldest_seq % w->depth];
-	uint64_t until = rs_spin_until(&r->spin, oldest->posted_ns);
-	struct rs_conn *c = rs_session_conn(r->rs);
-	while (send_stats_now_ns() < until) {
-		struct rs_completion wc;
-		enum rs_wait_result res = rs_conn_poll_completion(c, &wc);
-		if (res == RS_WAIT_COMPLETION) {
-			out->news = on_completion(r, w, &wc, out);
-			return true;
-		}
-		if (res == RS_WAIT_ERROR) {
-			out->news = REPLICA_LOST;
-			return true;
-		}
-	}
-	return false;
+	const struct window_batch *oldest = window_oldest_of(w, r->index);
+	if (r->cfg->busy_poll || !r->rs || !oldest)
+		return 0;
+	return rs_spin_until(&r->spin, r->posted_ns[oldest->seq % w->depth]);
 }
 
-void replica_confirmed(struct replica *r, uint64_t now_ns, uint64_t latency_ns)
+bool replica_poll(struct replica *r, const struct send_window *w,
+		  struct replica_report *out)
 {
+	struct rs_completion wc;
+	switch (rs_conn_poll_completion(rs_session_conn(r->rs), &wc)) {
+	case RS_WAIT_COMPLETION:
+		out->news = on_completion(r, w, &wc, out);
+		return true;
+	case RS_WAIT_ERROR:
+		out->news = REPLICA_LINK_LOST;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void replica_confirmed(struct replica *r, const struct send_window *w,
+		       const struct window_batch *b, uint64_t now_ns)
+{
+	uint64_t latency = now_ns - r->posted_ns[b->seq % w->depth];
 	r->last_confirm_ns = now_ns;
-	rs_spin_observe(&r->spin, latency_ns);
+	rs_spin_observe(&r->spin, latency);
+	send_stats_commit(&r->stats, b->length, latency);
 }
 
 /* ---- keepalives and the peer timeout ---- */
@@ -267,7 +279,7 @@ uint64_t replica_keepalive_at(const struct replica *r,
 			      const struct send_window *w)
 {
 	/* Batches in flight are answered anyway; one keepalive at a time. */
-	if (r->keepalive_sent_ns || window_inflight(w) > 0)
+	if (!r->rs || r->keepalive_sent_ns || window_inflight_of(w, r->index))
 		return 0;
 	return r->last_sent_ns + r->peer_timeout_ns / 4;
 }
@@ -295,12 +307,11 @@ uint64_t replica_oldest_unanswered(const struct replica *r,
 				   const struct send_window *w)
 {
 	uint64_t since = r->keepalive_sent_ns;
-	if (window_inflight(w) > 0) {
-		const struct window_batch *oldest =
-		    &w->batches[w->oldest_seq % w->depth];
-		uint64_t b = oldest->posted_ns > r->last_confirm_ns
-				 ? oldest->posted_ns
-				 : r->last_confirm_ns;
+	const struct window_batch *oldest = window_oldest_of(w, r->index);
+	if (oldest) {
+		uint64_t posted = r->posted_ns[oldest->seq % w->depth];
+		uint64_t b =
+		    posted > r->last_confirm_ns ? posted : r->last_confirm_ns;
 		if (!since || b < since)
 			since = b;
 	}

@@ -2,7 +2,8 @@
  * it, how it commits (its method), its keepalives and peer timeout. The
  * shipper owns the window and the input and decides; a replica posts the
  * window's batches to its receiver and reports what came back, one piece of
- * news at a time. (One replica today; several once a stream is replicated.) */
+ * news at a time, in the log positions the window uses (bytes from the
+ * start of the data range: the replicas' pools may start elsewhere). */
 #ifndef SEND_REPLICA_H
 #define SEND_REPLICA_H
 
@@ -11,6 +12,7 @@
 #include "rdma/spin.h"
 #include "session/session.h"
 #include "shipper.h"
+#include "stats.h"
 #include "window.h"
 
 #include <stdbool.h>
@@ -21,10 +23,13 @@ struct apm_words;
 struct replica {
 	const struct ship_config *cfg;
 	const struct rs_target *target;
+	unsigned index;			  /* its place in the window */
 	char label[RS_TARGET_LABEL_SIZE]; /* how messages name it */
 	struct rs_session *rs;		  /* NULL while disconnected */
 	enum rs_method method;		  /* chosen at the first grant */
 	uint8_t pool_uuid[16];		  /* the pool it started on */
+	uint64_t log_start;		  /* its pool's data range, absolute */
+	uint64_t log_end;
 	struct rs_mr *ring_mr;
 	struct apm_words *words; /* APM's words, one pair per batch slot */
 	struct rs_mr *words_mr;
@@ -34,14 +39,21 @@ struct replica {
 	struct rs_session_token token;
 	bool have_token;
 	uint64_t peer_timeout_ns;
-	uint64_t last_sent_ns;	    /* a batch or a keepalive */
-	uint64_t keepalive_sent_ns; /* one unanswered, or 0 */
-	uint64_t last_confirm_ns;   /* for the stall check */
-	struct rs_spin spin;	    /* how long confirmations take */
+	uint64_t last_sent_ns;		    /* a batch or a keepalive */
+	uint64_t keepalive_sent_ns;	    /* one unanswered, or 0 */
+	uint64_t last_confirm_ns;	    /* for the stall check */
+	struct rs_spin spin;		    /* how long confirmations take */
+	uint64_t posted_ns[SHIP_DEPTH_MAX]; /* per batch slot */
+	struct send_stats stats;	    /* what it confirmed, how fast */
+	/* Reconnecting after a loss (--retry): attempts made, the next. */
+	unsigned attempts;
+	unsigned backoff_ms;
+	uint64_t retry_at_ns;
+	int failure; /* the exit code of what ended it, if it ended */
 };
 
 void replica_init(struct replica *r, const struct ship_config *cfg,
-		  const struct rs_target *target);
+		  const struct rs_target *target, unsigned index);
 /* Disconnects and frees. */
 void replica_fini(struct replica *r);
 
@@ -55,6 +67,8 @@ int replica_connect(struct replica *r, bool first, uint16_t slots,
 		    bool *transient);
 /* Registers the window's ring (and APM's words) with the connection. */
 int replica_register(struct replica *r, const struct send_window *w);
+/* The log's end in window positions, as the grant says. */
+uint64_t replica_granted_end(const struct replica *r);
 /* A granted session: its token, its peer timeout, a fresh clock. */
 void replica_started(struct replica *r);
 void replica_disconnect(struct replica *r);
@@ -67,7 +81,7 @@ int replica_post(struct replica *r, const struct send_window *w,
 enum replica_news {
 	REPLICA_NOTHING,   /* nothing that changes the window */
 	REPLICA_CONFIRMED, /* batch seq is committed; the log ends at offset */
-	REPLICA_LOST,	   /* the connection is gone */
+	REPLICA_LINK_LOST, /* the connection is gone */
 	REPLICA_REFUSED,   /* the receiver refused or misbehaved: stop */
 };
 
@@ -81,13 +95,18 @@ struct replica_report {
  * news (true, *out filled) or none is left (false). */
 bool replica_next(struct replica *r, const struct send_window *w,
 		  struct replica_report *out);
-/* Adaptive waiting: while the oldest batch's confirmation is due soon,
- * looks for it without sleeping (a wake-up can cost more than the round
- * trip). True when a completion came (*out says whether it was news). */
-bool replica_spin(struct replica *r, const struct send_window *w,
+/* Adaptive waiting: while its oldest batch's confirmation is due soon,
+ * look for it without sleeping (a wake-up can cost more than the round
+ * trip): until when, or 0 when not worth it. */
+uint64_t replica_spin_until(const struct replica *r,
+			    const struct send_window *w);
+/* Looks once, without a system call. True when a completion came (*out
+ * says whether it was news). */
+bool replica_poll(struct replica *r, const struct send_window *w,
 		  struct replica_report *out);
-/* A batch was confirmed latency_ns after it was posted. */
-void replica_confirmed(struct replica *r, uint64_t now_ns, uint64_t latency_ns);
+/* Batch b was confirmed: its latency, the stall clock. */
+void replica_confirmed(struct replica *r, const struct send_window *w,
+		       const struct window_batch *b, uint64_t now_ns);
 
 /* Keepalives: an idle connection still proves both ends alive, a quarter
  * of the peer timeout after the last thing we sent, one at a time. */

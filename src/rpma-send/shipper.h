@@ -1,6 +1,9 @@
-/* The shipper: connects to a receiver, agrees on a persistence method and
- * streams the input into the remote log in batches, several in flight, each
- * committed under the commit rule before it counts. */
+/* The shipper: connects to every replica of the stream (one receiver, or
+ * several), agrees with each on a persistence method and streams the input
+ * into their logs in batches, several in flight, each committed under the
+ * commit rule on every replica (or --quorum of them) before it counts. A
+ * replica that loses its link reconnects on its own clock (--retry) while
+ * the others stream on, and is caught up from the ring. */
 #ifndef SEND_SHIPPER_H
 #define SEND_SHIPPER_H
 
@@ -23,7 +26,10 @@
 #define SHIP_DEPTH_MIN 4
 
 struct ship_config {
-	struct rs_target remote;
+	struct rs_target remote; /* the first of targets */
+	const struct rs_target *targets;
+	unsigned ntargets;
+	unsigned quorum;       /* replicas that must confirm a batch; 0: all */
 	enum rs_method method; /* AUTO: the fastest the receiver allows */
 	uint32_t batch_size;
 	uint16_t depth; /* batches in flight, capped by the receiver, or AUTO */
@@ -39,13 +45,25 @@ struct ship_config {
 	bool progress_forced;	/* --progress=always */
 };
 
-struct ship_result {
+/* One replica at the end of a stream. */
+struct ship_replica_result {
+	char label[RS_TARGET_LABEL_SIZE];
 	enum rs_method method;
-	uint64_t committed;    /* input bytes committed remotely */
-	uint64_t first_offset; /* absolute log offset of the first of them */
+	const char *state;  /* active, lost, catching up, dropped */
+	uint64_t committed; /* input bytes its log is known to hold */
+	uint64_t lag;	    /* input bytes sent and not confirmed by it */
+	struct send_stats stats;
+};
+
+struct ship_result {
+	enum rs_method method; /* the first replica's */
+	uint64_t committed;    /* input bytes committed under the rule */
+	uint64_t first_offset; /* where they start, from the log's start */
 	uint64_t log_used;     /* remote log bytes in use at the end */
 	uint64_t log_size;
 	struct send_stats stats;
+	unsigned nreplicas;
+	struct ship_replica_result replicas[RS_TARGETS_MAX];
 };
 
 /* Streams in to the receiver. Returns an exit code (exit_code.h); errors

@@ -9,6 +9,7 @@
 #include "session/session.h"
 #include "stats.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -434,10 +435,10 @@ static int plan(struct verifier *v)
 		v->log_offset = info->start_offset;
 		v->remote_len = committed_end - info->start_offset;
 	} else {
-		v->log_offset = v->cfg->offset;
+		v->log_offset = info->start_offset + v->cfg->offset;
 		v->remote_len = 0;
-		if (v->cfg->offset < committed_end)
-			v->remote_len = committed_end - v->cfg->offset;
+		if (v->log_offset < committed_end)
+			v->remote_len = committed_end - v->log_offset;
 		if (v->remote_len > v->cfg->length)
 			v->remote_len = v->cfg->length;
 	}
@@ -485,6 +486,67 @@ static int setup(struct verifier *v)
 	return RS_EXIT_OK;
 }
 
+static void teardown(struct verifier *v)
+{
+	rs_mr_dereg(&v->bufs_mr);
+	rs_session_delete(&v->rs);
+	free(v->bufs);
+	free(v->chunks);
+	free(v->diff_local);
+}
+
+/* Folds the receiver's hashes of every chunk, in order, into one. The
+ * chunk size is the configured one whatever the receiver's ring allows,
+ * so that two receivers holding the same bytes give the same digest. */
+static int digest_chunks(struct verifier *v, uint64_t *digest)
+{
+	uint64_t size = v->cfg->chunk;
+	uint64_t chunks = (v->remote_len + size - 1) / size;
+	uint64_t h = 0;
+	while (v->oldest < chunks) {
+		while (v->next < chunks && v->next - v->oldest < v->depth) {
+			struct chunk *c = chunk_of(v, v->next);
+			uint64_t off = v->next * size;
+			uint64_t len = v->remote_len - off < size
+					   ? v->remote_len - off
+					   : size;
+			c->index = v->next++;
+			if (request(v, c, v->log_offset + off, len, true)) {
+				rs_err("cannot post a verify request: %s",
+				       strerror(errno));
+				return RS_EXIT_CONNECT;
+			}
+		}
+		struct chunk *c = chunk_of(v, v->oldest);
+		int rc = await(v, c);
+		if (rc)
+			return rc;
+		uint64_t le = htole64(c->remote_hash);
+		h = XXH3_64bits_withSeed(&le, sizeof(le), h);
+		v->oldest++;
+	}
+	*digest = h;
+	return RS_EXIT_OK;
+}
+
+int verify_digest(const struct verify_config *cfg, uint64_t *length,
+		  uint64_t *digest)
+{
+	struct verifier v;
+	struct verify_result result;
+	memset(&v, 0, sizeof(v));
+	memset(&result, 0, sizeof(result));
+	v.cfg = cfg;
+	v.fd = -1;
+	v.result = &result;
+	int rc = setup(&v);
+	if (!rc)
+		rc = digest_chunks(&v, digest);
+	*length = v.remote_len;
+	teardown(&v);
+	return rc;
+}
+
 int verify_run(const struct verify_config *cfg, int fd, const char *name,
 	       struct verify_result *result)
 {
@@ -507,10 +569,6 @@ int verify_run(const struct verify_config *cfg, int fd, const char *name,
 			   (unsigned long long)v.range_end);
 	result->local_length = v.local_total;
 	result->seconds = (double)(send_stats_now_ns() - start_ns) / 1e9;
-	rs_mr_dereg(&v.bufs_mr);
-	rs_session_delete(&v.rs);
-	free(v.bufs);
-	free(v.chunks);
-	free(v.diff_local);
+	teardown(&v);
 	return rc;
 }

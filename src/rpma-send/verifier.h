@@ -39,7 +39,7 @@ struct verify_config {
 	uint16_t depth;	    /* requests in flight */
 	bool all_ranges;    /* go on past the first difference (-v) */
 	bool whole_log;	    /* compare with the whole log, not a range */
-	uint64_t offset;    /* else: absolute log offset to start at */
+	uint64_t offset;    /* else: where to start, from the log's start */
 	uint64_t length;    /* and how many log bytes */
 	uint64_t local_max; /* local bytes to compare at most */
 };
@@ -59,5 +59,11 @@ struct verify_result {
  * otherwise the trouble (already reported). */
 int verify_run(const struct verify_config *cfg, int fd, const char *name,
 	       struct verify_result *result);
+
+/* The digest of the remote log's range (whole_log, or offset and length):
+ * the receiver's XXH3 of every cfg->chunk bytes, folded in order. Sets
+ * *length to the bytes it covers. Returns an exit code, reported. */
+int verify_digest(const struct verify_config *cfg, uint64_t *length,
+		  uint64_t *digest);
 
 #endif

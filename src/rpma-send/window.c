@@ -9,7 +9,6 @@ const char *window_state_name(enum window_state s)
 	    [WINDOW_CONNECTING] = "connecting",
 	    [WINDOW_STREAMING] = "streaming",
 	    [WINDOW_DRAINING] = "draining",
-	    [WINDOW_RECONNECTING] = "reconnecting",
 	    [WINDOW_DONE] = "done",
 	};
 	return (unsigned)s <= WINDOW_DONE ? names[s] : "unknown";
@@ -20,14 +19,43 @@ static struct window_batch *batch_of(struct send_window *w, uint32_t seq)
 	return &w->batches[seq % w->depth];
 }
 
+static uint64_t end_of(const struct window_batch *b)
+{
+	return b->offset + b->length;
+}
+
+const struct window_batch *window_batch(const struct send_window *w,
+					uint32_t seq)
+{
+	return &w->batches[seq % w->depth];
+}
+
 unsigned window_inflight(const struct send_window *w)
 {
 	return w->next_seq - w->oldest_seq;
 }
 
+unsigned window_inflight_of(const struct send_window *w, unsigned i)
+{
+	return w->cursors[i].next_post - w->cursors[i].next_confirm;
+}
+
+const struct window_batch *window_oldest_of(const struct send_window *w,
+					    unsigned i)
+{
+	if (window_inflight_of(w, i) == 0)
+		return 0;
+	return window_batch(w, w->cursors[i].next_confirm);
+}
+
 uint64_t window_committed_input(const struct send_window *w)
 {
-	return w->committed_offset - w->first_offset;
+	return quorum_committed(&w->quorum) - w->first_offset;
+}
+
+uint64_t window_replica_input(const struct send_window *w, unsigned i)
+{
+	return quorum_replica_offset(&w->quorum, i) - w->first_offset;
 }
 
 void window_init(struct send_window *w, const struct window_link *link)
@@ -45,9 +73,12 @@ void window_fini(struct send_window *w)
 	w->batches = 0;
 }
 
-int window_connected(struct send_window *w, uint16_t depth, uint32_t batch_max,
-		     uint64_t write_offset, uint64_t end_offset)
+int window_connected(struct send_window *w, unsigned n, unsigned k,
+		     uint16_t depth, uint32_t batch_max, uint64_t write_offset,
+		     uint64_t end_offset)
 {
+	if (depth == 0 || quorum_init(&w->quorum, n, k, write_offset))
+		return -1;
 	w->depth = depth;
 	w->batch_max = batch_max;
 	w->ring_len = (size_t)depth * batch_max;
@@ -61,7 +92,7 @@ int window_connected(struct send_window *w, uint16_t depth, uint32_t batch_max,
 	}
 	for (uint16_t i = 0; i < depth; i++)
 		w->batches[i].data = w->ring + (size_t)i * batch_max;
-	w->next_offset = w->committed_offset = w->first_offset = write_offset;
+	w->next_offset = w->first_offset = write_offset;
 	w->end_offset = end_offset;
 	w->state = WINDOW_STREAMING;
 	return 0;
@@ -83,7 +114,26 @@ uint8_t *window_space(struct send_window *w, uint32_t *room)
 	return batch_of(w, w->next_seq)->data + w->fill;
 }
 
-/* Counted in flight before posting, so a failed post is sent again. */
+/* Connected replicas are posted every batch as it closes. */
+static bool connected(const struct send_window *w, unsigned i)
+{
+	enum replica_state s = quorum_replica_state(&w->quorum, i);
+	return s == REPLICA_ACTIVE || s == REPLICA_CATCHING_UP;
+}
+
+/* Posts replica i everything closed that it has not been posted. */
+static void post_pending(struct send_window *w, unsigned i)
+{
+	struct window_cursor *c = &w->cursors[i];
+	while (connected(w, i) && c->next_post != w->next_seq) {
+		struct window_batch *b = batch_of(w, c->next_post);
+		c->next_post++; /* in flight before posting: a failure rewinds
+				 */
+		if (w->link.post(w->link.ctx, i, b))
+			window_lost(w, i);
+	}
+}
+
 static void post_open(struct send_window *w, uint64_t now_ns)
 {
 	struct window_batch *b = batch_of(w, w->next_seq);
@@ -94,8 +144,8 @@ static void post_open(struct send_window *w, uint64_t now_ns)
 	w->next_seq++;
 	w->next_offset += w->fill;
 	w->fill = 0;
-	if (w->link.post(w->link.ctx, b))
-		window_lost(w);
+	for (unsigned i = 0; i < w->quorum.n; i++)
+		post_pending(w, i);
 }
 
 void window_filled(struct send_window *w, uint32_t n, uint64_t now_ns)
@@ -111,10 +161,29 @@ void window_flush(struct send_window *w, uint64_t now_ns)
 		post_open(w, now_ns);
 }
 
-static void finish_if_drained(struct send_window *w)
+/* After any change of what replicas confirmed or which count: reports
+ * newly committed batches, frees the slots every live replica confirmed,
+ * and ends the window when it is drained or the rule cannot be met. */
+static void settle(struct send_window *w)
 {
-	if (w->state == WINDOW_DRAINING && window_inflight(w) == 0)
+	uint64_t committed = quorum_committed(&w->quorum);
+	while (w->committed_seq != w->next_seq &&
+	       end_of(batch_of(w, w->committed_seq)) <= committed)
+		w->link.committed(w->link.ctx, batch_of(w, w->committed_seq++));
+	uint64_t floor = quorum_ring_floor(&w->quorum);
+	if (floor > committed)
+		floor = committed;
+	while (w->oldest_seq != w->committed_seq &&
+	       end_of(batch_of(w, w->oldest_seq)) <= floor)
+		w->oldest_seq++;
+	if (w->state == WINDOW_DONE)
+		return;
+	if (!quorum_viable(&w->quorum)) {
+		w->error = WINDOW_TOO_FEW;
 		w->state = WINDOW_DONE;
+	} else if (w->state == WINDOW_DRAINING && window_inflight(w) == 0) {
+		w->state = WINDOW_DONE;
+	}
 }
 
 void window_input_end(struct send_window *w, uint64_t now_ns)
@@ -122,68 +191,90 @@ void window_input_end(struct send_window *w, uint64_t now_ns)
 	window_flush(w, now_ns);
 	if (w->state == WINDOW_STREAMING)
 		w->state = WINDOW_DRAINING;
-	else if (w->state == WINDOW_RECONNECTING)
-		w->resume_state = WINDOW_DRAINING;
-	finish_if_drained(w);
+	settle(w);
 }
 
-static void commit_oldest(struct send_window *w)
+int window_confirmed(struct send_window *w, unsigned i, uint32_t seq,
+		     uint64_t remote_offset)
 {
-	struct window_batch *b = batch_of(w, w->oldest_seq);
-	w->committed_offset = b->offset + b->length;
-	w->oldest_seq++;
-	w->link.committed(w->link.ctx, b);
+	if (i >= w->quorum.n || !connected(w, i))
+		return 0; /* a straggler from a link given up on */
+	struct window_cursor *c = &w->cursors[i];
+	if (window_inflight_of(w, i) == 0 || seq != c->next_confirm ||
+	    remote_offset != end_of(batch_of(w, seq)) ||
+	    quorum_confirmed(&w->quorum, i, remote_offset))
+		return -1;
+	c->next_confirm++;
+	settle(w);
+	return 0;
 }
 
-static void fail(struct send_window *w, enum window_error e)
+void window_lost(struct send_window *w, unsigned i)
 {
-	w->error = e;
-	w->state = WINDOW_DONE;
-}
-
-void window_confirmed(struct send_window *w, uint32_t seq,
-		      uint64_t remote_offset)
-{
-	if (w->state != WINDOW_STREAMING && w->state != WINDOW_DRAINING)
-		return; /* a straggler from a connection given up on */
-	struct window_batch *b = batch_of(w, w->oldest_seq);
-	if (window_inflight(w) == 0 || seq != w->oldest_seq ||
-	    remote_offset != b->offset + b->length) {
-		fail(w, WINDOW_OUT_OF_ORDER);
+	if (i >= w->quorum.n || !connected(w, i))
 		return;
-	}
-	commit_oldest(w);
-	finish_if_drained(w);
+	quorum_lost(&w->quorum, i);
+	w->cursors[i].next_post = w->cursors[i].next_confirm;
 }
 
-void window_lost(struct send_window *w)
+/* The batch that starts at offset, among those held and the open one. */
+static int seq_at(struct send_window *w, uint64_t offset, uint32_t *seq)
 {
-	if (w->state != WINDOW_STREAMING && w->state != WINDOW_DRAINING)
-		return;
-	w->resume_state = w->state;
-	w->state = WINDOW_RECONNECTING;
-}
-
-void window_reconnected(struct send_window *w, uint64_t remote_offset)
-{
-	if (w->state != WINDOW_RECONNECTING)
-		return;
-	while (window_inflight(w) > 0 &&
-	       remote_offset >= batch_of(w, w->oldest_seq)->offset +
-				    batch_of(w, w->oldest_seq)->length)
-		commit_oldest(w);
-	if (remote_offset != w->committed_offset) {
-		fail(w, WINDOW_DIVERGED);
-		return;
-	}
-	w->state = w->resume_state;
-	for (uint32_t seq = w->oldest_seq; seq != w->next_seq; seq++) {
-		if (w->link.post(w->link.ctx, batch_of(w, seq))) {
-			window_lost(w);
-			return;
+	for (uint32_t s = w->oldest_seq; s != w->next_seq; s++)
+		if (batch_of(w, s)->offset == offset) {
+			*seq = s;
+			return 0;
 		}
+	*seq = w->next_seq;
+	return offset == w->next_offset ? 0 : -1;
+}
+
+/* Where the ring's oldest held byte is. */
+static uint64_t held_from(struct send_window *w)
+{
+	return w->oldest_seq != w->next_seq ? batch_of(w, w->oldest_seq)->offset
+					    : w->next_offset;
+}
+
+enum window_rejoin window_rejoined(struct send_window *w, unsigned i,
+				   uint64_t remote_offset)
+{
+	uint64_t had = quorum_replica_offset(&w->quorum, i);
+	uint32_t seq;
+	enum window_rejoin why = WINDOW_REJOINED;
+	if (remote_offset < had)
+		why = WINDOW_SHRUNK;
+	else if (remote_offset < held_from(w))
+		why = WINDOW_GAP_GONE;
+	else if (seq_at(w, remote_offset, &seq))
+		why = WINDOW_DIVERGED;
+	if (why != WINDOW_REJOINED ||
+	    quorum_rejoin(&w->quorum, i, remote_offset, held_from(w)) ==
+		REPLICA_DROPPED) {
+		window_drop(w, i);
+		return why == WINDOW_REJOINED ? WINDOW_DIVERGED : why;
 	}
-	finish_if_drained(w);
+	w->cursors[i].next_post = w->cursors[i].next_confirm = seq;
+	settle(w);
+	post_pending(w, i);
+	return WINDOW_REJOINED;
+}
+
+void window_drop(struct send_window *w, unsigned i)
+{
+	quorum_drop(&w->quorum, i);
+	settle(w);
+}
+
+unsigned window_drop_laggards(struct send_window *w)
+{
+	if (window_inflight(w) == 0)
+		return 0;
+	uint64_t needed = end_of(batch_of(w, w->oldest_seq));
+	unsigned dropped = quorum_drop_laggards(&w->quorum, needed);
+	if (dropped)
+		settle(w);
+	return dropped;
 }
 
 void window_stop(struct send_window *w)

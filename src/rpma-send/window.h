@@ -1,26 +1,33 @@
-/* The sender's batch window: a ring of batch slots, each batch numbered and
- * placed at its offset in the remote log, kept until the receiver confirms
- * that it is committed, so that after a lost connection exactly the
- * uncommitted tail is sent again. No RDMA here: the window posts batches
- * through its link (the real session in rpma-send, a fake in the unit
- * tests) and is driven by events:
+/* The sender's batch window: one ring of batch slots shared by every
+ * replica a stream goes to. Each batch is numbered and placed at its
+ * position in the log (bytes from the start of the data range, the same on
+ * every replica); it is posted to every connected replica, counts as
+ * committed once the commit rule (quorum.h: all replicas, or k of them)
+ * says so, and its slot is reused only when every replica still counted
+ * has confirmed it, so that a replica that lost its link is resent exactly
+ * its gap. No RDMA here: the window posts through its link (the replicas
+ * in rpma-send, a fake in the unit tests) and is driven by events:
  *
  *   CONNECTING --connected--> STREAMING --input ended--> DRAINING
- *   STREAMING, DRAINING --link lost--> RECONNECTING
- *   RECONNECTING --connected again: resend the tail--> STREAMING/DRAINING
- *   DRAINING --last confirmation--> DONE; any --fatal error--> DONE */
+ *   DRAINING --every live replica confirmed the last batch--> DONE
+ *   any --fewer than k replicas left, or a fatal error--> DONE
+ *
+ * Each replica has a cursor: the next batch to post to it and the oldest
+ * it has not confirmed. Losing a replica's link rewinds its cursor; when it
+ * rejoins, it is posted everything after what its log holds. */
 #ifndef SEND_WINDOW_H
 #define SEND_WINDOW_H
+
+#include "quorum.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 enum window_state {
-	WINDOW_CONNECTING,   /* no grant yet */
-	WINDOW_STREAMING,    /* taking input, batches in flight */
-	WINDOW_DRAINING,     /* input over: the last confirmations are due */
-	WINDOW_RECONNECTING, /* the link is lost: in flight is not confirmed */
+	WINDOW_CONNECTING, /* no grant yet */
+	WINDOW_STREAMING,  /* taking input, batches in flight */
+	WINDOW_DRAINING,   /* input over: the last confirmations are due */
 	WINDOW_DONE,
 };
 
@@ -29,30 +36,34 @@ const char *window_state_name(enum window_state s);
 struct window_batch {
 	uint8_t *data;
 	uint32_t seq;
-	uint64_t offset; /* where it goes in the remote log */
+	uint64_t offset; /* where it goes in every replica's log */
 	uint32_t length;
-	uint64_t posted_ns; /* for the commit latency */
+	uint64_t posted_ns; /* when it was closed: for the commit latency */
 };
 
 struct window_link {
 	void *ctx;
-	/* Writes b and asks for its commit. Non-zero: the link is lost. */
-	int (*post)(void *ctx, struct window_batch *b);
-	/* b is committed on the receiver. */
+	/* Writes b to replica i and asks for its commit. Non-zero: i's link
+	 * is lost. */
+	int (*post)(void *ctx, unsigned i, struct window_batch *b);
+	/* b is committed under the rule. */
 	void (*committed)(void *ctx, const struct window_batch *b);
 };
 
 /* Why a window ended badly. */
 enum window_error {
 	WINDOW_OK = 0,
-	WINDOW_OUT_OF_ORDER, /* a confirmation for the wrong batch */
-	WINDOW_DIVERGED,     /* after a reconnect the log ends mid-batch */
+	WINDOW_TOO_FEW, /* fewer replicas left than the rule needs */
 	WINDOW_NO_MEMORY,
+};
+
+struct window_cursor {
+	uint32_t next_post;    /* the next batch to post to the replica */
+	uint32_t next_confirm; /* the oldest posted and not confirmed */
 };
 
 struct send_window {
 	enum window_state state;
-	enum window_state resume_state; /* where RECONNECTING goes back */
 	enum window_error error;
 	struct window_link link;
 	uint16_t depth;
@@ -60,22 +71,26 @@ struct send_window {
 	uint8_t *ring; /* depth batches of batch_max bytes */
 	size_t ring_len;
 	struct window_batch *batches;
-	uint32_t next_seq;	   /* the open batch (being filled) */
-	uint32_t oldest_seq;	   /* oldest batch not yet committed */
-	uint32_t fill;		   /* bytes in the open batch */
-	uint64_t next_offset;	   /* where the open batch goes */
-	uint64_t committed_offset; /* the remote log's committed end */
-	uint64_t first_offset;	   /* where this stream began */
-	uint64_t end_offset;	   /* the remote log's end */
+	uint32_t next_seq;	/* the open batch (being filled) */
+	uint32_t committed_seq; /* oldest batch not yet committed */
+	uint32_t oldest_seq;	/* oldest batch still held in the ring */
+	uint32_t fill;		/* bytes in the open batch */
+	uint64_t next_offset;	/* where the open batch goes */
+	uint64_t first_offset;	/* where this stream began */
+	uint64_t end_offset;	/* the end of the smallest replica's log */
+	struct quorum quorum;
+	struct window_cursor cursors[SEND_REPLICAS_MAX];
 };
 
 void window_init(struct send_window *w, const struct window_link *link);
 void window_fini(struct send_window *w);
 
-/* The first grant: sizes the ring and starts streaming at write_offset.
- * Non-zero when the ring cannot be allocated. */
-int window_connected(struct send_window *w, uint16_t depth, uint32_t batch_max,
-		     uint64_t write_offset, uint64_t end_offset);
+/* The first grants: n replicas whose logs all end at write_offset, of
+ * which k must confirm a batch; sizes the ring and starts streaming.
+ * Non-zero when the ring cannot be allocated or k, n are out of range. */
+int window_connected(struct send_window *w, unsigned n, unsigned k,
+		     uint16_t depth, uint32_t batch_max, uint64_t write_offset,
+		     uint64_t end_offset);
 
 /* Where the next input bytes go and how many fit (0: wait for a
  * confirmation, or the log is full: see window_log_full). */
@@ -89,18 +104,48 @@ void window_input_end(struct send_window *w, uint64_t now_ns);
 /* True when the remote log has no room for another byte. */
 bool window_log_full(const struct send_window *w);
 
-/* The receiver committed batch seq; the log now ends at remote_offset. */
-void window_confirmed(struct send_window *w, uint32_t seq,
-		      uint64_t remote_offset);
-/* The link went down: nothing in flight is known to be committed. */
-void window_lost(struct send_window *w);
-/* Connected again to a log that ends at remote_offset: batches it holds
- * count as committed, the rest are posted again, in order. */
-void window_reconnected(struct send_window *w, uint64_t remote_offset);
-/* Stops for good (retries exhausted, a fatal error elsewhere). */
+/* Replica i committed batch seq; its log now ends at remote_offset. -1,
+ * nothing changed, when that is not the confirmation due (the oldest batch
+ * posted to i, ending there): the caller should drop i. */
+int window_confirmed(struct send_window *w, unsigned i, uint32_t seq,
+		     uint64_t remote_offset);
+/* Replica i's link went down: nothing in flight to it is known to be
+ * committed; it keeps what it confirmed and holds the ring until it
+ * rejoins or is dropped. */
+void window_lost(struct send_window *w, unsigned i);
+
+enum window_rejoin {
+	WINDOW_REJOINED, /* posted again everything after its log's end */
+	WINDOW_SHRUNK,	 /* its log is shorter than it confirmed: dropped */
+	WINDOW_GAP_GONE, /* its log ends before the ring: dropped */
+	WINDOW_DIVERGED, /* its log ends inside a batch or past the stream */
+};
+
+/* Replica i is connected again and its log ends at remote_offset: the
+ * batches it holds count as confirmed, the rest are posted again in
+ * order. Anything but REJOINED drops it. */
+enum window_rejoin window_rejoined(struct send_window *w, unsigned i,
+				   uint64_t remote_offset);
+/* Gives replica i up for good. */
+void window_drop(struct send_window *w, unsigned i);
+/* The ring is full and the input has more: drops lost replicas that pin
+ * its oldest batch while more than k remain. Returns how many. */
+unsigned window_drop_laggards(struct send_window *w);
+/* Stops for good (a fatal error elsewhere). */
 void window_stop(struct send_window *w);
 
+/* Batches held in the ring (posted, not confirmed by every replica). */
 unsigned window_inflight(const struct send_window *w);
+/* Batches posted to replica i and not confirmed by it. */
+unsigned window_inflight_of(const struct send_window *w, unsigned i);
+/* The oldest batch posted to replica i and not confirmed, or NULL. */
+const struct window_batch *window_oldest_of(const struct send_window *w,
+					    unsigned i);
+const struct window_batch *window_batch(const struct send_window *w,
+					uint32_t seq);
+/* Input bytes committed under the rule. */
 uint64_t window_committed_input(const struct send_window *w);
+/* Input bytes replica i's log is known to hold. */
+uint64_t window_replica_input(const struct send_window *w, unsigned i);
 
 #endif

@@ -10,7 +10,10 @@ enum rs_exit_code {
 	RS_EXIT_CONNECT = 3,   /* nobody listening, connection lost */
 	RS_EXIT_LOG_FULL = 4,  /* the remote log has no room left */
 	RS_EXIT_REFUSED = 5,   /* the peer refused us (busy, version, method) */
-	RS_EXIT_NOT_PREFIX = 6, /* --resume: the log is not a prefix of FILE */
+	RS_EXIT_NOT_PREFIX = 6, /* --resume: the log is not a prefix of FILE;
+				   replicas that do not hold the same log */
+	RS_EXIT_FEWER_REPLICAS =
+	    7, /* committed on fewer replicas than listed */
 };
 
 #endif

@@ -1,0 +1,16 @@
+/* The replicas a stream starts on must hold the same committed log: the
+ * same length and, when not empty, the same bytes (compared by the
+ * receivers' own hashes of their logs, nothing read back). Else one batch
+ * would land at different places in different logs, and no replica could
+ * stand in for another. */
+#ifndef SEND_AGREEMENT_H
+#define SEND_AGREEMENT_H
+
+#include "replica.h"
+
+/* Checks n connected replicas. Returns an exit code: RS_EXIT_NOT_PREFIX
+ * after one line per replica saying what it holds, when they differ. */
+int agreement_check(const struct replica *replicas, unsigned n,
+		    const struct ship_config *cfg);
+
+#endif

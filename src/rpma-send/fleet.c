@@ -1,0 +1,217 @@
+/* The fleet's start and end: connecting every replica, agreeing, sizing the
+ * ring; the closing report. Events, losses and reconnects: fleet_events.c. */
+#include "fleet.h"
+
+#include "agreement.h"
+#include "cli/exit_code.h"
+#include "cli/log.h"
+#include "cli/size.h"
+#include "error.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+void fleet_init(struct fleet *f, const struct ship_config *cfg,
+		const struct window_link *link)
+{
+	memset(f, 0, sizeof(*f));
+	f->cfg = cfg;
+	f->n = cfg->ntargets ? cfg->ntargets : 1;
+	for (unsigned i = 0; i < f->n; i++)
+		replica_init(&f->replicas[i], cfg,
+			     cfg->ntargets ? &cfg->targets[i] : &cfg->remote,
+			     i);
+	window_init(&f->w, link);
+}
+
+void fleet_fini(struct fleet *f)
+{
+	for (unsigned i = 0; i < f->n; i++)
+		replica_fini(&f->replicas[i]);
+	window_fini(&f->w);
+}
+
+/* The method it will use and where its log lies. */
+static int plan_replica(struct fleet *f, struct replica *r)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	struct rs_error err = {0};
+	if (rs_method_choose(info->methods, f->cfg->method, &r->method, &err)) {
+		if (f->n > 1)
+			rs_err("%s: %s", r->label, err.msg);
+		else
+			rs_err("%s", err.msg);
+		return RS_EXIT_REFUSED;
+	}
+	memcpy(r->pool_uuid, info->pool_uuid, sizeof(r->pool_uuid));
+	r->log_start = info->start_offset;
+	r->log_end = info->end_offset - info->start_offset;
+	return RS_EXIT_OK;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, 0);
+}
+
+/* The first connection, retried up to --retry times with doubling
+ * back-off while the receiver is not there or busy. */
+static int connect_first(struct fleet *f, struct replica *r)
+{
+	uint16_t slots =
+	    f->cfg->depth == SHIP_DEPTH_AUTO ? SHIP_DEPTH_MAX : f->cfg->depth;
+	unsigned backoff = FLEET_BACKOFF_FIRST_MS;
+	for (unsigned attempt = 0;; attempt++) {
+		bool transient = false;
+		int rc = replica_connect(r, true, slots, &transient);
+		if (!rc)
+			return plan_replica(f, r);
+		if (!transient || attempt >= f->cfg->retries ||
+		    send_stop_requested)
+			return rc;
+		rs_info("retrying in %u ms (%u of %u)", backoff, attempt + 1,
+			f->cfg->retries);
+		sleep_ms(backoff);
+		backoff = fleet_next_backoff(backoff);
+	}
+}
+
+/* Batches in flight: about SHIP_INFLIGHT_BYTES unless --depth says, at
+ * most what every receiver allows; batches no larger than any staging
+ * slot in use; the log as long as the shortest. */
+static int size_window(struct fleet *f)
+{
+	uint32_t batch_max = f->cfg->batch_size, credits = SHIP_DEPTH_MAX;
+	uint64_t end = UINT64_MAX;
+	for (unsigned i = 0; i < f->n; i++) {
+		const struct replica *r = &f->replicas[i];
+		const struct rs_accept_info *info = replica_grant(r);
+		if (r->method == RS_METHOD_STAGED &&
+		    batch_max > info->staging_slot_size)
+			batch_max = info->staging_slot_size;
+		if (info->credits < credits)
+			credits = info->credits;
+		if (r->log_end < end)
+			end = r->log_end;
+	}
+	uint32_t depth = f->cfg->depth;
+	if (depth == SHIP_DEPTH_AUTO) {
+		depth = SHIP_INFLIGHT_BYTES / batch_max;
+		if (depth < SHIP_DEPTH_MIN)
+			depth = SHIP_DEPTH_MIN;
+	}
+	if (depth > credits)
+		depth = credits;
+	uint64_t used = replica_granted_end(&f->replicas[0]);
+	unsigned k = f->cfg->quorum ? f->cfg->quorum : f->n;
+	if (window_connected(&f->w, f->n, k, (uint16_t)depth, batch_max, used,
+			     end)) {
+		rs_err("cannot allocate %zu bytes of batch buffers",
+		       (size_t)depth * batch_max);
+		return RS_EXIT_USAGE;
+	}
+	rs_verbose("method %s, %u batches of %u bytes in flight, remote log "
+		   "at %llu of %llu bytes, %u of %u replicas must confirm",
+		   rs_method_name(f->replicas[0].method), depth, batch_max,
+		   (unsigned long long)used, (unsigned long long)end, k, f->n);
+	return RS_EXIT_OK;
+}
+
+/* --resume checked the log first: it must not have changed since. */
+static int check_expected(const struct fleet *f)
+{
+	uint64_t used = replica_granted_end(&f->replicas[0]);
+	if (!f->cfg->expect_offset || used == f->cfg->expected_used)
+		return RS_EXIT_OK;
+	rs_err("the remote log changed since it was checked (it holds %llu "
+	       "bytes, not %llu); run --resume again",
+	       (unsigned long long)used,
+	       (unsigned long long)f->cfg->expected_used);
+	return RS_EXIT_NOT_PREFIX;
+}
+
+int fleet_start(struct fleet *f)
+{
+	int rc = RS_EXIT_OK;
+	for (unsigned i = 0; i < f->n && !rc; i++)
+		rc = connect_first(f, &f->replicas[i]);
+	if (!rc)
+		rc = check_expected(f);
+	if (!rc)
+		rc = agreement_check(f->replicas, f->n, f->cfg);
+	if (!rc)
+		rc = size_window(f);
+	for (unsigned i = 0; i < f->n && !rc; i++) {
+		rc = replica_register(&f->replicas[i], &f->w);
+		if (!rc)
+			replica_started(&f->replicas[i]);
+	}
+	return rc;
+}
+
+/* ---- the end ---- */
+
+int fleet_finish(const struct fleet *f, int rc)
+{
+	const struct send_window *w = &f->w;
+	const struct quorum *q = &w->quorum;
+	uint64_t committed = quorum_committed(q);
+	unsigned holders = quorum_count_at(q, committed);
+	if (f->n == 1 || !w->ring || (!rc && holders == f->n))
+		return rc;
+	for (unsigned i = 0; i < f->n; i++) {
+		if (!rc && quorum_replica_offset(q, i) >= committed)
+			continue;
+		rs_err("%s stopped at %llu input bytes (%s)",
+		       f->replicas[i].label,
+		       (unsigned long long)window_replica_input(w, i),
+		       quorum_state_name(quorum_replica_state(q, i)));
+	}
+	if (rc)
+		return rc;
+	rs_err("committed %llu input bytes on %u of %u replicas",
+	       (unsigned long long)window_committed_input(w), holders, f->n);
+	return RS_EXIT_FEWER_REPLICAS;
+}
+
+void fleet_progress(const struct fleet *f, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	if (f->n < 2 || !f->w.ring)
+		return;
+	for (unsigned i = 0; i < f->n && at < len; i++) {
+		char size[32];
+		enum replica_state st = quorum_replica_state(&f->w.quorum, i);
+		int n =
+		    snprintf(buf + at, len - at, "%s%s %s%s%s", i ? ", " : "; ",
+			     f->replicas[i].label,
+			     rs_size_format(window_replica_input(&f->w, i),
+					    size, sizeof(size)),
+			     st == REPLICA_ACTIVE ? "" : " ",
+			     st == REPLICA_ACTIVE ? "" : quorum_state_name(st));
+		if (n < 0)
+			break;
+		at += (size_t)n;
+	}
+}
+
+void fleet_report(const struct fleet *f, struct ship_result *result)
+{
+	const struct send_window *w = &f->w;
+	result->nreplicas = f->n;
+	for (unsigned i = 0; i < f->n; i++) {
+		const struct replica *r = &f->replicas[i];
+		struct ship_replica_result *out = &result->replicas[i];
+		memcpy(out->label, r->label, sizeof(out->label));
+		out->method = r->method;
+		out->state =
+		    quorum_state_name(quorum_replica_state(&w->quorum, i));
+		out->committed = window_replica_input(w, i);
+		out->lag =
+		    w->next_offset - quorum_replica_offset(&w->quorum, i);
+		out->stats = r->stats;
+	}
+}

@@ -1,0 +1,72 @@
+/* The replicas of one stream and the window they share. The fleet starts
+ * them (connects each, checks that they hold the same log, sizes the one
+ * ring), takes what each reports, keeps each link alive, and when one is
+ * lost reconnects it on its own clock (--retry) while the others stream
+ * on: a replica that comes back is posted its gap from the ring; one that
+ * cannot is given up, and the stream goes on while the commit rule can
+ * still be met. The shipper owns the input and the loop. */
+#ifndef SEND_FLEET_H
+#define SEND_FLEET_H
+
+#include "replica.h"
+#include "shipper.h"
+#include "window.h"
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FLEET_BACKOFF_FIRST_MS 100 /* reconnecting: the first wait, */
+#define FLEET_BACKOFF_MAX_MS 5000  /* doubling up to this */
+
+struct fleet {
+	const struct ship_config *cfg;
+	unsigned n;
+	struct replica replicas[SEND_REPLICAS_MAX];
+	struct send_window w;
+	int failure; /* the exit code of the last replica given up */
+};
+
+unsigned fleet_next_backoff(unsigned ms);
+
+/* The window posts through link (whose post must end in fleet_post). */
+void fleet_init(struct fleet *f, const struct ship_config *cfg,
+		const struct window_link *link);
+void fleet_fini(struct fleet *f);
+
+/* Connects every replica (each retried up to --retry times), checks that
+ * they agree, sizes and registers the ring. Returns an exit code. */
+int fleet_start(struct fleet *f);
+
+/* Posts b to replica i. Non-zero: its link is lost. */
+int fleet_post(struct fleet *f, unsigned i, struct window_batch *b);
+
+/* Takes every completion and connection event that is there, without
+ * waiting, and applies it to the window. */
+void fleet_take_events(struct fleet *f);
+/* Keepalives, the silent-link check, reconnect attempts that are due. */
+void fleet_tick(struct fleet *f, uint64_t now_ns);
+/* The ring is full and input waits: gives up lost replicas that pin it,
+ * while the rule can do without them. True when one was. */
+bool fleet_drop_laggards(struct fleet *f);
+
+/* Adaptive waiting over every replica with batches in flight: polls their
+ * completion queues while a confirmation is due soon. True when something
+ * came. */
+bool fleet_spin(struct fleet *f);
+/* The descriptors of every connected replica; returns how many. */
+nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd);
+/* wait_ns, or less when a keepalive or a reconnect is due sooner. */
+uint64_t fleet_timeout(const struct fleet *f, uint64_t now_ns,
+		       uint64_t wait_ns);
+
+/* The exit code of a finished stream: rc, or RS_EXIT_FEWER_REPLICAS when
+ * what was committed is not on every replica; says which replica stopped
+ * where. */
+int fleet_finish(const struct fleet *f, int rc);
+/* For --progress with several replicas: each one's bytes and state. */
+void fleet_progress(const struct fleet *f, char *buf, size_t len);
+void fleet_report(const struct fleet *f, struct ship_result *result);
+
+#endif
