@@ -122,8 +122,10 @@ static bool take_input(struct shipper *s, uint64_t now)
 	struct send_window *w = &s->f.w;
 	uint32_t room;
 	uint8_t *space = window_space(w, &room);
-	if (!space && window_inflight(w) >= w->depth && input_ready(s))
-		return fleet_drop_laggards(&s->f); /* the ring is full */
+	/* The ring is full: with several replicas, a lost one may pin it. */
+	if (!space && s->f.n > 1 && window_inflight(w) >= w->slots &&
+	    input_ready(s))
+		return fleet_drop_laggards(&s->f);
 	if (!space || now < s->input_paused_until_ns)
 		return false;
 	if (room == 0) {

@@ -16,7 +16,7 @@ const char *window_state_name(enum window_state s)
 
 static struct window_batch *batch_of(struct send_window *w, uint32_t seq)
 {
-	return &w->batches[seq % w->depth];
+	return &w->batches[seq % w->slots];
 }
 
 static uint64_t end_of(const struct window_batch *b)
@@ -27,7 +27,7 @@ static uint64_t end_of(const struct window_batch *b)
 const struct window_batch *window_batch(const struct send_window *w,
 					uint32_t seq)
 {
-	return &w->batches[seq % w->depth];
+	return &w->batches[seq % w->slots];
 }
 
 unsigned window_inflight(const struct send_window *w)
@@ -80,17 +80,18 @@ int window_connected(struct send_window *w, unsigned n, unsigned k,
 	if (depth == 0 || quorum_init(&w->quorum, n, k, write_offset))
 		return -1;
 	w->depth = depth;
+	w->slots = n > 1 ? (uint32_t)depth * WINDOW_RING_FACTOR : depth;
 	w->batch_max = batch_max;
-	w->ring_len = (size_t)depth * batch_max;
+	w->ring_len = (size_t)w->slots * batch_max;
 	if (posix_memalign((void **)&w->ring, 4096, w->ring_len))
 		w->ring = 0;
-	w->batches = calloc(depth, sizeof(*w->batches));
+	w->batches = calloc(w->slots, sizeof(*w->batches));
 	if (!w->ring || !w->batches) {
 		w->error = WINDOW_NO_MEMORY;
 		w->state = WINDOW_DONE;
 		return -1;
 	}
-	for (uint16_t i = 0; i < depth; i++)
+	for (uint32_t i = 0; i < w->slots; i++)
 		w->batches[i].data = w->ring + (size_t)i * batch_max;
 	w->next_offset = w->first_offset = write_offset;
 	w->end_offset = end_offset;
@@ -106,7 +107,7 @@ bool window_log_full(const struct send_window *w)
 uint8_t *window_space(struct send_window *w, uint32_t *room)
 {
 	*room = 0;
-	if (w->state != WINDOW_STREAMING || window_inflight(w) >= w->depth)
+	if (w->state != WINDOW_STREAMING || window_inflight(w) >= w->slots)
 		return 0;
 	uint64_t left = w->end_offset - (w->next_offset + w->fill);
 	uint32_t in_batch = w->batch_max - w->fill;
@@ -121,11 +122,13 @@ static bool connected(const struct send_window *w, unsigned i)
 	return s == REPLICA_ACTIVE || s == REPLICA_CATCHING_UP;
 }
 
-/* Posts replica i everything closed that it has not been posted. */
+/* Posts replica i what is closed and not yet posted to it, as far as its
+ * credits allow. */
 static void post_pending(struct send_window *w, unsigned i)
 {
 	struct window_cursor *c = &w->cursors[i];
-	while (connected(w, i) && c->next_post != w->next_seq) {
+	while (connected(w, i) && c->next_post != w->next_seq &&
+	       window_inflight_of(w, i) < w->depth) {
 		struct window_batch *b = batch_of(w, c->next_post);
 		c->next_post++; /* in flight before posting: a failure rewinds
 				 */
@@ -206,6 +209,7 @@ int window_confirmed(struct send_window *w, unsigned i, uint32_t seq,
 		return -1;
 	c->next_confirm++;
 	settle(w);
+	post_pending(w, i);
 	return 0;
 }
 

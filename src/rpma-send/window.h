@@ -13,8 +13,11 @@
  *   any --fewer than k replicas left, or a fatal error--> DONE
  *
  * Each replica has a cursor: the next batch to post to it and the oldest
- * it has not confirmed. Losing a replica's link rewinds its cursor; when it
- * rejoins, it is posted everything after what its log holds. */
+ * it has not confirmed; at most depth batches are in flight to each (its
+ * receiver's credits). Losing a replica's link rewinds its cursor; when it
+ * rejoins, it is posted everything after what its log holds. With several
+ * replicas the ring holds WINDOW_RING_FACTOR times depth batches, so that
+ * the others stream on while one reconnects and its gap is still held. */
 #ifndef SEND_WINDOW_H
 #define SEND_WINDOW_H
 
@@ -23,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define WINDOW_RING_FACTOR 4
 
 enum window_state {
 	WINDOW_CONNECTING, /* no grant yet */
@@ -66,9 +71,10 @@ struct send_window {
 	enum window_state state;
 	enum window_error error;
 	struct window_link link;
-	uint16_t depth;
+	uint16_t depth;	 /* batches in flight to one replica at most */
+	uint32_t slots;	 /* batches the ring holds */
 	uint32_t batch_max;
-	uint8_t *ring; /* depth batches of batch_max bytes */
+	uint8_t *ring; /* slots batches of batch_max bytes */
 	size_t ring_len;
 	struct window_batch *batches;
 	uint32_t next_seq;	/* the open batch (being filled) */
@@ -134,7 +140,8 @@ unsigned window_drop_laggards(struct send_window *w);
 /* Stops for good (a fatal error elsewhere). */
 void window_stop(struct send_window *w);
 
-/* Batches held in the ring (posted, not confirmed by every replica). */
+/* Batches held in the ring (posted, not confirmed by every live
+ * replica). */
 unsigned window_inflight(const struct send_window *w);
 /* Batches posted to replica i and not confirmed by it. */
 unsigned window_inflight_of(const struct send_window *w, unsigned i);

@@ -184,6 +184,9 @@ static void target_labels(void **state)
 	char buf[RS_TARGET_LABEL_SIZE];
 	target_ok("pmemhost", &t);
 	assert_string_equal(rs_target_label(&t, buf, sizeof(buf)), "pmemhost");
+	target_ok("pmemhost:7300", &t); /* replicas told apart by port */
+	assert_string_equal(rs_target_label(&t, buf, sizeof(buf)),
+			    "pmemhost:7300");
 	target_ok("pmemhost/app", &t);
 	assert_string_equal(rs_target_label(&t, buf, sizeof(buf)),
 			    "pmemhost:" RS_DEFAULT_PORT "/app");

@@ -201,7 +201,7 @@ static const char *target_full(const struct rs_target *t, char *buf,
 
 const char *rs_target_label(const struct rs_target *t, char *buf, size_t size)
 {
-	if (t->name[0])
+	if (t->name[0] || strcmp(t->endpoint.port, RS_DEFAULT_PORT) != 0)
 		return target_full(t, buf, size);
 	snprintf(buf, size, "%s", t->endpoint.host);
 	return buf;

@@ -61,10 +61,11 @@ int rs_target_list_parse(const char *text, struct rs_target *out, unsigned max,
 /* Room for any label rs_target_label() writes, with its NUL. */
 #define RS_TARGET_LABEL_SIZE 320
 
-/* How messages name the receiver: HOST when no log is named, else
- * HOST:PORT/NAME ([ADDR]:PORT/NAME for IPv6), so a user serving several
- * logs on one host sees which one; a named target's label parses back to
- * the same target. Writes into buf and returns it. */
+/* How messages name the receiver: HOST when neither a log nor a port
+ * other than the default is named, else HOST:PORT[/NAME] ([ADDR]:PORT...
+ * for IPv6), so a user serving several logs or receivers on one host sees
+ * which one; such a label parses back to the same target. Writes into buf
+ * and returns it. */
 const char *rs_target_label(const struct rs_target *t, char *buf, size_t size);
 
 #endif

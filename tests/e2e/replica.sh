@@ -1,0 +1,199 @@
+#!/bin/bash
+# Replication: one rpma-send stream to three receivers on different ports
+# (devdax, fsdax, a plain file). All three bit-exact and clean by PMDK's own
+# tools; the start check (same length, same bytes by hash, else exit 6 with
+# a line per replica); --quorum 2 with one receiver killed -9 (exit 7, the
+# others exact) and, with --retry, restarted within the ring's window (all
+# exact, exit 0); the sender killed -9 (every replica a prefix). Runs inside
+# the VM test bed: scripts/vm-run -- replica.sh BUILD
+BUILD="$1"
+. "$(dirname "$0")/lib.sh"
+
+RECV_OPTS=(-v) # each receiver gets its own --listen ADDR:PORT
+ports=(7301 7302 7303)
+pools=("$RPMA_DEVDAX" "$RPMA_FSDAX_DIR/replica.pool" "$WORK/plain.pool")
+creates=(1 64M 64M)
+targets="$RECV_IP:7301,$RECV_IP:7302,$RECV_IP:7303"
+rpid=("" "" "")
+
+input="$WORK/input"
+head -c 32M /dev/urandom >"$input"
+small="$WORK/small"
+head -c 8M /dev/urandom >"$small"
+
+# start_replica I: receiver I on its port and pool (created if need be).
+start_replica() {
+	local i=$1
+	if ! start_recv "$WORK/recv$i.log" --listen "$RECV_IP:${ports[$i]}" \
+		--create "${creates[$i]}" "${pools[$i]}"; then
+		fail "receiver $i did not start: $(cat "$WORK/recv$i.log")"
+		return 1
+	fi
+	rpid[i]=$RECV_PID
+}
+
+start_all() {
+	local i
+	for i in 0 1 2; do start_replica "$i" || return 1; done
+}
+
+# stop_all: every receiver still running ends on SIGTERM (pools are read
+# after, not while mapped).
+stop_all() {
+	local i
+	for i in 0 1 2; do
+		[ -n "${rpid[i]}" ] || continue
+		kill -TERM "${rpid[i]}" 2>/dev/null
+		reap "${rpid[i]}"
+		rpid[i]=""
+	done
+}
+
+# ship ARGS...: rpma-send ARGS, stderr in $WORK/send.log; sets REAP_RC.
+ship() {
+	spawn 300 "$WORK/send.log" "$SEND" "$@"
+	reap "$SPAWN_PID"
+}
+
+# check_prefix POOL [MIN]: clean, a prefix of the input, at least MIN bytes.
+check_prefix() {
+	local pool="$1" min="${2:-0}" out="$WORK/dump" len
+	pmempool check -v "$pool" >"$WORK/check" 2>&1
+	grep -q consistent "$WORK/check" || fail "$pool not consistent: $(cat "$WORK/check")"
+	pool_data "$pool" "$out" || { fail "pmempool dump of $pool failed"; return; }
+	len=$(stat -c %s "$out")
+	cmp -n "$len" "$out" "$input" >&2 || fail "$pool ($len bytes) is not a prefix of the input"
+	[ "$len" -ge "$min" ] || fail "$pool holds $len bytes, fewer than the $min reported"
+	log "$pool: a clean prefix of $len bytes (at least $min)"
+}
+
+start_case "three replicas (devdax, fsdax, plain file): 32 MiB bit-exact"
+if start_all; then
+	ship --truncate --stats "$targets" "$input"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	n=$(grep -c 'stats: replica=.* state=active bytes=33554432 lag=0 ' "$WORK/send.log")
+	[ "$n" = 3 ] || fail "want 3 replica stats lines, got $n: $(cat "$WORK/send.log")"
+fi
+stop_all
+for i in 0 1 2; do check_pool "${pools[i]}" "$input"; done
+end_case
+
+start_case "appending to replicas that agree (checked by hash)"
+if start_all; then
+	ship -v "$targets" "$small"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	grep -q "the 3 replicas hold the same 33554432 bytes" "$WORK/send.log" ||
+		fail "no agreement check: $(cat "$WORK/send.log")"
+fi
+stop_all
+cat "$input" "$small" >"$WORK/both"
+for i in 0 1 2; do check_pool "${pools[i]}" "$WORK/both"; done
+end_case
+
+start_case "replicas of different lengths are refused (exit 6, a line each)"
+if start_all; then
+	printf 'one more line\n' >"$WORK/line"
+	ship "$RECV_IP:7302" "$WORK/line"
+	[ "$REAP_RC" = 0 ] || fail "appending to one replica exited $REAP_RC"
+	ship "$targets" "$small"
+	[ "$REAP_RC" = 6 ] || fail "sender exited $REAP_RC, want 6: $(cat "$WORK/send.log")"
+	for p in 7301 7303; do
+		grep -q "^rpma-send: $RECV_IP:$p holds 41943040 bytes\$" "$WORK/send.log" ||
+			fail "no line for $p: $(cat "$WORK/send.log")"
+	done
+	grep -q "^rpma-send: $RECV_IP:7302 holds 41943054 bytes\$" "$WORK/send.log" ||
+		fail "no line for 7302: $(cat "$WORK/send.log")"
+	grep -q -- "--truncate" "$WORK/send.log" || fail "no hint: $(cat "$WORK/send.log")"
+fi
+stop_all
+check_pool "${pools[0]}" "$WORK/both" # nothing was written
+end_case
+
+start_case "replicas of the same length, different bytes, are refused (exit 6)"
+if start_all; then
+	head -c 1M /dev/urandom >"$WORK/x"
+	head -c 1M /dev/urandom >"$WORK/y"
+	ship --truncate "$RECV_IP:7301" "$WORK/x"
+	ship --truncate "$RECV_IP:7302,$RECV_IP:7303" "$WORK/y"
+	[ "$REAP_RC" = 0 ] || fail "two replicas exited $REAP_RC: $(cat "$WORK/send.log")"
+	ship "$targets" "$small"
+	[ "$REAP_RC" = 6 ] || fail "sender exited $REAP_RC, want 6: $(cat "$WORK/send.log")"
+	n=$(grep -c "holds 1048576 bytes (hash [0-9a-f]*)\$" "$WORK/send.log")
+	[ "$n" = 3 ] || fail "want 3 hash lines, got $n: $(cat "$WORK/send.log")"
+fi
+stop_all
+check_pool "${pools[0]}" "$WORK/x"
+end_case
+
+start_case "--quorum 2: one receiver killed -9 mid-stream: exit 7, the others exact"
+if start_all; then
+	FEED_PAUSE=0.05 start_fed_sender "$input" --truncate --quorum 2 "$targets"
+	wait_for "$WORK/recv2.log" "connected at" || fail "no connection: $(cat "$WORK/send.log")"
+	nap 1
+	kill -9 "${rpid[2]}"
+	reap "${rpid[2]}"
+	rpid[2]=""
+	reap "$SEND_PID"
+	stop_feed
+	[ "$REAP_RC" = 7 ] || fail "sender exited $REAP_RC, want 7: $(cat "$WORK/send.log")"
+	stopped=$(sed -n "s/^rpma-send: $RECV_IP:7303 stopped at \([0-9]*\) input bytes (dropped)\$/\1/p" "$WORK/send.log")
+	[ -n "$stopped" ] || fail "no line says where 7303 stopped: $(cat "$WORK/send.log")"
+	grep -q "committed 33554432 input bytes on 2 of 3 replicas" "$WORK/send.log" ||
+		fail "no closing line: $(cat "$WORK/send.log")"
+fi
+stop_all
+check_pool "${pools[0]}" "$input"
+check_pool "${pools[1]}" "$input"
+check_prefix "${pools[2]}" "${stopped:-0}"
+end_case
+
+start_case "--quorum 2 --retry: a receiver restarted within the ring's window catches up"
+if start_all; then
+	FEED_PAUSE=0.1 start_fed_sender "$input" --truncate --quorum 2 --retry 30 "$targets"
+	wait_for "$WORK/recv2.log" "connected at" || fail "no connection: $(cat "$WORK/send.log")"
+	nap 1
+	kill -9 "${rpid[2]}"
+	reap "${rpid[2]}"
+	start_replica 2
+	reap "$SEND_PID"
+	stop_feed
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC, want 0: $(cat "$WORK/send.log")"
+	grep -q "reconnected to $RECV_IP:7303" "$WORK/send.log" ||
+		fail "replica 7303 did not rejoin: $(cat "$WORK/send.log")"
+fi
+stop_all
+for i in 0 1 2; do check_pool "${pools[i]}" "$input"; done
+end_case
+
+start_case "--verify FILE of the three replicas"
+if start_all; then
+	spawn 300 "$WORK/verify.log" "$SEND" --verify "$input" "$targets"
+	reap "$SPAWN_PID"
+	[ "$REAP_RC" = 0 ] || fail "verify exited $REAP_RC: $(cat "$WORK/verify.log")"
+fi
+stop_all
+end_case
+
+start_case "the sender killed -9 mid-stream: every replica holds a prefix"
+if start_all; then
+	FEED_PAUSE=0.05 start_fed_sender "$input" --truncate --progress=always "$targets"
+	wait_for "$WORK/send.log" "MiB committed" 60 "$SEND_PID" || fail "no progress: $(cat "$WORK/send.log")"
+	nap 1
+	kill -9 "$SEND_PID"
+	reap "$SEND_PID"
+	stop_feed
+	# The last progress figure, to 0.1 MiB: each replica holds at least it.
+	mib=$(tr '\r' '\n' <"$WORK/send.log" | sed -n 's/^rpma-send: \([0-9.]*\) MiB committed.*/\1/p' | tail -1)
+	min=$(awk -v m="${mib:-0}" 'BEGIN { v = (m - 0.1) * 1048576; print (v > 0 ? int(v) : 0) }')
+fi
+stop_all
+for i in 0 1 2; do check_prefix "${pools[i]}" "${min:-0}"; done
+end_case
+
+start_case "--quorum larger than the list is refused"
+ship --quorum 4 "$targets" "$small"
+[ "$REAP_RC" = 2 ] || fail "exited $REAP_RC, want 2"
+grep -q "quorum 4: only 3 replicas are listed" "$WORK/send.log" || fail "message: $(cat "$WORK/send.log")"
+end_case
+
+summary
