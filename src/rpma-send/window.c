@@ -244,7 +244,7 @@ enum window_rejoin window_rejoined(struct send_window *w, unsigned i,
 				   uint64_t remote_offset)
 {
 	uint64_t had = quorum_replica_offset(&w->quorum, i);
-	uint32_t seq;
+	uint32_t seq = 0;
 	enum window_rejoin why = WINDOW_REJOINED;
 	if (remote_offset < had)
 		why = WINDOW_SHRUNK;
@@ -252,11 +252,16 @@ enum window_rejoin window_rejoined(struct send_window *w, unsigned i,
 		why = WINDOW_GAP_GONE;
 	else if (seq_at(w, remote_offset, &seq))
 		why = WINDOW_DIVERGED;
-	if (why != WINDOW_REJOINED ||
-	    quorum_rejoin(&w->quorum, i, remote_offset, held_from(w)) ==
-		REPLICA_DROPPED) {
+	if (why == WINDOW_DIVERGED) {
 		window_drop(w, i);
-		return why == WINDOW_REJOINED ? WINDOW_DIVERGED : why;
+		return why;
+	}
+	/* Shrunk or behind the ring, it is dropped at the length its log
+	 * has now: the closing report says so. */
+	if (quorum_rejoin(&w->quorum, i, remote_offset, held_from(w)) ==
+	    REPLICA_DROPPED) {
+		window_drop(w, i);
+		return why == WINDOW_REJOINED ? WINDOW_GAP_GONE : why;
 	}
 	w->cursors[i].next_post = w->cursors[i].next_confirm = seq;
 	settle(w);
@@ -267,6 +272,7 @@ enum window_rejoin window_rejoined(struct send_window *w, unsigned i,
 void window_drop(struct send_window *w, unsigned i)
 {
 	quorum_drop(&w->quorum, i);
+	w->cursors[i].next_post = w->cursors[i].next_confirm;
 	settle(w);
 }
 

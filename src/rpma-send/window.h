@@ -71,8 +71,8 @@ struct send_window {
 	enum window_state state;
 	enum window_error error;
 	struct window_link link;
-	uint16_t depth;	 /* batches in flight to one replica at most */
-	uint32_t slots;	 /* batches the ring holds */
+	uint16_t depth; /* batches in flight to one replica at most */
+	uint32_t slots; /* batches the ring holds */
 	uint32_t batch_max;
 	uint8_t *ring; /* slots batches of batch_max bytes */
 	size_t ring_len;

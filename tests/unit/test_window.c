@@ -565,15 +565,10 @@ static void rejoin_below_confirmed_shrinks(void **state)
 	assert_int_equal(g->r[0].posts, 2);
 }
 
-/* KNOWN BUG in window.c, left failing on purpose: window_rejoined drops
- * a shrunk replica without recording its log's new end (it never calls
- * quorum_rejoin on that path), so the replica keeps the offset it
- * confirmed before. quorum.h promises "for a replica dropped at a
- * reconnect, the length its log had then" and test_quorum checks it;
- * here quorum_count_at still counts the shrunk log as holding the whole
- * commit, so fleet_finish would exit 0 instead of 7 and the report
- * would show bytes the log no longer has. */
-static void known_bug_shrunk_replica_still_counts(void **state)
+/* A replica back with a shorter log than it confirmed is dropped at the
+ * length its log has now, and no longer counts as holding the commit, so
+ * the sender exits 7 and reports where it stopped. */
+static void shrunk_replica_counts_what_it_holds(void **state)
 {
 	struct rig *g = *state;
 	struct send_window *w = start(g, 2, 1, 4, 100, LOG_SIZE);
@@ -895,7 +890,7 @@ int main(void)
 	    T(rejoin_inside_a_batch_diverges),
 	    T(rejoin_past_the_stream_diverges),
 	    T(rejoin_below_confirmed_shrinks),
-	    T(known_bug_shrunk_replica_still_counts),
+	    T(shrunk_replica_counts_what_it_holds),
 	    T(all_three_must_confirm),
 	    T(two_of_three_commit_and_a_laggard_is_dropped),
 	    T(laggards_are_dropped_down_to_k),
