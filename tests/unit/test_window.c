@@ -2,8 +2,10 @@
  * receivers, each with its own log, that take the batches posted to them,
  * commit them when told and forget what was in flight when their link
  * drops. Whatever is lost, resent or dropped, every log still in the
- * stream must end up holding the input exactly once and in order, and a
- * batch may be reported committed only once k logs really hold it. */
+ * stream must end up holding the input exactly once and in order, a
+ * batch may be reported committed only once k logs really hold it, and
+ * no receiver is ever posted more than depth batches it has not
+ * committed (its credits), however many the ring holds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +30,7 @@ struct receiver {
 	uint64_t end;			   /* its log's committed end */
 	struct window_batch posted[QUEUE]; /* written, not yet committed */
 	unsigned nposted;
+	unsigned most;	   /* the most nposted ever was */
 	unsigned posts;	   /* posts taken */
 	unsigned attempts; /* posts tried, taken or not */
 	bool down;	   /* posting fails */
@@ -62,7 +65,12 @@ static int fake_post(void *ctx, unsigned i, struct window_batch *b)
 	assert_int_equal(b->offset, expect);
 	assert_true(b->length > 0);
 	assert_true(r->nposted < QUEUE);
+	/* Within its credits, as the receiver and the window count. */
+	assert_true(r->nposted < g->w.depth);
+	assert_true(window_inflight_of(&g->w, i) <= g->w.depth);
 	r->posted[r->nposted++] = *b;
+	if (r->nposted > r->most)
+		r->most = r->nposted;
 	r->posts++;
 	return 0;
 }
@@ -191,7 +199,7 @@ static void stream(struct rig *g, const uint8_t *in, size_t from, size_t len,
 {
 	while (from < len) {
 		from += feed(&g->w, in + from, len - from);
-		assert_true(window_inflight(&g->w) <= g->w.depth);
+		assert_true(window_inflight(&g->w) <= g->w.slots);
 		if (from < len) /* else the window is stuck */
 			assert_true(commit_round(g, mask) > 0);
 	}
@@ -593,31 +601,34 @@ static void shrunk_replica_counts_what_it_holds(void **state)
 /* ---- three replicas ---- */
 
 /* k = n = 3: nothing is committed, nor any slot freed, until the
- * slowest replica confirmed it. */
+ * slowest replica confirmed it. One credit each: the ring (4 slots)
+ * holds what the fast ones were posted and confirmed one by one. */
 static void all_three_must_confirm(void **state)
 {
 	struct rig *g = *state;
-	struct send_window *w = start(g, 3, 3, 2, 100, LOG_SIZE);
-	uint8_t in[300];
+	struct send_window *w = start(g, 3, 3, 1, 100, LOG_SIZE);
+	uint8_t in[500];
 	pattern(in, sizeof(in));
-	assert_int_equal(feed(w, in, sizeof(in)), 200); /* the ring is full */
-	assert_int_equal(window_inflight(w), 2);
+	assert_int_equal(w->slots, 4);
+	assert_int_equal(feed(w, in, sizeof(in)), 400); /* the ring is full */
+	assert_int_equal(window_inflight(w), 4);
+	assert_int_equal(window_inflight_of(w, 2), 1); /* its one credit */
 	assert_false(space_free(w));
 	commit_all(g, 0);
 	commit_all(g, 1);
 	assert_int_equal(g->committed_calls, 0);
 	assert_int_equal(window_committed_input(w), 0);
-	assert_int_equal(window_replica_input(w, 0), 200);
+	assert_int_equal(window_replica_input(w, 0), 400);
 	assert_false(space_free(w));
 	commit_one(g, 2);
 	assert_int_equal(g->committed_calls, 1);
-	assert_int_equal(window_inflight(w), 1);
+	assert_int_equal(window_inflight(w), 3);
 	assert_true(space_free(w));
 	commit_one(g, 2);
 	assert_int_equal(g->committed_calls, 2);
-	stream(g, in, 200, sizeof(in), ALL);
+	stream(g, in, 400, sizeof(in), ALL);
 	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(g->committed_calls, 3);
+	assert_int_equal(g->committed_calls, 5);
 	for (unsigned i = 0; i < 3; i++)
 		log_is(g, i, in, sizeof(in));
 	assert_int_equal(holding_the_commit(w), 3);
@@ -629,7 +640,7 @@ static void all_three_must_confirm(void **state)
 static void two_of_three_commit_and_a_laggard_is_dropped(void **state)
 {
 	struct rig *g = *state;
-	struct send_window *w = start(g, 3, 2, 4, 100, LOG_SIZE);
+	struct send_window *w = start(g, 3, 2, 1, 100, LOG_SIZE);
 	static uint8_t in[1000];
 	pattern(in, sizeof(in));
 	assert_int_equal(feed(w, in, 100), 100);
@@ -641,7 +652,7 @@ static void two_of_three_commit_and_a_laggard_is_dropped(void **state)
 	link_drops(g, 2, 0);
 
 	size_t sent = 100 + feed(w, in + 100, sizeof(in) - 100);
-	assert_int_equal(sent, 400);
+	assert_int_equal(sent, 400); /* 4 slots */
 	commit_all(g, 0);
 	commit_all(g, 1);
 	assert_int_equal(g->committed_calls, 4);
@@ -673,32 +684,34 @@ static void two_of_three_commit_and_a_laggard_is_dropped(void **state)
 static void laggards_are_dropped_down_to_k(void **state)
 {
 	struct rig *g = *state;
-	struct send_window *w = start(g, 3, 2, 3, 100, LOG_SIZE);
+	struct send_window *w = start(g, 3, 2, 1, 100, LOG_SIZE);
 	uint8_t in[600];
 	pattern(in, sizeof(in));
 	assert_int_equal(feed(w, in, 100), 100);
 	commit_one(g, 0);
 	commit_one(g, 1);
 	link_drops(g, 2, 0); /* replica 2 holds nothing */
-	assert_int_equal(feed(w, in + 100, 500), 200);
+	assert_int_equal(feed(w, in + 100, 500), 300);
 	link_drops(g, 1, 0); /* replica 1 holds batch 0 */
 	commit_all(g, 0);
-	assert_int_equal(window_committed_input(w), 100); /* 300, 100, 0 */
+	assert_int_equal(window_committed_input(w), 100); /* 400, 100, 0 */
 	assert_false(space_free(w));
 
 	assert_int_equal(window_drop_laggards(w), 1);
 	state_is(g, 2, REPLICA_DROPPED);
 	state_is(g, 1, REPLICA_LOST);
-	assert_int_equal(window_inflight(w), 2); /* batch 0 freed */
-	assert_int_equal(feed(w, in + 300, 300), 100);
+	assert_int_equal(window_inflight(w), 3); /* batch 0 freed */
+	assert_int_equal(feed(w, in + 400, 200), 100);
 	assert_false(space_free(w));
 	assert_int_equal(window_drop_laggards(w), 0); /* only k are left */
 	state_is(g, 1, REPLICA_LOST);
 
+	/* Its gap is batches 1..4: one posted now, on its one credit. */
 	assert_int_equal(rejoin(g, 1), WINDOW_REJOINED);
 	state_is(g, 1, REPLICA_CATCHING_UP);
-	assert_int_equal(window_inflight_of(w, 1), 3);
-	stream(g, in, 400, sizeof(in), FIRST_TWO);
+	assert_int_equal(window_inflight_of(w, 1), 1);
+	assert_int_equal(window_oldest_of(w, 1)->seq, 1);
+	stream(g, in, 500, sizeof(in), FIRST_TWO);
 	assert_int_equal(w->state, WINDOW_DONE);
 	assert_int_equal(w->error, WINDOW_OK);
 	state_is(g, 1, REPLICA_ACTIVE);
@@ -713,7 +726,7 @@ static void laggards_are_dropped_down_to_k(void **state)
 static void lost_replica_catches_up_from_the_ring(void **state)
 {
 	struct rig *g = *state;
-	struct send_window *w = start(g, 3, 2, 4, 100, LOG_SIZE);
+	struct send_window *w = start(g, 3, 2, 1, 100, LOG_SIZE);
 	uint8_t in[800];
 	pattern(in, sizeof(in));
 	assert_int_equal(feed(w, in, 200), 200);
@@ -730,10 +743,12 @@ static void lost_replica_catches_up_from_the_ring(void **state)
 
 	assert_int_equal(rejoin(g, 2), WINDOW_REJOINED);
 	state_is(g, 2, REPLICA_CATCHING_UP);
-	assert_int_equal(window_inflight_of(w, 2), 4);
+	assert_int_equal(window_inflight_of(w, 2), 1); /* its one credit */
+	assert_int_equal(window_oldest_of(w, 2)->seq, 1);
 	commit_one(g, 2);
 	state_is(g, 2, REPLICA_CATCHING_UP);
 	assert_int_equal(window_inflight(w), 3);
+	assert_int_equal(window_oldest_of(w, 2)->seq, 2);
 	stream(g, in, 500, sizeof(in), ALL); /* new batches meanwhile */
 	assert_int_equal(w->state, WINDOW_DONE);
 	assert_int_equal(w->error, WINDOW_OK);
@@ -812,10 +827,10 @@ static void dropped_replica_never_rejoins(void **state)
 static void dropping_a_needed_replica_is_too_few(void **state)
 {
 	struct rig *g = *state;
-	struct send_window *w = start(g, 3, 3, 2, 100, LOG_SIZE);
-	uint8_t in[300];
+	struct send_window *w = start(g, 3, 3, 1, 100, LOG_SIZE);
+	uint8_t in[500];
 	pattern(in, sizeof(in));
-	assert_int_equal(feed(w, in, sizeof(in)), 200);
+	assert_int_equal(feed(w, in, sizeof(in)), 400);
 	commit_all(g, 0);
 	commit_all(g, 1);
 	link_drops(g, 2, 0);
@@ -839,7 +854,7 @@ static void dropping_a_needed_replica_is_too_few(void **state)
 static void post_failure_loses_one_replica(void **state)
 {
 	struct rig *g = *state;
-	struct send_window *w = start(g, 3, 2, 4, 100, LOG_SIZE);
+	struct send_window *w = start(g, 3, 2, 1, 100, LOG_SIZE);
 	static uint8_t in[1000];
 	pattern(in, sizeof(in));
 	g->r[1].down = true;
@@ -853,7 +868,7 @@ static void post_failure_loses_one_replica(void **state)
 	commit_one(g, 2);
 	assert_int_equal(g->committed_calls, 1);
 
-	assert_int_equal(feed(w, in + 100, 900), 300);
+	assert_int_equal(feed(w, in + 100, 900), 300); /* 4 slots */
 	commit_all(g, 0);
 	commit_all(g, 2);
 	assert_int_equal(g->committed_calls, 4);
@@ -863,13 +878,143 @@ static void post_failure_loses_one_replica(void **state)
 	g->r[1].down = false;
 	assert_int_equal(rejoin(g, 1), WINDOW_REJOINED);
 	state_is(g, 1, REPLICA_CATCHING_UP);
-	assert_int_equal(window_inflight_of(w, 1), 4);
+	assert_int_equal(window_inflight_of(w, 1), 1); /* its one credit */
+	assert_int_equal(window_oldest_of(w, 1)->seq, 0);
 	stream(g, in, 400, sizeof(in), ALL);
 	assert_int_equal(w->state, WINDOW_DONE);
 	assert_int_equal(w->error, WINDOW_OK);
 	for (unsigned i = 0; i < 3; i++)
 		log_is(g, i, in, sizeof(in));
 	assert_int_equal(holding_the_commit(w), 3);
+}
+
+/* ---- credits: depth per replica, slots in the ring ---- */
+
+/* One replica slow: the ring holds slots batches for it while the others
+ * stream on, yet no receiver is ever posted more than depth at once (the
+ * check is in fake_post); each confirmation lets one more through. */
+static void ring_holds_slots_each_replica_depth(void **state)
+{
+	struct rig *g = *state;
+	struct send_window *w = start(g, 3, 2, 2, 100, LOG_SIZE);
+	static uint8_t in[1200];
+	pattern(in, sizeof(in));
+	assert_int_equal(w->slots, 2 * WINDOW_RING_FACTOR);
+	assert_int_equal(feed(w, in, sizeof(in)), 800); /* 8 slots */
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(g->r[i].nposted, 2);
+		assert_int_equal(window_inflight_of(w, i), 2);
+	}
+	commit_all(g, 0); /* posted one more per confirmation */
+	commit_all(g, 1);
+	assert_int_equal(g->r[0].posts, 8);
+	assert_int_equal(g->committed_calls, 8);
+	assert_int_equal(window_inflight_of(w, 0), 0);
+	/* Replica 2 confirmed nothing: it holds the whole ring, posted
+	 * only its two credits' worth. */
+	assert_int_equal(window_inflight(w), w->slots);
+	assert_int_equal(window_inflight_of(w, 2), 2);
+	assert_int_equal(g->r[2].posts, 2);
+	assert_false(space_free(w));
+	commit_one(g, 2);
+	assert_int_equal(window_inflight(w), 7);
+	assert_int_equal(window_inflight_of(w, 2), 2);
+	assert_int_equal(g->r[2].posts, 3);
+	assert_true(space_free(w));
+
+	stream(g, in, 800, sizeof(in), ALL);
+	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(g->committed_calls, 12);
+	for (unsigned i = 0; i < 3; i++) {
+		log_is(g, i, in, sizeof(in));
+		assert_int_equal(g->r[i].most, 2); /* up to, never over */
+	}
+	assert_int_equal(holding_the_commit(w), 3);
+}
+
+/* Back with a gap of 8 batches and 2 credits: posted 2, then one more
+ * after each confirmation until the gap is confirmed and it is active. */
+static void long_gap_is_posted_a_credit_at_a_time(void **state)
+{
+	struct rig *g = *state;
+	struct send_window *w = start(g, 3, 2, 2, 100, LOG_SIZE);
+	static uint8_t in[1000];
+	pattern(in, sizeof(in));
+	assert_int_equal(feed(w, in, 200), 200);
+	link_drops(g, 2, 0);
+	assert_int_equal(feed(w, in + 200, 800), 600); /* pinned by 2 */
+	commit_all(g, 0);
+	commit_all(g, 1);
+	assert_int_equal(g->committed_calls, 8);
+	assert_int_equal(window_inflight(w), 8);
+
+	unsigned posts = g->r[2].posts;
+	assert_int_equal(rejoin(g, 2), WINDOW_REJOINED);
+	assert_int_equal(g->r[2].posts - posts, 2);
+	assert_int_equal(window_inflight_of(w, 2), 2);
+	for (unsigned n = 1; n <= 8; n++) {
+		state_is(g, 2, REPLICA_CATCHING_UP);
+		posts = g->r[2].posts;
+		commit_one(g, 2);
+		assert_int_equal(window_replica_input(w, 2), n * 100);
+		assert_int_equal(g->r[2].posts - posts, n <= 6 ? 1 : 0);
+		assert_int_equal(window_inflight_of(w, 2), n <= 6 ? 2 : 8 - n);
+		assert_int_equal(window_inflight(w), 8 - n);
+	}
+	state_is(g, 2, REPLICA_ACTIVE);
+	assert_int_equal(g->r[2].most, 2);
+
+	stream(g, in, 800, sizeof(in), ALL);
+	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(g->committed_calls, 10);
+	for (unsigned i = 0; i < 3; i++)
+		log_is(g, i, in, sizeof(in));
+	assert_int_equal(holding_the_commit(w), 3);
+}
+
+/* Dropping a connected replica with batches in flight rewinds its
+ * cursor: nothing counts as in flight to it, its late confirmation is
+ * ignored, it no longer pins the ring and is never posted again. */
+static void drop_rewinds_the_cursor(void **state)
+{
+	struct rig *g = *state;
+	struct send_window *w = start(g, 3, 2, 2, 100, LOG_SIZE);
+	uint8_t in[600];
+	pattern(in, sizeof(in));
+	assert_int_equal(feed(w, in, 200), 200);
+	assert_int_equal(window_inflight_of(w, 2), 2);
+	assert_int_equal(window_oldest_of(w, 2)->seq, 0);
+	window_drop(w, 2);
+	state_is(g, 2, REPLICA_DROPPED);
+	assert_int_equal(window_inflight_of(w, 2), 0);
+	assert_null(window_oldest_of(w, 2));
+	assert_int_equal(w->state, WINDOW_STREAMING);
+
+	struct window_batch late = receive(&g->r[2]);
+	assert_int_equal(window_confirmed(w, 2, late.seq, g->r[2].end), 0);
+	assert_int_equal(window_replica_input(w, 2), 0);
+	assert_int_equal(window_inflight_of(w, 2), 0);
+	/* Back at batch 1, which the ring still holds: dropped is for good. */
+	assert_int_equal(rejoin(g, 2), WINDOW_GAP_GONE);
+	state_is(g, 2, REPLICA_DROPPED);
+	assert_int_equal(window_inflight_of(w, 2), 0);
+	assert_null(window_oldest_of(w, 2));
+	assert_int_equal(g->r[2].attempts, 2);
+	commit_all(g, 0);
+	commit_all(g, 1);
+	assert_int_equal(g->committed_calls, 2);
+	assert_int_equal(window_inflight(w), 0); /* 2 pins nothing */
+
+	g->r[2].nposted = 0; /* its link is closed */
+	stream(g, in, 200, sizeof(in), FIRST_TWO);
+	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(g->r[2].posts, 2);
+	log_is(g, 0, in, sizeof(in));
+	log_is(g, 1, in, sizeof(in));
+	assert_int_equal(holding_the_commit(w), 2);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, rig_setup, rig_teardown)
@@ -899,6 +1044,9 @@ int main(void)
 	    T(dropped_replica_never_rejoins),
 	    T(dropping_a_needed_replica_is_too_few),
 	    T(post_failure_loses_one_replica),
+	    T(ring_holds_slots_each_replica_depth),
+	    T(long_gap_is_posted_a_credit_at_a_time),
+	    T(drop_rewinds_the_cursor),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
