@@ -58,6 +58,10 @@ expect_error "send: unknown method" 2 "is not apm, gpspm or staged" "$SEND" --me
 expect_error "send: bad batch" 2 "must be a size" "$SEND" --batch 12X host
 expect_error "send: depth zero" 2 "must be a number from 1" "$SEND" --depth 0 host
 expect_error "send: missing host" 2 "missing HOST" "$SEND"
+expect_error "send: quorum zero" 2 "must be a number from 1" "$SEND" --quorum 0 a,b
+expect_error "send: quorum above the list" 2 "quorum 3: only 2 replicas are listed" "$SEND" --quorum 3 a,b
+expect_error "send: quorum of one host" 2 "quorum 2: only 1 replica is listed" "$SEND" --quorum 2 a
+expect_error "send: resume with replicas" 2 "resume checks one receiver" "$SEND" --resume a,b f
 expect_error "recv: credits with a sign" 2 "--credits: '+5' must be 1 to 64" "$RECV" --credits +5 pool
 expect_error "recv: credits with a blank" 2 "must be 1 to 64" "$RECV" --credits " 5" pool
 expect_error "recv: max-senders with text after" 2 "--max-senders: '5x' must be 1 to" "$RECV" --max-senders 5x pool
@@ -68,9 +72,9 @@ expect_error "send: missing input" 2 "cannot open input" "$SEND" host /nonexiste
 # the README, and a bad name is refused on one line that says what a name
 # may contain (argp's "Try --help" hint aside).
 "$SEND" --help >"$tmp/help" 2>&1
-check "send --help shows /NAME" "$(grep -q 'HOST\[:PORT\]\[/NAME\] \[FILE|-\]' "$tmp/help" && echo 0 || echo 1)" "$(head -n 2 "$tmp/help")"
+check "send --help shows /NAME and replicas" "$(grep -q 'HOST\[:PORT\]\[/NAME\]\[,HOST2...\] \[FILE|-\]' "$tmp/help" && echo 0 || echo 1)" "$(head -n 2 "$tmp/help")"
 check "send man page shows /NAME" "$(grep -c 'fIHOST\\fR\[:\\fIPORT\\fR\]\[/\\fINAME\\fR\]' "$SRC/man/rpma-send.1" | grep -q '^2$' && echo 0 || echo 1)" "synopsis lines lack [/NAME]"
-check "send README shows /NAME" "$(grep -q 'rpma-send \[OPTION...\] HOST\[:PORT\]\[/NAME\] \[FILE|-\]' "$SRC/README.md" && echo 0 || echo 1)" "usage line lacks [/NAME]"
+check "send README shows /NAME and replicas" "$(grep -q 'rpma-send \[OPTION...\] HOST\[:PORT\]\[/NAME\]\[,HOST2...\] \[FILE|-\]' "$SRC/README.md" && echo 0 || echo 1)" "usage line lacks [/NAME][,HOST2...]"
 rule="a log name is 1 to 31 letters, digits, '.', '_' or '-', not starting with '.' or '-'"
 expect_name_error() { # NAME PATTERN ARGS...: exit 2, the rule, one line
 	local name="$1" pattern="$2"

@@ -73,6 +73,9 @@ if start_all; then
 	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
 	n=$(grep -c 'stats: replica=.* state=active bytes=33554432 lag=0 ' "$WORK/send.log")
 	[ "$n" = 3 ] || fail "want 3 replica stats lines, got $n: $(cat "$WORK/send.log")"
+	# each replica with the method its receiver offers (fsdax: staged)
+	grep -q "replica=$RECV_IP:7302 .* method=staged\$" "$WORK/send.log" ||
+		fail "fsdax replica not staged: $(cat "$WORK/send.log")"
 fi
 stop_all
 for i in 0 1 2; do check_pool "${pools[i]}" "$input"; done
@@ -125,27 +128,35 @@ stop_all
 check_pool "${pools[0]}" "$WORK/x"
 end_case
 
-start_case "--quorum 2: one receiver killed -9 mid-stream: exit 7, the others exact"
-if start_all; then
-	FEED_PAUSE=0.05 start_fed_sender "$input" --truncate --quorum 2 "$targets"
-	wait_for "$WORK/recv2.log" "connected at" || fail "no connection: $(cat "$WORK/send.log")"
-	nap 1
-	kill -9 "${rpid[2]}"
-	reap "${rpid[2]}"
-	rpid[2]=""
-	reap "$SEND_PID"
-	stop_feed
-	[ "$REAP_RC" = 7 ] || fail "sender exited $REAP_RC, want 7: $(cat "$WORK/send.log")"
-	stopped=$(sed -n "s/^rpma-send: $RECV_IP:7303 stopped at \([0-9]*\) input bytes (dropped)\$/\1/p" "$WORK/send.log")
-	[ -n "$stopped" ] || fail "no line says where 7303 stopped: $(cat "$WORK/send.log")"
-	grep -q "committed 33554432 input bytes on 2 of 3 replicas" "$WORK/send.log" ||
-		fail "no closing line: $(cat "$WORK/send.log")"
-fi
-stop_all
-check_pool "${pools[0]}" "$input"
-check_pool "${pools[1]}" "$input"
-check_prefix "${pools[2]}" "${stopped:-0}"
-end_case
+# kill_one_case [ARGS...]: --quorum 2 ARGS, receiver 7303 killed -9 for good
+# mid-stream: it is dropped (at once, or once its retries are spent), the
+# stream goes on, exit 7 with the length where it stopped.
+kill_one_case() {
+	start_case "--quorum 2 $*: one receiver killed -9 mid-stream: exit 7, the others exact"
+	local stopped=
+	if start_all; then
+		FEED_PAUSE=0.05 start_fed_sender "$input" --truncate --quorum 2 "$@" "$targets"
+		wait_for "$WORK/recv2.log" "connected at" || fail "no connection: $(cat "$WORK/send.log")"
+		nap 1
+		kill -9 "${rpid[2]}"
+		reap "${rpid[2]}"
+		rpid[2]=""
+		reap "$SEND_PID"
+		stop_feed
+		[ "$REAP_RC" = 7 ] || fail "sender exited $REAP_RC, want 7: $(cat "$WORK/send.log")"
+		stopped=$(sed -n "s/^rpma-send: $RECV_IP:7303 stopped at \([0-9]*\) input bytes (dropped)\$/\1/p" "$WORK/send.log")
+		[ -n "$stopped" ] || fail "no line says where 7303 stopped: $(cat "$WORK/send.log")"
+		grep -q "committed 33554432 input bytes on 2 of 3 replicas" "$WORK/send.log" ||
+			fail "no closing line: $(cat "$WORK/send.log")"
+	fi
+	stop_all
+	check_pool "${pools[0]}" "$input"
+	check_pool "${pools[1]}" "$input"
+	check_prefix "${pools[2]}" "${stopped:-0}"
+	end_case
+}
+kill_one_case
+kill_one_case --retry 2
 
 start_case "--quorum 2 --retry: a receiver restarted within the ring's window catches up"
 if start_all; then
@@ -178,6 +189,8 @@ start_case "the sender killed -9 mid-stream: every replica holds a prefix"
 if start_all; then
 	FEED_PAUSE=0.05 start_fed_sender "$input" --truncate --progress=always "$targets"
 	wait_for "$WORK/send.log" "MiB committed" 60 "$SEND_PID" || fail "no progress: $(cat "$WORK/send.log")"
+	# each replica's bytes on the progress line
+	wait_for "$WORK/send.log" ", $RECV_IP:7303 " 10 || fail "no replica on the progress line: $(cat "$WORK/send.log")"
 	nap 1
 	kill -9 "$SEND_PID"
 	reap "$SEND_PID"
