@@ -10,7 +10,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 void fleet_init(struct fleet *f, const struct ship_config *cfg,
 		const struct window_link *link)
@@ -50,12 +49,6 @@ static int plan_replica(struct fleet *f, struct replica *r)
 	return RS_EXIT_OK;
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, 0);
-}
-
 /* The first connection, retried up to --retry times with doubling
  * back-off while the receiver is not there or busy. */
 static int connect_first(struct fleet *f, struct replica *r)
@@ -73,7 +66,7 @@ static int connect_first(struct fleet *f, struct replica *r)
 			return rc;
 		rs_info("retrying in %u ms (%u of %u)", backoff, attempt + 1,
 			f->cfg->retries);
-		sleep_ms(backoff);
+		send_stats_sleep_ms(backoff);
 		backoff = fleet_next_backoff(backoff);
 	}
 }

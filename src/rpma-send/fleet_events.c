@@ -205,11 +205,6 @@ static void apply(struct fleet *f, struct replica *r,
 	}
 }
 
-static bool streaming(const struct fleet *f)
-{
-	return f->w.state == WINDOW_STREAMING || f->w.state == WINDOW_DRAINING;
-}
-
 void fleet_take_events(struct fleet *f)
 {
 	for (unsigned i = 0; i < f->n; i++) {
@@ -218,7 +213,8 @@ void fleet_take_events(struct fleet *f)
 		/* A post that failed left the window counting it lost. */
 		if (r->rs && state_of(f, r) == REPLICA_LOST)
 			lose(f, r, send_stats_now_ns());
-		while (r->rs && streaming(f) && replica_next(r, &f->w, &rep))
+		while (r->rs && window_streaming(&f->w) &&
+		       replica_next(r, &f->w, &rep))
 			apply(f, r, &rep);
 	}
 }
@@ -244,7 +240,7 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 
 void fleet_tick(struct fleet *f, uint64_t now)
 {
-	for (unsigned i = 0; i < f->n && streaming(f); i++) {
+	for (unsigned i = 0; i < f->n && window_streaming(&f->w); i++) {
 		struct replica *r = &f->replicas[i];
 		if (r->rs)
 			tick_connected(f, r, now);

@@ -1,9 +1,10 @@
 /* One receiver a stream goes to: its session, the batch ring registered for
- * it, how it commits (its method), its keepalives and peer timeout. The
- * shipper owns the window and the input and decides; a replica posts the
- * window's batches to its receiver and reports what came back, one piece of
- * news at a time, in the log positions the window uses (bytes from the
- * start of the data range: the replicas' pools may start elsewhere). */
+ * it, how it commits (its method), its keepalives, peer timeout, reconnect
+ * clock and statistics. The fleet owns the window and decides; a replica
+ * posts the window's batches to its receiver and reports what came back,
+ * one piece of news at a time, in the log positions the window uses (bytes
+ * from the start of the data range: the replicas' pools may start
+ * elsewhere). */
 #ifndef SEND_REPLICA_H
 #define SEND_REPLICA_H
 

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define SHIP_WAIT_MS 1000 /* longest sleep: then look at the clock */
 #define SHIP_FOLLOW_MS 20 /* --follow at the end: look again after */
@@ -25,18 +24,6 @@ struct shipper {
 	uint64_t input_paused_until_ns; /* --follow at the end of the file */
 	int rc; /* the exit code once the window is done */
 };
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, 0);
-}
-
-static bool streaming(const struct shipper *s)
-{
-	enum window_state st = s->f.w.state;
-	return st == WINDOW_STREAMING || st == WINDOW_DRAINING;
-}
 
 /* ---- the window's link: posting to replicas, commits ---- */
 
@@ -68,7 +55,7 @@ static bool input_has_more(struct send_input *in)
 	ssize_t n;
 	while ((n = send_input_read(in, &probe, 1)) == 0 && in->follow &&
 	       !send_stop_requested)
-		sleep_ms(SHIP_FOLLOW_MS);
+		send_stats_sleep_ms(SHIP_FOLLOW_MS);
 	return n > 0;
 }
 
@@ -122,8 +109,9 @@ static bool take_input(struct shipper *s, uint64_t now)
 	struct send_window *w = &s->f.w;
 	uint32_t room;
 	uint8_t *space = window_space(w, &room);
-	/* The ring is full: with several replicas, a lost one may pin it. */
-	if (!space && s->f.n > 1 && window_inflight(w) >= w->slots &&
+	/* The ring is full: a lost replica may pin it. */
+	if (!space && window_inflight(w) >= w->slots &&
+	    quorum_active_count(&w->quorum) < quorum_live_count(&w->quorum) &&
 	    input_ready(s))
 		return fleet_drop_laggards(&s->f);
 	if (!space || now < s->input_paused_until_ns)
@@ -157,7 +145,7 @@ static void check_timers(struct shipper *s, uint64_t now)
 	uint64_t idle = (uint64_t)s->cfg->flush_interval_ms * 1000000ull;
 	if (w->fill > 0 && now - s->last_input_ns >= idle)
 		window_flush(w, now);
-	if (streaming(s))
+	if (window_streaming(&s->f.w))
 		fleet_tick(&s->f, now);
 }
 
@@ -202,7 +190,7 @@ static void stream(struct shipper *s)
 		check_timers(s, now);
 		if (s->f.w.state == WINDOW_STREAMING && take_input(s, now))
 			continue;
-		if (streaming(s))
+		if (window_streaming(&s->f.w))
 			wait_for_event(s, now);
 	}
 }

@@ -10,6 +10,12 @@ uint64_t send_stats_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void send_stats_sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, 0);
+}
+
 void send_stats_start(struct send_stats *st)
 {
 	memset(st, 0, sizeof(*st));

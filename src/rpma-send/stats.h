@@ -19,6 +19,8 @@ struct send_stats {
 };
 
 uint64_t send_stats_now_ns(void);
+/* Sleeps on the same clock (back-off, --follow's pause). */
+void send_stats_sleep_ms(unsigned ms);
 void send_stats_start(struct send_stats *st);
 /* A batch was posted at now_ns (the first one starts the streaming time). */
 void send_stats_posted(struct send_stats *st, uint64_t now_ns);

@@ -30,6 +30,11 @@ const struct window_batch *window_batch(const struct send_window *w,
 	return &w->batches[seq % w->slots];
 }
 
+bool window_streaming(const struct send_window *w)
+{
+	return w->state == WINDOW_STREAMING || w->state == WINDOW_DRAINING;
+}
+
 unsigned window_inflight(const struct send_window *w)
 {
 	return w->next_seq - w->oldest_seq;

@@ -140,6 +140,8 @@ unsigned window_drop_laggards(struct send_window *w);
 /* Stops for good (a fatal error elsewhere). */
 void window_stop(struct send_window *w);
 
+/* STREAMING or DRAINING: batches may be in flight. */
+bool window_streaming(const struct send_window *w);
 /* Batches held in the ring (posted, not confirmed by every live
  * replica). */
 unsigned window_inflight(const struct send_window *w);
