@@ -58,7 +58,8 @@ static int connect_first(struct fleet *f, struct replica *r)
 	unsigned backoff = FLEET_BACKOFF_FIRST_MS;
 	for (unsigned attempt = 0;; attempt++) {
 		bool transient = false;
-		int rc = replica_connect(r, true, slots, &transient);
+		int rc = replica_connect(
+		    r, true, slots, f->cfg->connect_timeout_ms, &transient);
 		if (!rc)
 			return plan_replica(f, r);
 		if (!transient || attempt >= f->cfg->retries ||

@@ -17,8 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FLEET_BACKOFF_FIRST_MS 100 /* reconnecting: the first wait, */
-#define FLEET_BACKOFF_MAX_MS 5000  /* doubling up to this */
+#define FLEET_BACKOFF_FIRST_MS 100   /* reconnecting: the first wait, */
+#define FLEET_BACKOFF_MAX_MS 5000    /* doubling up to this */
+#define FLEET_RECONNECT_WAIT_MS 1000 /* an attempt, while others stream */
 
 struct fleet {
 	const struct ship_config *cfg;

@@ -126,12 +126,25 @@ static void rejoin(struct fleet *f, struct replica *r)
 	}
 }
 
+/* A connection attempt blocks the loop: while other replicas stream, it
+ * waits at most FLEET_RECONNECT_WAIT_MS (a receiver that is up answers in
+ * milliseconds), so that a silent host holds them up no longer. */
+static int reconnect_timeout(const struct fleet *f)
+{
+	int t = f->cfg->connect_timeout_ms;
+	if (quorum_active_count(&f->w.quorum) > 0 &&
+	    t > FLEET_RECONNECT_WAIT_MS)
+		t = FLEET_RECONNECT_WAIT_MS;
+	return t;
+}
+
 static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 {
 	bool transient = false;
 	int rc = send_stop_requested
 		     ? RS_EXIT_CONNECT
-		     : replica_connect(r, false, f->w.depth, &transient);
+		     : replica_connect(r, false, f->w.depth,
+				       reconnect_timeout(f), &transient);
 	if (!rc)
 		rc = check_still_compatible(f, r);
 	if (!rc)

@@ -49,10 +49,10 @@ const struct rs_accept_info *replica_grant(const struct replica *r)
 }
 
 int replica_connect(struct replica *r, bool first, uint16_t slots,
-		    bool *transient)
+		    int timeout_ms, bool *transient)
 {
 	struct send_peer peer = {.remote = r->target,
-				 .timeout_ms = r->cfg->connect_timeout_ms,
+				 .timeout_ms = timeout_ms,
 				 .key = r->cfg->auth_key,
 				 .takeover = r->have_token ? &r->token : 0,
 				 .busy_poll = r->cfg->busy_poll};

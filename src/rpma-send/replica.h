@@ -60,12 +60,13 @@ void replica_fini(struct replica *r);
 
 const struct rs_accept_info *replica_grant(const struct replica *r);
 
-/* Connects once (the first connection may truncate and asks for the
- * configured method; later ones take the session over and ask for the
- * method in use), with room for slots batches in flight. Returns an exit
- * code; *transient says whether trying again may help. */
+/* Connects once, waiting up to timeout_ms (the first connection may
+ * truncate and asks for the configured method; later ones take the session
+ * over and ask for the method in use), with room for slots batches in
+ * flight. Returns an exit code; *transient says whether trying again may
+ * help. */
 int replica_connect(struct replica *r, bool first, uint16_t slots,
-		    bool *transient);
+		    int timeout_ms, bool *transient);
 /* Registers the window's ring (and APM's words) with the connection. */
 int replica_register(struct replica *r, const struct send_window *w);
 /* The log's end in window positions, as the grant says. */

@@ -21,11 +21,13 @@ head -c 32M /dev/urandom >"$input"
 small="$WORK/small"
 head -c 8M /dev/urandom >"$small"
 
-# start_replica I: receiver I on its port and pool (created if need be).
+# start_replica I: receiver I on its port and pool (created if need be),
+# with the options in RECV_EXTRA.
+RECV_EXTRA=()
 start_replica() {
 	local i=$1
 	if ! start_recv "$WORK/recv$i.log" --listen "$RECV_IP:${ports[$i]}" \
-		--create "${creates[$i]}" "${pools[$i]}"; then
+		--create "${creates[$i]}" "${RECV_EXTRA[@]}" "${pools[$i]}"; then
 		fail "receiver $i did not start: $(cat "$WORK/recv$i.log")"
 		return 1
 	fi
@@ -157,6 +159,28 @@ kill_one_case() {
 }
 kill_one_case
 kill_one_case --retry 2
+
+start_case "--quorum 2 --retry 3: a receiver that hangs (SIGSTOP) is dropped, the others go on"
+stopped=
+RECV_EXTRA=(--peer-timeout 2)
+if start_all; then
+	FEED_PAUSE=0.05 start_fed_sender "$input" --truncate --quorum 2 --retry 3 "$targets"
+	wait_for "$WORK/recv2.log" "connected at" || fail "no connection: $(cat "$WORK/send.log")"
+	nap 1
+	kill -STOP "${rpid[2]}"
+	reap "$SEND_PID"
+	stop_feed
+	kill -CONT "${rpid[2]}"
+	[ "$REAP_RC" = 7 ] || fail "sender exited $REAP_RC, want 7: $(cat "$WORK/send.log")"
+	stopped=$(sed -n "s/^rpma-send: $RECV_IP:7303 stopped at \([0-9]*\) input bytes (dropped)\$/\1/p" "$WORK/send.log")
+	[ -n "$stopped" ] || fail "no line says where 7303 stopped: $(cat "$WORK/send.log")"
+fi
+RECV_EXTRA=()
+stop_all
+check_pool "${pools[0]}" "$input"
+check_pool "${pools[1]}" "$input"
+check_prefix "${pools[2]}" "${stopped:-0}"
+end_case
 
 start_case "--quorum 2 --retry: a receiver restarted within the ring's window catches up"
 if start_all; then
