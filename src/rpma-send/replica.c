@@ -270,7 +270,7 @@ void replica_confirmed(struct replica *r, const struct send_window *w,
 	uint64_t latency = now_ns - r->posted_ns[b->seq % w->depth];
 	r->last_confirm_ns = now_ns;
 	rs_spin_observe(&r->spin, latency);
-	send_stats_commit(&r->stats, b->length, latency);
+	send_stats_commit(&r->stats, b->length, latency, now_ns);
 }
 
 /* ---- keepalives and the peer timeout ---- */

@@ -38,7 +38,7 @@ static void link_committed(void *ctx, const struct window_batch *b)
 {
 	struct shipper *s = ctx;
 	uint64_t now = send_stats_now_ns();
-	send_stats_commit(s->stats, b->length, now - b->posted_ns);
+	send_stats_commit(s->stats, b->length, now - b->posted_ns, now);
 	if (send_progress_due(&s->progress, now)) {
 		char detail[256];
 		fleet_progress(&s->f, detail, sizeof(detail));

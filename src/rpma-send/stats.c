@@ -43,9 +43,9 @@ static uint64_t bucket_upper(unsigned b)
 }
 
 void send_stats_commit(struct send_stats *st, uint64_t bytes,
-		       uint64_t latency_ns)
+		       uint64_t latency_ns, uint64_t now_ns)
 {
-	st->last_commit_ns = send_stats_now_ns();
+	st->last_commit_ns = now_ns;
 	st->bytes += bytes;
 	st->batches++;
 	st->latency_count++;

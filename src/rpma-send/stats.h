@@ -24,9 +24,10 @@ void send_stats_sleep_ms(unsigned ms);
 void send_stats_start(struct send_stats *st);
 /* A batch was posted at now_ns (the first one starts the streaming time). */
 void send_stats_posted(struct send_stats *st, uint64_t now_ns);
-/* A batch of bytes was confirmed, latency_ns after it was posted. */
+/* A batch of bytes was confirmed at now_ns (the caller's clock reading),
+ * latency_ns after it was posted. */
 void send_stats_commit(struct send_stats *st, uint64_t bytes,
-		       uint64_t latency_ns);
+		       uint64_t latency_ns, uint64_t now_ns);
 /* The latency below which fraction p (0..1) of commits fell, in ns (the
  * upper edge of its bucket), or 0 when there were none. */
 uint64_t send_stats_percentile(const struct send_stats *st, double p);

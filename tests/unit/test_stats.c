@@ -23,7 +23,7 @@ static void percentiles_within_an_eighth(void **state)
 	send_stats_start(&st);
 	/* 1..1000 us: p50 ~ 500 us, p90 ~ 900 us, p99 ~ 990 us. */
 	for (uint64_t us = 1; us <= 1000; us++)
-		send_stats_commit(&st, 64, us * 1000);
+		send_stats_commit(&st, 64, us * 1000, send_stats_now_ns());
 	assert_int_equal(st.batches, 1000);
 	assert_int_equal(st.bytes, 64000);
 	const double p[] = {0.5, 0.9, 0.99};
@@ -45,7 +45,7 @@ static void streaming_time_runs_from_first_post_to_last_commit(void **state)
 	send_stats_posted(&st, now - 2000000000ull); /* two seconds ago */
 	send_stats_posted(&st, now - 1000000000ull); /* not the first */
 	assert_true(send_stats_streaming(&st) == 0); /* nothing confirmed */
-	send_stats_commit(&st, 64, 1000);
+	send_stats_commit(&st, 64, 1000, send_stats_now_ns());
 	double secs = send_stats_streaming(&st);
 	assert_true(secs >= 2.0 && secs < 3.0);
 	/* connecting (before the first post) is in elapsed, not streaming */
@@ -57,9 +57,9 @@ static void small_and_huge_values(void **state)
 	(void)state;
 	struct send_stats st;
 	send_stats_start(&st);
-	send_stats_commit(&st, 1, 3);
+	send_stats_commit(&st, 1, 3, send_stats_now_ns());
 	assert_int_equal(send_stats_percentile(&st, 0.5), 3);
-	send_stats_commit(&st, 1, UINT64_MAX);
+	send_stats_commit(&st, 1, UINT64_MAX, send_stats_now_ns());
 	assert_true(send_stats_percentile(&st, 0.99) >= UINT64_MAX / 2);
 }
 
