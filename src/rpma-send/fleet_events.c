@@ -37,7 +37,6 @@ int fleet_post(struct fleet *f, unsigned i, struct window_batch *b)
 static void give_up(struct fleet *f, struct replica *r, int rc)
 {
 	replica_disconnect(r);
-	r->failure = rc;
 	f->failure = rc;
 	window_drop(&f->w, r->index);
 	const struct quorum *q = &f->w.quorum;

@@ -50,7 +50,6 @@ struct replica {
 	unsigned attempts;
 	unsigned backoff_ms;
 	uint64_t retry_at_ns;
-	int failure; /* the exit code of what ended it, if it ended */
 };
 
 void replica_init(struct replica *r, const struct ship_config *cfg,
