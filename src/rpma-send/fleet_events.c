@@ -46,15 +46,20 @@ static void give_up(struct fleet *f, struct replica *r, int rc)
 			r->label, quorum_live_count(q), f->n, q->k);
 }
 
+/* Its link is gone and will not be taken up again. */
+static void give_up_link(struct fleet *f, struct replica *r, int rc)
+{
+	rs_err("connection to %s lost after committing %llu input bytes",
+	       r->label, input_of(f, r));
+	give_up(f, r, rc);
+}
+
 static void lose(struct fleet *f, struct replica *r, uint64_t now)
 {
 	replica_disconnect(r);
 	window_lost(&f->w, r->index);
 	if (f->cfg->retries == 0 || send_stop_requested) {
-		rs_err("connection to %s lost after committing %llu input "
-		       "bytes",
-		       r->label, input_of(f, r));
-		give_up(f, r, RS_EXIT_CONNECT);
+		give_up_link(f, r, RS_EXIT_CONNECT);
 		return;
 	}
 	rs_info("connection to %s lost after committing %llu input bytes; "
@@ -163,9 +168,7 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 		r->backoff_ms = fleet_next_backoff(r->backoff_ms);
 		return;
 	}
-	rs_err("connection to %s lost after committing %llu input bytes",
-	       r->label, input_of(f, r));
-	give_up(f, r, rc);
+	give_up_link(f, r, rc);
 }
 
 bool fleet_drop_laggards(struct fleet *f)
