@@ -1,5 +1,7 @@
 /* rpma-recv: exposes PMem log pools to rpma-send senders over RDMA: one
- * POOL, named logs (--log NAME=POOL), or those of a configuration file. */
+ * POOL, named logs (--log NAME=POOL), or those of a configuration file;
+ * or checks such a configuration (--check-config) and exits. */
+#include "check_config.h"
 #include "cli/count.h"
 #include "cli/duration.h"
 #include "cli/exit_code.h"
@@ -29,11 +31,12 @@ static const char doc[] =
     "logs are written in parallel, a verify may read a log while it is "
     "written. Runs until SIGINT or SIGTERM; SIGHUP reloads the "
     "configuration file.\v"
-    "Exit status: 0 stopped by a signal or after --once; 2 bad option, bad "
-    "configuration (FILE:LINE) or a pool that cannot be used; 3 the RDMA "
-    "listener could not be set up.";
+    "Exit status: 0 stopped by a signal or after --once, or a good "
+    "configuration with --check-config; 2 bad option, bad configuration "
+    "(FILE:LINE) or a pool that cannot be used; 3 the RDMA listener could "
+    "not be set up.";
 
-static const char args_doc[] = "[POOL]";
+static const char args_doc[] = "[POOL]\n--check-config [FILE]";
 
 enum {
 	OPT_DIRECT_WRITE = 0x100,
@@ -48,6 +51,7 @@ enum {
 	OPT_LOG,
 	OPT_CONFIG,
 	OPT_MAX_SENDERS,
+	OPT_CHECK_CONFIG,
 };
 
 #define RECV_DEFAULT_CONFIG "/etc/rpma-ship/rpma-recv.conf"
@@ -60,6 +64,14 @@ static const struct argp_option options[] = {
     {"config", OPT_CONFIG, "FILE", 0,
      "Read global settings and logs from FILE (rpma-recv.conf(5)); "
      "options given here override its global settings",
+     0},
+    {"check-config", OPT_CHECK_CONFIG, "FILE", OPTION_ARG_OPTIONAL,
+     "Check the configuration the service would run with, then exit: FILE "
+     "(or --check-config FILE), else --config's, else with no "
+     "--log " RECV_DEFAULT_CONFIG
+     "; its lines, key files and pools (each exists or "
+     "may be created, readable and writable by this user). 0 and one line "
+     "if good, 2 and FILE:LINE if not; opens no pool, needs no RDMA device",
      0},
     {"max-senders", OPT_MAX_SENDERS, "N", 0,
      "Senders connected at once, over all logs (default 64); more are "
@@ -127,6 +139,8 @@ struct recv_args {
 	unsigned nnamed;
 	struct recv_log_settings log; /* create, allow, key, direct write */
 	const char *config;
+	bool check;		/* --check-config */
+	const char *check_file; /* --check-config=FILE */
 	bool once;
 	enum rs_log_level level;
 	bool info;
@@ -241,14 +255,45 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 	case OPT_CONFIG:
 		a->config = arg;
 		return true;
+	case OPT_CHECK_CONFIG:
+		a->check = true;
+		a->check_file = arg;
+		return true;
 	default:
 		return false;
 	}
 }
 
+/* --check-config: the argument is the file to check (argp binds an
+ * optional argument only with '='). The file is the daemon's otherwise:
+ * --config, else the default unless --log names the logs. */
+static void parse_check_end(struct argp_state *state)
+{
+	struct recv_args *a = state->input;
+	const char *given[] = {a->check_file, a->pool, a->config};
+	const char *file = 0;
+	if (a->info)
+		argp_error(state,
+			   "--check-config and --info: give one of them");
+	for (size_t i = 0; i < sizeof(given) / sizeof(*given); i++) {
+		if (file && given[i] && strcmp(file, given[i]))
+			argp_error(state,
+				   "--check-config: one FILE to check, not "
+				   "%s and %s",
+				   file, given[i]);
+		file = given[i] ? given[i] : file;
+	}
+	a->pool = 0;
+	a->config = file ? file : a->nnamed ? 0 : RECV_DEFAULT_CONFIG;
+}
+
 static void parse_end(struct argp_state *state)
 {
 	struct recv_args *a = state->input;
+	if (a->check) {
+		parse_check_end(state);
+		return;
+	}
 	if (a->info && !a->pool)
 		argp_error(state, "--info needs POOL");
 	if (a->pool || a->nnamed || a->config)
@@ -290,6 +335,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->level = RS_LOG_VERBOSE;
 		break;
 	case ARGP_KEY_ARG:
+		if (a->pool && a->check)
+			argp_error(state,
+				   "--check-config: one FILE to check, not "
+				   "%s and %s",
+				   a->pool, arg);
 		if (a->pool)
 			argp_error(state, "only one POOL; name several with "
 					  "--log NAME=POOL");
@@ -405,6 +455,18 @@ static int load_cli_key(struct recv_args *a)
 	return 0;
 }
 
+/* The same settings as the service's, checked instead of served. */
+static int check_config(struct recv_args *a)
+{
+	int rc = RS_EXIT_USAGE;
+	if (!load_cli_key(a)) {
+		struct recv_settings_source source = {a, build_settings};
+		rc = recv_check_config(&source);
+	}
+	memset(&a->log.auth_key, 0, sizeof(a->log.auth_key));
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static struct recv_args a; /* large: keys, paths */
@@ -421,6 +483,8 @@ int main(int argc, char **argv)
 	rs_log_init("rpma-recv", a.level);
 	if (a.info)
 		return recv_info_print(a.pool);
+	if (a.check)
+		return check_config(&a);
 
 	rs_signals_install(on_stop_signal);
 	install_reload_signal();

@@ -11,7 +11,8 @@
  *                 (recv_sd_notify_reloading() adds the timestamp newer
  *                 systemd wants);
  *   STOPPING=1    on SIGTERM or SIGINT, before draining the sessions;
- *   STATUS=...    a one-line summary for `systemctl status`.
+ *   STATUS=...    a one-line summary for `systemctl status`, with READY=1
+ *                 at start and whenever it changes (status_line.h).
  * Send from the main loop, not from a signal handler: the handler only sets
  * a flag. */
 #ifndef RS_SD_NOTIFY_H

@@ -207,6 +207,29 @@ static void reload(struct service *svc)
 
 /* ---- the loop ---- */
 
+/* The logs taking senders and the senders connected, for `systemctl
+ * status`, sent when that changed (head, e.g. READY=1, always). */
+static void status_update(struct service *svc, const char *head)
+{
+	if (!svc->status.enabled)
+		return;
+	const char *names[RECV_LOGS_MAX];
+	struct recv_status st = {.names = names};
+	for (const struct served_log *l = svc->logs; l; l = l->next)
+		st.nlogs += !l->retired;
+	/* The newest log is first in the list: the line names them in the
+	 * order they were configured. */
+	st.nnames = st.nlogs < RECV_LOGS_MAX ? st.nlogs : RECV_LOGS_MAX;
+	unsigned i = st.nnames;
+	for (const struct served_log *l = svc->logs; l && i; l = l->next)
+		if (!l->retired)
+			names[--i] = log_label(&l->settings);
+	st.senders = atomic_load(&svc->counters.senders);
+	char text[RECV_STATUS_TEXT_MAX];
+	recv_status_text(&st, text, sizeof(text));
+	recv_status_line_send(&svc->status, head, text);
+}
+
 static void take_requests(struct service *svc)
 {
 	struct pollfd pfd = {.fd = rs_listener_fd(svc->listener),
@@ -228,6 +251,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 	struct service svc;
 	memset(&svc, 0, sizeof(svc));
 	svc.source = *source;
+	recv_status_line_init(&svc.status);
 	recv_settings_init(&svc.settings);
 	struct rs_error err = {0};
 	if (source->build(source->ctx, &svc.settings, &err)) {
@@ -241,14 +265,14 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		return rc;
 	}
 	print_serving(&svc);
-	recv_sd_notifyf("READY=1\nSTATUS=serving %u log(s)",
-			svc.settings.nlogs);
+	status_update(&svc, "READY=1\n");
 	while (!recv_stop_requested &&
 	       !(once && atomic_load(&svc.counters.served))) {
 		if (recv_reload_requested)
 			reload(&svc);
 		take_requests(&svc);
 		reap_retired(&svc);
+		status_update(&svc, 0);
 	}
 	recv_sd_notify("STOPPING=1");
 	logs_stop(&svc);

@@ -5,6 +5,7 @@
 
 #include "log_worker.h"
 #include "service.h"
+#include "status_line.h"
 
 struct rs_listener;
 struct rs_listener_event;
@@ -23,6 +24,7 @@ struct service {
 	struct served_log *logs;
 	struct rs_listener *listener;
 	struct recv_counters counters;
+	struct recv_status_line status; /* for `systemctl status` */
 };
 
 /* Checks a connection request and hands it to its log, or refuses it. */

@@ -145,12 +145,14 @@ int settings_check_pool_exists(const struct recv_settings *s,
 	struct stat st;
 	if (stat(path, &st) == 0 || (errno == ENOENT && log->create_size))
 		return 0;
+	/* The fix is said the way the log was given: a key or an option. */
 	if (errno == ENOENT)
 		return rs_error_set(err, RS_E_INVAL, 0,
 				    "%s: pool %s does not exist: create it "
-				    "with `pmempool create log %s` or add "
-				    "`create = SIZE`",
-				    where, path, path);
+				    "with `pmempool create log %s` or %s",
+				    where, path, path,
+				    line ? "add `create = SIZE`"
+					 : "give --create SIZE");
 	return rs_error_set(err, RS_E_INVAL, errno,
 			    "%s: cannot reach pool %s: %s", where, path,
 			    strerror(errno));

@@ -33,7 +33,8 @@ int settings_check_pool_free(const struct recv_settings *s,
 			     struct rs_error *err);
 
 /* The pool exists, or the log says how big to create it. Only looks: an
- * existing file is checked as a pool when it is opened. */
+ * existing file is checked as a pool when it is opened. The fix named is
+ * `create = SIZE` for a line of the file, --create SIZE for line 0. */
 int settings_check_pool_exists(const struct recv_settings *s,
 			       const struct recv_log_settings *log,
 			       unsigned line, struct rs_error *err);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Command lines on the host (no RDMA needed): every option in --help is in
 # the man page and the README, usage errors give one clear line and exit 2,
-# and a missing RDMA device is named as such (exit 3).
+# and a missing RDMA device is named as such (exit 3); the bash completion
+# offers --check-config and completes its FILE.
 #   test_cli.sh BUILD SOURCE
 set -u
 BUILD="$1"
@@ -53,6 +54,34 @@ for prog in rpma-send rpma-recv; do
 		check "$prog $opt in README" $? "missing from README.md"
 	done
 done
+
+# The bash completion, which reads the options from --help: rpma-recv
+# --check-config is offered and completes a file, after a space (the
+# operand argp takes as its FILE) or after '='; one file only.
+bash_completion=/usr/share/bash-completion/bash_completion
+completions() { # PROGRAM LINE: what bash offers for the end of LINE
+	bash -c '
+		source "$1" && source "$2" || exit 1
+		COMP_LINE=$4
+		COMP_POINT=${#COMP_LINE}
+		read -ra COMP_WORDS <<<"${COMP_LINE//=/ = }"
+		[[ $COMP_LINE == *[\ =] ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_rpma_ship "$3" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$bash_completion" "$SRC/dist/bash-completion/rpma-ship" "$@"
+}
+if [ -r "$bash_completion" ]; then
+	touch "$tmp/check-me.conf"
+	for line in "rpma-recv --che:--check-config" \
+		"rpma-recv --check-config $tmp/check-m:$tmp/check-me.conf" \
+		"rpma-recv --check-config=$tmp/check-m:$tmp/check-me.conf" \
+		"rpma-recv --check-config $tmp/check-me.conf $tmp/check-m:"; do
+		got=$(completions "$RECV" "${line%:*}")
+		check "completion of '${line%:*}'" "$([ "$got" = "${line##*:}" ] && echo 0 || echo 1)" "got '$got', want '${line##*:}'"
+	done
+else
+	echo "note: no $bash_completion: the completion is not checked"
+fi
 
 expect_error "send: unknown method" 2 "is not apm, gpspm or staged" "$SEND" --method fast host
 expect_error "send: bad batch" 2 "must be a size" "$SEND" --batch 12X host

@@ -1,6 +1,7 @@
 /* The receiver's systemd notifications: the datagram reaches a socket named
  * by $NOTIFY_SOCKET, path or abstract, byte for byte; nothing is sent and
- * nothing fails outside systemd; a bad $NOTIFY_SOCKET is an error. */
+ * nothing fails outside systemd; a bad $NOTIFY_SOCKET is an error. The
+ * status line goes with READY=1, then only when its text changes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "sd_notify.h"
+#include "status_line.h"
 
 /* A datagram socket standing in for systemd's, and the $NOTIFY_SOCKET
  * value that names it. */
@@ -170,6 +172,54 @@ static void unset_is_a_silent_no_op(void **state)
 	nothing_received(m);
 }
 
+static void expect_received(struct fake_manager *m, const char *want)
+{
+	char buf[512];
+	received(m, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+static void status_sent_when_changed(void **state)
+{
+	struct fake_manager *m = *state;
+	const char *idle = "serving 2 logs (app, audit), 0 senders connected";
+	const char *busy = "serving 2 logs (app, audit), 1 sender connected";
+	struct recv_status_line line;
+	recv_status_line_init(&line);
+	assert_true(recv_status_line_send(&line, "READY=1\n", idle));
+	expect_received(m, "READY=1\nSTATUS=serving 2 logs (app, audit), 0 "
+			   "senders connected");
+	/* The loop offers it every turn: unchanged, nothing goes out. */
+	assert_false(recv_status_line_send(&line, 0, idle));
+	nothing_received(m);
+	assert_true(recv_status_line_send(&line, 0, busy));
+	expect_received(m, "STATUS=serving 2 logs (app, audit), 1 sender "
+			   "connected");
+	assert_false(recv_status_line_send(&line, 0, busy));
+	assert_true(recv_status_line_send(&line, 0, idle));
+	expect_received(m, "STATUS=serving 2 logs (app, audit), 0 senders "
+			   "connected");
+	/* A head (READY=1 after a reload) goes out even unchanged. */
+	assert_true(recv_status_line_send(&line, "READY=1\n", idle));
+	expect_received(m, "READY=1\nSTATUS=serving 2 logs (app, audit), 0 "
+			   "senders connected");
+	nothing_received(m);
+}
+
+/* Outside systemd at start: never sent, even if the variable appears. */
+static void status_silent_outside_systemd(void **state)
+{
+	struct fake_manager *m = *state;
+	unsetenv("NOTIFY_SOCKET");
+	struct recv_status_line line;
+	recv_status_line_init(&line);
+	assert_false(line.enabled);
+	setenv("NOTIFY_SOCKET", m->name, 1);
+	assert_false(recv_status_line_send(&line, "READY=1\n", "serving"));
+	assert_false(recv_status_line_send(&line, 0, "serving more"));
+	nothing_received(m);
+}
+
 static void expect_failure(const char *notify_socket, int want_errno)
 {
 	setenv("NOTIFY_SOCKET", notify_socket, 1);
@@ -212,6 +262,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(reloading_carries_monotonic_time,
 					    manager_at_path, manager_stop),
 	    cmocka_unit_test_setup_teardown(unset_is_a_silent_no_op,
+					    manager_at_path, manager_stop),
+	    cmocka_unit_test_setup_teardown(status_sent_when_changed,
+					    manager_abstract, manager_stop),
+	    cmocka_unit_test_setup_teardown(status_silent_outside_systemd,
 					    manager_at_path, manager_stop),
 	    cmocka_unit_test(bad_addresses_fail),
 	};

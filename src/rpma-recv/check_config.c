@@ -1,0 +1,55 @@
+#include "check_config.h"
+
+#include "cli/exit_code.h"
+#include "cli/log.h"
+#include "error.h"
+#include "pool_access.h"
+#include "settings_check.h"
+
+#include <stdio.h>
+
+static int check_logs(const struct recv_settings *s, struct rs_error *err)
+{
+	for (unsigned i = 0; i < s->nlogs; i++) {
+		const struct recv_log_settings *log = &s->logs[i];
+		/* The file's logs were, with the line of their `pool`, as the
+		 * file was read; the command line's are only when opened. */
+		if (!log->line && settings_check_pool_exists(s, log, 0, err))
+			return -1;
+		if (recv_pool_access_check(s, log, err))
+			return -1;
+	}
+	return 0;
+}
+
+static void print_ok(const struct recv_settings *s)
+{
+	if (rs_log_get_level() < RS_LOG_NORMAL)
+		return;
+	printf("rpma-recv: %s: configuration OK, %u log%s",
+	       s->path[0] ? s->path : "the command line", s->nlogs,
+	       s->nlogs == 1 ? "" : "s");
+	for (unsigned i = 0; i < s->nlogs; i++) {
+		const struct recv_log_settings *log = &s->logs[i];
+		printf("%s%s", i ? ", " : ": ",
+		       log->name[0] ? log->name : log->pool_path);
+	}
+	putchar('\n');
+	fflush(stdout);
+}
+
+int recv_check_config(const struct recv_settings_source *source)
+{
+	struct recv_settings s;
+	recv_settings_init(&s);
+	struct rs_error err = {0};
+	int rc = source->build(source->ctx, &s, &err);
+	if (!rc)
+		rc = check_logs(&s, &err);
+	if (rc)
+		rs_err("%s", err.msg);
+	else
+		print_ok(&s);
+	recv_settings_free(&s);
+	return rc ? RS_EXIT_USAGE : RS_EXIT_OK;
+}

@@ -1,0 +1,59 @@
+#include "status_line.h"
+
+#include "sd_notify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Room for the names: three of the longest log names fit, a long pool
+ * path (the unnamed log, which serves alone) may not. */
+#define NAMES_ROOM 100
+
+static const char *plural(unsigned n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* "app, audit, web and 4 more", or "" when no name fits. */
+static void names_text(const struct recv_status *st, char *out, size_t size)
+{
+	size_t used = 0;
+	unsigned shown = 0;
+	out[0] = '\0';
+	for (; shown < st->nnames && shown < RECV_STATUS_NAMES_SHOWN; shown++) {
+		const char *name = st->names[shown];
+		if (used + strlen(name) + 2 > NAMES_ROOM)
+			break;
+		used += (size_t)snprintf(out + used, size - used, "%s%s",
+					 shown ? ", " : "", name);
+	}
+	if (shown && shown < st->nlogs)
+		snprintf(out + used, size - used, " and %u more",
+			 st->nlogs - shown);
+}
+
+void recv_status_text(const struct recv_status *st, char *text, size_t size)
+{
+	char names[NAMES_ROOM + 32];
+	names_text(st, names, sizeof(names));
+	bool named = names[0] != '\0';
+	snprintf(text, size, "serving %u log%s%s%s%s, %u sender%s connected",
+		 st->nlogs, plural(st->nlogs), named ? " (" : "", names,
+		 named ? ")" : "", st->senders, plural(st->senders));
+}
+
+void recv_status_line_init(struct recv_status_line *line)
+{
+	line->enabled = getenv("NOTIFY_SOCKET") != NULL;
+	line->sent[0] = '\0';
+}
+
+bool recv_status_line_send(struct recv_status_line *line, const char *head,
+			   const char *text)
+{
+	if (!line->enabled || (!head && !strcmp(text, line->sent)))
+		return false;
+	snprintf(line->sent, sizeof(line->sent), "%s", text);
+	return recv_sd_notifyf("%sSTATUS=%s", head ? head : "", text) == 0;
+}

@@ -1,0 +1,42 @@
+/* The line rpma-recv shows in `systemctl status` (STATUS= of sd_notify):
+ * the logs it serves and the senders connected, e.g.
+ *   serving 2 logs (app, audit), 1 sender connected
+ * with the first few names only ("and 3 more"), so that it stays short. It
+ * is sent only when systemd listens ($NOTIFY_SOCKET set at start) and only
+ * when its text changed, so the service loop may offer it every turn. */
+#ifndef RECV_STATUS_LINE_H
+#define RECV_STATUS_LINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RECV_STATUS_NAMES_SHOWN 3 /* names on the line, at most */
+#define RECV_STATUS_TEXT_MAX 256  /* the longest text fits, with its NUL */
+
+struct recv_status {
+	unsigned nlogs;		  /* logs served (taking new senders) */
+	const char *const *names; /* the first nnames of them, in order */
+	unsigned nnames;	  /* at most nlogs */
+	unsigned senders;	  /* connected */
+};
+
+/* Writes the text (without "STATUS=") into text, size bytes. A name too
+ * long for the line is counted among the "more". */
+void recv_status_text(const struct recv_status *st, char *text, size_t size);
+
+/* What was sent, so that an unchanged text is not sent again. */
+struct recv_status_line {
+	bool enabled;			 /* $NOTIFY_SOCKET was set */
+	char sent[RECV_STATUS_TEXT_MAX]; /* the last text, "" before */
+};
+
+/* Enabled when $NOTIFY_SOCKET is set now, i.e. under systemd. */
+void recv_status_line_init(struct recv_status_line *line);
+
+/* Sends "STATUS=text" when enabled and text changed, or always (when
+ * enabled) with head before it, e.g. "READY=1\n". Returns true when it
+ * sent. A send that fails is not retried: the next change is sent. */
+bool recv_status_line_send(struct recv_status_line *line, const char *head,
+			   const char *text);
+
+#endif

@@ -1,0 +1,105 @@
+/* The text of rpma-recv's `systemctl status` line: singular and plural,
+ * the names in order and capped with "and N more", a name too long for the
+ * line, and the longest line there can be. (Sending it: test_sd_notify.) */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "settings.h"
+#include "status_line.h"
+
+static void expect_text(unsigned nlogs, const char *const *names,
+			unsigned senders, const char *want)
+{
+	struct recv_status st = {.nlogs = nlogs,
+				 .names = names,
+				 .nnames = nlogs,
+				 .senders = senders};
+	char text[RECV_STATUS_TEXT_MAX];
+	recv_status_text(&st, text, sizeof(text));
+	assert_string_equal(text, want);
+}
+
+static void singular_and_plural(void **state)
+{
+	(void)state;
+	const char *const names[] = {"app", "audit", "web"};
+	expect_text(1, names, 0, "serving 1 log (app), 0 senders connected");
+	expect_text(1, names, 1, "serving 1 log (app), 1 sender connected");
+	expect_text(2, names, 1,
+		    "serving 2 logs (app, audit), 1 sender connected");
+	expect_text(3, names, 2,
+		    "serving 3 logs (app, audit, web), 2 senders connected");
+	expect_text(0, names, 0, "serving 0 logs, 0 senders connected");
+}
+
+static void names_capped(void **state)
+{
+	(void)state;
+	const char *const names[] = {"a", "b", "c", "d", "e"};
+	expect_text(4, names, 3,
+		    "serving 4 logs (a, b, c and 1 more), 3 senders connected");
+	expect_text(5, names, 3,
+		    "serving 5 logs (a, b, c and 2 more), 3 senders connected");
+}
+
+/* The unnamed log (`rpma-recv POOL`) shows its pool, unless the path is
+ * too long for the line: then no name. */
+static void long_names(void **state)
+{
+	(void)state;
+	const char *const pool[] = {"/mnt/pmem/app.pool"};
+	expect_text(1, pool, 1,
+		    "serving 1 log (/mnt/pmem/app.pool), 1 sender connected");
+	char path[PATH_MAX];
+	memset(path, 'p', 200);
+	path[0] = '/';
+	path[200] = '\0';
+	const char *const long_pool[] = {path};
+	expect_text(1, long_pool, 1, "serving 1 log, 1 sender connected");
+	const char *const some_long[] = {"app", path, "web"};
+	expect_text(3, some_long, 0,
+		    "serving 3 logs (app and 2 more), 0 senders connected");
+}
+
+/* As many logs and senders as there can be, each name of the longest:
+ * the whole line fits. */
+static void longest_line_fits(void **state)
+{
+	(void)state;
+	char name[RS_LOG_NAME_MAX + 1];
+	memset(name, 'n', RS_LOG_NAME_MAX);
+	name[RS_LOG_NAME_MAX] = '\0';
+	const char *names[RECV_LOGS_MAX];
+	for (unsigned i = 0; i < RECV_LOGS_MAX; i++)
+		names[i] = name;
+	struct recv_status st = {.nlogs = RECV_LOGS_MAX,
+				 .names = names,
+				 .nnames = RECV_LOGS_MAX,
+				 .senders = RECV_MAX_SENDERS_MAX};
+	char text[RECV_STATUS_TEXT_MAX], want[RECV_STATUS_TEXT_MAX];
+	recv_status_text(&st, text, sizeof(text));
+	snprintf(want, sizeof(want),
+		 "serving %d logs (%s, %s, %s and %d more), %d senders "
+		 "connected",
+		 RECV_LOGS_MAX, name, name, name, RECV_LOGS_MAX - 3,
+		 RECV_MAX_SENDERS_MAX);
+	assert_string_equal(text, want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(singular_and_plural),
+	    cmocka_unit_test(names_capped),
+	    cmocka_unit_test(long_names),
+	    cmocka_unit_test(longest_line_fits),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
