@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libpmemlog.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +27,119 @@ static bool is_char_device(const char *path)
 	return stat(path, &st) == 0 && S_ISCHR(st.st_mode);
 }
 
+/* The user rpma-recv runs as, for messages about access. */
+static const char *user_name(void)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	return pw ? pw->pw_name : "this user";
+}
+
+/* PMDK checks a pool for bad blocks when it opens or creates it, and on a
+ * device-DAX that reads the device's physical address from sysfs, which
+ * only root may: an unprivileged service fails there. */
+static bool bad_block_check_denied(const char *pmdk_msg)
+{
+	return geteuid() != 0 && strstr(pmdk_msg, "for bad blocks failed");
+}
+
+/* Why an existing path could not be opened as a pool, and the fix. */
+static void explain_open_failure(const char *path, uint64_t create_size,
+				 int open_errno, char *err, size_t errlen)
+{
+	const char *msg = pmemlog_errormsg();
+	if (open_errno == EACCES || open_errno == EPERM)
+		snprintf(err, errlen,
+			 "%s: permission denied: rpma-recv needs read and "
+			 "write access to it (user %s)",
+			 path, user_name());
+	else if (bad_block_check_denied(msg))
+		snprintf(
+		    err, errlen,
+		    "%s: PMDK's bad-block check of this pool needs root "
+		    "(user %s may not read the device's physical address); "
+		    "as root, turn it off with `pmempool feature --disable "
+		    "CHECK_BAD_BLOCKS %s` (and watch `ndctl list "
+		    "--media-errors`), or run rpma-recv as root",
+		    path, user_name(), path);
+	else if (create_size)
+		snprintf(err, errlen,
+			 "%s exists and is not a usable pmemlog pool (%s); "
+			 "refusing to overwrite it: remove it or give another "
+			 "path",
+			 path, msg);
+	else
+		snprintf(err, errlen,
+			 "%s is not a usable pmemlog pool (%s); create one "
+			 "with --create SIZE or `pmempool create log`",
+			 path, msg);
+}
+
+/* Creates the pool: a file of create_size bytes, or a whole device-DAX
+ * (it has no file size to pass: 0 takes it whole). */
+static PMEMlogpool *pool_create(const char *path, uint64_t create_size,
+				bool device, char *err, size_t errlen)
+{
+	PMEMlogpool *plp =
+	    device ? pmemlog_create(path, 0, 0)
+		   : pmemlog_create(path, (size_t)create_size, 0600);
+	if (plp)
+		return plp;
+	const char *msg = pmemlog_errormsg();
+	if (device && bad_block_check_denied(msg))
+		snprintf(err, errlen,
+			 "cannot create a pool on %s as user %s: PMDK's "
+			 "bad-block check of a device-DAX needs root; as root, "
+			 "run `pmempool create log %s` and `pmempool feature "
+			 "--disable CHECK_BAD_BLOCKS %s`",
+			 path, user_name(), path, path);
+	else
+		snprintf(err, errlen, "cannot create pool %s%s: %s",
+			 device ? "on " : "", path, msg);
+	return 0;
+}
+
+/* Whether the mapping starts with a page of zeros. */
+static bool first_page_zero(struct pmem2_map *map)
+{
+	const uint8_t *p = pmem2_map_get_address(map);
+	if (pmem2_map_get_size(map) < 4096)
+		return false;
+	for (size_t i = 0; i < 4096; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* A device-DAX is created whole; only one that holds nothing yet (a
+ * zeroed first page, as a new namespace has), so that a pool that failed
+ * to open for another reason is never overwritten. A device-DAX cannot be
+ * read(2), only mapped: one alignment unit, read-only. */
+static bool device_is_blank(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	struct pmem2_source *src = 0;
+	struct pmem2_config *cfg = 0;
+	struct pmem2_map *map = 0;
+	size_t align = 0;
+	bool blank = false;
+	if (!pmem2_source_from_fd(&src, fd) &&
+	    !pmem2_source_alignment(src, &align) && !pmem2_config_new(&cfg) &&
+	    !pmem2_config_set_length(cfg, align) &&
+	    !pmem2_config_set_protection(cfg, PMEM2_PROT_READ) &&
+	    !pmem2_config_set_required_store_granularity(
+		cfg, PMEM2_GRANULARITY_PAGE) &&
+	    !pmem2_map_new(&map, cfg, src)) {
+		blank = first_page_zero(map);
+		pmem2_map_delete(&map);
+	}
+	pmem2_config_delete(&cfg);
+	pmem2_source_delete(&src);
+	close(fd);
+	return blank;
+}
+
 /* Opens (or creates) the pool with libpmemlog and returns its committed
  * length, proving it is a well-formed log before we touch it directly. */
 static int pool_validate(const char *path, uint64_t create_size,
@@ -33,38 +147,21 @@ static int pool_validate(const char *path, uint64_t create_size,
 			 size_t errlen)
 {
 	PMEMlogpool *plp = pmemlog_open(path);
-	if (!plp && errno == ENOENT && create_size) {
-		plp = pmemlog_create(path, (size_t)create_size, 0600);
-		if (!plp) {
-			snprintf(err, errlen, "cannot create pool %s: %s", path,
-				 pmemlog_errormsg());
+	int open_errno = errno;
+	bool device = is_char_device(path);
+	bool creatable = device ? device_is_blank(path) : open_errno == ENOENT;
+	if (!plp && create_size && creatable) {
+		plp = pool_create(path, create_size, device, err, errlen);
+		if (!plp)
 			return -1;
-		}
-	} else if (!plp && create_size && is_char_device(path)) {
-		/* A device-dax has no file size to pass: 0 takes it whole. */
-		plp = pmemlog_create(path, 0, 0);
-		if (!plp) {
-			snprintf(err, errlen, "cannot create pool on %s: %s",
-				 path, pmemlog_errormsg());
-			return -1;
-		}
-	} else if (!plp && errno == ENOENT) {
+	} else if (!plp && open_errno == ENOENT) {
 		snprintf(err, errlen,
 			 "pool %s does not exist; create it with --create SIZE",
 			 path);
 		return -1;
-	} else if (!plp && create_size) {
-		snprintf(err, errlen,
-			 "%s exists and is not a usable pmemlog pool (%s); "
-			 "refusing to overwrite it: remove it or give another "
-			 "path",
-			 path, pmemlog_errormsg());
-		return -1;
 	} else if (!plp) {
-		snprintf(err, errlen,
-			 "%s is not a usable pmemlog pool (%s); create one "
-			 "with --create SIZE or `pmempool create log`",
-			 path, pmemlog_errormsg());
+		explain_open_failure(path, create_size, open_errno, err,
+				     errlen);
 		return -1;
 	}
 	*tell = pmemlog_tell(plp);

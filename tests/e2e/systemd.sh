@@ -1,0 +1,265 @@
+#!/bin/bash
+# End-to-end: the packaged rpma-recv.service under a real systemd (PID 1 of
+# the guest), driven as an operator would after `apt install ./rpma-ship.deb`:
+# the package creates the user rpma-ship; the pools are given to it as the
+# unit's comments say (a directory on fsdax, a udev rule for the devdax
+# device, a drop-in with ReadWritePaths=); `systemctl start` returns once the
+# logs are served; a sender ships into each; `systemctl status` shows the
+# service's own status line; `systemctl reload` adds a log while a stream
+# runs, undisturbed; a refused sender is in `journalctl -p warning`; a broken
+# file on reload keeps the old configuration and logs FILE:LINE at error
+# priority; `systemctl stop` leaves the pools consistent; a configuration
+# that cannot start gives exit 2 and no restart loop; the service runs as
+# rpma-ship with no capabilities, and systemd rates its sandbox "OK".
+#
+# On the host: tests/e2e/systemd.sh BUILD packs BUILD into a .deb (cpack, a
+# few seconds) and boots the VM test bed with systemd as PID 1 to run
+# itself there as: systemd.sh BUILD DEB.
+BUILD="$1"
+if [ -z "${RPMA_VM:-}" ]; then
+	top=$(cd "$(dirname "$0")/../.." && pwd)
+	pack="$BUILD/e2e-package"
+	rm -rf "$pack"
+	(cd "$BUILD" && cpack -G DEB -B "$pack" >"$BUILD/e2e-package.log" 2>&1) || {
+		cat "$BUILD/e2e-package.log" >&2
+		exit 1
+	}
+	debs=("$pack"/*.deb)
+	exec "$top/scripts/vm/run" --systemd --timeout 1500 -- "$0" "$BUILD" "${debs[0]}"
+fi
+DEB="$2"
+. "$(dirname "$0")/lib.sh"
+
+conf=/etc/rpma-ship/rpma-recv.conf
+unit=rpma-recv
+pool_dir="$RPMA_FSDAX_DIR/rpma"
+devdax="$RPMA_DEVDAX"
+key=/etc/rpma-ship/audit.key
+for n in 1 2 3 4; do
+	head -c $((2 << 20)) /dev/urandom >"$WORK/in$n"
+done
+
+# sd COMMAND...: systemctl, its output in $WORK/sd.out, exit code in RC.
+sd() {
+	RC=0
+	timeout 120 systemctl "$@" >"$WORK/sd.out" 2>&1 || RC=$?
+}
+prop() { systemctl show -p "$1" --value "$unit"; }
+# journal PRIORITY: the unit's journal at PRIORITY or more urgent.
+journal() { journalctl -q -u "$unit" -p "$1" --no-pager -o cat 2>&1; }
+# ship_to NAME INPUT [ARGS...]: rpma-send into HOST/NAME; exit code in RC.
+ship_to() {
+	local name="$1" input="$2"
+	shift 2
+	RC=0
+	timeout 300 "$SEND" "$@" --truncate "$RECV_IP/$name" "$input" 2>"$WORK/send-$name.log" || RC=$?
+}
+# same_as NAME INPUT [ARGS...]: the log NAME holds exactly INPUT (verify).
+same_as() {
+	local name="$1" input="$2" rc=0
+	shift 2
+	timeout 120 "$SEND" "$@" --verify "$input" "$RECV_IP/$name" >"$WORK/verify.log" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || fail "log $name differs from $input (verify exit $rc): $(cat "$WORK/verify.log")"
+}
+# status_is TEXT [SECONDS]: the unit's status line becomes TEXT.
+status_is() {
+	local end=$((SECONDS + ${2:-10})) now
+	while now=$(prop StatusText) && [ "$now" != "$1" ]; do
+		[ "$SECONDS" -lt "$end" ] || {
+			fail "status line '$now', want '$1'"
+			return 1
+		}
+		nap 0.2
+	done
+}
+
+write_conf() { # the three logs, plus whatever the caller appends
+	cat >"$conf" <<EOF
+# written by tests/e2e/systemd.sh
+listen = $RECV_IP
+peer-timeout = 5s
+[app]
+pool = $pool_dir/app.pool
+create = 32M
+allow = 192.0.2.0/24
+[audit]
+pool = $devdax
+auth-key = $key
+methods = gpspm staged
+[locked]
+pool = $pool_dir/locked.pool
+create = 8M
+allow = 192.0.2.99
+EOF
+}
+
+start_case "PID 1 is systemd"
+[ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is $(cat /proc/1/comm)"
+end_case
+
+start_case "the package installs: the user rpma-ship, the unit known to systemd"
+# (Test bed speed only: without this file man-db's trigger skips
+# rebuilding its index, minutes under TCG.)
+rm -f /var/lib/man-db/auto-update
+RC=0
+dpkg -i "$DEB" >"$WORK/dpkg.log" 2>&1 || RC=$?
+[ "$RC" = 0 ] || fail "dpkg -i exit $RC: $(cat "$WORK/dpkg.log")"
+id rpma-ship >/dev/null 2>&1 || fail "no user rpma-ship"
+[ "$(prop User)" = rpma-ship ] || fail "unit's User= is '$(prop User)'"
+[ "$(prop LoadState)" = loaded ] || fail "unit not loaded: $(prop LoadState)"
+end_case
+
+start_case "the operator's set-up, as the unit's comments say"
+# a directory for the fsdax pools, the devdax device by a udev rule, the key
+install -d -o rpma-ship -g rpma-ship -m 0750 "$pool_dir" || fail "install -d $pool_dir"
+pmempool create log "$devdax" || fail "pmempool create log $devdax"
+sed "s/KERNEL==\"dax0.0\"/KERNEL==\"${devdax#/dev/}\"/" \
+	/usr/share/doc/rpma-ship/examples/60-rpma-ship-dax.rules >/etc/udev/rules.d/60-rpma-ship-dax.rules
+udevadm control --reload && udevadm trigger --subsystem-match=dax --action=add && udevadm settle -t 30 ||
+	fail "udevadm"
+[ "$(stat -c %G:%a "$devdax")" = rpma-ship:660 ] || fail "$devdax is $(stat -c %U:%G:%a "$devdax")"
+mkdir -p /etc/rpma-ship
+head -c 32 /dev/urandom >"$key"
+chown rpma-ship: "$key" && chmod 600 "$key" || fail "chown/chmod $key"
+install -m 600 "$key" "$WORK/sender.key"
+mkdir -p /etc/systemd/system/$unit.service.d
+printf '[Unit]\nRequiresMountsFor=%s\n[Service]\nReadWritePaths=%s\n' "$RPMA_FSDAX_DIR" "$RPMA_FSDAX_DIR" \
+	>/etc/systemd/system/$unit.service.d/pools.conf
+write_conf
+sd daemon-reload
+[ "$RC" = 0 ] || fail "daemon-reload: $(cat "$WORK/sd.out")"
+RC=0
+runuser -u rpma-ship -- /usr/bin/rpma-recv --check-config >"$WORK/check.out" 2>&1 || RC=$?
+[ "$RC" = 0 ] || fail "rpma-recv --check-config as rpma-ship: exit $RC: $(cat "$WORK/check.out")"
+end_case
+
+start_case "a devdax pool with PMDK's bad-block check: exit 2, the line says what to run"
+sd start "$unit"
+[ "$RC" != 0 ] || fail "systemctl start succeeded"
+[ "$(prop ExecMainStatus)" = 2 ] || fail "exit status $(prop ExecMainStatus), want 2"
+journal err | grep -q "$conf:[0-9]*: log audit: $devdax: PMDK's bad-block check of this pool needs root.*pmempool feature --disable CHECK_BAD_BLOCKS $devdax" ||
+	fail "no bad-block line: $(journal err | tail -n 2)"
+# what that line says to do, as root
+pmempool feature --disable CHECK_BAD_BLOCKS "$devdax" || fail "pmempool feature --disable"
+end_case
+
+start_case "systemctl start returns once READY=1 is sent and every log is served"
+sd start "$unit"
+[ "$RC" = 0 ] || fail "systemctl start exit $RC: $(cat "$WORK/sd.out"); $(journal debug | tail -n 5)"
+# at once, no waiting: start returned only after READY=1
+[ "$(prop ActiveState)" = active ] || fail "not active: $(prop ActiveState)/$(prop SubState)"
+rdma res show cm_id | grep -q "LISTEN.*$RECV_IP:7204" || fail "no listener: $(rdma res show cm_id)"
+for name in app audit locked; do
+	journal info | grep -q "serving log $name:" || fail "log $name not served: $(journal info)"
+done
+status_is "serving 3 logs (app, audit, locked), 0 senders connected" 0
+end_case
+
+start_case "it runs as rpma-ship, with no capabilities"
+pid=$(prop MainPID)
+[ "$pid" -gt 0 ] || fail "no main process"
+[ "$(ps -o user= -p "$pid")" = rpma-ship ] || fail "runs as $(ps -o user= -p "$pid")"
+grep -q '^CapEff:[[:space:]]*0*$' "/proc/$pid/status" || fail "$(grep Cap "/proc/$pid/status")"
+grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$pid/status" || fail "NoNewPrivs not set"
+end_case
+
+start_case "a sender ships into each log"
+ship_to app "$WORK/in1"
+[ "$RC" = 0 ] || fail "ship to app exit $RC: $(cat "$WORK/send-app.log")"
+ship_to audit "$WORK/in2" --auth-key "$WORK/sender.key"
+[ "$RC" = 0 ] || fail "ship to audit exit $RC: $(cat "$WORK/send-audit.log")"
+same_as app "$WORK/in1"
+same_as audit "$WORK/in2" --auth-key "$WORK/sender.key"
+end_case
+
+start_case "systemctl reload adds a log while a stream runs; the stream is undisturbed; status follows"
+FEED_PAUSE=0.1 start_fed_sender "$WORK/in3" --truncate "$RECV_IP/app"
+status_is "serving 3 logs (app, audit, locked), 1 sender connected" 30
+write_conf
+printf '[extra]\npool = %s/extra.pool\ncreate = 8M\n' "$pool_dir" >>"$conf"
+sd reload "$unit"
+[ "$RC" = 0 ] || fail "systemctl reload exit $RC: $(cat "$WORK/sd.out")"
+journal info | grep -q "log extra added" || fail "no 'log extra added': $(journal info | tail -n 5)"
+sd status "$unit" --no-pager
+grep -q 'Status: "serving 4 logs (app, audit, locked and 1 more), 1 sender connected"' "$WORK/sd.out" ||
+	fail "systemctl status lacks the status line: $(cat "$WORK/sd.out")"
+kill -0 "$SEND_PID" 2>/dev/null || fail "the stream ended before the reload was done (make it slower)"
+ship_to extra "$WORK/in4"
+[ "$RC" = 0 ] || fail "ship to the added log exit $RC: $(cat "$WORK/send-extra.log")"
+reap "$SEND_PID"
+stop_feed
+[ "$REAP_RC" = 0 ] || fail "the stream during the reload exit $REAP_RC: $(cat "$WORK/send.log")"
+same_as app "$WORK/in3"
+same_as extra "$WORK/in4"
+status_is "serving 4 logs (app, audit, locked and 1 more), 0 senders connected"
+end_case
+
+start_case "a refused sender is in journalctl -p warning, not -p err"
+ship_to locked "$WORK/in1"
+[ "$RC" = 5 ] || fail "refused sender exit $RC, want 5: $(cat "$WORK/send-locked.log")"
+journal warning | grep -q "refusing sender $RPMA_SEND_IP: not in the allow list" ||
+	fail "not at warning priority: $(journal warning | tail -n 3)"
+! journal err | grep -q "refusing sender $RPMA_SEND_IP: not in the allow list" ||
+	fail "the refusal is at error priority"
+end_case
+
+start_case "a broken file on reload: refused with FILE:LINE at error priority, the old one stays"
+cp "$conf" "$WORK/good.conf"
+printf 'credits = many\n' >>"$conf"
+line=$(grep -c '' "$conf")
+sd reload "$unit"
+[ "$RC" != 0 ] || fail "systemctl reload of a broken file succeeded"
+journal err | grep -q "$conf:$line: " || fail "no $conf:$line at error priority: $(journal err | tail -n 3)"
+[ "$(prop ActiveState)" = active ] || fail "not active after the refused reload: $(prop ActiveState)"
+# the same file by SIGHUP straight to the daemon, past the check
+pid=$(prop MainPID)
+[ "$pid" -gt 0 ] && kill -HUP "$pid" || fail "no main process to send SIGHUP (MainPID $pid)"
+wait_for_journal() {
+	local end=$((SECONDS + 20))
+	until journal err | grep -q "$1"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		nap 0.2
+	done
+}
+wait_for_journal "keeping the configuration in force" ||
+	fail "SIGHUP with a broken file: no error line: $(journal err | tail -n 3)"
+journal err | grep "keeping the configuration in force" | grep -q "$conf:$line: " ||
+	fail "the daemon's own error lacks $conf:$line"
+ship_to extra "$WORK/in2"
+[ "$RC" = 0 ] || fail "the old configuration is gone: ship to extra exit $RC"
+same_as extra "$WORK/in2"
+cp "$WORK/good.conf" "$conf"
+end_case
+
+start_case "systemd rates the running unit's sandbox OK (below 4)"
+RC=0
+systemd-analyze security --threshold=39 "$unit.service" >"$WORK/security" 2>&1 || RC=$?
+[ "$RC" = 0 ] || fail "$(tail -n 1 "$WORK/security")"
+log "$(tail -n 1 "$WORK/security")"
+end_case
+
+start_case "systemctl stop: the pools are consistent and hold what was committed"
+sd stop "$unit"
+[ "$RC" = 0 ] || fail "systemctl stop exit $RC"
+[ "$(prop ActiveState)" = inactive ] || fail "after stop: $(prop ActiveState)"
+check_pool "$pool_dir/app.pool" "$WORK/in3"
+check_pool "$pool_dir/extra.pool" "$WORK/in2"
+check_pool "$devdax" "$WORK/in2"
+[ "$(stat -c %U:%a "$pool_dir/app.pool")" = rpma-ship:600 ] ||
+	fail "a pool it created is $(stat -c %U:%a "$pool_dir/app.pool"), want rpma-ship:600"
+end_case
+
+start_case "a configuration that cannot start: exit 2, FILE:LINE, no restart loop"
+write_conf
+printf '[gone]\npool = %s/no-such.pool\n' "$pool_dir" >>"$conf"
+line=$(grep -n 'no-such.pool' "$conf" | cut -d: -f1)
+sd start "$unit"
+[ "$RC" != 0 ] || fail "systemctl start succeeded"
+[ "$(prop ExecMainStatus)" = 2 ] || fail "exit status $(prop ExecMainStatus), want 2"
+journal err | grep -q "$conf:$line: " || fail "no $conf:$line at error priority: $(journal err | tail -n 3)"
+nap 8 # past RestartSec=5s
+[ "$(prop NRestarts)" = 0 ] || fail "restarted $(prop NRestarts) times"
+[ "$(prop ActiveState)" = failed ] || fail "state $(prop ActiveState), want failed"
+end_case
+
+summary
