@@ -10,22 +10,9 @@ set -u
 BUILD="$1"
 RECV="$BUILD/src/rpma-recv/rpma-recv"
 DEFAULT_CONF=/etc/rpma-ship/rpma-recv.conf
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../host_check.sh"
 chmod 755 "$tmp" # the cases run as nobody reach their files through it
 
-check() { # check NAME CONDITION-RESULT(0/1) DETAIL
-	if [ "$2" = 0 ]; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $1: $3"
-	fi
-}
-
-ok() { "$@" && echo 0 || echo 1; }
 
 # run ARGS...: rpma-recv, its exit code in $rc, its output in $tmp/out and
 # $tmp/err. RUN_AS (a command prefix) runs it as another user.
@@ -243,5 +230,4 @@ fi
 check "pool unchanged after strace run" "$(ok [ "$(sha256sum "$pool")" = "$before_sum" ] && [ "$(stat -c %y "$pool")" = "$before_time" ])" "changed"
 check "created nothing" "$(ok [ ! -e "$tmp/audit.pool" ])" "$tmp/audit.pool exists"
 
-printf '%s passed, %s failed\n' "$passed" "$failed"
-[ "$failed" = 0 ]
+summary

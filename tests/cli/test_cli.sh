@@ -9,19 +9,7 @@ BUILD="$1"
 SRC="$2"
 SEND="$BUILD/src/rpma-send/rpma-send"
 RECV="$BUILD/src/rpma-recv/rpma-recv"
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-check() { # check NAME CONDITION-RESULT(0/1) DETAIL
-	if [ "$2" = 0 ]; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $1: $3"
-	fi
-}
+. "$(dirname "$0")/../host_check.sh"
 
 # expect_usage_error NAME EXPECTED-RC PATTERN COMMAND...: exits with the
 # code, prints one line on stderr naming the program, matching PATTERN.
@@ -170,5 +158,4 @@ for path in $(readme_paths); do
 done
 check "README names project files" "$([ "$named" -gt 20 ] && echo 0 || echo 1)" "only $named found: is the pattern stale?"
 
-printf '%s passed, %s failed\n' "$passed" "$failed"
-[ "$failed" = 0 ]
+summary

@@ -9,21 +9,9 @@
 set -u
 SRC="$1"
 ACCEL_SCRIPT="$SRC/scripts/vm/accel"
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../host_check.sh"
 : >"$tmp/kernel"
 : >"$tmp/initrd"
-
-check() { # check NAME CONDITION-RESULT(0/1) DETAIL
-	if [ "$2" = 0 ]; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $1: $3"
-	fi
-}
 
 # fake_qemu KIND [VERSION]: a qemu-system-x86_64 in $tmp/bin that answers
 # --version and, asked to boot, behaves as KIND; each boot appends its
@@ -71,8 +59,8 @@ accel() {
 
 # expect NAME ACCEL WHY-PATTERN: the last verdict.
 expect() {
-	check "$1: exit 0" "$([ "$RC" = 0 ] && echo 0 || echo 1)" "exit $RC: $ERR"
-	check "$1: $2" "$([ "$ACCEL" = "$2" ] && echo 0 || echo 1)" "got '$ACCEL'"
+	check "$1: exit 0" "$(ok [ "$RC" = 0 ])" "exit $RC: $ERR"
+	check "$1: $2" "$(ok [ "$ACCEL" = "$2" ])" "got '$ACCEL'"
 	check "$1: why" "$([[ $ACCEL_WHY == *$3* ]] && echo 0 || echo 1)" "'$ACCEL_WHY' lacks '$3'"
 }
 
@@ -81,12 +69,12 @@ boots() { grep -c . "$tmp/boots"; }
 fake_qemu aborts
 accel
 expect "aborting qemu" tcg "KVM present but cannot boot a guest (qemu aborted: failed to set MSR 0x10a"
-check "aborting qemu: TCG options" "$([ "${ACCEL_ARGS[*]}" = "-accel tcg,thread=multi -cpu max -smp 2" ] && echo 0 || echo 1)" "${ACCEL_ARGS[*]}"
+check "aborting qemu: TCG options" "$(ok [ "${ACCEL_ARGS[*]}" = "-accel tcg,thread=multi -cpu max -smp 2" ])" "${ACCEL_ARGS[*]}"
 check "the proof boots the given kernel under KVM with the marker asked for" \
 	"$(grep -q -- "-accel kvm .*-kernel $tmp/kernel -initrd $tmp/initrd .*rpma.probe=1" "$tmp/boots" && echo 0 || echo 1)" "$(cat "$tmp/boots")"
 KEEP_CACHE=1 accel
 expect "aborting qemu, again" tcg "qemu aborted"
-check "a cached verdict boots nothing" "$([ "$(boots)" = 0 ] && echo 0 || echo 1)" "$(boots) boots"
+check "a cached verdict boots nothing" "$(ok [ "$(boots)" = 0 ])" "$(boots) boots"
 check "a cached verdict says so" "$([[ $ACCEL_WHY == *"cached verdict: $tmp/cache/accel-"* ]] && echo 0 || echo 1)" "$ACCEL_WHY"
 
 fake_qemu boots 7.2.0
@@ -95,14 +83,14 @@ expect "the same machine, another qemu behaving the same" tcg "cached"
 fake_qemu boots 8.0.0
 KEEP_CACHE=1 accel
 expect "another qemu version is proved again" kvm "KVM booted the guest kernel in"
-check "another qemu version: one boot" "$([ "$(boots)" = 1 ] && echo 0 || echo 1)" "$(boots) boots"
+check "another qemu version: one boot" "$(ok [ "$(boots)" = 1 ])" "$(boots) boots"
 check "KVM options" "$([[ "${ACCEL_ARGS[*]}" == "-accel kvm -cpu host -smp "[2-8] ]] && echo 0 || echo 1)" "${ACCEL_ARGS[*]}"
 
 fake_qemu hangs
 start=$SECONDS
 accel
 expect "hanging qemu" tcg "KVM present but cannot boot a guest (no output from the guest kernel within 3s)"
-check "hanging qemu: within the bound" "$([ $((SECONDS - start)) -le 6 ] && echo 0 || echo 1)" "took $((SECONDS - start)) s"
+check "hanging qemu: within the bound" "$(ok [ $((SECONDS - start)) -le 6 ])" "took $((SECONDS - start)) s"
 # running: PID is a process that has not ended (a zombie has).
 running() { [[ $(ps -o stat= -p "$1" 2>/dev/null) == [^Z]* ]]; }
 pid=$(cat "$tmp/hung.pid" 2>/dev/null)
@@ -116,27 +104,26 @@ expect "booting qemu" kvm "KVM booted the guest kernel in"
 # What RPMA_VM_ACCEL forces.
 RPMA_VM_ACCEL=tcg accel
 expect "RPMA_VM_ACCEL=tcg" tcg "forced by RPMA_VM_ACCEL=tcg"
-check "RPMA_VM_ACCEL=tcg boots nothing" "$([ "$(boots)" = 0 ] && echo 0 || echo 1)" "$(boots) boots"
+check "RPMA_VM_ACCEL=tcg boots nothing" "$(ok [ "$(boots)" = 0 ])" "$(boots) boots"
 RPMA_VM_ACCEL=kvm accel
 expect "RPMA_VM_ACCEL=kvm where KVM boots" kvm "KVM booted"
 fake_qemu aborts
 RPMA_VM_ACCEL=kvm accel
-check "RPMA_VM_ACCEL=kvm where KVM cannot boot: exit 125" "$([ "$RC" = 125 ] && echo 0 || echo 1)" "exit $RC"
+check "RPMA_VM_ACCEL=kvm where KVM cannot boot: exit 125" "$(ok [ "$RC" = 125 ])" "exit $RC"
 check "RPMA_VM_ACCEL=kvm where KVM cannot boot: says why" \
 	"$([[ $ERR == *"RPMA_VM_ACCEL=kvm, but KVM present but cannot boot a guest (qemu aborted"* ]] && echo 0 || echo 1)" "$ERR"
 RPMA_VM_ACCEL=fast accel
-check "RPMA_VM_ACCEL=fast: exit 2" "$([ "$RC" = 2 ] && echo 0 || echo 1)" "exit $RC"
+check "RPMA_VM_ACCEL=fast: exit 2" "$(ok [ "$RC" = 2 ])" "exit $RC"
 check "RPMA_VM_ACCEL=fast: says what to give" "$([[ $ERR == *"give kvm or tcg"* ]] && echo 0 || echo 1)" "$ERR"
 
 # No KVM device: TCG at once, nothing booted; forced KVM fails.
 fake_qemu boots
 KVM_DEV=$tmp/no-kvm accel
 expect "no /dev/kvm" tcg "there is no $tmp/no-kvm"
-check "no /dev/kvm boots nothing" "$([ "$(boots)" = 0 ] && echo 0 || echo 1)" "$(boots) boots"
+check "no /dev/kvm boots nothing" "$(ok [ "$(boots)" = 0 ])" "$(boots) boots"
 KVM_DEV=$tmp/no-kvm RPMA_VM_ACCEL=kvm accel
-check "no /dev/kvm, RPMA_VM_ACCEL=kvm: exit 125" "$([ "$RC" = 125 ] && echo 0 || echo 1)" "exit $RC"
+check "no /dev/kvm, RPMA_VM_ACCEL=kvm: exit 125" "$(ok [ "$RC" = 125 ])" "exit $RC"
 KVM_DEV=$tmp/kernel accel
 expect "a KVM device that is no device" tcg "is not a device this user may read and write"
 
-printf '%s passed, %s failed\n' "$passed" "$failed"
-[ "$failed" = 0 ]
+summary
