@@ -472,9 +472,7 @@ int main(int argc, char **argv)
 	static struct recv_args a; /* large: keys, paths */
 	a.level = RS_LOG_NORMAL;
 	recv_settings_init(&a.cli);
-	a.log.methods = RS_METHOD_BIT(RS_METHOD_APM) |
-			RS_METHOD_BIT(RS_METHOD_GPSPM) |
-			RS_METHOD_BIT(RS_METHOD_STAGED);
+	a.log.methods = RS_METHOD_ALL;
 
 	/* argp exits with argp_err_exit_status on usage errors. */
 	argp_err_exit_status = RS_EXIT_USAGE;

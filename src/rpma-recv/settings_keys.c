@@ -249,9 +249,7 @@ static const struct settings_key keys[SETTINGS_KEY_COUNT] = {
 void settings_log_defaults(struct recv_log_settings *log)
 {
 	memset(log, 0, sizeof(*log));
-	log->methods = RS_METHOD_BIT(RS_METHOD_APM) |
-		       RS_METHOD_BIT(RS_METHOD_GPSPM) |
-		       RS_METHOD_BIT(RS_METHOD_STAGED);
+	log->methods = RS_METHOD_ALL;
 }
 
 static const struct settings_key *key_find(const char *name)

@@ -16,6 +16,10 @@ enum rs_method {
 };
 #define RS_METHOD_COUNT 4
 #define RS_METHOD_BIT(m) (1u << (m))
+/* Every method there is: what a receiver offers unless told otherwise. */
+#define RS_METHOD_ALL                                                          \
+	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
+	 RS_METHOD_BIT(RS_METHOD_STAGED))
 
 const char *rs_method_name(enum rs_method m);
 /* Sets *m from its name; RS_E_INVAL for an unknown name. */
