@@ -17,9 +17,7 @@ _Static_assert(RS_REJECT_SIZE <= RS_REJECT_PRIVATE_MAX,
 	       "reject reason must fit in rdma_cm private data");
 
 #define RS_MR_USAGE_KNOWN (RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC)
-#define RS_METHODS_KNOWN                                                       \
-	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
-	 RS_METHOD_BIT(RS_METHOD_STAGED))
+#define RS_METHODS_KNOWN RS_METHOD_ALL
 #define RS_CREDITS_MAX 1024
 
 const char *rs_reject_reason_str(uint8_t reason)
