@@ -1,6 +1,7 @@
 #include "pmem_target.h"
 
 #include "error.h"
+#include "pool_lock.h"
 #include "proto/pool_layout.h"
 
 #include <endian.h>
@@ -170,15 +171,33 @@ static int pool_validate(const char *path, uint64_t create_size,
 	return 0;
 }
 
-static int map_pool(struct rs_pmem_target *t, char *err, size_t errlen)
+/* Opens the pool's descriptor, the one mapped and locked, unless open. */
+static int open_pool_fd(struct rs_pmem_target *t, char *err, size_t errlen)
 {
-	struct pmem2_config *cfg = 0;
-	t->fd = open(t->path, O_RDWR);
+	if (t->fd < 0)
+		t->fd = open(t->path, O_RDWR | O_CLOEXEC);
 	if (t->fd < 0) {
 		snprintf(err, errlen, "cannot open %s: %s", t->path,
 			 strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/* The one-writer guard (pool_lock.h), on t->fd. */
+static int lock_pool(struct rs_pmem_target *t, char *err, size_t errlen)
+{
+	struct rs_error e = {0};
+	if (recv_pool_lock(t->fd, t->path, &e)) {
+		snprintf(err, errlen, "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int map_pool(struct rs_pmem_target *t, char *err, size_t errlen)
+{
+	struct pmem2_config *cfg = 0;
 	int ret = pmem2_source_from_fd(&t->source, t->fd);
 	if (!ret)
 		ret = pmem2_config_new(&cfg);
@@ -212,11 +231,22 @@ int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
 	}
 	strcpy(t->path, path);
 
+	/* Locked before libpmemlog opens it, so that a second receiver never
+	 * gets that far; one it creates is locked once it exists. */
+	bool existed = open_pool_fd(t, err, errlen) == 0;
 	long long tell;
 	size_t nbyte;
-	if (pool_validate(path, create_size, &tell, &nbyte, err, errlen))
+	struct rs_error announce = {0};
+	if ((existed && lock_pool(t, err, errlen)) ||
+	    pool_validate(path, create_size, &tell, &nbyte, err, errlen) ||
+	    (!existed &&
+	     (open_pool_fd(t, err, errlen) || lock_pool(t, err, errlen))) ||
+	    map_pool(t, err, errlen)) {
+		rs_pmem_target_close(t);
 		return -1;
-	if (map_pool(t, err, errlen)) {
+	}
+	if (recv_pool_lock_announce(t->fd, &announce)) {
+		snprintf(err, errlen, "%s", announce.msg);
 		rs_pmem_target_close(t);
 		return -1;
 	}

@@ -81,7 +81,7 @@ else
 fi
 end_case
 
-start_case "a second writer on a busy log is refused while another log is served; names are listed"
+start_case "a second writer on a busy log, or a second receiver on its pool, is refused while another log is served; names are listed"
 if start_recv "$WORK/recv.log" --config "$conf"; then
 	FEED_PAUSE=0.1 start_fed_sender "$WORK/in1" -v --truncate "$RECV_IP/plain"
 	wait_for "$WORK/send.log" "method" || fail "first sender did not connect: $(cat "$WORK/send.log")"
@@ -100,6 +100,13 @@ if start_recv "$WORK/recv.log" --config "$conf"; then
 	timeout 60 "$SEND" "$RECV_IP" "$WORK/in2" 2>"$WORK/noname.log" || rc=$?
 	[ "$rc" = 5 ] || fail "no name with several logs exited $rc, want 5"
 	grep -q "name one as HOST/NAME.*logs you may use" "$WORK/noname.log" || fail "no name: $(cat "$WORK/noname.log")"
+	# A second receiver on another port, on a pool the first one serves
+	# (written by the stream above), is refused before it opens it.
+	rc=0
+	timeout 60 "$RECV" --once --listen "$RECV_IP:7299" "$WORK/plain.pool" 2>"$WORK/recv2.log" || rc=$?
+	[ "$rc" = 2 ] || fail "a second receiver on a served pool exited $rc, want 2: $(cat "$WORK/recv2.log")"
+	grep -q "pool $WORK/plain.pool is in use by another rpma-recv (pid $RECV_PID)" "$WORK/recv2.log" ||
+		fail "the second receiver's line does not name the holder: $(cat "$WORK/recv2.log")"
 	wait "$FEED_PID"
 	reap "$SEND_PID"
 	[ "$REAP_RC" = 0 ] || fail "first sender exited $REAP_RC: $(cat "$WORK/send.log")"
