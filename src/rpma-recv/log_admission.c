@@ -4,7 +4,7 @@
 #include "clock.h"
 #include "error.h"
 #include "rdma/mr.h"
-#include "rdma/peer.h"
+#include "recv_method.h"
 #include "session/session.h"
 
 #include <stdio.h>
@@ -26,26 +26,22 @@ void recv_admission_fini(struct recv_admission *adm)
 {
 	while (adm->sessions)
 		recv_admission_end(adm, adm->sessions);
-	if (adm->exposed)
-		recv_exposure_teardown(&adm->exposure);
-	adm->exposed = false;
+	recv_exposure_delete(&adm->exposure);
 }
 
+/* What the device conn runs on is given: kept while senders come in on
+ * the same device. */
 static int expose_on(struct recv_admission *adm, const struct rs_conn *conn)
 {
-	if (adm->exposed && rs_peer_serves(adm->exposure.peer, conn))
+	if (adm->exposure && recv_exposure_serves(adm->exposure, conn))
 		return 0;
-	if (adm->exposed)
-		recv_exposure_teardown(&adm->exposure);
-	char err[256];
-	adm->exposed = false;
-	if (recv_exposure_setup(&adm->exposure, conn, adm->target,
-				&adm->cfg->exposure, err, sizeof(err))) {
-		rs_err("%s", err);
-		return -1;
-	}
-	adm->exposed = true;
-	return 0;
+	recv_exposure_delete(&adm->exposure);
+	struct rs_error err = {0};
+	int rc = recv_exposure_new(conn, adm->target, &adm->cfg->exposure,
+				   &adm->exposure, &err);
+	if (rc)
+		rs_err("%s", err.msg);
+	return rc;
 }
 
 /* The log's name in messages, or its pool for `rpma-recv POOL`. */
@@ -58,7 +54,7 @@ static const char *log_label(const struct recv_admission *adm)
  * and of those what the log's configuration allows. */
 static uint8_t methods_of(const struct recv_sender *a)
 {
-	return a->adm->exposure.methods & a->rules.methods;
+	return recv_exposure_methods(a->adm->exposure) & a->rules.methods;
 }
 
 /* Remote read for a verifying sender: of the log itself, or where the
@@ -68,7 +64,7 @@ static uint8_t methods_of(const struct recv_sender *a)
 static void prepare_read(struct recv_sender *a)
 {
 	const struct rs_pmem_target *t = a->adm->target;
-	struct rs_peer *peer = a->adm->exposure.peer;
+	struct rs_peer *peer = recv_exposure_peer(a->adm->exposure);
 	struct rs_error err = {0};
 	if (!rs_mr_reg(peer, t->base + t->start, t->end - t->start,
 		       RS_MR_REMOTE_READ, &a->read_mr, &err))
@@ -76,7 +72,7 @@ static void prepare_read(struct recv_sender *a)
 	rs_verbose("no remote read of the pool for %s's verify (%s); "
 		   "reading through a ring of its own",
 		   a->s.peer, err.msg);
-	uint64_t len = a->adm->exposure.ring_len;
+	uint64_t len = recv_exposure_ring_len(&a->adm->cfg->exposure);
 	if (posix_memalign((void **)&a->read_ring, 4096, len))
 		return;
 	if (rs_mr_reg(peer, a->read_ring, len, RS_MR_REMOTE_READ,
@@ -112,7 +108,7 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 		rs_info("log %s truncated at the request of %s", log_label(adm),
 			a->s.peer);
 	}
-	recv_exposure_describe(&adm->exposure, adm->target, info);
+	recv_exposure_describe(adm->exposure, info);
 	info->methods = methods_of(a);
 	info->token = a->token;
 	info->peer_timeout_ms = adm->cfg->peer_timeout_ms;
@@ -228,21 +224,22 @@ static int link_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
 
 #define RECV_HANDSHAKE_MS 5000 /* to complete the connection, to answer */
 
-/* The session's configuration from the checked request. */
+/* The session's configuration from the checked request. A writer's method
+ * is the one it picks from what it is granted, by the same rule; a verifier
+ * reads, through a ring of its own where it has one, and commits nothing. */
 static struct recv_session_config session_config(const struct recv_sender *a)
 {
 	const struct recv_admission *adm = a->adm;
-	uint8_t methods = methods_of(a);
-	bool own_ring = a->read_ring != 0;
+	bool writer = is_writer(&a->req);
+	uint64_t ring_len = recv_exposure_ring_len(&adm->cfg->exposure);
 	return (struct recv_session_config){
 	    .target = adm->target,
-	    .staging = {.ring = own_ring ? a->read_ring : adm->exposure.ring,
-			.length = adm->exposure.ring_len},
-	    .policy = {.allow_in_place =
-			   methods & RS_METHOD_BIT(RS_METHOD_GPSPM),
-		       .allow_staged =
-			   methods & RS_METHOD_BIT(RS_METHOD_STAGED)},
-	    .verify = !is_writer(&a->req),
+	    .method = writer ? recv_method_choose(methods_of(a), a->req.method)
+			     : NULL,
+	    .staging = recv_exposure_staging(adm->exposure),
+	    .read_ring = {.base = a->read_ring,
+			  .length = a->read_ring ? ring_len : 0},
+	    .verify = !writer,
 	    .auth = a->rules.has_key,
 	    .credits = adm->cfg->exposure.slots,
 	    .deadline_ms = RECV_HANDSHAKE_MS,
@@ -284,13 +281,13 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 		return;
 	}
 	struct rs_accept_info info;
-	struct rs_session_accept acc = {.peer = adm->exposure.peer,
-					.slots = adm->cfg->exposure.slots,
-					.busy_poll = adm->cfg->busy_poll,
-					.key = a->rules.has_key ? &a->rules.key
-								: 0,
-					.grant = &info,
-					.presented = &h->req.token};
+	struct rs_session_accept acc = {
+	    .peer = recv_exposure_peer(adm->exposure),
+	    .slots = adm->cfg->exposure.slots,
+	    .busy_poll = adm->cfg->busy_poll,
+	    .key = a->rules.has_key ? &a->rules.key : 0,
+	    .grant = &info,
+	    .presented = &h->req.token};
 	bool granted_now = !acc.key;
 	if (granted_now && (take_over(adm, a) || grant(a, &info))) {
 		rs_session_refuse(&h->conn, RS_REJECT_INTERNAL, 0);
@@ -345,7 +342,8 @@ void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 		refuse(adm, h, RS_REJECT_INTERNAL, 0);
 		return;
 	}
-	uint8_t methods = adm->exposure.methods & h->rules.methods;
+	uint8_t methods =
+	    recv_exposure_methods(adm->exposure) & h->rules.methods;
 	if (h->req.method != RS_METHOD_AUTO &&
 	    !(methods & RS_METHOD_BIT(h->req.method))) {
 		rs_err("refusing sender %s: it asks for method %s, which this "

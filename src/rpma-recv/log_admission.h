@@ -37,9 +37,8 @@ struct recv_admission {
 	const struct recv_worker_config *cfg;
 	struct recv_counters *counters;
 	struct rs_pmem_target *target;
-	struct recv_exposure exposure;
-	bool exposed;
-	struct recv_sender *sessions; /* every connected sender */
+	struct recv_exposure *exposure; /* NULL until a sender comes */
+	struct recv_sender *sessions;	/* every connected sender */
 	unsigned nsessions;
 	struct recv_sender *holder; /* the writer; NULL when none */
 };
