@@ -1,111 +1,130 @@
-#include "exposure.h"
+#include "exposure_internal.h"
 
 #include "cli/log.h"
 #include "error.h"
-#include "proto/pool_layout.h"
 #include "rdma/mr.h"
 #include "rdma/peer.h"
-
-#include "cli/log.h"
-#include "proto/pool_layout.h"
-#include "rdma/mr.h"
+#include "recv_method.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void register_pool(struct recv_exposure *e,
-			  const struct rs_pmem_target *target)
+/* The log's data range, for the methods that write it in place. Failing
+ * is not fatal: staged needs none of it. */
+static void register_pool(struct recv_exposure *e)
 {
-	unsigned access = RS_MR_REMOTE_WRITE;
+	const struct rs_pmem_target *t = e->target;
 	struct rs_error err = {0};
-	if (rs_mr_reg(e->peer, target->base + target->start,
-		      target->end - target->start, access, &e->data_mr, &err)) {
+	if (rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
+		      RS_MR_REMOTE_WRITE, &e->data_mr, &err))
 		rs_info("cannot register the pool for direct writes (%s): %s; "
 			"offering the staged method only",
 			strerror(err.sys_errno), err.msg);
-		return;
-	}
-	e->methods |= RS_METHOD_BIT(RS_METHOD_GPSPM);
-
-	if (!e->cfg.direct_write_to_pmem)
-		return;
-	if (!rs_pmem_target_byte_addressable(target)) {
-		rs_info("--direct-write-to-pmem ignored: %s is not "
-			"byte-addressable PMem; not offering apm",
-			target->path);
-		return;
-	}
-	/* APM's flush reads and offset write touch only this word. */
-	access |= RS_MR_REMOTE_READ;
-	if (rs_mr_reg(e->peer, target->base + RS_LOG_WRITE_OFFSET,
-		      sizeof(uint64_t), access, &e->offset_mr, &err)) {
-		rs_info("cannot register the write offset (%s); not offering "
-			"apm",
-			strerror(err.sys_errno));
-		return;
-	}
-	e->methods |= RS_METHOD_BIT(RS_METHOD_APM);
 }
 
-static int register_ring(struct recv_exposure *e, char *err, size_t errlen)
+/* Offers m when it can be offered and registers what it needs. Returns
+ * 0, or an error when m is required and cannot be. */
+static int offer(struct recv_exposure *e, const struct recv_method *m,
+		 const struct recv_offer *o, struct rs_error *err)
 {
-	e->ring_len = (uint64_t)e->cfg.slot_size * e->cfg.slots;
-	if (posix_memalign((void **)&e->ring, 4096, e->ring_len)) {
-		snprintf(err, errlen,
-			 "cannot allocate a %llu-byte staging ring",
-			 (unsigned long long)e->ring_len);
-		e->ring = 0;
-		return -1;
-	}
-	memset(e->ring, 0, e->ring_len);
 	struct rs_error why = {0};
-	if (rs_mr_reg(e->peer, e->ring, e->ring_len, RS_MR_REMOTE_WRITE,
-		      &e->ring_mr, &why)) {
-		snprintf(err, errlen, "cannot register the staging ring: %s",
-			 why.msg);
-		return -1;
+	if (!m->offered(o, &why)) {
+		if (why.msg[0])
+			rs_info("%s", why.msg);
+		return 0;
 	}
-	e->methods |= RS_METHOD_BIT(RS_METHOD_STAGED);
+	int rc = m->expose ? m->expose(e, &why) : 0;
+	if (rc && m->required) {
+		if (err)
+			*err = why;
+		return rc;
+	}
+	if (rc)
+		rs_info("%s", why.msg);
+	else
+		e->methods |= RS_METHOD_BIT(m->id);
 	return 0;
 }
 
-int recv_exposure_setup(struct recv_exposure *e, const struct rs_conn *conn,
-			const struct rs_pmem_target *target,
-			const struct recv_exposure_config *cfg, char *err,
-			size_t errlen)
+static int expose_methods(struct recv_exposure *e, struct rs_error *err)
 {
-	memset(e, 0, sizeof(*e));
+	register_pool(e);
+	struct recv_offer o = {
+	    .path = e->target->path,
+	    .direct_write_to_pmem = e->cfg.direct_write_to_pmem,
+	    .byte_addressable = rs_pmem_target_byte_addressable(e->target),
+	    .pool_registered = e->data_mr != NULL,
+	};
+	for (size_t i = 0; recv_methods[i]; i++) {
+		int rc = offer(e, recv_methods[i], &o, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int recv_exposure_new(const struct rs_conn *conn,
+		      const struct rs_pmem_target *target,
+		      const struct recv_exposure_config *cfg,
+		      struct recv_exposure **out, struct rs_error *err)
+{
+	struct recv_exposure *e = calloc(1, sizeof(*e));
+	if (!e)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	e->target = target;
 	e->cfg = *cfg;
-	struct rs_error why = {0};
-	if (rs_peer_new(conn, &e->peer, &why)) {
-		snprintf(err, errlen, "%s", why.msg);
-		return -1;
+	int rc = rs_peer_new(conn, &e->peer, err);
+	if (!rc)
+		rc = expose_methods(e, err);
+	if (rc) {
+		recv_exposure_delete(&e);
+		return rc;
 	}
-	register_pool(e, target);
-	if (register_ring(e, err, errlen)) {
-		recv_exposure_teardown(e);
-		return -1;
-	}
+	*out = e;
 	return 0;
 }
 
-void recv_exposure_teardown(struct recv_exposure *e)
+void recv_exposure_delete(struct recv_exposure **ep)
 {
+	struct recv_exposure *e = *ep;
+	if (!e)
+		return;
 	rs_mr_dereg(&e->data_mr);
-	rs_mr_dereg(&e->offset_mr);
-	rs_mr_dereg(&e->ring_mr);
-	free(e->ring);
-	e->ring = 0;
+	for (size_t i = 0; i < RS_METHOD_COUNT; i++) {
+		rs_mr_dereg(&e->own[i].mr);
+		free(e->own[i].mem);
+	}
 	rs_peer_delete(&e->peer);
-	e->methods = 0;
+	free(e);
+	*ep = NULL;
+}
+
+bool recv_exposure_serves(const struct recv_exposure *e,
+			  const struct rs_conn *conn)
+{
+	return rs_peer_serves(e->peer, conn);
+}
+
+struct rs_peer *recv_exposure_peer(const struct recv_exposure *e)
+{
+	return e->peer;
+}
+
+uint8_t recv_exposure_methods(const struct recv_exposure *e)
+{
+	return e->methods;
+}
+
+struct recv_staging recv_exposure_staging(const struct recv_exposure *e)
+{
+	return e->staging;
 }
 
 void recv_exposure_describe(const struct recv_exposure *e,
-			    const struct rs_pmem_target *target,
 			    struct rs_accept_info *info)
 {
+	const struct rs_pmem_target *t = e->target;
 	memset(info, 0, sizeof(*info));
 	info->peer_flags =
 	    e->cfg.direct_write_to_pmem ? RS_PEER_DIRECT_WRITE_TO_PMEM : 0;
@@ -113,15 +132,13 @@ void recv_exposure_describe(const struct recv_exposure *e,
 	info->credits = e->cfg.slots;
 	if (e->data_mr)
 		info->data = rs_mr_describe(e->data_mr, RS_MR_USAGE_WRITE_DST);
-	if (e->offset_mr)
-		info->write_offset = rs_mr_describe(
-		    e->offset_mr, RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC);
-	if (e->ring_mr)
-		info->staging =
-		    rs_mr_describe(e->ring_mr, RS_MR_USAGE_WRITE_DST);
-	info->staging_slot_size = e->cfg.slot_size;
-	info->start_offset = target->start;
-	info->end_offset = target->end;
-	info->write_offset_value = rs_pmem_target_write_offset(target);
-	memcpy(info->pool_uuid, target->uuid, sizeof(info->pool_uuid));
+	for (size_t i = 0; recv_methods[i]; i++) {
+		const struct recv_method *m = recv_methods[i];
+		if ((e->methods & RS_METHOD_BIT(m->id)) && m->describe)
+			m->describe(e, info);
+	}
+	info->start_offset = t->start;
+	info->end_offset = t->end;
+	info->write_offset_value = rs_pmem_target_write_offset(t);
+	memcpy(info->pool_uuid, t->uuid, sizeof(info->pool_uuid));
 }

@@ -1,10 +1,12 @@
 /* What the receiver exposes to a sender on one RDMA device: the pool's data
- * range (never the pool header), the write-offset word for APM, and the DRAM
- * staging ring; which methods that allows; and the accept descriptor that
- * describes it all. Registered once per device and kept across senders. */
+ * range (never the pool header) and what each persistence method registers
+ * of its own (recv_method.h); which methods that allows; and the accept
+ * descriptor that describes it all. Registered once per device and kept
+ * across senders. */
 #ifndef RECV_EXPOSURE_H
 #define RECV_EXPOSURE_H
 
+#include "commit.h"
 #include "pmem_target.h"
 #include "proto/descriptor.h"
 
@@ -17,34 +19,40 @@ struct recv_exposure_config {
 	uint16_t slots;		   /* ring slots = credits */
 };
 
+/* The staging ring's length: a slot per credit. */
+static inline uint64_t
+recv_exposure_ring_len(const struct recv_exposure_config *cfg)
+{
+	return (uint64_t)cfg->slot_size * cfg->slots;
+}
+
 struct rs_conn;
-struct rs_mr;
+struct rs_error;
 struct rs_peer;
+struct recv_exposure;
 
-struct recv_exposure {
-	struct rs_peer *peer;
-	struct rs_mr *data_mr;	 /* [start, end) of the log, remote write */
-	struct rs_mr *offset_mr; /* the write-offset word, APM only */
-	uint8_t *ring;
-	uint64_t ring_len;
-	struct rs_mr *ring_mr;
-	uint8_t methods; /* RS_METHOD_BIT() of each method offered */
-	struct recv_exposure_config cfg;
-};
+/* Registers on the device conn runs on what each method can take there. A
+ * method that cannot be offered is left out with a notice, unless the log
+ * cannot do without it. Returns 0, or a negative rs_errc with the reason in
+ * err. */
+int recv_exposure_new(const struct rs_conn *conn,
+		      const struct rs_pmem_target *target,
+		      const struct recv_exposure_config *cfg,
+		      struct recv_exposure **out, struct rs_error *err);
+void recv_exposure_delete(struct recv_exposure **e);
 
-/* Registers what the device conn runs on can take. Failing to register the pool
- * is not fatal when the staging ring works: staged is then offered alone, and
- * the reason is logged once. Returns 0, or -1 with a reason in err. */
-int recv_exposure_setup(struct recv_exposure *e, const struct rs_conn *conn,
-			const struct rs_pmem_target *target,
-			const struct recv_exposure_config *cfg, char *err,
-			size_t errlen);
-void recv_exposure_teardown(struct recv_exposure *e);
+/* True when conn runs on the device e was registered on. */
+bool recv_exposure_serves(const struct recv_exposure *e,
+			  const struct rs_conn *conn);
+struct rs_peer *recv_exposure_peer(const struct recv_exposure *e);
+/* RS_METHOD_BIT() of each method offered on this device. */
+uint8_t recv_exposure_methods(const struct recv_exposure *e);
+/* The DRAM staged commits copy from (empty when there is none). */
+struct recv_staging recv_exposure_staging(const struct recv_exposure *e);
 
 /* Fills the accept descriptor with the regions, the geometry and the
  * committed write offset as they are now. */
 void recv_exposure_describe(const struct recv_exposure *e,
-			    const struct rs_pmem_target *target,
 			    struct rs_accept_info *info);
 
 #endif

@@ -5,7 +5,7 @@
 #ifndef RECV_INBOX_H
 #define RECV_INBOX_H
 
-#include "log_worker.h"
+#include "log_config.h"
 
 #include <pthread.h>
 

@@ -1,55 +1,70 @@
-/* Admitting senders to a log: who may write now (one holder, or its own
- * sender taking over), what each is granted, and ending their sessions. */
-#include "log_worker_internal.h"
+#include "log_admission.h"
 
 #include "cli/log.h"
+#include "clock.h"
 #include "error.h"
 #include "rdma/mr.h"
-#include "rdma/peer.h"
+#include "recv_method.h"
 #include "session/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int expose_on(struct recv_log_worker *w, const struct rs_conn *conn)
+void recv_admission_init(struct recv_admission *adm,
+			 const struct recv_worker_config *cfg,
+			 struct recv_counters *counters,
+			 struct rs_pmem_target *target)
 {
-	if (w->exposed && rs_peer_serves(w->exposure.peer, conn))
+	memset(adm, 0, sizeof(*adm));
+	adm->cfg = cfg;
+	adm->counters = counters;
+	adm->target = target;
+}
+
+void recv_admission_fini(struct recv_admission *adm)
+{
+	while (adm->sessions)
+		recv_admission_end(adm, adm->sessions);
+	recv_exposure_delete(&adm->exposure);
+}
+
+/* What the device conn runs on is given: kept while senders come in on
+ * the same device. */
+static int expose_on(struct recv_admission *adm, const struct rs_conn *conn)
+{
+	if (adm->exposure && recv_exposure_serves(adm->exposure, conn))
 		return 0;
-	if (w->exposed)
-		recv_exposure_teardown(&w->exposure);
-	char err[256];
-	w->exposed = false;
-	if (recv_exposure_setup(&w->exposure, conn, &w->target,
-				&w->cfg.exposure, err, sizeof(err))) {
-		rs_err("%s", err);
-		return -1;
-	}
-	w->exposed = true;
-	return 0;
+	recv_exposure_delete(&adm->exposure);
+	struct rs_error err = {0};
+	int rc = recv_exposure_new(conn, adm->target, &adm->cfg->exposure,
+				   &adm->exposure, &err);
+	if (rc)
+		rs_err("%s", err.msg);
+	return rc;
 }
 
 /* The log's name in messages, or its pool for `rpma-recv POOL`. */
-static const char *log_label(const struct recv_log_worker *w)
+static const char *log_label(const struct recv_admission *adm)
 {
-	return w->cfg.name[0] ? w->cfg.name : w->cfg.pool_path;
+	return adm->cfg->name[0] ? adm->cfg->name : adm->cfg->pool_path;
 }
 
 /* The methods a connection may use: what the device allows of the pool,
  * and of those what the log's configuration allows. */
-static uint8_t methods_of(const struct active *a)
+static uint8_t methods_of(const struct recv_sender *a)
 {
-	return a->w->exposure.methods & a->rules.methods;
+	return recv_exposure_methods(a->adm->exposure) & a->rules.methods;
 }
 
 /* Remote read for a verifying sender: of the log itself, or where the
  * device cannot register the pool, of a ring of its own the receiver
  * copies ranges into (never the writer's staging ring: a verify may run
  * while the log is written). Deregistered when the session ends. */
-static void prepare_read(struct active *a)
+static void prepare_read(struct recv_sender *a)
 {
-	const struct rs_pmem_target *t = &a->w->target;
-	struct rs_peer *peer = a->w->exposure.peer;
+	const struct rs_pmem_target *t = a->adm->target;
+	struct rs_peer *peer = recv_exposure_peer(a->adm->exposure);
 	struct rs_error err = {0};
 	if (!rs_mr_reg(peer, t->base + t->start, t->end - t->start,
 		       RS_MR_REMOTE_READ, &a->read_mr, &err))
@@ -57,7 +72,7 @@ static void prepare_read(struct active *a)
 	rs_verbose("no remote read of the pool for %s's verify (%s); "
 		   "reading through a ring of its own",
 		   a->s.peer, err.msg);
-	uint64_t len = a->w->exposure.ring_len;
+	uint64_t len = recv_exposure_ring_len(&a->adm->cfg->exposure);
 	if (posix_memalign((void **)&a->read_ring, 4096, len))
 		return;
 	if (rs_mr_reg(peer, a->read_ring, len, RS_MR_REMOTE_READ,
@@ -67,7 +82,8 @@ static void prepare_read(struct active *a)
 	}
 }
 
-static void describe_read(const struct active *a, struct rs_accept_info *info)
+static void describe_read(const struct recv_sender *a,
+			  struct rs_accept_info *info)
 {
 	if (a->read_mr)
 		info->data_read =
@@ -79,23 +95,23 @@ static void describe_read(const struct active *a, struct rs_accept_info *info)
 
 /* What the sender may use, as of now: truncates first when asked, and
  * hands out a new session token. */
-static int grant(struct active *a, struct rs_accept_info *info)
+static int grant(struct recv_sender *a, struct rs_accept_info *info)
 {
-	struct recv_log_worker *w = a->w;
+	struct recv_admission *adm = a->adm;
 	struct rs_error err = {0};
 	if (rs_auth_random(a->token.bytes, sizeof(a->token.bytes), &err)) {
 		rs_err("sender %s: %s", a->s.peer, err.msg);
 		return -1;
 	}
 	if (a->req.flags & RS_CONNECT_TRUNCATE) {
-		rs_pmem_target_commit(&w->target, w->target.start);
-		rs_info("log %s truncated at the request of %s", log_label(w),
+		rs_pmem_target_commit(adm->target, adm->target->start);
+		rs_info("log %s truncated at the request of %s", log_label(adm),
 			a->s.peer);
 	}
-	recv_exposure_describe(&w->exposure, &w->target, info);
+	recv_exposure_describe(adm->exposure, info);
 	info->methods = methods_of(a);
 	info->token = a->token;
-	info->peer_timeout_ms = w->cfg.peer_timeout_ms;
+	info->peer_timeout_ms = adm->cfg->peer_timeout_ms;
 	if (a->req.flags & RS_CONNECT_VERIFY)
 		describe_read(a, info);
 	rs_verbose("sender %s connected at write offset %llu", a->s.peer,
@@ -103,18 +119,18 @@ static int grant(struct active *a, struct rs_accept_info *info)
 	return 0;
 }
 
-static void log_session_end(const struct recv_log_worker *w,
-			    const struct active *a)
+static void log_session_end(const struct recv_admission *adm,
+			    const struct recv_sender *a)
 {
 	if (a->taken_over) {
 		rs_verbose("sender %s: old connection ended after %llu commits",
 			   a->s.peer, (unsigned long long)a->s.commits);
 	} else if (a->s.served) {
-		const struct rs_pmem_target *t = &w->target;
+		const struct rs_pmem_target *t = adm->target;
 		rs_info("sender %s done: %llu commits, %llu bytes, log %s at "
 			"%llu of %llu bytes",
 			a->s.peer, (unsigned long long)a->s.commits,
-			(unsigned long long)a->s.bytes, log_label(w),
+			(unsigned long long)a->s.bytes, log_label(adm),
 			(unsigned long long)(rs_pmem_target_write_offset(t) -
 					     t->start),
 			(unsigned long long)(t->end - t->start));
@@ -123,27 +139,27 @@ static void log_session_end(const struct recv_log_worker *w,
 	}
 }
 
-void recv_log_session_end(struct recv_log_worker *w, struct active *a)
+void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 {
-	log_session_end(w, a);
+	log_session_end(adm, a);
 	if (a->s.served && !a->taken_over)
-		atomic_fetch_add(&w->counters->served, 1);
+		atomic_fetch_add(&adm->counters->served, 1);
 	/* Destroys the queue pair: no write of this connection lands after
 	 * this returns, which a takeover relies on. */
 	rs_session_delete(&a->rs);
 	rs_mr_dereg(&a->read_mr);
 	rs_mr_dereg(&a->read_ring_mr);
 	free(a->read_ring);
-	for (struct active **p = &w->sessions; *p; p = &(*p)->next) {
+	for (struct recv_sender **p = &adm->sessions; *p; p = &(*p)->next) {
 		if (*p == a) {
 			*p = a->next;
 			break;
 		}
 	}
-	if (w->holder == a)
-		w->holder = 0;
-	w->nsessions--;
-	atomic_fetch_sub(&w->counters->senders, 1);
+	if (adm->holder == a)
+		adm->holder = 0;
+	adm->nsessions--;
+	atomic_fetch_sub(&adm->counters->senders, 1);
 	memset(&a->rules.key, 0, sizeof(a->rules.key));
 	free(a);
 }
@@ -154,7 +170,7 @@ static bool is_writer(const struct rs_connect_req *req)
 }
 
 static bool presents_token_of(const struct rs_connect_req *req,
-			      const struct active *holder)
+			      const struct recv_sender *holder)
 {
 	return holder && (req->flags & RS_CONNECT_TAKEOVER) &&
 	       !memcmp(&req->token, &holder->token, sizeof(holder->token));
@@ -162,20 +178,20 @@ static bool presents_token_of(const struct rs_connect_req *req,
 
 /* The sender of `a` is back on a new connection: its old one ends first.
  * A verifier holds nothing. */
-static int take_over(struct recv_log_worker *w, struct active *a)
+static int take_over(struct recv_admission *adm, struct recv_sender *a)
 {
 	if (!is_writer(&a->req))
 		return 0;
-	struct active *old = w->holder;
+	struct recv_sender *old = adm->holder;
 	if (old && old != a) {
 		if (!presents_token_of(&a->req, old))
 			return -1; /* someone else holds the log meanwhile */
 		rs_info("sender %s takes its session over from %s", a->s.peer,
 			old->s.peer);
 		old->taken_over = true;
-		recv_log_session_end(w, old);
+		recv_admission_end(adm, old);
 	}
-	w->holder = a;
+	adm->holder = a;
 	return 0;
 }
 
@@ -184,16 +200,16 @@ static int take_over(struct recv_log_worker *w, struct active *a)
 static int link_check_auth(void *ctx, const struct rs_msg *msg,
 			   struct rs_error *err)
 {
-	struct active *a = ctx;
+	struct recv_sender *a = ctx;
 	return rs_session_check_auth(a->rs, msg, err);
 }
 
 /* After a right answer: a sender taking its session over gets it now. */
 static int link_send_grant(void *ctx)
 {
-	struct active *a = ctx;
+	struct recv_sender *a = ctx;
 	struct rs_accept_info info;
-	if (take_over(a->w, a) || grant(a, &info))
+	if (take_over(a->adm, a) || grant(a, &info))
 		return -1;
 	return rs_session_send_grant(a->rs, &info);
 }
@@ -201,42 +217,43 @@ static int link_send_grant(void *ctx)
 static int link_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
 		      bool signaled)
 {
-	struct active *a = ctx;
+	struct recv_sender *a = ctx;
 	return rs_session_send(a->rs, slot, reply, UINT32_MAX,
 			       signaled ? RS_POST_SIGNALED : 0);
 }
 
 #define RECV_HANDSHAKE_MS 5000 /* to complete the connection, to answer */
 
-/* The session's configuration from the checked request. */
-static struct recv_session_config session_config(const struct active *a)
+/* The session's configuration from the checked request. A writer's method
+ * is the one it picks from what it is granted, by the same rule; a verifier
+ * reads, through a ring of its own where it has one, and commits nothing. */
+static struct recv_session_config session_config(const struct recv_sender *a)
 {
-	const struct recv_log_worker *w = a->w;
-	uint8_t methods = methods_of(a);
-	bool own_ring = a->read_ring != 0;
+	const struct recv_admission *adm = a->adm;
+	bool writer = is_writer(&a->req);
+	uint64_t ring_len = recv_exposure_ring_len(&adm->cfg->exposure);
 	return (struct recv_session_config){
-	    .target = &w->target,
-	    .staging = {.ring = own_ring ? a->read_ring : w->exposure.ring,
-			.length = w->exposure.ring_len},
-	    .policy = {.allow_in_place =
-			   methods & RS_METHOD_BIT(RS_METHOD_GPSPM),
-		       .allow_staged =
-			   methods & RS_METHOD_BIT(RS_METHOD_STAGED)},
-	    .verify = !is_writer(&a->req),
+	    .target = adm->target,
+	    .method = writer ? recv_method_choose(methods_of(a), a->req.method)
+			     : NULL,
+	    .staging = recv_exposure_staging(adm->exposure),
+	    .read_ring = {.base = a->read_ring,
+			  .length = a->read_ring ? ring_len : 0},
+	    .verify = !writer,
 	    .auth = a->rules.has_key,
-	    .credits = w->cfg.exposure.slots,
+	    .credits = adm->cfg->exposure.slots,
 	    .deadline_ms = RECV_HANDSHAKE_MS,
-	    .peer_timeout_ms = w->cfg.peer_timeout_ms,
+	    .peer_timeout_ms = adm->cfg->peer_timeout_ms,
 	};
 }
 
-static struct active *session_new(struct recv_log_worker *w,
-				  const struct recv_handover *h)
+static struct recv_sender *session_new(struct recv_admission *adm,
+				       const struct recv_handover *h)
 {
-	struct active *a = calloc(1, sizeof(*a));
+	struct recv_sender *a = calloc(1, sizeof(*a));
 	if (!a)
 		return 0;
-	a->w = w;
+	a->adm = adm;
 	a->req = h->req;
 	a->rules = h->rules;
 	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
@@ -246,92 +263,94 @@ static struct active *session_new(struct recv_log_worker *w,
 	struct recv_session_link link = {a, link_check_auth, link_send_grant,
 					 link_reply};
 	recv_session_init(&a->s, &cfg, &link, h->peer, recv_now_ms());
-	a->next = w->sessions;
-	w->sessions = a;
-	w->nsessions++;
+	a->next = adm->sessions;
+	adm->sessions = a;
+	adm->nsessions++;
 	return a;
 }
 
 /* Accepts a checked request: the session starts ADMITTED. Without a key
  * the grant goes with the accept, so a writer holds the log from now;
  * with one, after its answer (a sender taking over: only then). */
-static void accept_session(struct recv_log_worker *w, struct recv_handover *h)
+static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 {
-	struct active *a = session_new(w, h);
+	struct recv_sender *a = session_new(adm, h);
 	if (!a) {
 		rs_session_refuse(&h->conn, RS_REJECT_INTERNAL, 0);
-		atomic_fetch_sub(&w->counters->senders, 1);
+		atomic_fetch_sub(&adm->counters->senders, 1);
 		return;
 	}
 	struct rs_accept_info info;
-	struct rs_session_accept acc = {.peer = w->exposure.peer,
-					.slots = w->cfg.exposure.slots,
-					.busy_poll = w->cfg.busy_poll,
-					.key = a->rules.has_key ? &a->rules.key
-								: 0,
-					.grant = &info,
-					.presented = &h->req.token};
+	struct rs_session_accept acc = {
+	    .peer = recv_exposure_peer(adm->exposure),
+	    .slots = adm->cfg->exposure.slots,
+	    .busy_poll = adm->cfg->busy_poll,
+	    .key = a->rules.has_key ? &a->rules.key : 0,
+	    .grant = &info,
+	    .presented = &h->req.token};
 	bool granted_now = !acc.key;
-	if (granted_now && (take_over(w, a) || grant(a, &info))) {
+	if (granted_now && (take_over(adm, a) || grant(a, &info))) {
 		rs_session_refuse(&h->conn, RS_REJECT_INTERNAL, 0);
-		recv_log_session_end(w, a);
+		recv_admission_end(adm, a);
 		return;
 	}
 	if (!granted_now && is_writer(&h->req) &&
-	    !presents_token_of(&h->req, w->holder))
-		w->holder = a;
+	    !presents_token_of(&h->req, adm->holder))
+		adm->holder = a;
 	struct rs_error err = {0};
 	if (rs_session_accept(&h->conn, &acc, &a->rs, &err)) {
 		rs_err("sender %s: %s", h->peer, err.msg);
-		recv_log_session_end(w, a);
+		recv_admission_end(adm, a);
 	}
 }
 
 /* Why a request cannot be served now, or NULL. */
-static const char *busy_reason(const struct recv_log_worker *w,
+static const char *busy_reason(const struct recv_admission *adm,
 			       const struct rs_connect_req *req)
 {
-	if (is_writer(req) && w->holder && !presents_token_of(req, w->holder))
+	if (is_writer(req) && adm->holder &&
+	    !presents_token_of(req, adm->holder))
 		return "busy";
-	if (w->nsessions >= RECV_LOG_SESSIONS_MAX)
+	if (adm->nsessions >= RECV_LOG_SESSIONS_MAX)
 		return "too many connections";
 	return 0;
 }
 
-static void refuse(struct recv_log_worker *w, struct recv_handover *h,
+static void refuse(struct recv_admission *adm, struct recv_handover *h,
 		   uint8_t reason, uint8_t methods)
 {
 	rs_session_refuse(&h->conn, reason, methods);
-	atomic_fetch_sub(&w->counters->senders, 1);
+	atomic_fetch_sub(&adm->counters->senders, 1);
 }
 
-void recv_log_refuse(struct recv_log_worker *w, struct recv_handover *h,
-		     uint8_t reason)
+void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
+			   uint8_t reason)
 {
-	refuse(w, h, reason, 0);
+	refuse(adm, h, reason, 0);
 }
 
-void recv_log_admit(struct recv_log_worker *w, struct recv_handover *h)
+void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 {
-	const char *busy = busy_reason(w, &h->req);
+	const char *busy = busy_reason(adm, &h->req);
 	if (busy) {
 		rs_info("refusing sender %s: %s with %s", h->peer, busy,
-			w->holder ? w->holder->s.peer : "others");
-		refuse(w, h, RS_REJECT_BUSY, 0);
+			adm->holder ? adm->holder->s.peer : "others");
+		refuse(adm, h, RS_REJECT_BUSY, 0);
 		return;
 	}
-	if (expose_on(w, h->conn)) {
-		refuse(w, h, RS_REJECT_INTERNAL, 0);
+	if (expose_on(adm, h->conn)) {
+		refuse(adm, h, RS_REJECT_INTERNAL, 0);
 		return;
 	}
-	uint8_t methods = w->exposure.methods & h->rules.methods;
+	uint8_t methods =
+	    recv_exposure_methods(adm->exposure) & h->rules.methods;
 	if (h->req.method != RS_METHOD_AUTO &&
 	    !(methods & RS_METHOD_BIT(h->req.method))) {
 		rs_err("refusing sender %s: it asks for method %s, which this "
 		       "log does not offer",
 		       h->peer, rs_method_name(h->req.method));
-		refuse(w, h, RS_REJECT_METHOD, methods);
+		refuse(adm, h, RS_REJECT_METHOD, methods);
 		return;
 	}
-	accept_session(w, h);
+	accept_session(adm, h);
 }

@@ -1,36 +1,44 @@
 /* The loop of a log's thread: requests handed over, every session's
  * completions and connection events, timers; one poll over all of them. */
-#include "log_worker_internal.h"
+#include "log_worker.h"
 
 #include "cli/log.h"
+#include "clock.h"
 #include "error.h"
+#include "inbox.h"
+#include "log_admission.h"
+#include "pmem_target.h"
 #include "rdma/conn.h"
+#include "rdma/spin.h"
 #include "session/session.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define RECV_POLL_MS 200 /* how often an idle loop looks at its timers */
 #define RECV_BATCH_COMPLETIONS 64 /* per session per turn: fairness */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int64_t recv_now_ms(void)
-{
-	return (int64_t)(now_ns() / 1000000ull);
-}
+struct recv_log_worker {
+	struct recv_worker_config cfg;
+	struct recv_counters *counters;
+	struct rs_pmem_target target;
+	struct recv_admission adm; /* its senders */
+	struct recv_inbox inbox;
+	struct rs_spin spin;	/* how long the loop waits for work */
+	uint64_t idle_since_ns; /* when it last found none, or 0 */
+	pthread_t thread;
+	atomic_bool retired; /* takes no new connections */
+	atomic_bool stop;    /* end every session and the thread */
+	atomic_bool done;    /* the thread has ended */
+};
 
 /* Handles one completion of a session. */
-static void on_completion(struct active *a, const struct rs_completion *wc)
+static void on_completion(struct recv_sender *a, const struct rs_completion *wc)
 {
 	/* A completion can overtake the ESTABLISHED event; it proves the
 	 * connection was up. */
@@ -60,7 +68,7 @@ static void on_completion(struct active *a, const struct rs_completion *wc)
 }
 
 /* Takes a session's completions without waiting. True if there were. */
-static bool take_completions(struct active *a)
+static bool take_completions(struct recv_sender *a)
 {
 	struct rs_conn *conn = rs_session_conn(a->rs);
 	for (int n = 0; n < RECV_BATCH_COMPLETIONS; n++) {
@@ -79,7 +87,7 @@ static bool take_completions(struct active *a)
 }
 
 /* Takes a session's connection events. True if there were. */
-static bool take_conn_events(struct active *a)
+static bool take_conn_events(struct recv_sender *a)
 {
 	bool any = false;
 	for (;;) {
@@ -105,7 +113,7 @@ static bool take_handovers(struct recv_log_worker *w)
 	bool any = false;
 	struct recv_handover *h;
 	while ((h = recv_inbox_pop(&w->inbox))) {
-		recv_log_admit(w, h);
+		recv_admission_admit(&w->adm, h);
 		memset(&h->rules.key, 0, sizeof(h->rules.key));
 		free(h);
 		any = true;
@@ -117,12 +125,12 @@ static bool take_handovers(struct recv_log_worker *w)
 static void end_closed_sessions(struct recv_log_worker *w)
 {
 	int64_t now = recv_now_ms();
-	struct active *a = w->sessions;
+	struct recv_sender *a = w->adm.sessions;
 	while (a) {
-		struct active *next = a->next;
+		struct recv_sender *next = a->next;
 		recv_session_on_timer(&a->s, now);
 		if (a->s.state == RECV_SESSION_CLOSING)
-			recv_log_session_end(w, a);
+			recv_admission_end(&w->adm, a);
 		a = next;
 	}
 }
@@ -134,7 +142,7 @@ static void wait_for_event(struct recv_log_worker *w)
 	struct pollfd pfd[1 + 2 * RECV_LOG_SESSIONS_MAX];
 	nfds_t n = 0;
 	pfd[n++] = (struct pollfd){.fd = w->inbox.fd, .events = POLLIN};
-	for (struct active *a = w->sessions; a; a = a->next) {
+	for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
 		int comp_fd, cm_fd;
 		rs_conn_fds(rs_session_conn(a->rs), &comp_fd, &cm_fd);
 		pfd[n++] = (struct pollfd){.fd = comp_fd, .events = POLLIN};
@@ -149,8 +157,8 @@ static void wait_for_event(struct recv_log_worker *w)
  * (taken). */
 static bool spin_for_completion(struct recv_log_worker *w, uint64_t until)
 {
-	while (now_ns() < until) {
-		for (struct active *a = w->sessions; a; a = a->next) {
+	while (recv_now_ns() < until) {
+		for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
 			if (a->s.state == RECV_SESSION_CLOSING)
 				continue;
 			struct rs_completion wc;
@@ -172,7 +180,7 @@ static bool spin_for_completion(struct recv_log_worker *w, uint64_t until)
 static void note_work(struct recv_log_worker *w)
 {
 	if (w->idle_since_ns)
-		rs_spin_observe(&w->spin, now_ns() - w->idle_since_ns);
+		rs_spin_observe(&w->spin, recv_now_ns() - w->idle_since_ns);
 	w->idle_since_ns = 0;
 }
 
@@ -181,7 +189,7 @@ static void note_work(struct recv_log_worker *w)
 static void step(struct recv_log_worker *w)
 {
 	bool busy = take_handovers(w);
-	for (struct active *a = w->sessions; a; a = a->next) {
+	for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
 		busy |= take_completions(a);
 		busy |= take_conn_events(a);
 	}
@@ -191,10 +199,10 @@ static void step(struct recv_log_worker *w)
 		return;
 	}
 	if (!w->idle_since_ns)
-		w->idle_since_ns = now_ns();
-	if (w->cfg.busy_poll && w->sessions)
+		w->idle_since_ns = recv_now_ns();
+	if (w->cfg.busy_poll && w->adm.sessions)
 		return;
-	if (w->sessions &&
+	if (w->adm.sessions &&
 	    spin_for_completion(w, rs_spin_until(&w->spin, w->idle_since_ns)))
 		note_work(w);
 	else
@@ -206,7 +214,7 @@ static bool stopping(struct recv_log_worker *w)
 	if (atomic_load(&w->stop))
 		return true;
 	/* Retired: done once nothing is left to serve. */
-	return atomic_load(&w->retired) && !w->sessions;
+	return atomic_load(&w->retired) && !w->adm.sessions;
 }
 
 /* Requests that came in just before the log was retired or stopped. */
@@ -214,7 +222,7 @@ static void refuse_handovers(struct recv_log_worker *w)
 {
 	struct recv_handover *h;
 	while ((h = recv_inbox_pop(&w->inbox))) {
-		recv_log_refuse(w, h, RS_REJECT_NO_SUCH_LOG);
+		recv_admission_refuse(&w->adm, h, RS_REJECT_NO_SUCH_LOG);
 		memset(&h->rules.key, 0, sizeof(h->rules.key));
 		free(h);
 	}
@@ -226,11 +234,7 @@ static void *worker_main(void *arg)
 	while (!stopping(w))
 		step(w);
 	refuse_handovers(w); /* none may stay unanswered */
-	while (w->sessions)
-		recv_log_session_end(w, w->sessions);
-	if (w->exposed)
-		recv_exposure_teardown(&w->exposure);
-	w->exposed = false;
+	recv_admission_fini(&w->adm);
 	atomic_store(&w->done, true);
 	return 0;
 }
@@ -247,6 +251,7 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 	}
 	w->cfg = *cfg;
 	w->counters = counters;
+	recv_admission_init(&w->adm, &w->cfg, counters, &w->target);
 	if (rs_pmem_target_open(&w->target, cfg->pool_path, cfg->create_size,
 				err, errlen)) {
 		free(w);

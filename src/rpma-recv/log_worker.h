@@ -12,41 +12,14 @@
 #ifndef RECV_LOG_WORKER_H
 #define RECV_LOG_WORKER_H
 
-#include "exposure.h"
-#include "proto/auth.h"
-#include "proto/descriptor.h"
+#include "log_config.h"
 
-#include <limits.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct rs_conn;
 struct recv_log_worker;
-
-/* What applies to one connection, as the configuration stood when its
- * request came in (a reload changes it for later connections only). */
-struct recv_log_rules {
-	uint8_t methods; /* RS_METHOD_BIT() of each method the log allows */
-	bool has_key;
-	struct rs_auth_key key;
-};
-
-struct recv_worker_config {
-	char name[RS_LOG_NAME_MAX + 1]; /* "" for `rpma-recv POOL` */
-	char pool_path[PATH_MAX];
-	uint64_t create_size;
-	struct recv_exposure_config exposure;
-	uint32_t peer_timeout_ms;
-	bool busy_poll;
-};
-
-/* Counts shared by the service and every worker. */
-struct recv_counters {
-	atomic_uint senders; /* handed to a worker and not yet ended */
-	atomic_uint served;  /* sessions that were served, then ended */
-};
 
 /* Opens the pool (creating it when asked) and starts the thread. Returns 0,
  * or -1 with a one-line reason in err. */

@@ -91,8 +91,6 @@ static void serve(struct recv_session *s, uint16_t slot,
 		  const struct rs_msg *req)
 {
 	const struct recv_session_config *c = &s->cfg;
-	struct recv_ring ring = {.base = (uint8_t *)c->staging.ring,
-				 .length = c->staging.length};
 	struct rs_msg reply;
 	bool verifying =
 	    req->type == RS_MSG_HASH || req->type == RS_MSG_READ_STAGE;
@@ -101,10 +99,10 @@ static void serve(struct recv_session *s, uint16_t slot,
 		reply = (struct rs_msg){.type = RS_MSG_KEEPALIVE_DONE,
 					.seq = req->seq};
 	else if (verifying)
-		ok =
-		    recv_verify_apply(c->target, &ring, c->verify, req, &reply);
+		ok = recv_verify_apply(c->target, &c->read_ring, c->verify, req,
+				       &reply);
 	else
-		ok = recv_commit_apply(c->target, &c->staging, c->policy, req,
+		ok = recv_commit_apply(c->target, &c->staging, c->method, req,
 				       &reply);
 	/* One reply in `credits` is signaled, only to reclaim send-queue
 	 * entries: fewer completions, fewer wake-ups. */

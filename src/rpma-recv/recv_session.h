@@ -1,8 +1,9 @@
 /* One sender's session on the receiver, as a state machine driven by
  * events: the sender completing the connection, a control message, a
- * completion error or disconnect, a timer. It applies commits and verify
- * requests to the log under the commit rule and answers through its link,
- * which is the real connection in rpma-recv and a fake in the unit tests.
+ * completion error or disconnect, a timer. It applies commits (by its
+ * persistence method) and verify requests to the log under the commit rule
+ * and answers through its link, which is the real connection in rpma-recv
+ * and a fake in the unit tests.
  *
  *   ADMITTED --established--> SERVING            (no key)
  *   ADMITTED --established--> AUTHENTICATING     (key: challenge sent)
@@ -23,6 +24,7 @@
 #include <stdint.h>
 
 struct rs_error;
+struct recv_method;
 
 enum recv_session_state {
 	RECV_SESSION_ADMITTED,	     /* accepted; the sender completes it */
@@ -45,11 +47,14 @@ struct recv_session_link {
 
 struct recv_session_config {
 	const struct rs_pmem_target *target;
+	/* Chosen once, at admission: the commit request it takes and what it
+	 * does (recv_method.h); NULL for a session that commits nothing. */
+	const struct recv_method *method;
 	struct recv_staging staging; /* the DRAM ring, for staged commits */
-	struct recv_commit_policy policy;
-	bool verify;	     /* the sender asked to verify */
-	bool auth;	     /* a key is required */
-	uint16_t credits;    /* replies: one in this many is signaled */
+	struct recv_ring read_ring;  /* verify: where ranges are copied */
+	bool verify;		     /* the sender asked to verify */
+	bool auth;		     /* a key is required */
+	uint16_t credits;	     /* replies: one in this many is signaled */
 	int64_t deadline_ms; /* for completing the connection / the answer */
 	int64_t peer_timeout_ms; /* SERVING: silence that ends the session */
 };

@@ -10,8 +10,9 @@
  *    past its end;
  *  - the write offset stays within [start, end]; it moves, to the end of the
  *    batch, exactly when the request is accepted, and a request is accepted
- *    exactly when it is allowed, inside the log and the ring, and starts at
- *    the write offset; a refusal names one of the reasons that apply;
+ *    exactly when it is the one the session's method takes, inside the log
+ *    and the ring, and starts at the write offset; a refusal names one of
+ *    the reasons that apply;
  *  - the reply is a well-formed COMMIT_DONE echoing seq and carrying the
  *    write offset. */
 #include "fuzz_commit.h"
@@ -19,6 +20,7 @@
 #include "fuzz_check.h"
 #include "pmem_target.h"
 #include "proto/pool_layout.h"
+#include "recv_method.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -80,18 +82,32 @@ static void check_pool(void)
 	abort();
 }
 
+/* The session's method picked by the input. */
+static const struct recv_method *method_of(uint8_t cfg)
+{
+	switch (cfg & FUZZ_COMMIT_METHOD_MASK) {
+	case FUZZ_COMMIT_IN_PLACE:
+		return &recv_method_gpspm;
+	case FUZZ_COMMIT_STAGED:
+		return &recv_method_staged;
+	case FUZZ_COMMIT_APM:
+		return &recv_method_apm;
+	default:
+		return NULL;
+	}
+}
+
 static void apply_one(const struct recv_staging *staging,
-		      struct recv_commit_policy policy,
-		      const struct rs_msg *req)
+		      const struct recv_method *m, const struct rs_msg *req)
 {
 	const uint64_t start = target.start, end = target.end;
 	const uint64_t before = rs_pmem_target_write_offset(&target);
 	bool staged = req->type == RS_MSG_STAGED_COMMIT;
 
-	/* Which refusals apply, from the rules in commit.h. */
-	bool bad = (req->type != RS_MSG_COMMIT && !staged) ||
-		   (staged && !policy.allow_staged) ||
-		   (!staged && !policy.allow_in_place);
+	/* Which refusals apply, from the rules in commit.h: GPSPM takes
+	 * in-place commits, staged staged ones, APM and none no request. */
+	bool bad = !((req->type == RS_MSG_COMMIT && m == &recv_method_gpspm) ||
+		     (staged && m == &recv_method_staged));
 	bool out_of_log = req->offset < start ||
 			  (unsigned __int128)req->offset + req->length > end;
 	bool out_of_ring =
@@ -103,7 +119,7 @@ static void apply_one(const struct recv_staging *staging,
 
 	struct rs_msg reply;
 	memset(&reply, 0xa5, sizeof(reply));
-	bool ok = recv_commit_apply(&target, staging, policy, req, &reply);
+	bool ok = recv_commit_apply(&target, staging, m, req, &reply);
 	uint64_t after = rs_pmem_target_write_offset(&target);
 
 	FUZZ_CHECK(after >= start && after <= end);
@@ -144,10 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 
 	uint8_t cfg = data[0];
-	struct recv_commit_policy policy = {
-	    .allow_in_place = cfg & FUZZ_COMMIT_IN_PLACE,
-	    .allow_staged = cfg & FUZZ_COMMIT_STAGED,
-	};
+	const struct recv_method *m = method_of(cfg);
 	unsigned ring = (cfg >> FUZZ_COMMIT_RING_SHIFT) & 7;
 	struct recv_staging staging = {0};
 	if (!(cfg & FUZZ_COMMIT_NO_RING)) {
@@ -168,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int n = 0; n < FUZZ_COMMIT_MAX_MSGS && size >= RS_MSG_SIZE; n++) {
 		struct rs_msg req;
 		if (rs_msg_decode(data, RS_MSG_SIZE, &req, NULL) == 0)
-			apply_one(&staging, policy, &req);
+			apply_one(&staging, m, &req);
 		data += RS_MSG_SIZE;
 		size -= RS_MSG_SIZE;
 	}

@@ -244,8 +244,11 @@ static void commit_seeds(void)
 {
 	begin("commit");
 	const uint64_t s = FUZZ_COMMIT_LOG_START, e = FUZZ_COMMIT_POOL_SIZE;
-	const uint8_t both = FUZZ_COMMIT_IN_PLACE | FUZZ_COMMIT_STAGED;
 	const uint8_t ring64k = 6 << FUZZ_COMMIT_RING_SHIFT;
+	/* Each method a session can have, none included. */
+	const uint8_t methods[] = {FUZZ_COMMIT_IN_PLACE, FUZZ_COMMIT_STAGED,
+				   FUZZ_COMMIT_APM, FUZZ_COMMIT_NONE};
+	const size_t nmethods = sizeof(methods) / sizeof(*methods);
 
 	/* GPSPM then staged, appending; then refusals of each kind. */
 	struct rs_msg a[] = {
@@ -292,7 +295,8 @@ static void commit_seeds(void)
 	     .length = 0,
 	     .ring_offset = 0},
 	};
-	commit_seed(both | ring64k, 0, a, sizeof(a) / sizeof(*a));
+	for (size_t i = 0; i < nmethods; i++)
+		commit_seed(methods[i] | ring64k, 0, a, sizeof(a) / sizeof(*a));
 
 	/* Filling the log to its very end, then one byte more. */
 	struct rs_msg b[] = {
@@ -315,8 +319,9 @@ static void commit_seeds(void)
 	     .length = 1,
 	     .ring_offset = 0},
 	};
-	commit_seed(both | ring64k, (uint32_t)(e - 4096 - s), b,
-		    sizeof(b) / sizeof(*b));
+	for (size_t i = 0; i < 2; i++)
+		commit_seed(methods[i] | ring64k, (uint32_t)(e - 4096 - s), b,
+			    sizeof(b) / sizeof(*b));
 
 	/* Staged only, with a ring whose length is not a slot multiple. */
 	struct rs_msg c[] = {

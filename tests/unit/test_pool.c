@@ -10,6 +10,7 @@
 #include "commit.h"
 #include "pmem_target.h"
 #include "proto/pool_layout.h"
+#include "recv_method.h"
 #include "verify_reply.h"
 
 #include <libpmemlog.h>
@@ -83,7 +84,8 @@ static void read_back(struct fixture *f, struct walk_buf *w)
 	    rs_pmem_target_open(&f->t, f->path, 0, err, sizeof(err)), 0);
 }
 
-static const struct recv_commit_policy both = {true, true};
+static const struct recv_method *const gpspm = &recv_method_gpspm;
+static const struct recv_method *const staged = &recv_method_staged;
 
 static void geometry_of_fresh_pool(void **state)
 {
@@ -103,7 +105,7 @@ static void gpspm_commits_in_place(void **state)
 			     .offset = 8192,
 			     .length = 6},
 		      reply;
-	assert_true(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_true(recv_commit_apply(&f->t, &f->staging, gpspm, &req, &reply));
 	assert_int_equal(reply.type, RS_MSG_COMMIT_DONE);
 	assert_int_equal(reply.status, RS_MSG_OK);
 	assert_int_equal(reply.seq, 1);
@@ -115,7 +117,8 @@ static void gpspm_commits_in_place(void **state)
 			      .offset = 8198,
 			      .length = 5,
 			      .ring_offset = 4096};
-	assert_true(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_true(
+	    recv_commit_apply(&f->t, &f->staging, staged, &req, &reply));
 	assert_int_equal(reply.offset, 8203);
 
 	struct walk_buf w;
@@ -134,16 +137,19 @@ static void refused_requests_change_nothing(void **state)
 	/* Not at the write offset: a gap would commit garbage. */
 	struct rs_msg req = {
 	    .type = RS_MSG_COMMIT, .offset = 8192 + 10, .length = 4};
-	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_false(
+	    recv_commit_apply(&f->t, &f->staging, gpspm, &req, &reply));
 	assert_int_equal(reply.status, RS_MSG_NOT_CONTIGUOUS);
 
 	/* Past the end of the log, before its start, into the header. */
 	req = (struct rs_msg){
 	    .type = RS_MSG_COMMIT, .offset = 8192, .length = POOL_SIZE};
-	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_false(
+	    recv_commit_apply(&f->t, &f->staging, gpspm, &req, &reply));
 	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
 	req = (struct rs_msg){.type = RS_MSG_COMMIT, .offset = 0, .length = 8};
-	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_false(
+	    recv_commit_apply(&f->t, &f->staging, gpspm, &req, &reply));
 	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
 
 	/* A staged copy from outside the ring. */
@@ -151,21 +157,23 @@ static void refused_requests_change_nothing(void **state)
 			      .offset = 8192,
 			      .length = 16,
 			      .ring_offset = sizeof(f->ring) - 8};
-	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_false(
+	    recv_commit_apply(&f->t, &f->staging, staged, &req, &reply));
 	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
 	req.ring_offset = UINT64_MAX - 4;
-	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_false(
+	    recv_commit_apply(&f->t, &f->staging, staged, &req, &reply));
 
-	/* A method the connection was not granted. */
-	struct recv_commit_policy staged_only = {false, true};
+	/* A request of another method than the session's. */
 	req =
 	    (struct rs_msg){.type = RS_MSG_COMMIT, .offset = 8192, .length = 4};
 	assert_false(
-	    recv_commit_apply(&f->t, &f->staging, staged_only, &req, &reply));
+	    recv_commit_apply(&f->t, &f->staging, staged, &req, &reply));
 	assert_int_equal(reply.status, RS_MSG_BAD_REQUEST);
 	/* A reply is not a request. */
 	req.type = RS_MSG_COMMIT_DONE;
-	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_false(
+	    recv_commit_apply(&f->t, &f->staging, gpspm, &req, &reply));
 
 	assert_int_equal(reply.offset, 8192);
 	assert_memory_equal(before, f->t.base + RS_POOL_HDR_SIZE,
@@ -184,11 +192,12 @@ static void fills_to_the_end_exactly(void **state)
 			     .offset = f->t.start,
 			     .length = len},
 		      reply;
-	assert_true(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_true(recv_commit_apply(&f->t, &f->staging, gpspm, &req, &reply));
 	assert_int_equal(reply.offset, f->t.end);
 	req = (struct rs_msg){
 	    .type = RS_MSG_COMMIT, .offset = f->t.end, .length = 1};
-	assert_false(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_false(
+	    recv_commit_apply(&f->t, &f->staging, gpspm, &req, &reply));
 	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
 }
 
@@ -226,7 +235,7 @@ static void verify_requests_see_committed_bytes_only(void **state)
 			     .offset = 8192,
 			     .length = 9},
 		      reply;
-	assert_true(recv_commit_apply(&f->t, &f->staging, both, &req, &reply));
+	assert_true(recv_commit_apply(&f->t, &f->staging, gpspm, &req, &reply));
 	memcpy(f->t.base + 8192 + 9, "uncommitted", 11);
 
 	struct recv_ring ring = {.base = f->ring, .length = sizeof(f->ring)};

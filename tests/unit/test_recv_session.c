@@ -9,6 +9,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "recv_method.h"
 #include "recv_session.h"
 
 #include <stdio.h>
@@ -85,11 +86,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void start(struct fixture *f, bool auth)
+static void start_with(struct fixture *f, bool auth,
+		       const struct recv_method *method)
 {
 	struct recv_session_config cfg = {
 	    .target = &f->t,
-	    .policy = {.allow_in_place = true},
+	    .method = method,
 	    .auth = auth,
 	    .credits = 2,
 	    .deadline_ms = 5000,
@@ -99,6 +101,12 @@ static void start(struct fixture *f, bool auth)
 					 fake_send_grant, fake_reply};
 	recv_session_init(&f->s, &cfg, &link, "192.0.2.2", 1000);
 	assert_int_equal(f->s.state, RECV_SESSION_ADMITTED);
+}
+
+/* A GPSPM writer's session. */
+static void start(struct fixture *f, bool auth)
+{
+	start_with(f, auth, &recv_method_gpspm);
 }
 
 /* A GPSPM commit of `len` bytes written at the log's write offset. */
@@ -225,6 +233,27 @@ static void refused_request_closes(void **state)
 	assert_int_equal(f->s.commits, 0);
 }
 
+/* A session commits by the method chosen for it only: a staged writer's
+ * in-place commit, or any commit of a session without one (a verifier's),
+ * is refused and ends it, and the log is untouched. */
+static void commits_by_its_method_only(void **state)
+{
+	struct fixture *f = *state;
+	const struct recv_method *const methods[] = {&recv_method_staged,
+						     &recv_method_apm, NULL};
+	for (size_t i = 0; i < 3; i++) {
+		start_with(f, false, methods[i]);
+		recv_session_on_established(&f->s, 1100);
+		struct rs_msg m = commit_of(f, 5, 10);
+		recv_session_on_message(&f->s, 0, &m, 1200);
+		assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
+		assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+		assert_int_equal(f->s.commits, 0);
+		assert_int_equal(rs_pmem_target_write_offset(&f->t),
+				 f->t.start);
+	}
+}
+
 /* An idle sender's keepalives keep its session; silence ends it. */
 static void keepalives_keep_silence_ends(void **state)
 {
@@ -262,6 +291,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(refused_request_closes, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(keepalives_keep_silence_ends, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(commits_by_its_method_only, setup,
 					    teardown),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);

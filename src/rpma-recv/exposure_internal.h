@@ -1,0 +1,33 @@
+/* What an exposure is made of. Only exposure.c and the method files
+ * (method_*.c) include this: to everyone else it is opaque. */
+#ifndef RECV_EXPOSURE_INTERNAL_H
+#define RECV_EXPOSURE_INTERNAL_H
+
+#include "commit.h"
+#include "exposure.h"
+#include "pmem_target.h"
+#include "proto/method.h"
+
+#include <stdint.h>
+
+struct rs_mr;
+struct rs_peer;
+
+/* A region a method registered of its own, and the memory it allocated
+ * for it (freed with it). */
+struct recv_exposure_own {
+	struct rs_mr *mr;
+	void *mem;
+};
+
+struct recv_exposure {
+	struct rs_peer *peer;
+	const struct rs_pmem_target *target;
+	struct recv_exposure_config cfg;
+	struct rs_mr *data_mr; /* [start, end) of the log, remote write */
+	struct recv_exposure_own own[RS_METHOD_COUNT]; /* by method id */
+	struct recv_staging staging; /* what staged commits copy from */
+	uint8_t methods;	     /* RS_METHOD_BIT() of each offered */
+};
+
+#endif
