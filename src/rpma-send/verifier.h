@@ -3,7 +3,12 @@
  * the receiver (only 8 bytes per chunk cross the wire) or by reading the
  * replica back with RDMA reads. The first differing byte is found by reading
  * back just that chunk where the receiver grants remote read, else by halving
- * the chunk with hashes. */
+ * the chunk with hashes.
+ *
+ * This is the runner: it connects a verify session, plans the comparison
+ * from the grant (verify_plan.h) and drives the pipeline (verify_pipeline.h)
+ * over the RDMA link (verify_rdma.h) with FILE as its source
+ * (verify_file.h), then says what a failure means as an exit code. */
 #ifndef SEND_VERIFIER_H
 #define SEND_VERIFIER_H
 
