@@ -3,55 +3,19 @@
  * the receiver (only 8 bytes per chunk cross the wire) or by reading the
  * replica back with RDMA reads. The first differing byte is found by reading
  * back just that chunk where the receiver grants remote read, else by halving
- * the chunk with hashes. */
+ * the chunk with hashes.
+ *
+ * This is the runner: it connects a verify session, plans the comparison
+ * from the grant (verify_plan.h) and drives the pipeline (verify_pipeline.h)
+ * over the RDMA link (verify_rdma.h) with FILE as its source
+ * (verify_file.h), then says what a failure means as an exit code. */
 #ifndef SEND_VERIFIER_H
 #define SEND_VERIFIER_H
 
-#include "cli/endpoint.h"
-#include "proto/auth.h"
-
-#include <stdbool.h>
-#include <stdint.h>
-
-enum verify_method {
-	VERIFY_HASH = 0,
-	VERIFY_READ = 1,
-};
+#include "verify_config.h"
 
 /* Returns 0 and sets *m, or -1 for an unknown name. */
 int verify_method_parse(const char *name, enum verify_method *m);
-
-enum verify_outcome {
-	VERIFY_SAME = 0,
-	VERIFY_DIFFERENT,      /* a byte differs at first_difference */
-	VERIFY_REMOTE_SHORTER, /* the log ends at first_difference */
-	VERIFY_REMOTE_LONGER,  /* the local input ends at first_difference */
-};
-
-#define VERIFY_DEPTH_DEFAULT 4 /* chunks read or hashed at once */
-
-struct verify_config {
-	struct rs_target remote;
-	int timeout_ms;
-	const struct rs_auth_key *auth_key; /* --auth-key, or NULL */
-	enum verify_method method;
-	uint32_t chunk;	    /* bytes per hash or read */
-	uint16_t depth;	    /* requests in flight */
-	bool all_ranges;    /* go on past the first difference (-v) */
-	bool whole_log;	    /* compare with the whole log, not a range */
-	uint64_t offset;    /* else: where to start, from the log's start */
-	uint64_t length;    /* and how many log bytes */
-	uint64_t local_max; /* local bytes to compare at most */
-};
-
-struct verify_result {
-	enum verify_outcome outcome;
-	uint64_t first_difference; /* byte offset from the start of both */
-	uint64_t compared;	   /* bytes compared */
-	uint64_t local_length;	   /* local bytes read */
-	uint64_t remote_length;
-	double seconds;
-};
 
 /* Compares the input on fd with the remote log. Differing chunk ranges are
  * printed with rs_verbose() as they are found when all_ranges is set.
