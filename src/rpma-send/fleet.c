@@ -7,6 +7,7 @@
 #include "cli/log.h"
 #include "cli/size.h"
 #include "error.h"
+#include "input.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,7 +9,8 @@
 #define SEND_FLEET_H
 
 #include "replica.h"
-#include "shipper.h"
+#include "send_config.h"
+#include "ship_result.h"
 #include "window.h"
 
 #include <poll.h>

@@ -5,6 +5,7 @@
 #include "cli/exit_code.h"
 #include "cli/log.h"
 #include "error.h"
+#include "input.h"
 
 #include <string.h>
 

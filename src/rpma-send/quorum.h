@@ -17,12 +17,10 @@
 #ifndef SEND_QUORUM_H
 #define SEND_QUORUM_H
 
-#include "cli/endpoint.h"
+#include "send_config.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#define SEND_REPLICAS_MAX RS_TARGETS_MAX
 
 enum replica_state {
 	REPLICA_ACTIVE,	     /* connected, streaming */

@@ -11,8 +11,8 @@
 #include "cli/endpoint.h"
 #include "proto/method.h"
 #include "rdma/spin.h"
+#include "send_config.h"
 #include "session/session.h"
-#include "shipper.h"
 #include "stats.h"
 #include "window.h"
 

@@ -4,6 +4,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "fleet.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <poll.h>
