@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-void fleet_init(struct fleet *f, const struct ship_config *cfg,
-		const struct window_link *link)
+int fleet_init(struct fleet *f, const struct ship_config *cfg,
+	       const struct window_link *link)
 {
 	memset(f, 0, sizeof(*f));
 	f->cfg = cfg;
@@ -22,14 +22,15 @@ void fleet_init(struct fleet *f, const struct ship_config *cfg,
 		replica_init(&f->replicas[i], cfg,
 			     cfg->ntargets ? &cfg->targets[i] : &cfg->remote,
 			     i);
-	window_init(&f->w, link);
+	f->w = window_new(link);
+	return f->w ? RS_EXIT_OK : RS_EXIT_USAGE;
 }
 
 void fleet_fini(struct fleet *f)
 {
 	for (unsigned i = 0; i < f->n; i++)
 		replica_fini(&f->replicas[i]);
-	window_fini(&f->w);
+	window_delete(f->w);
 }
 
 /* The method it will use and where its log lies. */
@@ -101,7 +102,7 @@ static int size_window(struct fleet *f)
 		depth = credits;
 	uint64_t used = replica_granted_end(&f->replicas[0]);
 	unsigned k = f->cfg->quorum ? f->cfg->quorum : f->n;
-	if (window_connected(&f->w, f->n, k, (uint16_t)depth, batch_max, used,
+	if (window_connected(f->w, f->n, k, (uint16_t)depth, batch_max, used,
 			     end)) {
 		rs_err("cannot allocate %zu bytes of batch buffers",
 		       (size_t)depth * batch_max);
@@ -139,7 +140,7 @@ int fleet_start(struct fleet *f)
 	if (!rc)
 		rc = size_window(f);
 	for (unsigned i = 0; i < f->n && !rc; i++) {
-		rc = replica_register(&f->replicas[i], &f->w);
+		rc = replica_register(&f->replicas[i], f->w);
 		if (!rc)
 			replica_started(&f->replicas[i]);
 	}
@@ -150,11 +151,12 @@ int fleet_start(struct fleet *f)
 
 int fleet_finish(const struct fleet *f, int rc)
 {
-	const struct send_window *w = &f->w;
-	const struct quorum *q = &w->quorum;
+	const struct send_window *w = f->w;
+	const struct quorum *q = window_quorum(w);
 	uint64_t committed = quorum_committed(q);
 	unsigned holders = quorum_count_at(q, committed);
-	if (f->n == 1 || !w->ring || (!rc && holders == f->n))
+	size_t ring_len;
+	if (f->n == 1 || !window_ring(w, &ring_len) || (!rc && holders == f->n))
 		return rc;
 	for (unsigned i = 0; i < f->n; i++) {
 		if (!rc && quorum_replica_offset(q, i) >= committed)
@@ -173,18 +175,19 @@ int fleet_finish(const struct fleet *f, int rc)
 
 void fleet_progress(const struct fleet *f, char *buf, size_t len)
 {
-	size_t at = 0;
+	size_t at = 0, ring_len;
 	buf[0] = 0;
-	if (f->n < 2 || !f->w.ring)
+	if (f->n < 2 || !f->w || !window_ring(f->w, &ring_len))
 		return;
 	for (unsigned i = 0; i < f->n && at < len; i++) {
 		char size[32];
-		enum replica_state st = quorum_replica_state(&f->w.quorum, i);
+		enum replica_state st =
+		    quorum_replica_state(window_quorum(f->w), i);
 		int n =
 		    snprintf(buf + at, len - at, "%s%s %s%s%s", i ? ", " : "; ",
 			     f->replicas[i].label,
-			     rs_size_format(window_replica_input(&f->w, i),
-					    size, sizeof(size)),
+			     rs_size_format(window_replica_input(f->w, i), size,
+					    sizeof(size)),
 			     st == REPLICA_ACTIVE ? "" : " ",
 			     st == REPLICA_ACTIVE ? "" : quorum_state_name(st));
 		if (n < 0)
@@ -195,18 +198,17 @@ void fleet_progress(const struct fleet *f, char *buf, size_t len)
 
 void fleet_report(const struct fleet *f, struct ship_result *result)
 {
-	const struct send_window *w = &f->w;
+	const struct send_window *w = f->w;
+	const struct quorum *q = window_quorum(w);
 	result->nreplicas = f->n;
 	for (unsigned i = 0; i < f->n; i++) {
 		const struct replica *r = &f->replicas[i];
 		struct ship_replica_result *out = &result->replicas[i];
 		memcpy(out->label, r->label, sizeof(out->label));
 		out->method = r->method;
-		out->state =
-		    quorum_state_name(quorum_replica_state(&w->quorum, i));
+		out->state = quorum_state_name(quorum_replica_state(q, i));
 		out->committed = window_replica_input(w, i);
-		out->lag =
-		    w->next_offset - quorum_replica_offset(&w->quorum, i);
+		out->lag = window_next_offset(w) - quorum_replica_offset(q, i);
 		out->stats = r->stats;
 	}
 }

@@ -26,15 +26,16 @@ struct fleet {
 	const struct ship_config *cfg;
 	unsigned n;
 	struct replica replicas[SEND_REPLICAS_MAX];
-	struct send_window w;
+	struct send_window *w;
 	int failure; /* the exit code of the last replica given up */
 };
 
 unsigned fleet_next_backoff(unsigned ms);
 
-/* The window posts through link (whose post must end in fleet_post). */
-void fleet_init(struct fleet *f, const struct ship_config *cfg,
-		const struct window_link *link);
+/* The window posts through link (whose post must end in fleet_post).
+ * Returns an exit code: RS_EXIT_USAGE when out of memory. */
+int fleet_init(struct fleet *f, const struct ship_config *cfg,
+	       const struct window_link *link);
 void fleet_fini(struct fleet *f);
 
 /* Connects every replica (each retried up to --retry times), checks that

@@ -17,19 +17,19 @@ unsigned fleet_next_backoff(unsigned ms)
 static enum replica_state state_of(const struct fleet *f,
 				   const struct replica *r)
 {
-	return quorum_replica_state(&f->w.quorum, r->index);
+	return quorum_replica_state(window_quorum(f->w), r->index);
 }
 
 static unsigned long long input_of(const struct fleet *f,
 				   const struct replica *r)
 {
-	return (unsigned long long)window_replica_input(&f->w, r->index);
+	return (unsigned long long)window_replica_input(f->w, r->index);
 }
 
 int fleet_post(struct fleet *f, unsigned i, struct window_batch *b)
 {
 	struct replica *r = &f->replicas[i];
-	return r->rs ? replica_post(r, &f->w, b) : -1;
+	return r->rs ? replica_post(r, f->w, b) : -1;
 }
 
 /* ---- giving up, losing, reconnecting ---- */
@@ -39,12 +39,12 @@ static void give_up(struct fleet *f, struct replica *r, int rc)
 {
 	replica_disconnect(r);
 	f->failure = rc;
-	window_drop(&f->w, r->index);
-	const struct quorum *q = &f->w.quorum;
+	window_drop(f->w, r->index);
+	const struct quorum *q = window_quorum(f->w);
 	if (f->n > 1 && quorum_viable(q))
 		rs_warn("going on without %s: %u of %u replicas left, %u "
 			"needed",
-			r->label, quorum_live_count(q), f->n, q->k);
+			r->label, quorum_live_count(q), f->n, quorum_needed(q));
 }
 
 /* Its link is gone and will not be taken up again. */
@@ -58,7 +58,7 @@ static void give_up_link(struct fleet *f, struct replica *r, int rc)
 static void lose(struct fleet *f, struct replica *r, uint64_t now)
 {
 	replica_disconnect(r);
-	window_lost(&f->w, r->index);
+	window_lost(f->w, r->index);
 	if (f->cfg->retries == 0 || send_stop_requested) {
 		give_up_link(f, r, RS_EXIT_CONNECT);
 		return;
@@ -81,10 +81,10 @@ static int check_still_compatible(struct fleet *f, struct replica *r)
 		why = "it now serves a different pool";
 	else if (!(info->methods & RS_METHOD_BIT(r->method)))
 		why = "it no longer offers the method in use";
-	else if (info->credits < f->w.depth)
+	else if (info->credits < window_depth(f->w))
 		why = "it allows fewer batches in flight";
 	else if (r->method == RS_METHOD_STAGED &&
-		 info->staging_slot_size < f->w.batch_max)
+		 info->staging_slot_size < window_batch_max(f->w))
 		why = "its staging slots are smaller";
 	if (!why)
 		return RS_EXIT_OK;
@@ -100,13 +100,14 @@ static void rejoin(struct fleet *f, struct replica *r)
 	uint64_t remote = replica_granted_end(r);
 	unsigned long long had = input_of(f, r);
 	unsigned long long at =
-	    (unsigned long long)(remote - f->w.first_offset);
-	switch (window_rejoined(&f->w, r->index, remote)) {
+	    (unsigned long long)(remote - window_first_offset(f->w));
+	switch (window_rejoined(f->w, r->index, remote)) {
 	case WINDOW_REJOINED:
-		rs_info("reconnected to %s at %llu committed input bytes; "
-			"sending %llu uncommitted bytes again",
-			r->label, at,
-			(unsigned long long)(f->w.next_offset - remote));
+		rs_info(
+		    "reconnected to %s at %llu committed input bytes; "
+		    "sending %llu uncommitted bytes again",
+		    r->label, at,
+		    (unsigned long long)(window_next_offset(f->w) - remote));
 		return;
 	case WINDOW_SHRUNK:
 		rs_err("cannot resume on %s after reconnecting: its log was "
@@ -137,7 +138,7 @@ static void rejoin(struct fleet *f, struct replica *r)
 static int reconnect_timeout(const struct fleet *f)
 {
 	int t = f->cfg->connect_timeout_ms;
-	if (quorum_active_count(&f->w.quorum) > 0 &&
+	if (quorum_active_count(window_quorum(f->w)) > 0 &&
 	    t > FLEET_RECONNECT_WAIT_MS)
 		t = FLEET_RECONNECT_WAIT_MS;
 	return t;
@@ -148,12 +149,12 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 	bool transient = false;
 	int rc = send_stop_requested
 		     ? RS_EXIT_CONNECT
-		     : replica_connect(r, false, f->w.depth,
+		     : replica_connect(r, false, window_depth(f->w),
 				       reconnect_timeout(f), &transient);
 	if (!rc)
 		rc = check_still_compatible(f, r);
 	if (!rc)
-		rc = replica_register(r, &f->w);
+		rc = replica_register(r, f->w);
 	if (!rc) {
 		replica_started(r);
 		rejoin(f, r);
@@ -177,7 +178,7 @@ bool fleet_drop_laggards(struct fleet *f)
 	bool was_lost[SEND_REPLICAS_MAX];
 	for (unsigned i = 0; i < f->n; i++)
 		was_lost[i] = state_of(f, &f->replicas[i]) == REPLICA_LOST;
-	if (!window_drop_laggards(&f->w))
+	if (!window_drop_laggards(f->w))
 		return false;
 	for (unsigned i = 0; i < f->n; i++) {
 		struct replica *r = &f->replicas[i];
@@ -196,19 +197,19 @@ bool fleet_drop_laggards(struct fleet *f)
 static void apply(struct fleet *f, struct replica *r,
 		  const struct replica_report *rep)
 {
-	const struct window_batch *b = window_oldest_of(&f->w, r->index);
+	const struct window_batch *b = window_oldest_of(f->w, r->index);
 	switch (rep->news) {
 	case REPLICA_CONFIRMED:
 		if (!b)
 			break; /* a straggler */
-		if (window_confirmed(&f->w, r->index, rep->seq, rep->offset)) {
+		if (window_confirmed(f->w, r->index, rep->seq, rep->offset)) {
 			rs_err("%s confirmed a commit out of order after %llu "
 			       "input bytes; stopping there",
 			       r->label, input_of(f, r));
 			give_up(f, r, RS_EXIT_REFUSED);
 			break;
 		}
-		replica_confirmed(r, &f->w, b, send_stats_now_ns());
+		replica_confirmed(r, f->w, b, send_stats_now_ns());
 		break;
 	case REPLICA_LINK_LOST:
 		lose(f, r, send_stats_now_ns());
@@ -229,8 +230,8 @@ void fleet_take_events(struct fleet *f)
 		/* A post that failed left the window counting it lost. */
 		if (r->rs && state_of(f, r) == REPLICA_LOST)
 			lose(f, r, send_stats_now_ns());
-		while (r->rs && window_streaming(&f->w) &&
-		       replica_next(r, &f->w, &rep))
+		while (r->rs && window_streaming(f->w) &&
+		       replica_next(r, f->w, &rep))
 			apply(f, r, &rep);
 	}
 }
@@ -238,7 +239,7 @@ void fleet_take_events(struct fleet *f)
 /* Keepalives and the silent-link check of a connected replica. */
 static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 {
-	if (replica_keepalive_due(r, &f->w, now) &&
+	if (replica_keepalive_due(r, f->w, now) &&
 	    replica_send_keepalive(r, now)) {
 		lose(f, r, now);
 		return;
@@ -246,7 +247,7 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 	/* A silent link (a cable pulled, a host gone) reports no error for a
 	 * long time: not hearing back within the peer timeout counts as
 	 * lost, as the receiver counts us. */
-	uint64_t since = replica_oldest_unanswered(r, &f->w);
+	uint64_t since = replica_oldest_unanswered(r, f->w);
 	if (since && now > since && now - since >= r->peer_timeout_ns) {
 		rs_verbose("no answer from %s for %llu ms", r->label,
 			   (unsigned long long)((now - since) / 1000000ull));
@@ -256,7 +257,7 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 
 void fleet_tick(struct fleet *f, uint64_t now)
 {
-	for (unsigned i = 0; i < f->n && window_streaming(&f->w); i++) {
+	for (unsigned i = 0; i < f->n && window_streaming(f->w); i++) {
 		struct replica *r = &f->replicas[i];
 		if (r->rs)
 			tick_connected(f, r, now);
@@ -272,7 +273,7 @@ bool fleet_spin(struct fleet *f)
 {
 	uint64_t until = 0;
 	for (unsigned i = 0; i < f->n; i++) {
-		uint64_t u = replica_spin_until(&f->replicas[i], &f->w);
+		uint64_t u = replica_spin_until(&f->replicas[i], f->w);
 		if (u > until)
 			until = u;
 	}
@@ -280,7 +281,7 @@ bool fleet_spin(struct fleet *f)
 		for (unsigned i = 0; i < f->n; i++) {
 			struct replica *r = &f->replicas[i];
 			struct replica_report rep;
-			if (r->rs && replica_poll(r, &f->w, &rep)) {
+			if (r->rs && replica_poll(r, f->w, &rep)) {
 				apply(f, r, &rep);
 				return true;
 			}
@@ -310,7 +311,7 @@ uint64_t fleet_timeout(const struct fleet *f, uint64_t now, uint64_t wait)
 		const struct replica *r = &f->replicas[i];
 		uint64_t at = 0;
 		if (r->rs)
-			at = replica_keepalive_at(r, &f->w);
+			at = replica_keepalive_at(r, f->w);
 		else if (state_of(f, r) == REPLICA_LOST)
 			at = r->retry_at_ns;
 		if (at && at <= now)

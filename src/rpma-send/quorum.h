@@ -105,6 +105,7 @@ bool quorum_viable(const struct quorum *q);
  * replica, quorum_committed. */
 uint64_t quorum_ring_floor(const struct quorum *q);
 
+unsigned quorum_needed(const struct quorum *q);	      /* k */
 unsigned quorum_active_count(const struct quorum *q); /* ACTIVE */
 unsigned quorum_live_count(const struct quorum *q);   /* not DROPPED */
 

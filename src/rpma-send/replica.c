@@ -67,15 +67,16 @@ int replica_register(struct replica *r, const struct send_window *w)
 {
 	struct rs_peer *peer = rs_session_peer(r->rs);
 	struct rs_error err = {0};
-	size_t words = (size_t)w->depth * sizeof(*r->words);
+	size_t ring_len;
+	uint8_t *ring = window_ring(w, &ring_len);
+	size_t words = (size_t)window_depth(w) * sizeof(*r->words);
 	if (!r->words)
-		r->words = calloc(w->depth, sizeof(*r->words));
+		r->words = calloc(window_depth(w), sizeof(*r->words));
 	if (!r->words ||
-	    rs_mr_reg(peer, w->ring, w->ring_len, RS_MR_LOCAL, &r->ring_mr,
-		      &err) ||
+	    rs_mr_reg(peer, ring, ring_len, RS_MR_LOCAL, &r->ring_mr, &err) ||
 	    rs_mr_reg(peer, r->words, words, RS_MR_LOCAL, &r->words_mr, &err)) {
 		rs_err("cannot register %zu bytes of batch buffers: %s",
-		       w->ring_len, r->words ? err.msg : "out of memory");
+		       ring_len, r->words ? err.msg : "out of memory");
 		return RS_EXIT_USAGE;
 	}
 	return RS_EXIT_OK;
@@ -114,10 +115,9 @@ static int post_commit_request(struct replica *r, const struct send_window *w,
 	};
 	/* The reply says the request arrived; one send in `depth` is signaled
 	 * only to reclaim send-queue entries. */
-	unsigned flags =
-	    b->seq % w->depth == w->depth - 1u ? RS_POST_SIGNALED : 0;
-	return rs_session_send(r->rs, (uint16_t)(b->seq % w->depth), &msg,
-			       UINT64_MAX, flags);
+	uint32_t slot = window_slot_of(w, b->seq);
+	unsigned flags = slot == window_depth(w) - 1u ? RS_POST_SIGNALED : 0;
+	return rs_session_send(r->rs, (uint16_t)slot, &msg, UINT64_MAX, flags);
 }
 
 /* APM: the read after the data write makes it persistent (DDIO off); the
@@ -126,7 +126,7 @@ static int post_commit_request(struct replica *r, const struct send_window *w,
 static int post_apm_commit(struct replica *r, const struct send_window *w,
 			   const struct window_batch *b)
 {
-	uint32_t i = b->seq % w->depth;
+	uint32_t i = window_slot_of(w, b->seq);
 	const struct rs_mr_desc *word = &replica_grant(r)->write_offset;
 	struct rs_conn *c = rs_session_conn(r->rs);
 	size_t at = i * sizeof(struct apm_words);
@@ -148,14 +148,14 @@ int replica_post(struct replica *r, const struct send_window *w,
 	const struct rs_mr_desc *dst = &info->data;
 	uint64_t dst_offset = b->offset, ring_offset = 0;
 	if (r->method == RS_METHOD_STAGED) {
-		ring_offset =
-		    (uint64_t)(b->seq % w->depth) * info->staging_slot_size;
+		ring_offset = (uint64_t)window_slot_of(w, b->seq) *
+			      info->staging_slot_size;
 		dst = &info->staging;
 		dst_offset = ring_offset;
 	}
 	r->last_sent_ns = send_stats_now_ns();
-	r->posted_ns[b->seq % w->depth] = r->last_sent_ns;
-	size_t src = (size_t)(b->data - w->ring);
+	r->posted_ns[window_slot_of(w, b->seq)] = r->last_sent_ns;
+	size_t src = window_ring_offset(w, b);
 	/* The data and its commit go out as one chain: one doorbell. */
 	if (rs_conn_write(rs_session_conn(r->rs), dst, dst_offset, r->ring_mr,
 			  src, b->length, UINT64_MAX, RS_POST_MORE))
@@ -245,7 +245,8 @@ uint64_t replica_spin_until(const struct replica *r,
 	const struct window_batch *oldest = window_oldest_of(w, r->index);
 	if (r->cfg->busy_poll || !r->rs || !oldest)
 		return 0;
-	return rs_spin_until(&r->spin, r->posted_ns[oldest->seq % w->depth]);
+	return rs_spin_until(&r->spin,
+			     r->posted_ns[window_slot_of(w, oldest->seq)]);
 }
 
 bool replica_poll(struct replica *r, const struct send_window *w,
@@ -267,7 +268,7 @@ bool replica_poll(struct replica *r, const struct send_window *w,
 void replica_confirmed(struct replica *r, const struct send_window *w,
 		       const struct window_batch *b, uint64_t now_ns)
 {
-	uint64_t latency = now_ns - r->posted_ns[b->seq % w->depth];
+	uint64_t latency = now_ns - r->posted_ns[window_slot_of(w, b->seq)];
 	r->last_confirm_ns = now_ns;
 	rs_spin_observe(&r->spin, latency);
 	send_stats_commit(&r->stats, b->length, latency, now_ns);
@@ -309,7 +310,7 @@ uint64_t replica_oldest_unanswered(const struct replica *r,
 	uint64_t since = r->keepalive_sent_ns;
 	const struct window_batch *oldest = window_oldest_of(w, r->index);
 	if (oldest) {
-		uint64_t posted = r->posted_ns[oldest->seq % w->depth];
+		uint64_t posted = r->posted_ns[window_slot_of(w, oldest->seq)];
 		uint64_t b =
 		    posted > r->last_confirm_ns ? posted : r->last_confirm_ns;
 		if (!since || b < since)

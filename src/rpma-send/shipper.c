@@ -64,7 +64,7 @@ static bool input_has_more(struct send_input *in)
  * more (reported once the last batches are confirmed). */
 static void log_full(struct shipper *s)
 {
-	window_input_end(&s->f.w, send_stats_now_ns());
+	window_input_end(s->f.w, send_stats_now_ns());
 	if (input_has_more(s->in))
 		s->rc = RS_EXIT_LOG_FULL;
 }
@@ -86,7 +86,7 @@ static bool input_ready(const struct shipper *s)
 static void read_input(struct shipper *s, uint8_t *space, uint32_t room,
 		       uint64_t now)
 {
-	struct send_window *w = &s->f.w;
+	struct send_window *w = s->f.w;
 	ssize_t n = send_input_read(s->in, space, room);
 	if (n > 0) {
 		s->last_input_ns = now;
@@ -107,13 +107,11 @@ static void read_input(struct shipper *s, uint8_t *space, uint32_t room,
  * when it did something, so the loop goes on without sleeping. */
 static bool take_input(struct shipper *s, uint64_t now)
 {
-	struct send_window *w = &s->f.w;
+	struct send_window *w = s->f.w;
 	uint32_t room;
 	uint8_t *space = window_space(w, &room);
 	/* The ring is full: a lost replica may pin it. */
-	if (!space && window_inflight(w) >= w->slots &&
-	    quorum_active_count(&w->quorum) < quorum_live_count(&w->quorum) &&
-	    input_ready(s))
+	if (!space && window_ring_pinned(w) && input_ready(s))
 		return fleet_drop_laggards(&s->f);
 	if (!space || now < s->input_paused_until_ns)
 		return false;
@@ -127,7 +125,7 @@ static bool take_input(struct shipper *s, uint64_t now)
 		 * more gains nothing: commit what we have at once (a lone
 		 * line of a pipe); else the next confirmation or the flush
 		 * interval will. */
-		if (w->fill > 0 && window_inflight(w) == 0)
+		if (window_fill(w) > 0 && window_inflight(w) == 0)
 			window_flush(w, now);
 		return false;
 	}
@@ -140,13 +138,13 @@ static bool take_input(struct shipper *s, uint64_t now)
 /* The idle flush, a stop request, and the replicas' own timers. */
 static void check_timers(struct shipper *s, uint64_t now)
 {
-	struct send_window *w = &s->f.w;
-	if (send_stop_requested && w->state == WINDOW_STREAMING)
+	struct send_window *w = s->f.w;
+	if (send_stop_requested && window_state(w) == WINDOW_STREAMING)
 		window_input_end(w, now);
 	uint64_t idle = (uint64_t)s->cfg->flush_interval_ms * 1000000ull;
-	if (w->fill > 0 && now - s->last_input_ns >= idle)
+	if (window_fill(w) > 0 && now - s->last_input_ns >= idle)
 		window_flush(w, now);
-	if (window_streaming(&s->f.w))
+	if (window_streaming(w))
 		fleet_tick(&s->f, now);
 }
 
@@ -156,7 +154,7 @@ static uint64_t input_timeout(const struct shipper *s, uint64_t now)
 {
 	uint64_t wait = SHIP_WAIT_MS * 1000000ull;
 	uint64_t idle = (uint64_t)s->cfg->flush_interval_ms * 1000000ull;
-	if (s->f.w.fill > 0) {
+	if (window_fill(s->f.w) > 0) {
 		uint64_t due = s->last_input_ns + idle;
 		wait = due > now && due - now < wait ? due - now : 0;
 	}
@@ -175,7 +173,7 @@ static void wait_for_event(struct shipper *s, uint64_t now)
 	nfds_t n = fleet_pollfds(&s->f, pfd);
 	uint32_t room;
 	int in_fd = send_input_wait_fd(s->in);
-	if (window_space(&s->f.w, &room) && in_fd >= 0 &&
+	if (window_space(s->f.w, &room) && in_fd >= 0 &&
 	    now >= s->input_paused_until_ns)
 		pfd[n++] = (struct pollfd){.fd = in_fd, .events = POLLIN};
 	uint64_t wait = fleet_timeout(&s->f, now, input_timeout(s, now));
@@ -185,13 +183,14 @@ static void wait_for_event(struct shipper *s, uint64_t now)
 
 static void stream(struct shipper *s)
 {
-	while (s->f.w.state != WINDOW_DONE) {
+	while (window_state(s->f.w) != WINDOW_DONE) {
 		fleet_take_events(&s->f);
 		uint64_t now = send_stats_now_ns();
 		check_timers(s, now);
-		if (s->f.w.state == WINDOW_STREAMING && take_input(s, now))
+		if (window_state(s->f.w) == WINDOW_STREAMING &&
+		    take_input(s, now))
 			continue;
-		if (window_streaming(&s->f.w))
+		if (window_streaming(s->f.w))
 			wait_for_event(s, now);
 	}
 }
@@ -199,10 +198,10 @@ static void stream(struct shipper *s)
 /* The exit code of a finished stream, reporting what went wrong. */
 static int finish(struct shipper *s)
 {
-	const struct send_window *w = &s->f.w;
+	const struct send_window *w = s->f.w;
 	uint64_t committed = window_committed_input(w);
 	int rc = s->rc;
-	if (!rc && w->error == WINDOW_TOO_FEW)
+	if (!rc && window_error(w) == WINDOW_TOO_FEW)
 		rc = s->f.failure ? s->f.failure : RS_EXIT_CONNECT;
 	if (rc == RS_EXIT_LOG_FULL)
 		rs_err("remote log full: committed %llu input bytes; the rest "
@@ -214,14 +213,15 @@ static int finish(struct shipper *s)
 
 static void report(const struct shipper *s, struct ship_result *result)
 {
-	const struct send_window *w = &s->f.w;
+	const struct send_window *w = s->f.w;
+	size_t ring_len;
 	result->method = s->f.replicas[0].method;
-	if (!w->ring)
+	if (!w || !window_ring(w, &ring_len))
 		return;
 	result->committed = window_committed_input(w);
-	result->first_offset = w->first_offset;
-	result->log_used = quorum_committed(&w->quorum);
-	result->log_size = w->end_offset;
+	result->first_offset = window_first_offset(w);
+	result->log_used = quorum_committed(window_quorum(w));
+	result->log_size = window_end_offset(w);
 	fleet_report(&s->f, result);
 }
 
@@ -237,10 +237,13 @@ int ship_run(const struct ship_config *cfg, struct send_input *in,
 	s->in = in;
 	s->stats = &result->stats;
 	struct window_link link = {s, link_post, link_committed};
-	fleet_init(&s->f, cfg, &link);
+	int rc = fleet_init(&s->f, cfg, &link);
 	send_stats_start(s->stats);
 	send_progress_init(&s->progress, cfg->progress, cfg->progress_forced);
-	int rc = fleet_start(&s->f);
+	if (rc)
+		rs_err("out of memory");
+	else
+		rc = fleet_start(&s->f);
 	if (!rc) {
 		stream(s);
 		rc = finish(s);
