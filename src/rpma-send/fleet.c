@@ -38,7 +38,8 @@ static int plan_replica(struct fleet *f, struct replica *r)
 {
 	const struct rs_accept_info *info = replica_grant(r);
 	struct rs_error err = {0};
-	if (rs_method_choose(info->methods, f->cfg->method, &r->method, &err)) {
+	if (send_method_choose(info->methods, f->cfg->method, &r->method,
+			       &err)) {
 		if (f->n > 1)
 			rs_err("%s: %s", r->label, err.msg);
 		else
@@ -84,9 +85,9 @@ static int size_window(struct fleet *f)
 	for (unsigned i = 0; i < f->n; i++) {
 		const struct replica *r = &f->replicas[i];
 		const struct rs_accept_info *info = replica_grant(r);
-		if (r->method == RS_METHOD_STAGED &&
-		    batch_max > info->staging_slot_size)
-			batch_max = info->staging_slot_size;
+		uint32_t cap = send_method_batch_cap(r->method, info);
+		if (batch_max > cap)
+			batch_max = cap;
 		if (info->credits < credits)
 			credits = info->credits;
 		if (r->log_end < end)
@@ -110,7 +111,7 @@ static int size_window(struct fleet *f)
 	}
 	rs_verbose("method %s, %u batches of %u bytes in flight, remote log "
 		   "at %llu of %llu bytes, %u of %u replicas must confirm",
-		   rs_method_name(f->replicas[0].method), depth, batch_max,
+		   rs_method_name(f->replicas[0].method->id), depth, batch_max,
 		   (unsigned long long)used, (unsigned long long)end, k, f->n);
 	return RS_EXIT_OK;
 }
@@ -205,7 +206,7 @@ void fleet_report(const struct fleet *f, struct ship_result *result)
 		const struct replica *r = &f->replicas[i];
 		struct ship_replica_result *out = &result->replicas[i];
 		memcpy(out->label, r->label, sizeof(out->label));
-		out->method = r->method;
+		out->method = replica_method(r);
 		out->state = quorum_state_name(quorum_replica_state(q, i));
 		out->committed = window_replica_input(w, i);
 		out->lag = window_next_offset(w) - quorum_replica_offset(q, i);

@@ -79,13 +79,13 @@ static int check_still_compatible(struct fleet *f, struct replica *r)
 	const char *why = 0;
 	if (memcmp(info->pool_uuid, r->pool_uuid, sizeof(r->pool_uuid)))
 		why = "it now serves a different pool";
-	else if (!(info->methods & RS_METHOD_BIT(r->method)))
+	else if (!send_method_offered(r->method, info))
 		why = "it no longer offers the method in use";
 	else if (info->credits < window_depth(f->w))
 		why = "it allows fewer batches in flight";
-	else if (r->method == RS_METHOD_STAGED &&
-		 info->staging_slot_size < window_batch_max(f->w))
-		why = "its staging slots are smaller";
+	else
+		why = send_method_cap_shrunk(r->method, info,
+					     window_batch_max(f->w));
 	if (!why)
 		return RS_EXIT_OK;
 	rs_err("cannot resume on %s after reconnecting: %s; %llu input bytes "

@@ -12,6 +12,7 @@
 #include "proto/method.h"
 #include "rdma/spin.h"
 #include "send_config.h"
+#include "send_method.h"
 #include "session/session.h"
 #include "stats.h"
 #include "window.h"
@@ -19,20 +20,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct apm_words;
-
 struct replica {
 	const struct ship_config *cfg;
 	const struct rs_target *target;
 	unsigned index;			  /* its place in the window */
 	char label[RS_TARGET_LABEL_SIZE]; /* how messages name it */
 	struct rs_session *rs;		  /* NULL while disconnected */
-	enum rs_method method;		  /* chosen at the first grant */
+	const struct send_method *method; /* chosen at the first grant */
 	uint8_t pool_uuid[16];		  /* the pool it started on */
 	uint64_t log_start;		  /* its pool's data range, absolute */
 	uint64_t log_end;
 	struct rs_mr *ring_mr;
-	struct apm_words *words; /* APM's words, one pair per batch slot */
+	void *words; /* the method's words, per credit slot, or NULL */
 	struct rs_mr *words_mr;
 	/* Its session: the token to take it over after losing the
 	 * connection, and the receiver's peer timeout, within which we hear
@@ -58,6 +57,8 @@ void replica_init(struct replica *r, const struct ship_config *cfg,
 void replica_fini(struct replica *r);
 
 const struct rs_accept_info *replica_grant(const struct replica *r);
+/* The method in use: AUTO before the first grant chose one. */
+enum rs_method replica_method(const struct replica *r);
 
 /* Connects once, waiting up to timeout_ms (the first connection may
  * truncate and asks for the configured method; later ones take the session
@@ -66,7 +67,8 @@ const struct rs_accept_info *replica_grant(const struct replica *r);
  * help. */
 int replica_connect(struct replica *r, bool first, uint16_t slots,
 		    int timeout_ms, bool *transient);
-/* Registers the window's ring (and APM's words) with the connection. */
+/* Registers the window's ring (and the method's words) with the
+ * connection. */
 int replica_register(struct replica *r, const struct send_window *w);
 /* The log's end in window positions, as the grant says. */
 uint64_t replica_granted_end(const struct replica *r);

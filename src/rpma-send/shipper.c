@@ -215,7 +215,7 @@ static void report(const struct shipper *s, struct ship_result *result)
 {
 	const struct send_window *w = s->f.w;
 	size_t ring_len;
-	result->method = s->f.replicas[0].method;
+	result->method = replica_method(&s->f.replicas[0]);
 	if (!w || !window_ring(w, &ring_len))
 		return;
 	result->committed = window_committed_input(w);
