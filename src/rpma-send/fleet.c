@@ -18,10 +18,12 @@ int fleet_init(struct fleet *f, const struct ship_config *cfg,
 	memset(f, 0, sizeof(*f));
 	f->cfg = cfg;
 	f->n = cfg->ntargets ? cfg->ntargets : 1;
-	for (unsigned i = 0; i < f->n; i++)
-		replica_init(&f->replicas[i], cfg,
-			     cfg->ntargets ? &cfg->targets[i] : &cfg->remote,
-			     i);
+	for (unsigned i = 0; i < f->n; i++) {
+		f->replicas[i] = replica_new(
+		    cfg, cfg->ntargets ? &cfg->targets[i] : &cfg->remote, i);
+		if (!f->replicas[i])
+			return RS_EXIT_USAGE;
+	}
 	f->w = window_new(link);
 	return f->w ? RS_EXIT_OK : RS_EXIT_USAGE;
 }
@@ -29,26 +31,21 @@ int fleet_init(struct fleet *f, const struct ship_config *cfg,
 void fleet_fini(struct fleet *f)
 {
 	for (unsigned i = 0; i < f->n; i++)
-		replica_fini(&f->replicas[i]);
+		replica_delete(f->replicas[i]);
 	window_delete(f->w);
 }
 
 /* The method it will use and where its log lies. */
 static int plan_replica(struct fleet *f, struct replica *r)
 {
-	const struct rs_accept_info *info = replica_grant(r);
 	struct rs_error err = {0};
-	if (send_method_choose(info->methods, f->cfg->method, &r->method,
-			       &err)) {
+	if (replica_plan(r, f->cfg->method, &err)) {
 		if (f->n > 1)
-			rs_err("%s: %s", r->label, err.msg);
+			rs_err("%s: %s", replica_label(r), err.msg);
 		else
 			rs_err("%s", err.msg);
 		return RS_EXIT_REFUSED;
 	}
-	memcpy(r->pool_uuid, info->pool_uuid, sizeof(r->pool_uuid));
-	r->log_start = info->start_offset;
-	r->log_end = info->end_offset - info->start_offset;
 	return RS_EXIT_OK;
 }
 
@@ -83,15 +80,15 @@ static int size_window(struct fleet *f)
 	uint32_t batch_max = f->cfg->batch_size, credits = SHIP_DEPTH_MAX;
 	uint64_t end = UINT64_MAX;
 	for (unsigned i = 0; i < f->n; i++) {
-		const struct replica *r = &f->replicas[i];
-		const struct rs_accept_info *info = replica_grant(r);
-		uint32_t cap = send_method_batch_cap(r->method, info);
+		const struct replica *r = f->replicas[i];
+		uint32_t cap = replica_batch_cap(r);
+		uint16_t allowed = replica_grant(r)->credits;
 		if (batch_max > cap)
 			batch_max = cap;
-		if (info->credits < credits)
-			credits = info->credits;
-		if (r->log_end < end)
-			end = r->log_end;
+		if (allowed < credits)
+			credits = allowed;
+		if (replica_log_end(r) < end)
+			end = replica_log_end(r);
 	}
 	uint32_t depth = f->cfg->depth;
 	if (depth == SHIP_DEPTH_AUTO) {
@@ -101,7 +98,7 @@ static int size_window(struct fleet *f)
 	}
 	if (depth > credits)
 		depth = credits;
-	uint64_t used = replica_granted_end(&f->replicas[0]);
+	uint64_t used = replica_granted_end(f->replicas[0]);
 	unsigned k = f->cfg->quorum ? f->cfg->quorum : f->n;
 	if (window_connected(f->w, f->n, k, (uint16_t)depth, batch_max, used,
 			     end)) {
@@ -111,15 +108,16 @@ static int size_window(struct fleet *f)
 	}
 	rs_verbose("method %s, %u batches of %u bytes in flight, remote log "
 		   "at %llu of %llu bytes, %u of %u replicas must confirm",
-		   rs_method_name(f->replicas[0].method->id), depth, batch_max,
-		   (unsigned long long)used, (unsigned long long)end, k, f->n);
+		   rs_method_name(replica_method(f->replicas[0])), depth,
+		   batch_max, (unsigned long long)used, (unsigned long long)end,
+		   k, f->n);
 	return RS_EXIT_OK;
 }
 
 /* --resume checked the log first: it must not have changed since. */
 static int check_expected(const struct fleet *f)
 {
-	uint64_t used = replica_granted_end(&f->replicas[0]);
+	uint64_t used = replica_granted_end(f->replicas[0]);
 	if (!f->cfg->expect_offset || used == f->cfg->expected_used)
 		return RS_EXIT_OK;
 	rs_err("the remote log changed since it was checked (it holds %llu "
@@ -133,7 +131,7 @@ int fleet_start(struct fleet *f)
 {
 	int rc = RS_EXIT_OK;
 	for (unsigned i = 0; i < f->n && !rc; i++)
-		rc = connect_first(f, &f->replicas[i]);
+		rc = connect_first(f, f->replicas[i]);
 	if (!rc)
 		rc = check_expected(f);
 	if (!rc)
@@ -141,9 +139,9 @@ int fleet_start(struct fleet *f)
 	if (!rc)
 		rc = size_window(f);
 	for (unsigned i = 0; i < f->n && !rc; i++) {
-		rc = replica_register(&f->replicas[i], f->w);
+		rc = replica_register(f->replicas[i], f->w);
 		if (!rc)
-			replica_started(&f->replicas[i]);
+			replica_started(f->replicas[i]);
 	}
 	return rc;
 }
@@ -163,7 +161,7 @@ int fleet_finish(const struct fleet *f, int rc)
 		if (!rc && quorum_replica_offset(q, i) >= committed)
 			continue;
 		rs_err("%s stopped at %llu input bytes (%s)",
-		       f->replicas[i].label,
+		       replica_label(f->replicas[i]),
 		       (unsigned long long)window_replica_input(w, i),
 		       quorum_state_name(quorum_replica_state(q, i)));
 	}
@@ -186,7 +184,7 @@ void fleet_progress(const struct fleet *f, char *buf, size_t len)
 		    quorum_replica_state(window_quorum(f->w), i);
 		int n =
 		    snprintf(buf + at, len - at, "%s%s %s%s%s", i ? ", " : "; ",
-			     f->replicas[i].label,
+			     replica_label(f->replicas[i]),
 			     rs_size_format(window_replica_input(f->w, i), size,
 					    sizeof(size)),
 			     st == REPLICA_ACTIVE ? "" : " ",
@@ -203,13 +201,14 @@ void fleet_report(const struct fleet *f, struct ship_result *result)
 	const struct quorum *q = window_quorum(w);
 	result->nreplicas = f->n;
 	for (unsigned i = 0; i < f->n; i++) {
-		const struct replica *r = &f->replicas[i];
+		const struct replica *r = f->replicas[i];
 		struct ship_replica_result *out = &result->replicas[i];
-		memcpy(out->label, r->label, sizeof(out->label));
+		snprintf(out->label, sizeof(out->label), "%s",
+			 replica_label(r));
 		out->method = replica_method(r);
 		out->state = quorum_state_name(quorum_replica_state(q, i));
 		out->committed = window_replica_input(w, i);
 		out->lag = window_next_offset(w) - quorum_replica_offset(q, i);
-		out->stats = r->stats;
+		out->stats = *replica_stats(r);
 	}
 }

@@ -22,10 +22,18 @@
 #define FLEET_BACKOFF_MAX_MS 5000    /* doubling up to this */
 #define FLEET_RECONNECT_WAIT_MS 1000 /* an attempt, while others stream */
 
+/* A lost replica's reconnect clock (--retry): attempts made, the next. */
+struct fleet_retry {
+	unsigned attempts;
+	unsigned backoff_ms;
+	uint64_t at_ns;
+};
+
 struct fleet {
 	const struct ship_config *cfg;
 	unsigned n;
-	struct replica replicas[SEND_REPLICAS_MAX];
+	struct replica *replicas[SEND_REPLICAS_MAX];
+	struct fleet_retry retry[SEND_REPLICAS_MAX];
 	struct send_window *w;
 	int failure; /* the exit code of the last replica given up */
 };

@@ -17,19 +17,24 @@ unsigned fleet_next_backoff(unsigned ms)
 static enum replica_state state_of(const struct fleet *f,
 				   const struct replica *r)
 {
-	return quorum_replica_state(window_quorum(f->w), r->index);
+	return quorum_replica_state(window_quorum(f->w), replica_index(r));
+}
+
+static struct fleet_retry *retry_of(struct fleet *f, const struct replica *r)
+{
+	return &f->retry[replica_index(r)];
 }
 
 static unsigned long long input_of(const struct fleet *f,
 				   const struct replica *r)
 {
-	return (unsigned long long)window_replica_input(f->w, r->index);
+	return (unsigned long long)window_replica_input(f->w, replica_index(r));
 }
 
 int fleet_post(struct fleet *f, unsigned i, struct window_batch *b)
 {
-	struct replica *r = &f->replicas[i];
-	return r->rs ? replica_post(r, f->w, b) : -1;
+	struct replica *r = f->replicas[i];
+	return replica_connected(r) ? replica_post(r, f->w, b) : -1;
 }
 
 /* ---- giving up, losing, reconnecting ---- */
@@ -39,58 +44,49 @@ static void give_up(struct fleet *f, struct replica *r, int rc)
 {
 	replica_disconnect(r);
 	f->failure = rc;
-	window_drop(f->w, r->index);
+	window_drop(f->w, replica_index(r));
 	const struct quorum *q = window_quorum(f->w);
 	if (f->n > 1 && quorum_viable(q))
 		rs_warn("going on without %s: %u of %u replicas left, %u "
 			"needed",
-			r->label, quorum_live_count(q), f->n, quorum_needed(q));
+			replica_label(r), quorum_live_count(q), f->n,
+			quorum_needed(q));
 }
 
 /* Its link is gone and will not be taken up again. */
 static void give_up_link(struct fleet *f, struct replica *r, int rc)
 {
 	rs_err("connection to %s lost after committing %llu input bytes",
-	       r->label, input_of(f, r));
+	       replica_label(r), input_of(f, r));
 	give_up(f, r, rc);
 }
 
 static void lose(struct fleet *f, struct replica *r, uint64_t now)
 {
 	replica_disconnect(r);
-	window_lost(f->w, r->index);
+	window_lost(f->w, replica_index(r));
 	if (f->cfg->retries == 0 || send_stop_requested) {
 		give_up_link(f, r, RS_EXIT_CONNECT);
 		return;
 	}
 	rs_info("connection to %s lost after committing %llu input bytes; "
 		"reconnecting",
-		r->label, input_of(f, r));
-	r->attempts = 0;
-	r->backoff_ms = FLEET_BACKOFF_FIRST_MS;
-	r->retry_at_ns = now;
+		replica_label(r), input_of(f, r));
+	*retry_of(f, r) = (struct fleet_retry){
+	    .attempts = 0, .backoff_ms = FLEET_BACKOFF_FIRST_MS, .at_ns = now};
 }
 
 /* A later connection must still fit the stream: same pool, the method in
  * use, room for the window. */
 static int check_still_compatible(struct fleet *f, struct replica *r)
 {
-	const struct rs_accept_info *info = replica_grant(r);
-	const char *why = 0;
-	if (memcmp(info->pool_uuid, r->pool_uuid, sizeof(r->pool_uuid)))
-		why = "it now serves a different pool";
-	else if (!send_method_offered(r->method, info))
-		why = "it no longer offers the method in use";
-	else if (info->credits < window_depth(f->w))
-		why = "it allows fewer batches in flight";
-	else
-		why = send_method_cap_shrunk(r->method, info,
-					     window_batch_max(f->w));
+	const char *why =
+	    replica_misfit(r, window_depth(f->w), window_batch_max(f->w));
 	if (!why)
 		return RS_EXIT_OK;
 	rs_err("cannot resume on %s after reconnecting: %s; %llu input bytes "
 	       "were committed",
-	       r->label, why, input_of(f, r));
+	       replica_label(r), why, input_of(f, r));
 	return RS_EXIT_REFUSED;
 }
 
@@ -101,32 +97,32 @@ static void rejoin(struct fleet *f, struct replica *r)
 	unsigned long long had = input_of(f, r);
 	unsigned long long at =
 	    (unsigned long long)(remote - window_first_offset(f->w));
-	switch (window_rejoined(f->w, r->index, remote)) {
+	switch (window_rejoined(f->w, replica_index(r), remote)) {
 	case WINDOW_REJOINED:
 		rs_info(
 		    "reconnected to %s at %llu committed input bytes; "
 		    "sending %llu uncommitted bytes again",
-		    r->label, at,
+		    replica_label(r), at,
 		    (unsigned long long)(window_next_offset(f->w) - remote));
 		return;
 	case WINDOW_SHRUNK:
 		rs_err("cannot resume on %s after reconnecting: its log was "
 		       "changed by someone else (it holds %llu input bytes of "
 		       "the %llu it committed)",
-		       r->label, at, had);
+		       replica_label(r), at, had);
 		give_up(f, r, RS_EXIT_REFUSED);
 		return;
 	case WINDOW_DIVERGED:
 		rs_err("cannot resume on %s: the remote log ends inside a "
 		       "batch or past what was sent (at %llu input bytes); "
 		       "%llu input bytes were committed",
-		       r->label, at, had);
+		       replica_label(r), at, had);
 		give_up(f, r, RS_EXIT_REFUSED);
 		return;
 	case WINDOW_GAP_GONE:
 		rs_err("cannot catch %s up: its log ends at %llu input bytes "
 		       "and the ring no longer holds what follows",
-		       r->label, at);
+		       replica_label(r), at);
 		give_up(f, r, RS_EXIT_CONNECT);
 		return;
 	}
@@ -161,13 +157,14 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 		return;
 	}
 	replica_disconnect(r);
-	if (transient && r->attempts < f->cfg->retries &&
+	struct fleet_retry *retry = retry_of(f, r);
+	if (transient && retry->attempts < f->cfg->retries &&
 	    !send_stop_requested) {
-		r->attempts++;
-		rs_info("retrying %s in %u ms (%u of %u)", r->label,
-			r->backoff_ms, r->attempts, f->cfg->retries);
-		r->retry_at_ns = now + r->backoff_ms * 1000000ull;
-		r->backoff_ms = fleet_next_backoff(r->backoff_ms);
+		retry->attempts++;
+		rs_info("retrying %s in %u ms (%u of %u)", replica_label(r),
+			retry->backoff_ms, retry->attempts, f->cfg->retries);
+		retry->at_ns = now + retry->backoff_ms * 1000000ull;
+		retry->backoff_ms = fleet_next_backoff(retry->backoff_ms);
 		return;
 	}
 	give_up_link(f, r, rc);
@@ -177,16 +174,16 @@ bool fleet_drop_laggards(struct fleet *f)
 {
 	bool was_lost[SEND_REPLICAS_MAX];
 	for (unsigned i = 0; i < f->n; i++)
-		was_lost[i] = state_of(f, &f->replicas[i]) == REPLICA_LOST;
+		was_lost[i] = state_of(f, f->replicas[i]) == REPLICA_LOST;
 	if (!window_drop_laggards(f->w))
 		return false;
 	for (unsigned i = 0; i < f->n; i++) {
-		struct replica *r = &f->replicas[i];
+		struct replica *r = f->replicas[i];
 		if (!was_lost[i] || state_of(f, r) != REPLICA_DROPPED)
 			continue;
 		rs_err("%s fell further behind than the ring holds while its "
 		       "link was down (its log holds %llu input bytes)",
-		       r->label, input_of(f, r));
+		       replica_label(r), input_of(f, r));
 		give_up(f, r, RS_EXIT_CONNECT);
 	}
 	return true;
@@ -197,15 +194,16 @@ bool fleet_drop_laggards(struct fleet *f)
 static void apply(struct fleet *f, struct replica *r,
 		  const struct replica_report *rep)
 {
-	const struct window_batch *b = window_oldest_of(f->w, r->index);
+	unsigned i = replica_index(r);
+	const struct window_batch *b = window_oldest_of(f->w, i);
 	switch (rep->news) {
 	case REPLICA_CONFIRMED:
 		if (!b)
 			break; /* a straggler */
-		if (window_confirmed(f->w, r->index, rep->seq, rep->offset)) {
+		if (window_confirmed(f->w, i, rep->seq, rep->offset)) {
 			rs_err("%s confirmed a commit out of order after %llu "
 			       "input bytes; stopping there",
-			       r->label, input_of(f, r));
+			       replica_label(r), input_of(f, r));
 			give_up(f, r, RS_EXIT_REFUSED);
 			break;
 		}
@@ -225,12 +223,12 @@ static void apply(struct fleet *f, struct replica *r,
 void fleet_take_events(struct fleet *f)
 {
 	for (unsigned i = 0; i < f->n; i++) {
-		struct replica *r = &f->replicas[i];
+		struct replica *r = f->replicas[i];
 		struct replica_report rep;
 		/* A post that failed left the window counting it lost. */
-		if (r->rs && state_of(f, r) == REPLICA_LOST)
+		if (replica_connected(r) && state_of(f, r) == REPLICA_LOST)
 			lose(f, r, send_stats_now_ns());
-		while (r->rs && window_streaming(f->w) &&
+		while (replica_connected(r) && window_streaming(f->w) &&
 		       replica_next(r, f->w, &rep))
 			apply(f, r, &rep);
 	}
@@ -244,13 +242,12 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 		lose(f, r, now);
 		return;
 	}
-	/* A silent link (a cable pulled, a host gone) reports no error for a
-	 * long time: not hearing back within the peer timeout counts as
-	 * lost, as the receiver counts us. */
-	uint64_t since = replica_oldest_unanswered(r, f->w);
-	if (since && now > since && now - since >= r->peer_timeout_ns) {
-		rs_verbose("no answer from %s for %llu ms", r->label,
-			   (unsigned long long)((now - since) / 1000000ull));
+	/* Not hearing back within the peer timeout counts as lost, as the
+	 * receiver counts us. */
+	uint64_t silent;
+	if (replica_silent(r, f->w, now, &silent)) {
+		rs_verbose("no answer from %s for %llu ms", replica_label(r),
+			   (unsigned long long)(silent / 1000000ull));
 		lose(f, r, now);
 	}
 }
@@ -258,11 +255,11 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 void fleet_tick(struct fleet *f, uint64_t now)
 {
 	for (unsigned i = 0; i < f->n && window_streaming(f->w); i++) {
-		struct replica *r = &f->replicas[i];
-		if (r->rs)
+		struct replica *r = f->replicas[i];
+		if (replica_connected(r))
 			tick_connected(f, r, now);
 		else if (state_of(f, r) == REPLICA_LOST &&
-			 now >= r->retry_at_ns)
+			 now >= retry_of(f, r)->at_ns)
 			reconnect(f, r, now);
 	}
 }
@@ -273,15 +270,16 @@ bool fleet_spin(struct fleet *f)
 {
 	uint64_t until = 0;
 	for (unsigned i = 0; i < f->n; i++) {
-		uint64_t u = replica_spin_until(&f->replicas[i], f->w);
+		uint64_t u = replica_spin_until(f->replicas[i], f->w);
 		if (u > until)
 			until = u;
 	}
 	while (until && send_stats_now_ns() < until) {
 		for (unsigned i = 0; i < f->n; i++) {
-			struct replica *r = &f->replicas[i];
+			struct replica *r = f->replicas[i];
 			struct replica_report rep;
-			if (r->rs && replica_poll(r, f->w, &rep)) {
+			if (replica_connected(r) &&
+			    replica_poll(r, f->w, &rep)) {
 				apply(f, r, &rep);
 				return true;
 			}
@@ -294,8 +292,8 @@ nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd)
 {
 	nfds_t n = 0;
 	for (unsigned i = 0; i < f->n; i++) {
-		const struct replica *r = &f->replicas[i];
-		if (!r->rs)
+		const struct replica *r = f->replicas[i];
+		if (!replica_connected(r))
 			continue;
 		int comp_fd, cm_fd;
 		replica_fds(r, &comp_fd, &cm_fd);
@@ -308,12 +306,12 @@ nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd)
 uint64_t fleet_timeout(const struct fleet *f, uint64_t now, uint64_t wait)
 {
 	for (unsigned i = 0; i < f->n; i++) {
-		const struct replica *r = &f->replicas[i];
+		const struct replica *r = f->replicas[i];
 		uint64_t at = 0;
-		if (r->rs)
+		if (replica_connected(r))
 			at = replica_keepalive_at(r, f->w);
 		else if (state_of(f, r) == REPLICA_LOST)
-			at = r->retry_at_ns;
+			at = f->retry[i].at_ns;
 		if (at && at <= now)
 			return 0;
 		if (at && at - now < wait)

@@ -1,3 +1,5 @@
+/* A replica: its state, its connection and its grant, posting through the
+ * method table and taking back what its receiver answers. */
 #include "replica.h"
 
 #include "cli/exit_code.h"
@@ -5,20 +7,53 @@
 #include "connect.h"
 #include "error.h"
 #include "rdma/mr.h"
+#include "rdma/spin.h"
+#include "send_method.h"
+#include "session/session.h"
 #include "stats.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void replica_init(struct replica *r, const struct ship_config *cfg,
-		  const struct rs_target *target, unsigned index)
+struct replica {
+	const struct ship_config *cfg;
+	const struct rs_target *target;
+	unsigned index;			  /* its place in the window */
+	char label[RS_TARGET_LABEL_SIZE]; /* how messages name it */
+	struct rs_session *rs;		  /* NULL while disconnected */
+	const struct send_method *method; /* chosen at the first grant */
+	uint8_t pool_uuid[16];		  /* the pool it started on */
+	uint64_t log_start;		  /* its pool's data range, absolute */
+	uint64_t log_end;
+	struct rs_mr *ring_mr;
+	void *words; /* the method's words, per credit slot, or NULL */
+	struct rs_mr *words_mr;
+	/* Its session: the token to take it over after losing the
+	 * connection, and the receiver's peer timeout, within which we hear
+	 * from it or count the link as lost. */
+	struct rs_session_token token;
+	bool have_token;
+	uint64_t peer_timeout_ns;
+	uint64_t last_sent_ns;		    /* a batch or a keepalive */
+	uint64_t keepalive_sent_ns;	    /* one unanswered, or 0 */
+	uint64_t last_confirm_ns;	    /* for the stall check */
+	struct rs_spin spin;		    /* how long confirmations take */
+	uint64_t posted_ns[SHIP_DEPTH_MAX]; /* per credit slot */
+	struct send_stats stats;	    /* what it confirmed, how fast */
+};
+
+struct replica *replica_new(const struct ship_config *cfg,
+			    const struct rs_target *target, unsigned index)
 {
-	memset(r, 0, sizeof(*r));
+	struct replica *r = calloc(1, sizeof(*r));
+	if (!r)
+		return 0;
 	r->cfg = cfg;
 	r->target = target;
 	r->index = index;
 	send_stats_start(&r->stats);
 	rs_target_label(target, r->label, sizeof(r->label));
+	return r;
 }
 
 void replica_disconnect(struct replica *r)
@@ -28,11 +63,38 @@ void replica_disconnect(struct replica *r)
 	rs_session_delete(&r->rs);
 }
 
-void replica_fini(struct replica *r)
+void replica_delete(struct replica *r)
 {
+	if (!r)
+		return;
 	replica_disconnect(r);
 	free(r->words);
-	r->words = 0;
+	free(r);
+}
+
+unsigned replica_index(const struct replica *r)
+{
+	return r->index;
+}
+
+const char *replica_label(const struct replica *r)
+{
+	return r->label;
+}
+
+const struct rs_target *replica_target(const struct replica *r)
+{
+	return r->target;
+}
+
+bool replica_connected(const struct replica *r)
+{
+	return r->rs != 0;
+}
+
+const struct send_stats *replica_stats(const struct replica *r)
+{
+	return &r->stats;
 }
 
 const struct rs_accept_info *replica_grant(const struct replica *r)
@@ -79,6 +141,42 @@ int replica_register(struct replica *r, const struct send_window *w)
 enum rs_method replica_method(const struct replica *r)
 {
 	return r->method ? r->method->id : RS_METHOD_AUTO;
+}
+
+int replica_plan(struct replica *r, enum rs_method requested,
+		 struct rs_error *err)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	int rc = send_method_choose(info->methods, requested, &r->method, err);
+	if (rc)
+		return rc;
+	memcpy(r->pool_uuid, info->pool_uuid, sizeof(r->pool_uuid));
+	r->log_start = info->start_offset;
+	r->log_end = info->end_offset - info->start_offset;
+	return 0;
+}
+
+uint64_t replica_log_end(const struct replica *r)
+{
+	return r->log_end;
+}
+
+uint32_t replica_batch_cap(const struct replica *r)
+{
+	return send_method_batch_cap(r->method, replica_grant(r));
+}
+
+const char *replica_misfit(const struct replica *r, uint16_t depth,
+			   uint32_t batch_max)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	if (memcmp(info->pool_uuid, r->pool_uuid, sizeof(r->pool_uuid)))
+		return "it now serves a different pool";
+	if (!send_method_offered(r->method, info))
+		return "it no longer offers the method in use";
+	if (info->credits < depth)
+		return "it allows fewer batches in flight";
+	return send_method_cap_shrunk(r->method, info, batch_max);
 }
 
 uint64_t replica_granted_end(const struct replica *r)
@@ -273,8 +371,9 @@ int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 	return 0;
 }
 
-uint64_t replica_oldest_unanswered(const struct replica *r,
-				   const struct send_window *w)
+/* The oldest thing the receiver has not answered, or 0. */
+static uint64_t oldest_unanswered(const struct replica *r,
+				  const struct send_window *w)
 {
 	uint64_t since = r->keepalive_sent_ns;
 	const struct window_batch *oldest = window_oldest_of(w, r->index);
@@ -286,6 +385,16 @@ uint64_t replica_oldest_unanswered(const struct replica *r,
 			since = b;
 	}
 	return since;
+}
+
+bool replica_silent(const struct replica *r, const struct send_window *w,
+		    uint64_t now_ns, uint64_t *for_ns)
+{
+	uint64_t since = oldest_unanswered(r, w);
+	if (!since || now_ns <= since || now_ns - since < r->peer_timeout_ns)
+		return false;
+	*for_ns = now_ns - since;
+	return true;
 }
 
 void replica_fds(const struct replica *r, int *completion_fd, int *event_fd)

@@ -215,8 +215,10 @@ static void report(const struct shipper *s, struct ship_result *result)
 {
 	const struct send_window *w = s->f.w;
 	size_t ring_len;
-	result->method = replica_method(&s->f.replicas[0]);
-	if (!w || !window_ring(w, &ring_len))
+	if (!w) /* out of memory before any replica was there */
+		return;
+	result->method = replica_method(s->f.replicas[0]);
+	if (!window_ring(w, &ring_len))
 		return;
 	result->committed = window_committed_input(w);
 	result->first_offset = window_first_offset(w);
