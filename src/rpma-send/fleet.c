@@ -1,6 +1,6 @@
 /* The fleet's start and end: connecting every replica, agreeing, sizing the
  * ring; the closing report. Events, losses and reconnects: fleet_events.c. */
-#include "fleet.h"
+#include "fleet_internal.h"
 
 #include "agreement.h"
 #include "cli/exit_code.h"
@@ -10,29 +10,43 @@
 #include "input.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-int fleet_init(struct fleet *f, const struct ship_config *cfg,
-	       const struct window_link *link)
+struct fleet *fleet_new(const struct ship_config *cfg,
+			const struct window_link *link)
 {
-	memset(f, 0, sizeof(*f));
+	struct fleet *f = calloc(1, sizeof(*f));
+	if (!f)
+		return 0;
 	f->cfg = cfg;
 	f->n = cfg->ntargets ? cfg->ntargets : 1;
 	for (unsigned i = 0; i < f->n; i++) {
 		f->replicas[i] = replica_new(
 		    cfg, cfg->ntargets ? &cfg->targets[i] : &cfg->remote, i);
 		if (!f->replicas[i])
-			return RS_EXIT_USAGE;
+			break;
 	}
 	f->w = window_new(link);
-	return f->w ? RS_EXIT_OK : RS_EXIT_USAGE;
+	if (f->w && f->replicas[f->n - 1])
+		return f;
+	fleet_delete(f);
+	return 0;
 }
 
-void fleet_fini(struct fleet *f)
+void fleet_delete(struct fleet *f)
 {
+	if (!f)
+		return;
 	for (unsigned i = 0; i < f->n; i++)
 		replica_delete(f->replicas[i]);
 	window_delete(f->w);
+	free(f);
+}
+
+struct send_window *fleet_window(const struct fleet *f)
+{
+	return f->w;
 }
 
 /* The method it will use and where its log lies. */
@@ -151,6 +165,8 @@ int fleet_start(struct fleet *f)
 int fleet_finish(const struct fleet *f, int rc)
 {
 	const struct send_window *w = f->w;
+	if (!rc && window_error(w) == WINDOW_TOO_FEW)
+		rc = f->failure ? f->failure : RS_EXIT_CONNECT;
 	const struct quorum *q = window_quorum(w);
 	uint64_t committed = quorum_committed(q);
 	unsigned holders = quorum_count_at(q, committed);
@@ -176,7 +192,7 @@ void fleet_progress(const struct fleet *f, char *buf, size_t len)
 {
 	size_t at = 0, ring_len;
 	buf[0] = 0;
-	if (f->n < 2 || !f->w || !window_ring(f->w, &ring_len))
+	if (f->n < 2 || !window_ring(f->w, &ring_len))
 		return;
 	for (unsigned i = 0; i < f->n && at < len; i++) {
 		char size[32];
@@ -199,6 +215,14 @@ void fleet_report(const struct fleet *f, struct ship_result *result)
 {
 	const struct send_window *w = f->w;
 	const struct quorum *q = window_quorum(w);
+	size_t ring_len;
+	result->method = replica_method(f->replicas[0]);
+	if (!window_ring(w, &ring_len))
+		return;
+	result->committed = window_committed_input(w);
+	result->first_offset = window_first_offset(w);
+	result->log_used = quorum_committed(q);
+	result->log_size = window_end_offset(w);
 	result->nreplicas = f->n;
 	for (unsigned i = 0; i < f->n; i++) {
 		const struct replica *r = f->replicas[i];

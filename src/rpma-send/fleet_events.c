@@ -1,6 +1,6 @@
 /* The fleet while streaming: what each replica reports, its timers, and
  * its link lost and taken up again on its own clock. */
-#include "fleet.h"
+#include "fleet_internal.h"
 
 #include "cli/exit_code.h"
 #include "cli/log.h"
