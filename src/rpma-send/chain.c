@@ -12,32 +12,35 @@ static struct chain_wr *next_wr(struct send_chain *c)
 	return &c->wr[c->n++];
 }
 
+/* A write or a read: the same request, the data going the other way. */
+static void add_rdma(struct send_chain *c, enum chain_op op,
+		     const struct rs_mr_desc *remote, uint64_t remote_offset,
+		     enum chain_local local, size_t local_offset,
+		     const struct chain_wr *how)
+{
+	struct chain_wr *wr = next_wr(c);
+	*wr = *how;
+	wr->op = op;
+	wr->remote = remote;
+	wr->remote_offset = remote_offset;
+	wr->local = local;
+	wr->local_offset = local_offset;
+}
+
 void chain_write(struct send_chain *c, const struct rs_mr_desc *dst,
 		 uint64_t dst_offset, enum chain_local src, size_t src_offset,
 		 uint32_t len, uint64_t wr_id, unsigned flags)
 {
-	*next_wr(c) = (struct chain_wr){.op = CHAIN_WRITE,
-					.remote = dst,
-					.remote_offset = dst_offset,
-					.local = src,
-					.local_offset = src_offset,
-					.len = len,
-					.wr_id = wr_id,
-					.flags = flags};
+	struct chain_wr how = {.len = len, .wr_id = wr_id, .flags = flags};
+	add_rdma(c, CHAIN_WRITE, dst, dst_offset, src, src_offset, &how);
 }
 
 void chain_read(struct send_chain *c, enum chain_local dst, size_t dst_offset,
 		const struct rs_mr_desc *src, uint64_t src_offset, uint32_t len,
 		uint64_t wr_id, unsigned flags)
 {
-	*next_wr(c) = (struct chain_wr){.op = CHAIN_READ,
-					.remote = src,
-					.remote_offset = src_offset,
-					.local = dst,
-					.local_offset = dst_offset,
-					.len = len,
-					.wr_id = wr_id,
-					.flags = flags};
+	struct chain_wr how = {.len = len, .wr_id = wr_id, .flags = flags};
+	add_rdma(c, CHAIN_READ, src, src_offset, dst, dst_offset, &how);
 }
 
 void chain_send(struct send_chain *c, uint16_t slot, const struct rs_msg *msg,
