@@ -7,8 +7,6 @@
 #include "error.h"
 #include "input.h"
 
-#include <string.h>
-
 unsigned fleet_next_backoff(unsigned ms)
 {
 	return ms * 2 > FLEET_BACKOFF_MAX_MS ? FLEET_BACKOFF_MAX_MS : ms * 2;
