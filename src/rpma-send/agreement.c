@@ -14,7 +14,7 @@ static int digest_of(const struct replica *r, const struct ship_config *cfg,
 		     uint64_t used, uint64_t *digest)
 {
 	struct verify_config vc = {
-	    .remote = *r->target,
+	    .remote = *replica_target(r),
 	    .timeout_ms = cfg->connect_timeout_ms,
 	    .auth_key = cfg->auth_key,
 	    .method = VERIFY_HASH,
@@ -27,36 +27,36 @@ static int digest_of(const struct replica *r, const struct ship_config *cfg,
 	int rc = verify_digest(&vc, &covered, digest);
 	if (!rc && covered != used) {
 		rs_err("the log on %s changed while it was being checked",
-		       r->label);
+		       replica_label(r));
 		rc = RS_EXIT_NOT_PREFIX;
 	}
 	return rc;
 }
 
-static void report(const struct replica *replicas, unsigned n,
+static void report(struct replica *const *replicas, unsigned n,
 		   const uint64_t *digests)
 {
 	for (unsigned i = 0; i < n; i++) {
-		const struct replica *r = &replicas[i];
+		const struct replica *r = replicas[i];
 		uint64_t used = replica_granted_end(r);
 		if (digests)
-			rs_err("%s holds %llu bytes (hash %016llx)", r->label,
-			       (unsigned long long)used,
+			rs_err("%s holds %llu bytes (hash %016llx)",
+			       replica_label(r), (unsigned long long)used,
 			       (unsigned long long)digests[i]);
 		else
-			rs_err("%s holds %llu bytes", r->label,
+			rs_err("%s holds %llu bytes", replica_label(r),
 			       (unsigned long long)used);
 	}
 	rs_err("the replicas do not hold the same log: start them all over "
 	       "with --truncate, or ship to each on its own");
 }
 
-int agreement_check(const struct replica *replicas, unsigned n,
+int agreement_check(struct replica *const *replicas, unsigned n,
 		    const struct ship_config *cfg)
 {
-	uint64_t used = replica_granted_end(&replicas[0]);
+	uint64_t used = replica_granted_end(replicas[0]);
 	for (unsigned i = 1; i < n; i++)
-		if (replica_granted_end(&replicas[i]) != used) {
+		if (replica_granted_end(replicas[i]) != used) {
 			report(replicas, n, 0);
 			return RS_EXIT_NOT_PREFIX;
 		}
@@ -65,7 +65,7 @@ int agreement_check(const struct replica *replicas, unsigned n,
 	uint64_t digests[SEND_REPLICAS_MAX];
 	bool same = true;
 	for (unsigned i = 0; i < n; i++) {
-		int rc = digest_of(&replicas[i], cfg, used, &digests[i]);
+		int rc = digest_of(replicas[i], cfg, used, &digests[i]);
 		if (rc)
 			return rc;
 		same = same && digests[i] == digests[0];

@@ -10,7 +10,7 @@
 
 /* Checks n connected replicas. Returns an exit code: RS_EXIT_NOT_PREFIX
  * after one line per replica saying what it holds, when they differ. */
-int agreement_check(const struct replica *replicas, unsigned n,
+int agreement_check(struct replica *const *replicas, unsigned n,
 		    const struct ship_config *cfg);
 
 #endif

@@ -1,51 +1,65 @@
 /* The fleet's start and end: connecting every replica, agreeing, sizing the
  * ring; the closing report. Events, losses and reconnects: fleet_events.c. */
-#include "fleet.h"
+#include "fleet_internal.h"
 
 #include "agreement.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
 #include "cli/size.h"
 #include "error.h"
+#include "input.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void fleet_init(struct fleet *f, const struct ship_config *cfg,
-		const struct window_link *link)
+struct fleet *fleet_new(const struct ship_config *cfg,
+			const struct window_link *link)
 {
-	memset(f, 0, sizeof(*f));
+	struct fleet *f = calloc(1, sizeof(*f));
+	if (!f)
+		return 0;
 	f->cfg = cfg;
 	f->n = cfg->ntargets ? cfg->ntargets : 1;
-	for (unsigned i = 0; i < f->n; i++)
-		replica_init(&f->replicas[i], cfg,
-			     cfg->ntargets ? &cfg->targets[i] : &cfg->remote,
-			     i);
-	window_init(&f->w, link);
+	for (unsigned i = 0; i < f->n; i++) {
+		f->replicas[i] = replica_new(
+		    cfg, cfg->ntargets ? &cfg->targets[i] : &cfg->remote, i);
+		if (!f->replicas[i])
+			break;
+	}
+	f->w = window_new(link);
+	if (f->w && f->replicas[f->n - 1])
+		return f;
+	fleet_delete(f);
+	return 0;
 }
 
-void fleet_fini(struct fleet *f)
+void fleet_delete(struct fleet *f)
 {
+	if (!f)
+		return;
 	for (unsigned i = 0; i < f->n; i++)
-		replica_fini(&f->replicas[i]);
-	window_fini(&f->w);
+		replica_delete(f->replicas[i]);
+	window_delete(f->w);
+	free(f);
+}
+
+struct send_window *fleet_window(const struct fleet *f)
+{
+	return f->w;
 }
 
 /* The method it will use and where its log lies. */
 static int plan_replica(struct fleet *f, struct replica *r)
 {
-	const struct rs_accept_info *info = replica_grant(r);
 	struct rs_error err = {0};
-	if (rs_method_choose(info->methods, f->cfg->method, &r->method, &err)) {
+	if (replica_plan(r, f->cfg->method, &err)) {
 		if (f->n > 1)
-			rs_err("%s: %s", r->label, err.msg);
+			rs_err("%s: %s", replica_label(r), err.msg);
 		else
 			rs_err("%s", err.msg);
 		return RS_EXIT_REFUSED;
 	}
-	memcpy(r->pool_uuid, info->pool_uuid, sizeof(r->pool_uuid));
-	r->log_start = info->start_offset;
-	r->log_end = info->end_offset - info->start_offset;
 	return RS_EXIT_OK;
 }
 
@@ -80,15 +94,15 @@ static int size_window(struct fleet *f)
 	uint32_t batch_max = f->cfg->batch_size, credits = SHIP_DEPTH_MAX;
 	uint64_t end = UINT64_MAX;
 	for (unsigned i = 0; i < f->n; i++) {
-		const struct replica *r = &f->replicas[i];
-		const struct rs_accept_info *info = replica_grant(r);
-		if (r->method == RS_METHOD_STAGED &&
-		    batch_max > info->staging_slot_size)
-			batch_max = info->staging_slot_size;
-		if (info->credits < credits)
-			credits = info->credits;
-		if (r->log_end < end)
-			end = r->log_end;
+		const struct replica *r = f->replicas[i];
+		uint32_t cap = replica_batch_cap(r);
+		uint16_t allowed = replica_grant(r)->credits;
+		if (batch_max > cap)
+			batch_max = cap;
+		if (allowed < credits)
+			credits = allowed;
+		if (replica_log_end(r) < end)
+			end = replica_log_end(r);
 	}
 	uint32_t depth = f->cfg->depth;
 	if (depth == SHIP_DEPTH_AUTO) {
@@ -98,9 +112,9 @@ static int size_window(struct fleet *f)
 	}
 	if (depth > credits)
 		depth = credits;
-	uint64_t used = replica_granted_end(&f->replicas[0]);
+	uint64_t used = replica_granted_end(f->replicas[0]);
 	unsigned k = f->cfg->quorum ? f->cfg->quorum : f->n;
-	if (window_connected(&f->w, f->n, k, (uint16_t)depth, batch_max, used,
+	if (window_connected(f->w, f->n, k, (uint16_t)depth, batch_max, used,
 			     end)) {
 		rs_err("cannot allocate %zu bytes of batch buffers",
 		       (size_t)depth * batch_max);
@@ -108,15 +122,16 @@ static int size_window(struct fleet *f)
 	}
 	rs_verbose("method %s, %u batches of %u bytes in flight, remote log "
 		   "at %llu of %llu bytes, %u of %u replicas must confirm",
-		   rs_method_name(f->replicas[0].method), depth, batch_max,
-		   (unsigned long long)used, (unsigned long long)end, k, f->n);
+		   rs_method_name(replica_method(f->replicas[0])), depth,
+		   batch_max, (unsigned long long)used, (unsigned long long)end,
+		   k, f->n);
 	return RS_EXIT_OK;
 }
 
 /* --resume checked the log first: it must not have changed since. */
 static int check_expected(const struct fleet *f)
 {
-	uint64_t used = replica_granted_end(&f->replicas[0]);
+	uint64_t used = replica_granted_end(f->replicas[0]);
 	if (!f->cfg->expect_offset || used == f->cfg->expected_used)
 		return RS_EXIT_OK;
 	rs_err("the remote log changed since it was checked (it holds %llu "
@@ -130,7 +145,7 @@ int fleet_start(struct fleet *f)
 {
 	int rc = RS_EXIT_OK;
 	for (unsigned i = 0; i < f->n && !rc; i++)
-		rc = connect_first(f, &f->replicas[i]);
+		rc = connect_first(f, f->replicas[i]);
 	if (!rc)
 		rc = check_expected(f);
 	if (!rc)
@@ -138,9 +153,9 @@ int fleet_start(struct fleet *f)
 	if (!rc)
 		rc = size_window(f);
 	for (unsigned i = 0; i < f->n && !rc; i++) {
-		rc = replica_register(&f->replicas[i], &f->w);
+		rc = replica_register(f->replicas[i], f->w);
 		if (!rc)
-			replica_started(&f->replicas[i]);
+			replica_started(f->replicas[i]);
 	}
 	return rc;
 }
@@ -149,17 +164,20 @@ int fleet_start(struct fleet *f)
 
 int fleet_finish(const struct fleet *f, int rc)
 {
-	const struct send_window *w = &f->w;
-	const struct quorum *q = &w->quorum;
+	const struct send_window *w = f->w;
+	if (!rc && window_error(w) == WINDOW_TOO_FEW)
+		rc = f->failure ? f->failure : RS_EXIT_CONNECT;
+	const struct quorum *q = window_quorum(w);
 	uint64_t committed = quorum_committed(q);
 	unsigned holders = quorum_count_at(q, committed);
-	if (f->n == 1 || !w->ring || (!rc && holders == f->n))
+	size_t ring_len;
+	if (f->n == 1 || !window_ring(w, &ring_len) || (!rc && holders == f->n))
 		return rc;
 	for (unsigned i = 0; i < f->n; i++) {
 		if (!rc && quorum_replica_offset(q, i) >= committed)
 			continue;
 		rs_err("%s stopped at %llu input bytes (%s)",
-		       f->replicas[i].label,
+		       replica_label(f->replicas[i]),
 		       (unsigned long long)window_replica_input(w, i),
 		       quorum_state_name(quorum_replica_state(q, i)));
 	}
@@ -172,18 +190,19 @@ int fleet_finish(const struct fleet *f, int rc)
 
 void fleet_progress(const struct fleet *f, char *buf, size_t len)
 {
-	size_t at = 0;
+	size_t at = 0, ring_len;
 	buf[0] = 0;
-	if (f->n < 2 || !f->w.ring)
+	if (f->n < 2 || !window_ring(f->w, &ring_len))
 		return;
 	for (unsigned i = 0; i < f->n && at < len; i++) {
 		char size[32];
-		enum replica_state st = quorum_replica_state(&f->w.quorum, i);
+		enum replica_state st =
+		    quorum_replica_state(window_quorum(f->w), i);
 		int n =
 		    snprintf(buf + at, len - at, "%s%s %s%s%s", i ? ", " : "; ",
-			     f->replicas[i].label,
-			     rs_size_format(window_replica_input(&f->w, i),
-					    size, sizeof(size)),
+			     replica_label(f->replicas[i]),
+			     rs_size_format(window_replica_input(f->w, i), size,
+					    sizeof(size)),
 			     st == REPLICA_ACTIVE ? "" : " ",
 			     st == REPLICA_ACTIVE ? "" : quorum_state_name(st));
 		if (n < 0)
@@ -194,18 +213,26 @@ void fleet_progress(const struct fleet *f, char *buf, size_t len)
 
 void fleet_report(const struct fleet *f, struct ship_result *result)
 {
-	const struct send_window *w = &f->w;
+	const struct send_window *w = f->w;
+	const struct quorum *q = window_quorum(w);
+	size_t ring_len;
+	result->method = replica_method(f->replicas[0]);
+	if (!window_ring(w, &ring_len))
+		return;
+	result->committed = window_committed_input(w);
+	result->first_offset = window_first_offset(w);
+	result->log_used = quorum_committed(q);
+	result->log_size = window_end_offset(w);
 	result->nreplicas = f->n;
 	for (unsigned i = 0; i < f->n; i++) {
-		const struct replica *r = &f->replicas[i];
+		const struct replica *r = f->replicas[i];
 		struct ship_replica_result *out = &result->replicas[i];
-		memcpy(out->label, r->label, sizeof(out->label));
-		out->method = r->method;
-		out->state =
-		    quorum_state_name(quorum_replica_state(&w->quorum, i));
+		snprintf(out->label, sizeof(out->label), "%s",
+			 replica_label(r));
+		out->method = replica_method(r);
+		out->state = quorum_state_name(quorum_replica_state(q, i));
 		out->committed = window_replica_input(w, i);
-		out->lag =
-		    w->next_offset - quorum_replica_offset(&w->quorum, i);
-		out->stats = r->stats;
+		out->lag = window_next_offset(w) - quorum_replica_offset(q, i);
+		out->stats = *replica_stats(r);
 	}
 }

@@ -8,8 +8,8 @@
 #ifndef SEND_FLEET_H
 #define SEND_FLEET_H
 
-#include "replica.h"
-#include "shipper.h"
+#include "send_config.h"
+#include "ship_result.h"
 #include "window.h"
 
 #include <poll.h>
@@ -17,24 +17,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FLEET_BACKOFF_FIRST_MS 100   /* reconnecting: the first wait, */
-#define FLEET_BACKOFF_MAX_MS 5000    /* doubling up to this */
-#define FLEET_RECONNECT_WAIT_MS 1000 /* an attempt, while others stream */
+/* Its state is its own (fleet_internal.h, for fleet.c and fleet_events.c). */
+struct fleet;
 
-struct fleet {
-	const struct ship_config *cfg;
-	unsigned n;
-	struct replica replicas[SEND_REPLICAS_MAX];
-	struct send_window w;
-	int failure; /* the exit code of the last replica given up */
-};
+/* n replicas of cfg and their window, which posts through link (whose post
+ * must end in fleet_post); NULL when out of memory. */
+struct fleet *fleet_new(const struct ship_config *cfg,
+			const struct window_link *link);
+void fleet_delete(struct fleet *f);
 
-unsigned fleet_next_backoff(unsigned ms);
-
-/* The window posts through link (whose post must end in fleet_post). */
-void fleet_init(struct fleet *f, const struct ship_config *cfg,
-		const struct window_link *link);
-void fleet_fini(struct fleet *f);
+/* The window the replicas share: the shipper fills it. */
+struct send_window *fleet_window(const struct fleet *f);
 
 /* Connects every replica (each retried up to --retry times), checks that
  * they agree, sizes and registers the ring. Returns an exit code. */
@@ -62,12 +55,14 @@ nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd);
 uint64_t fleet_timeout(const struct fleet *f, uint64_t now_ns,
 		       uint64_t wait_ns);
 
-/* The exit code of a finished stream: rc, or RS_EXIT_FEWER_REPLICAS when
- * what was committed is not on every replica; says which replica stopped
- * where. */
+/* The exit code of a finished stream: rc; when the window ended with
+ * fewer replicas than the rule needs, the exit code of the last one given
+ * up; RS_EXIT_FEWER_REPLICAS when what was committed is not on every
+ * replica. Says which replica stopped where. */
 int fleet_finish(const struct fleet *f, int rc);
 /* For --progress with several replicas: each one's bytes and state. */
 void fleet_progress(const struct fleet *f, char *buf, size_t len);
+/* What the stream did, once it is over (the stats are the caller's). */
 void fleet_report(const struct fleet *f, struct ship_result *result);
 
 #endif

@@ -1,12 +1,11 @@
 /* The fleet while streaming: what each replica reports, its timers, and
  * its link lost and taken up again on its own clock. */
-#include "fleet.h"
+#include "fleet_internal.h"
 
 #include "cli/exit_code.h"
 #include "cli/log.h"
 #include "error.h"
-
-#include <string.h>
+#include "input.h"
 
 unsigned fleet_next_backoff(unsigned ms)
 {
@@ -16,19 +15,24 @@ unsigned fleet_next_backoff(unsigned ms)
 static enum replica_state state_of(const struct fleet *f,
 				   const struct replica *r)
 {
-	return quorum_replica_state(&f->w.quorum, r->index);
+	return quorum_replica_state(window_quorum(f->w), replica_index(r));
+}
+
+static struct fleet_retry *retry_of(struct fleet *f, const struct replica *r)
+{
+	return &f->retry[replica_index(r)];
 }
 
 static unsigned long long input_of(const struct fleet *f,
 				   const struct replica *r)
 {
-	return (unsigned long long)window_replica_input(&f->w, r->index);
+	return (unsigned long long)window_replica_input(f->w, replica_index(r));
 }
 
 int fleet_post(struct fleet *f, unsigned i, struct window_batch *b)
 {
-	struct replica *r = &f->replicas[i];
-	return r->rs ? replica_post(r, &f->w, b) : -1;
+	struct replica *r = f->replicas[i];
+	return replica_connected(r) ? replica_post(r, f->w, b) : -1;
 }
 
 /* ---- giving up, losing, reconnecting ---- */
@@ -38,58 +42,49 @@ static void give_up(struct fleet *f, struct replica *r, int rc)
 {
 	replica_disconnect(r);
 	f->failure = rc;
-	window_drop(&f->w, r->index);
-	const struct quorum *q = &f->w.quorum;
+	window_drop(f->w, replica_index(r));
+	const struct quorum *q = window_quorum(f->w);
 	if (f->n > 1 && quorum_viable(q))
 		rs_warn("going on without %s: %u of %u replicas left, %u "
 			"needed",
-			r->label, quorum_live_count(q), f->n, q->k);
+			replica_label(r), quorum_live_count(q), f->n,
+			quorum_needed(q));
 }
 
 /* Its link is gone and will not be taken up again. */
 static void give_up_link(struct fleet *f, struct replica *r, int rc)
 {
 	rs_err("connection to %s lost after committing %llu input bytes",
-	       r->label, input_of(f, r));
+	       replica_label(r), input_of(f, r));
 	give_up(f, r, rc);
 }
 
 static void lose(struct fleet *f, struct replica *r, uint64_t now)
 {
 	replica_disconnect(r);
-	window_lost(&f->w, r->index);
+	window_lost(f->w, replica_index(r));
 	if (f->cfg->retries == 0 || send_stop_requested) {
 		give_up_link(f, r, RS_EXIT_CONNECT);
 		return;
 	}
 	rs_info("connection to %s lost after committing %llu input bytes; "
 		"reconnecting",
-		r->label, input_of(f, r));
-	r->attempts = 0;
-	r->backoff_ms = FLEET_BACKOFF_FIRST_MS;
-	r->retry_at_ns = now;
+		replica_label(r), input_of(f, r));
+	*retry_of(f, r) = (struct fleet_retry){
+	    .attempts = 0, .backoff_ms = FLEET_BACKOFF_FIRST_MS, .at_ns = now};
 }
 
 /* A later connection must still fit the stream: same pool, the method in
  * use, room for the window. */
 static int check_still_compatible(struct fleet *f, struct replica *r)
 {
-	const struct rs_accept_info *info = replica_grant(r);
-	const char *why = 0;
-	if (memcmp(info->pool_uuid, r->pool_uuid, sizeof(r->pool_uuid)))
-		why = "it now serves a different pool";
-	else if (!(info->methods & RS_METHOD_BIT(r->method)))
-		why = "it no longer offers the method in use";
-	else if (info->credits < f->w.depth)
-		why = "it allows fewer batches in flight";
-	else if (r->method == RS_METHOD_STAGED &&
-		 info->staging_slot_size < f->w.batch_max)
-		why = "its staging slots are smaller";
+	const char *why =
+	    replica_misfit(r, window_depth(f->w), window_batch_max(f->w));
 	if (!why)
 		return RS_EXIT_OK;
 	rs_err("cannot resume on %s after reconnecting: %s; %llu input bytes "
 	       "were committed",
-	       r->label, why, input_of(f, r));
+	       replica_label(r), why, input_of(f, r));
 	return RS_EXIT_REFUSED;
 }
 
@@ -99,32 +94,33 @@ static void rejoin(struct fleet *f, struct replica *r)
 	uint64_t remote = replica_granted_end(r);
 	unsigned long long had = input_of(f, r);
 	unsigned long long at =
-	    (unsigned long long)(remote - f->w.first_offset);
-	switch (window_rejoined(&f->w, r->index, remote)) {
+	    (unsigned long long)(remote - window_first_offset(f->w));
+	switch (window_rejoined(f->w, replica_index(r), remote)) {
 	case WINDOW_REJOINED:
-		rs_info("reconnected to %s at %llu committed input bytes; "
-			"sending %llu uncommitted bytes again",
-			r->label, at,
-			(unsigned long long)(f->w.next_offset - remote));
+		rs_info(
+		    "reconnected to %s at %llu committed input bytes; "
+		    "sending %llu uncommitted bytes again",
+		    replica_label(r), at,
+		    (unsigned long long)(window_next_offset(f->w) - remote));
 		return;
 	case WINDOW_SHRUNK:
 		rs_err("cannot resume on %s after reconnecting: its log was "
 		       "changed by someone else (it holds %llu input bytes of "
 		       "the %llu it committed)",
-		       r->label, at, had);
+		       replica_label(r), at, had);
 		give_up(f, r, RS_EXIT_REFUSED);
 		return;
 	case WINDOW_DIVERGED:
 		rs_err("cannot resume on %s: the remote log ends inside a "
 		       "batch or past what was sent (at %llu input bytes); "
 		       "%llu input bytes were committed",
-		       r->label, at, had);
+		       replica_label(r), at, had);
 		give_up(f, r, RS_EXIT_REFUSED);
 		return;
 	case WINDOW_GAP_GONE:
 		rs_err("cannot catch %s up: its log ends at %llu input bytes "
 		       "and the ring no longer holds what follows",
-		       r->label, at);
+		       replica_label(r), at);
 		give_up(f, r, RS_EXIT_CONNECT);
 		return;
 	}
@@ -136,7 +132,7 @@ static void rejoin(struct fleet *f, struct replica *r)
 static int reconnect_timeout(const struct fleet *f)
 {
 	int t = f->cfg->connect_timeout_ms;
-	if (quorum_active_count(&f->w.quorum) > 0 &&
+	if (quorum_active_count(window_quorum(f->w)) > 0 &&
 	    t > FLEET_RECONNECT_WAIT_MS)
 		t = FLEET_RECONNECT_WAIT_MS;
 	return t;
@@ -147,25 +143,26 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 	bool transient = false;
 	int rc = send_stop_requested
 		     ? RS_EXIT_CONNECT
-		     : replica_connect(r, false, f->w.depth,
+		     : replica_connect(r, false, window_depth(f->w),
 				       reconnect_timeout(f), &transient);
 	if (!rc)
 		rc = check_still_compatible(f, r);
 	if (!rc)
-		rc = replica_register(r, &f->w);
+		rc = replica_register(r, f->w);
 	if (!rc) {
 		replica_started(r);
 		rejoin(f, r);
 		return;
 	}
 	replica_disconnect(r);
-	if (transient && r->attempts < f->cfg->retries &&
+	struct fleet_retry *retry = retry_of(f, r);
+	if (transient && retry->attempts < f->cfg->retries &&
 	    !send_stop_requested) {
-		r->attempts++;
-		rs_info("retrying %s in %u ms (%u of %u)", r->label,
-			r->backoff_ms, r->attempts, f->cfg->retries);
-		r->retry_at_ns = now + r->backoff_ms * 1000000ull;
-		r->backoff_ms = fleet_next_backoff(r->backoff_ms);
+		retry->attempts++;
+		rs_info("retrying %s in %u ms (%u of %u)", replica_label(r),
+			retry->backoff_ms, retry->attempts, f->cfg->retries);
+		retry->at_ns = now + retry->backoff_ms * 1000000ull;
+		retry->backoff_ms = fleet_next_backoff(retry->backoff_ms);
 		return;
 	}
 	give_up_link(f, r, rc);
@@ -175,16 +172,16 @@ bool fleet_drop_laggards(struct fleet *f)
 {
 	bool was_lost[SEND_REPLICAS_MAX];
 	for (unsigned i = 0; i < f->n; i++)
-		was_lost[i] = state_of(f, &f->replicas[i]) == REPLICA_LOST;
-	if (!window_drop_laggards(&f->w))
+		was_lost[i] = state_of(f, f->replicas[i]) == REPLICA_LOST;
+	if (!window_drop_laggards(f->w))
 		return false;
 	for (unsigned i = 0; i < f->n; i++) {
-		struct replica *r = &f->replicas[i];
+		struct replica *r = f->replicas[i];
 		if (!was_lost[i] || state_of(f, r) != REPLICA_DROPPED)
 			continue;
 		rs_err("%s fell further behind than the ring holds while its "
 		       "link was down (its log holds %llu input bytes)",
-		       r->label, input_of(f, r));
+		       replica_label(r), input_of(f, r));
 		give_up(f, r, RS_EXIT_CONNECT);
 	}
 	return true;
@@ -195,19 +192,20 @@ bool fleet_drop_laggards(struct fleet *f)
 static void apply(struct fleet *f, struct replica *r,
 		  const struct replica_report *rep)
 {
-	const struct window_batch *b = window_oldest_of(&f->w, r->index);
+	unsigned i = replica_index(r);
+	const struct window_batch *b = window_oldest_of(f->w, i);
 	switch (rep->news) {
 	case REPLICA_CONFIRMED:
 		if (!b)
 			break; /* a straggler */
-		if (window_confirmed(&f->w, r->index, rep->seq, rep->offset)) {
+		if (window_confirmed(f->w, i, rep->seq, rep->offset)) {
 			rs_err("%s confirmed a commit out of order after %llu "
 			       "input bytes; stopping there",
-			       r->label, input_of(f, r));
+			       replica_label(r), input_of(f, r));
 			give_up(f, r, RS_EXIT_REFUSED);
 			break;
 		}
-		replica_confirmed(r, &f->w, b, send_stats_now_ns());
+		replica_confirmed(r, f->w, b, send_stats_now_ns());
 		break;
 	case REPLICA_LINK_LOST:
 		lose(f, r, send_stats_now_ns());
@@ -223,13 +221,13 @@ static void apply(struct fleet *f, struct replica *r,
 void fleet_take_events(struct fleet *f)
 {
 	for (unsigned i = 0; i < f->n; i++) {
-		struct replica *r = &f->replicas[i];
+		struct replica *r = f->replicas[i];
 		struct replica_report rep;
 		/* A post that failed left the window counting it lost. */
-		if (r->rs && state_of(f, r) == REPLICA_LOST)
+		if (replica_connected(r) && state_of(f, r) == REPLICA_LOST)
 			lose(f, r, send_stats_now_ns());
-		while (r->rs && window_streaming(&f->w) &&
-		       replica_next(r, &f->w, &rep))
+		while (replica_connected(r) && window_streaming(f->w) &&
+		       replica_next(r, f->w, &rep))
 			apply(f, r, &rep);
 	}
 }
@@ -237,30 +235,29 @@ void fleet_take_events(struct fleet *f)
 /* Keepalives and the silent-link check of a connected replica. */
 static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 {
-	if (replica_keepalive_due(r, &f->w, now) &&
+	if (replica_keepalive_due(r, f->w, now) &&
 	    replica_send_keepalive(r, now)) {
 		lose(f, r, now);
 		return;
 	}
-	/* A silent link (a cable pulled, a host gone) reports no error for a
-	 * long time: not hearing back within the peer timeout counts as
-	 * lost, as the receiver counts us. */
-	uint64_t since = replica_oldest_unanswered(r, &f->w);
-	if (since && now > since && now - since >= r->peer_timeout_ns) {
-		rs_verbose("no answer from %s for %llu ms", r->label,
-			   (unsigned long long)((now - since) / 1000000ull));
+	/* Not hearing back within the peer timeout counts as lost, as the
+	 * receiver counts us. */
+	uint64_t silent;
+	if (replica_silent(r, f->w, now, &silent)) {
+		rs_verbose("no answer from %s for %llu ms", replica_label(r),
+			   (unsigned long long)(silent / 1000000ull));
 		lose(f, r, now);
 	}
 }
 
 void fleet_tick(struct fleet *f, uint64_t now)
 {
-	for (unsigned i = 0; i < f->n && window_streaming(&f->w); i++) {
-		struct replica *r = &f->replicas[i];
-		if (r->rs)
+	for (unsigned i = 0; i < f->n && window_streaming(f->w); i++) {
+		struct replica *r = f->replicas[i];
+		if (replica_connected(r))
 			tick_connected(f, r, now);
 		else if (state_of(f, r) == REPLICA_LOST &&
-			 now >= r->retry_at_ns)
+			 now >= retry_of(f, r)->at_ns)
 			reconnect(f, r, now);
 	}
 }
@@ -271,15 +268,16 @@ bool fleet_spin(struct fleet *f)
 {
 	uint64_t until = 0;
 	for (unsigned i = 0; i < f->n; i++) {
-		uint64_t u = replica_spin_until(&f->replicas[i], &f->w);
+		uint64_t u = replica_spin_until(f->replicas[i], f->w);
 		if (u > until)
 			until = u;
 	}
 	while (until && send_stats_now_ns() < until) {
 		for (unsigned i = 0; i < f->n; i++) {
-			struct replica *r = &f->replicas[i];
+			struct replica *r = f->replicas[i];
 			struct replica_report rep;
-			if (r->rs && replica_poll(r, &f->w, &rep)) {
+			if (replica_connected(r) &&
+			    replica_poll(r, f->w, &rep)) {
 				apply(f, r, &rep);
 				return true;
 			}
@@ -292,8 +290,8 @@ nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd)
 {
 	nfds_t n = 0;
 	for (unsigned i = 0; i < f->n; i++) {
-		const struct replica *r = &f->replicas[i];
-		if (!r->rs)
+		const struct replica *r = f->replicas[i];
+		if (!replica_connected(r))
 			continue;
 		int comp_fd, cm_fd;
 		replica_fds(r, &comp_fd, &cm_fd);
@@ -306,12 +304,12 @@ nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd)
 uint64_t fleet_timeout(const struct fleet *f, uint64_t now, uint64_t wait)
 {
 	for (unsigned i = 0; i < f->n; i++) {
-		const struct replica *r = &f->replicas[i];
+		const struct replica *r = f->replicas[i];
 		uint64_t at = 0;
-		if (r->rs)
-			at = replica_keepalive_at(r, &f->w);
+		if (replica_connected(r))
+			at = replica_keepalive_at(r, f->w);
 		else if (state_of(f, r) == REPLICA_LOST)
-			at = r->retry_at_ns;
+			at = f->retry[i].at_ns;
 		if (at && at <= now)
 			return 0;
 		if (at && at - now < wait)

@@ -165,6 +165,11 @@ uint64_t quorum_ring_floor(const struct quorum *q)
 	return floor == UINT64_MAX ? q->committed : floor;
 }
 
+unsigned quorum_needed(const struct quorum *q)
+{
+	return q->k;
+}
+
 unsigned quorum_active_count(const struct quorum *q)
 {
 	unsigned n = 0;

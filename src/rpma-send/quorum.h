@@ -17,12 +17,10 @@
 #ifndef SEND_QUORUM_H
 #define SEND_QUORUM_H
 
-#include "cli/endpoint.h"
+#include "send_config.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#define SEND_REPLICAS_MAX RS_TARGETS_MAX
 
 enum replica_state {
 	REPLICA_ACTIVE,	     /* connected, streaming */
@@ -107,6 +105,7 @@ bool quorum_viable(const struct quorum *q);
  * replica, quorum_committed. */
 uint64_t quorum_ring_floor(const struct quorum *q);
 
+unsigned quorum_needed(const struct quorum *q);	      /* k */
 unsigned quorum_active_count(const struct quorum *q); /* ACTIVE */
 unsigned quorum_live_count(const struct quorum *q);   /* not DROPPED */
 

@@ -1,3 +1,5 @@
+/* A replica: its state, its connection and its grant, posting through the
+ * method table and taking back what its receiver answers. */
 #include "replica.h"
 
 #include "cli/exit_code.h"
@@ -5,28 +7,53 @@
 #include "connect.h"
 #include "error.h"
 #include "rdma/mr.h"
+#include "rdma/spin.h"
+#include "send_method.h"
+#include "session/session.h"
 #include "stats.h"
 
-#include <endian.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* APM's two words per batch slot, in a region of their own. */
-struct apm_words {
-	uint64_t new_offset; /* the write offset we store */
-	uint64_t flush_read; /* where flush reads land */
+struct replica {
+	const struct ship_config *cfg;
+	const struct rs_target *target;
+	unsigned index;			  /* its place in the window */
+	char label[RS_TARGET_LABEL_SIZE]; /* how messages name it */
+	struct rs_session *rs;		  /* NULL while disconnected */
+	const struct send_method *method; /* chosen at the first grant */
+	uint8_t pool_uuid[16];		  /* the pool it started on */
+	uint64_t log_start;		  /* its pool's data range, absolute */
+	uint64_t log_end;
+	struct rs_mr *ring_mr;
+	void *words; /* the method's words, per credit slot, or NULL */
+	struct rs_mr *words_mr;
+	/* Its session: the token to take it over after losing the
+	 * connection, and the receiver's peer timeout, within which we hear
+	 * from it or count the link as lost. */
+	struct rs_session_token token;
+	bool have_token;
+	uint64_t peer_timeout_ns;
+	uint64_t last_sent_ns;		    /* a batch or a keepalive */
+	uint64_t keepalive_sent_ns;	    /* one unanswered, or 0 */
+	uint64_t last_confirm_ns;	    /* for the stall check */
+	struct rs_spin spin;		    /* how long confirmations take */
+	uint64_t posted_ns[SHIP_DEPTH_MAX]; /* per credit slot */
+	struct send_stats stats;	    /* what it confirmed, how fast */
 };
 
-void replica_init(struct replica *r, const struct ship_config *cfg,
-		  const struct rs_target *target, unsigned index)
+struct replica *replica_new(const struct ship_config *cfg,
+			    const struct rs_target *target, unsigned index)
 {
-	memset(r, 0, sizeof(*r));
+	struct replica *r = calloc(1, sizeof(*r));
+	if (!r)
+		return 0;
 	r->cfg = cfg;
 	r->target = target;
 	r->index = index;
 	send_stats_start(&r->stats);
 	rs_target_label(target, r->label, sizeof(r->label));
+	return r;
 }
 
 void replica_disconnect(struct replica *r)
@@ -36,11 +63,38 @@ void replica_disconnect(struct replica *r)
 	rs_session_delete(&r->rs);
 }
 
-void replica_fini(struct replica *r)
+void replica_delete(struct replica *r)
 {
+	if (!r)
+		return;
 	replica_disconnect(r);
 	free(r->words);
-	r->words = 0;
+	free(r);
+}
+
+unsigned replica_index(const struct replica *r)
+{
+	return r->index;
+}
+
+const char *replica_label(const struct replica *r)
+{
+	return r->label;
+}
+
+const struct rs_target *replica_target(const struct replica *r)
+{
+	return r->target;
+}
+
+bool replica_connected(const struct replica *r)
+{
+	return r->rs != 0;
+}
+
+const struct send_stats *replica_stats(const struct replica *r)
+{
+	return &r->stats;
 }
 
 const struct rs_accept_info *replica_grant(const struct replica *r)
@@ -58,27 +112,71 @@ int replica_connect(struct replica *r, bool first, uint16_t slots,
 				 .busy_poll = r->cfg->busy_poll};
 	struct rs_connect_req req = {
 	    .flags = first && r->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
-	    .method = (uint8_t)(first ? r->cfg->method : r->method)};
-	/* Up to four work requests per batch (APM). */
-	return send_connect(&peer, req, slots, 4, &r->rs, transient);
+	    .method = (uint8_t)(first ? r->cfg->method : r->method->id)};
+	/* A batch is one chain: at most CHAIN_MAX work requests. */
+	return send_connect(&peer, req, slots, CHAIN_MAX, &r->rs, transient);
 }
 
 int replica_register(struct replica *r, const struct send_window *w)
 {
 	struct rs_peer *peer = rs_session_peer(r->rs);
 	struct rs_error err = {0};
-	size_t words = (size_t)w->depth * sizeof(*r->words);
-	if (!r->words)
-		r->words = calloc(w->depth, sizeof(*r->words));
-	if (!r->words ||
-	    rs_mr_reg(peer, w->ring, w->ring_len, RS_MR_LOCAL, &r->ring_mr,
-		      &err) ||
-	    rs_mr_reg(peer, r->words, words, RS_MR_LOCAL, &r->words_mr, &err)) {
+	size_t ring_len;
+	uint8_t *ring = window_ring(w, &ring_len);
+	size_t words = (size_t)window_depth(w) * r->method->words_per_slot;
+	if (words && !r->words)
+		r->words = calloc(1, words);
+	bool no_words = words && !r->words;
+	if (no_words ||
+	    rs_mr_reg(peer, ring, ring_len, RS_MR_LOCAL, &r->ring_mr, &err) ||
+	    (words && rs_mr_reg(peer, r->words, words, RS_MR_LOCAL,
+				&r->words_mr, &err))) {
 		rs_err("cannot register %zu bytes of batch buffers: %s",
-		       w->ring_len, r->words ? err.msg : "out of memory");
+		       ring_len, no_words ? "out of memory" : err.msg);
 		return RS_EXIT_USAGE;
 	}
 	return RS_EXIT_OK;
+}
+
+enum rs_method replica_method(const struct replica *r)
+{
+	return r->method ? r->method->id : RS_METHOD_AUTO;
+}
+
+int replica_plan(struct replica *r, enum rs_method requested,
+		 struct rs_error *err)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	int rc = send_method_choose(info->methods, requested, &r->method, err);
+	if (rc)
+		return rc;
+	memcpy(r->pool_uuid, info->pool_uuid, sizeof(r->pool_uuid));
+	r->log_start = info->start_offset;
+	r->log_end = info->end_offset - info->start_offset;
+	return 0;
+}
+
+uint64_t replica_log_end(const struct replica *r)
+{
+	return r->log_end;
+}
+
+uint32_t replica_batch_cap(const struct replica *r)
+{
+	return send_method_batch_cap(r->method, replica_grant(r));
+}
+
+const char *replica_misfit(const struct replica *r, uint16_t depth,
+			   uint32_t batch_max)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	if (memcmp(info->pool_uuid, r->pool_uuid, sizeof(r->pool_uuid)))
+		return "it now serves a different pool";
+	if (!send_method_offered(r->method, info))
+		return "it no longer offers the method in use";
+	if (info->credits < depth)
+		return "it allows fewer batches in flight";
+	return send_method_cap_shrunk(r->method, info, batch_max);
 }
 
 uint64_t replica_granted_end(const struct replica *r)
@@ -99,101 +197,71 @@ void replica_started(struct replica *r)
 
 /* ---- posting a batch ---- */
 
-/* Sends a commit request (GPSPM and staged) for b. */
-static int post_commit_request(struct replica *r, const struct send_window *w,
-			       const struct window_batch *b,
-			       uint64_t ring_offset)
+static struct method_ctx method_ctx_of(const struct replica *r,
+				       const struct send_window *w)
 {
-	struct rs_msg msg = {
-	    .type = r->method == RS_METHOD_STAGED ? RS_MSG_STAGED_COMMIT
-						  : RS_MSG_COMMIT,
-	    .seq = b->seq,
-	    .offset = r->log_start + b->offset,
-	    .length = b->length,
-	    .ring_offset = ring_offset,
-	};
-	/* The reply says the request arrived; one send in `depth` is signaled
-	 * only to reclaim send-queue entries. */
-	unsigned flags =
-	    b->seq % w->depth == w->depth - 1u ? RS_POST_SIGNALED : 0;
-	return rs_session_send(r->rs, (uint16_t)(b->seq % w->depth), &msg,
-			       UINT64_MAX, flags);
-}
-
-/* APM: the read after the data write makes it persistent (DDIO off); the
- * fenced offset write waits for that read; the last read makes the offset
- * persistent and its completion is the commit. */
-static int post_apm_commit(struct replica *r, const struct send_window *w,
-			   const struct window_batch *b)
-{
-	uint32_t i = b->seq % w->depth;
-	const struct rs_mr_desc *word = &replica_grant(r)->write_offset;
-	struct rs_conn *c = rs_session_conn(r->rs);
-	size_t at = i * sizeof(struct apm_words);
-	size_t flush = at + offsetof(struct apm_words, flush_read);
-	r->words[i].new_offset = htole64(r->log_start + b->offset + b->length);
-	if (rs_conn_read(c, r->words_mr, flush, word, 0, 8, UINT64_MAX,
-			 RS_POST_MORE) ||
-	    rs_conn_write(c, word, 0, r->words_mr, at, 8, UINT64_MAX,
-			  RS_POST_FENCE | RS_POST_MORE))
-		return RS_E_LOST;
-	return rs_conn_read(c, r->words_mr, flush, word, 0, 8, b->seq,
-			    RS_POST_SIGNALED);
+	return (struct method_ctx){.grant = replica_grant(r),
+				   .log_start = r->log_start,
+				   .w = w,
+				   .words = r->words};
 }
 
 int replica_post(struct replica *r, const struct send_window *w,
 		 const struct window_batch *b)
 {
-	const struct rs_accept_info *info = replica_grant(r);
-	const struct rs_mr_desc *dst = &info->data;
-	uint64_t dst_offset = b->offset, ring_offset = 0;
-	if (r->method == RS_METHOD_STAGED) {
-		ring_offset =
-		    (uint64_t)(b->seq % w->depth) * info->staging_slot_size;
-		dst = &info->staging;
-		dst_offset = ring_offset;
-	}
+	struct method_ctx m = method_ctx_of(r, w);
+	struct send_chain chain;
+	chain.n = 0;
+	r->method->post(&m, b, &chain);
 	r->last_sent_ns = send_stats_now_ns();
-	r->posted_ns[b->seq % w->depth] = r->last_sent_ns;
-	size_t src = (size_t)(b->data - w->ring);
+	r->posted_ns[window_slot_of(w, b->seq)] = r->last_sent_ns;
 	/* The data and its commit go out as one chain: one doorbell. */
-	if (rs_conn_write(rs_session_conn(r->rs), dst, dst_offset, r->ring_mr,
-			  src, b->length, UINT64_MAX, RS_POST_MORE))
-		return RS_E_LOST;
-	if (r->method == RS_METHOD_APM)
-		return post_apm_commit(r, w, b);
-	return post_commit_request(r, w, b, ring_offset);
+	return chain_post(&chain, r->rs, r->ring_mr, r->words_mr);
 }
 
 /* ---- what comes back ---- */
 
-/* A commit reply (GPSPM, staged): news, or NOTHING for a keepalive's. */
-static enum replica_news on_reply(struct replica *r,
-				  const struct rs_completion *wc,
-				  struct replica_report *out)
+/* A message from the receiver: *msg to hand to the method, or the news it
+ * is on its own (NOTHING for a keepalive's reply, REFUSED for bytes that
+ * are no message). */
+static bool take_message(struct replica *r, const struct rs_completion *wc,
+			 struct rs_msg *msg, enum replica_news *news)
 {
-	struct rs_msg reply;
 	uint16_t slot;
 	struct rs_error err = {0};
-	int rc = rs_session_take(r->rs, wc, &reply, &slot, &err);
-	if (rc == 0 && reply.type == RS_MSG_KEEPALIVE_DONE) {
-		r->keepalive_sent_ns = 0;
-		return REPLICA_NOTHING;
-	}
-	if (rc == 0 && reply.type != RS_MSG_COMMIT_DONE)
-		rs_error_set(&err, RS_E_MALFORMED, 0,
-			     "unexpected message type");
-	if (err.code) {
+	*news = REPLICA_NOTHING;
+	if (rs_session_take(r->rs, wc, msg, &slot, &err)) {
 		rs_err("%s sent a malformed reply (%s)", r->label, err.msg);
-		return REPLICA_REFUSED;
+		*news = REPLICA_REFUSED;
+		return false;
 	}
-	if (reply.status != RS_MSG_OK) {
-		rs_err("%s refused batch %u: %s", r->label, reply.seq,
-		       rs_msg_status_str(reply.status));
-		return REPLICA_REFUSED;
+	if (msg->type == RS_MSG_KEEPALIVE_DONE) {
+		r->keepalive_sent_ns = 0;
+		return false;
 	}
-	out->seq = reply.seq;
-	out->offset = reply.offset - r->log_start;
+	return true;
+}
+
+/* What the method makes of a completion (and its message). */
+static enum replica_news method_news(struct replica *r,
+				     const struct send_window *w,
+				     const struct method_event *ev,
+				     struct replica_report *out)
+{
+	struct method_ctx m = method_ctx_of(r, w);
+	struct method_confirm confirm;
+	struct rs_error err = {0};
+	int rc = r->method->take(&m, ev, &confirm, &err);
+	if (rc == RS_E_MALFORMED)
+		rs_err("%s sent a malformed reply (%s)", r->label, err.msg);
+	else if (rc < 0)
+		rs_err("%s %s", r->label, err.msg);
+	if (rc < 0)
+		return REPLICA_REFUSED;
+	if (rc == 0)
+		return REPLICA_NOTHING;
+	out->seq = confirm.seq;
+	out->offset = confirm.offset;
 	return REPLICA_CONFIRMED;
 }
 
@@ -206,16 +274,15 @@ static enum replica_news on_completion(struct replica *r,
 		rs_verbose("completion error: %s", wc->status);
 		return REPLICA_LINK_LOST;
 	}
-	if (wc->op == RS_OP_READ && r->method == RS_METHOD_APM) {
-		/* APM's last read: that batch is committed. */
-		out->seq = (uint32_t)wc->wr_id;
-		const struct window_batch *b = window_batch(w, out->seq);
-		out->offset = b->offset + b->length;
-		return REPLICA_CONFIRMED;
+	struct rs_msg msg;
+	struct method_event ev = {.op = wc->op, .wr_id = wc->wr_id};
+	enum replica_news news;
+	if (wc->op == RS_OP_RECV) {
+		if (!take_message(r, wc, &msg, &news))
+			return news;
+		ev.msg = &msg;
 	}
-	if (wc->op != RS_OP_RECV)
-		return REPLICA_NOTHING;
-	return on_reply(r, wc, out);
+	return method_news(r, w, &ev, out);
 }
 
 bool replica_next(struct replica *r, const struct send_window *w,
@@ -245,7 +312,8 @@ uint64_t replica_spin_until(const struct replica *r,
 	const struct window_batch *oldest = window_oldest_of(w, r->index);
 	if (r->cfg->busy_poll || !r->rs || !oldest)
 		return 0;
-	return rs_spin_until(&r->spin, r->posted_ns[oldest->seq % w->depth]);
+	return rs_spin_until(&r->spin,
+			     r->posted_ns[window_slot_of(w, oldest->seq)]);
 }
 
 bool replica_poll(struct replica *r, const struct send_window *w,
@@ -267,7 +335,7 @@ bool replica_poll(struct replica *r, const struct send_window *w,
 void replica_confirmed(struct replica *r, const struct send_window *w,
 		       const struct window_batch *b, uint64_t now_ns)
 {
-	uint64_t latency = now_ns - r->posted_ns[b->seq % w->depth];
+	uint64_t latency = now_ns - r->posted_ns[window_slot_of(w, b->seq)];
 	r->last_confirm_ns = now_ns;
 	rs_spin_observe(&r->spin, latency);
 	send_stats_commit(&r->stats, b->length, latency, now_ns);
@@ -303,19 +371,30 @@ int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 	return 0;
 }
 
-uint64_t replica_oldest_unanswered(const struct replica *r,
-				   const struct send_window *w)
+/* The oldest thing the receiver has not answered, or 0. */
+static uint64_t oldest_unanswered(const struct replica *r,
+				  const struct send_window *w)
 {
 	uint64_t since = r->keepalive_sent_ns;
 	const struct window_batch *oldest = window_oldest_of(w, r->index);
 	if (oldest) {
-		uint64_t posted = r->posted_ns[oldest->seq % w->depth];
+		uint64_t posted = r->posted_ns[window_slot_of(w, oldest->seq)];
 		uint64_t b =
 		    posted > r->last_confirm_ns ? posted : r->last_confirm_ns;
 		if (!since || b < since)
 			since = b;
 	}
 	return since;
+}
+
+bool replica_silent(const struct replica *r, const struct send_window *w,
+		    uint64_t now_ns, uint64_t *for_ns)
+{
+	uint64_t since = oldest_unanswered(r, w);
+	if (!since || now_ns <= since || now_ns - since < r->peer_timeout_ns)
+		return false;
+	*for_ns = now_ns - since;
+	return true;
 }
 
 void replica_fds(const struct replica *r, int *completion_fd, int *event_fd)

@@ -1,63 +1,62 @@
 /* One receiver a stream goes to: its session, the batch ring registered for
- * it, how it commits (its method), its keepalives, peer timeout, reconnect
- * clock and statistics. The fleet owns the window and decides; a replica
- * posts the window's batches to its receiver and reports what came back,
- * one piece of news at a time, in the log positions the window uses (bytes
- * from the start of the data range: the replicas' pools may start
+ * it, how it commits (its method, from send_method.h's table), its
+ * keepalives, peer timeout and statistics. The fleet owns the window and
+ * decides; a replica posts the window's batches to its receiver and reports
+ * what came back, one piece of news at a time, in the log positions the window
+ * uses (bytes from the start of the data range: the replicas' pools may start
  * elsewhere). */
 #ifndef SEND_REPLICA_H
 #define SEND_REPLICA_H
 
 #include "cli/endpoint.h"
+#include "proto/descriptor.h"
 #include "proto/method.h"
-#include "rdma/spin.h"
-#include "session/session.h"
-#include "shipper.h"
+#include "send_config.h"
 #include "stats.h"
 #include "window.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-struct apm_words;
+struct rs_error;
 
-struct replica {
-	const struct ship_config *cfg;
-	const struct rs_target *target;
-	unsigned index;			  /* its place in the window */
-	char label[RS_TARGET_LABEL_SIZE]; /* how messages name it */
-	struct rs_session *rs;		  /* NULL while disconnected */
-	enum rs_method method;		  /* chosen at the first grant */
-	uint8_t pool_uuid[16];		  /* the pool it started on */
-	uint64_t log_start;		  /* its pool's data range, absolute */
-	uint64_t log_end;
-	struct rs_mr *ring_mr;
-	struct apm_words *words; /* APM's words, one pair per batch slot */
-	struct rs_mr *words_mr;
-	/* Its session: the token to take it over after losing the
-	 * connection, and the receiver's peer timeout, within which we hear
-	 * from it or count the link as lost. */
-	struct rs_session_token token;
-	bool have_token;
-	uint64_t peer_timeout_ns;
-	uint64_t last_sent_ns;		    /* a batch or a keepalive */
-	uint64_t keepalive_sent_ns;	    /* one unanswered, or 0 */
-	uint64_t last_confirm_ns;	    /* for the stall check */
-	struct rs_spin spin;		    /* how long confirmations take */
-	uint64_t posted_ns[SHIP_DEPTH_MAX]; /* per batch slot */
-	struct send_stats stats;	    /* what it confirmed, how fast */
-	/* Reconnecting after a loss (--retry): attempts made, the next. */
-	unsigned attempts;
-	unsigned backoff_ms;
-	uint64_t retry_at_ns;
-};
+/* Its state is its own (replica.c). */
+struct replica;
 
-void replica_init(struct replica *r, const struct ship_config *cfg,
-		  const struct rs_target *target, unsigned index);
+/* Replica number index of the window, going to target; NULL when out of
+ * memory. */
+struct replica *replica_new(const struct ship_config *cfg,
+			    const struct rs_target *target, unsigned index);
 /* Disconnects and frees. */
-void replica_fini(struct replica *r);
+void replica_delete(struct replica *r);
 
+unsigned replica_index(const struct replica *r);
+const char *replica_label(const struct replica *r); /* how messages name it */
+const struct rs_target *replica_target(const struct replica *r);
+/* Whether it has a session (it may still count as a replica without). */
+bool replica_connected(const struct replica *r);
+/* What it confirmed, how fast. */
+const struct send_stats *replica_stats(const struct replica *r);
+
+/* The current session's grant. */
 const struct rs_accept_info *replica_grant(const struct replica *r);
+/* The method in use: AUTO before the first grant chose one. */
+enum rs_method replica_method(const struct replica *r);
+
+/* The first grant: chooses the method (requested, or with AUTO the fastest
+ * it offers) and records its pool and where its log lies. RS_E_INVAL with
+ * err saying what it offers when none fits. */
+int replica_plan(struct replica *r, enum rs_method requested,
+		 struct rs_error *err);
+/* The end of its log, in window positions. */
+uint64_t replica_log_end(const struct replica *r);
+/* The largest batch its receiver takes by the method in use. */
+uint32_t replica_batch_cap(const struct replica *r);
+/* Why a later grant cannot carry on the stream (depth batches of up to
+ * batch_max bytes in flight, on the pool it started on, by the method in
+ * use), or NULL when it can. */
+const char *replica_misfit(const struct replica *r, uint16_t depth,
+			   uint32_t batch_max);
 
 /* Connects once, waiting up to timeout_ms (the first connection may
  * truncate and asks for the configured method; later ones take the session
@@ -66,7 +65,8 @@ const struct rs_accept_info *replica_grant(const struct replica *r);
  * help. */
 int replica_connect(struct replica *r, bool first, uint16_t slots,
 		    int timeout_ms, bool *transient);
-/* Registers the window's ring (and APM's words) with the connection. */
+/* Registers the window's ring (and the method's words) with the
+ * connection. */
 int replica_register(struct replica *r, const struct send_window *w);
 /* The log's end in window positions, as the grant says. */
 uint64_t replica_granted_end(const struct replica *r);
@@ -118,9 +118,11 @@ uint64_t replica_keepalive_at(const struct replica *r,
 			      const struct send_window *w);
 /* Non-zero: the connection is lost. */
 int replica_send_keepalive(struct replica *r, uint64_t now_ns);
-/* The oldest thing the receiver has not answered, or 0. */
-uint64_t replica_oldest_unanswered(const struct replica *r,
-				   const struct send_window *w);
+/* A silent link (a cable pulled, a host gone) reports no error for a long
+ * time: true when the receiver has not answered for its peer timeout or
+ * longer (*for_ns: how long). */
+bool replica_silent(const struct replica *r, const struct send_window *w,
+		    uint64_t now_ns, uint64_t *for_ns);
 
 /* The descriptors to poll for its completions and connection events. */
 void replica_fds(const struct replica *r, int *completion_fd, int *event_fd);

@@ -4,6 +4,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "fleet.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -17,7 +18,8 @@
 struct shipper {
 	const struct ship_config *cfg;
 	struct send_input *in;
-	struct fleet f; /* the replicas and the window */
+	struct fleet *f;       /* the replicas and the window */
+	struct send_window *w; /* the fleet's */
 	struct send_stats *stats;
 	struct send_progress progress;
 	uint64_t last_input_ns;		/* for the idle flush */
@@ -31,7 +33,7 @@ static int link_post(void *ctx, unsigned i, struct window_batch *b)
 {
 	struct shipper *s = ctx;
 	send_stats_posted(s->stats, b->posted_ns);
-	return fleet_post(&s->f, i, b);
+	return fleet_post(s->f, i, b);
 }
 
 static void link_committed(void *ctx, const struct window_batch *b)
@@ -41,7 +43,7 @@ static void link_committed(void *ctx, const struct window_batch *b)
 	send_stats_commit(s->stats, b->length, now - b->posted_ns, now);
 	if (send_progress_due(&s->progress, now)) {
 		char detail[256];
-		fleet_progress(&s->f, detail, sizeof(detail));
+		fleet_progress(s->f, detail, sizeof(detail));
 		send_progress_draw(&s->progress, s->stats, detail);
 	}
 }
@@ -63,7 +65,7 @@ static bool input_has_more(struct send_input *in)
  * more (reported once the last batches are confirmed). */
 static void log_full(struct shipper *s)
 {
-	window_input_end(&s->f.w, send_stats_now_ns());
+	window_input_end(s->w, send_stats_now_ns());
 	if (input_has_more(s->in))
 		s->rc = RS_EXIT_LOG_FULL;
 }
@@ -85,7 +87,7 @@ static bool input_ready(const struct shipper *s)
 static void read_input(struct shipper *s, uint8_t *space, uint32_t room,
 		       uint64_t now)
 {
-	struct send_window *w = &s->f.w;
+	struct send_window *w = s->w;
 	ssize_t n = send_input_read(s->in, space, room);
 	if (n > 0) {
 		s->last_input_ns = now;
@@ -106,14 +108,12 @@ static void read_input(struct shipper *s, uint8_t *space, uint32_t room,
  * when it did something, so the loop goes on without sleeping. */
 static bool take_input(struct shipper *s, uint64_t now)
 {
-	struct send_window *w = &s->f.w;
+	struct send_window *w = s->w;
 	uint32_t room;
 	uint8_t *space = window_space(w, &room);
 	/* The ring is full: a lost replica may pin it. */
-	if (!space && window_inflight(w) >= w->slots &&
-	    quorum_active_count(&w->quorum) < quorum_live_count(&w->quorum) &&
-	    input_ready(s))
-		return fleet_drop_laggards(&s->f);
+	if (!space && window_ring_pinned(w) && input_ready(s))
+		return fleet_drop_laggards(s->f);
 	if (!space || now < s->input_paused_until_ns)
 		return false;
 	if (room == 0) {
@@ -126,7 +126,7 @@ static bool take_input(struct shipper *s, uint64_t now)
 		 * more gains nothing: commit what we have at once (a lone
 		 * line of a pipe); else the next confirmation or the flush
 		 * interval will. */
-		if (w->fill > 0 && window_inflight(w) == 0)
+		if (window_fill(w) > 0 && window_inflight(w) == 0)
 			window_flush(w, now);
 		return false;
 	}
@@ -139,14 +139,14 @@ static bool take_input(struct shipper *s, uint64_t now)
 /* The idle flush, a stop request, and the replicas' own timers. */
 static void check_timers(struct shipper *s, uint64_t now)
 {
-	struct send_window *w = &s->f.w;
-	if (send_stop_requested && w->state == WINDOW_STREAMING)
+	struct send_window *w = s->w;
+	if (send_stop_requested && window_state(w) == WINDOW_STREAMING)
 		window_input_end(w, now);
 	uint64_t idle = (uint64_t)s->cfg->flush_interval_ms * 1000000ull;
-	if (w->fill > 0 && now - s->last_input_ns >= idle)
+	if (window_fill(w) > 0 && now - s->last_input_ns >= idle)
 		window_flush(w, now);
-	if (window_streaming(&s->f.w))
-		fleet_tick(&s->f, now);
+	if (window_streaming(w))
+		fleet_tick(s->f, now);
 }
 
 /* Nanoseconds until the next timer (flush, --follow), at most
@@ -155,7 +155,7 @@ static uint64_t input_timeout(const struct shipper *s, uint64_t now)
 {
 	uint64_t wait = SHIP_WAIT_MS * 1000000ull;
 	uint64_t idle = (uint64_t)s->cfg->flush_interval_ms * 1000000ull;
-	if (s->f.w.fill > 0) {
+	if (window_fill(s->w) > 0) {
 		uint64_t due = s->last_input_ns + idle;
 		wait = due > now && due - now < wait ? due - now : 0;
 	}
@@ -168,29 +168,30 @@ static uint64_t input_timeout(const struct shipper *s, uint64_t now)
 /* Sleeps until a completion, a connection event, input or a timer. */
 static void wait_for_event(struct shipper *s, uint64_t now)
 {
-	if (fleet_spin(&s->f))
+	if (fleet_spin(s->f))
 		return;
 	struct pollfd pfd[2 * SEND_REPLICAS_MAX + 1];
-	nfds_t n = fleet_pollfds(&s->f, pfd);
+	nfds_t n = fleet_pollfds(s->f, pfd);
 	uint32_t room;
 	int in_fd = send_input_wait_fd(s->in);
-	if (window_space(&s->f.w, &room) && in_fd >= 0 &&
+	if (window_space(s->w, &room) && in_fd >= 0 &&
 	    now >= s->input_paused_until_ns)
 		pfd[n++] = (struct pollfd){.fd = in_fd, .events = POLLIN};
-	uint64_t wait = fleet_timeout(&s->f, now, input_timeout(s, now));
+	uint64_t wait = fleet_timeout(s->f, now, input_timeout(s, now));
 	int ms = s->cfg->busy_poll ? 0 : (int)((wait + 999999) / 1000000);
 	poll(pfd, n, ms);
 }
 
 static void stream(struct shipper *s)
 {
-	while (s->f.w.state != WINDOW_DONE) {
-		fleet_take_events(&s->f);
+	while (window_state(s->w) != WINDOW_DONE) {
+		fleet_take_events(s->f);
 		uint64_t now = send_stats_now_ns();
 		check_timers(s, now);
-		if (s->f.w.state == WINDOW_STREAMING && take_input(s, now))
+		if (window_state(s->w) == WINDOW_STREAMING &&
+		    take_input(s, now))
 			continue;
-		if (window_streaming(&s->f.w))
+		if (window_streaming(s->w))
 			wait_for_event(s, now);
 	}
 }
@@ -198,57 +199,44 @@ static void stream(struct shipper *s)
 /* The exit code of a finished stream, reporting what went wrong. */
 static int finish(struct shipper *s)
 {
-	const struct send_window *w = &s->f.w;
-	uint64_t committed = window_committed_input(w);
+	uint64_t committed = window_committed_input(s->w);
 	int rc = s->rc;
-	if (!rc && w->error == WINDOW_TOO_FEW)
-		rc = s->f.failure ? s->f.failure : RS_EXIT_CONNECT;
 	if (rc == RS_EXIT_LOG_FULL)
 		rs_err("remote log full: committed %llu input bytes; the rest "
 		       "did not fit (rewind it with --truncate or use a larger "
 		       "pool)",
 		       (unsigned long long)committed);
-	return fleet_finish(&s->f, rc);
-}
-
-static void report(const struct shipper *s, struct ship_result *result)
-{
-	const struct send_window *w = &s->f.w;
-	result->method = s->f.replicas[0].method;
-	if (!w->ring)
-		return;
-	result->committed = window_committed_input(w);
-	result->first_offset = w->first_offset;
-	result->log_used = quorum_committed(&w->quorum);
-	result->log_size = w->end_offset;
-	fleet_report(&s->f, result);
+	return fleet_finish(s->f, rc);
 }
 
 int ship_run(const struct ship_config *cfg, struct send_input *in,
 	     struct ship_result *result)
 {
 	struct shipper *s = calloc(1, sizeof(*s));
-	if (!s) {
+	struct window_link link = {s, link_post, link_committed};
+	if (s)
+		s->f = fleet_new(cfg, &link);
+	if (!s || !s->f) {
 		rs_err("out of memory");
+		free(s);
 		return RS_EXIT_USAGE;
 	}
+	s->w = fleet_window(s->f);
 	s->cfg = cfg;
 	s->in = in;
 	s->stats = &result->stats;
-	struct window_link link = {s, link_post, link_committed};
-	fleet_init(&s->f, cfg, &link);
 	send_stats_start(s->stats);
 	send_progress_init(&s->progress, cfg->progress, cfg->progress_forced);
-	int rc = fleet_start(&s->f);
+	int rc = fleet_start(s->f);
 	if (!rc) {
 		stream(s);
 		rc = finish(s);
 	}
 	char detail[256];
-	fleet_progress(&s->f, detail, sizeof(detail));
+	fleet_progress(s->f, detail, sizeof(detail));
 	send_progress_finish(&s->progress, s->stats, detail);
-	report(s, result);
-	fleet_fini(&s->f);
+	fleet_report(s->f, result);
+	fleet_delete(s->f);
 	free(s);
 	return rc;
 }

@@ -3,6 +3,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct window_cursor {
+	uint32_t next_post;    /* the next batch to post to the replica */
+	uint32_t next_confirm; /* the oldest posted and not confirmed */
+};
+
+struct send_window {
+	enum window_state state;
+	enum window_error error;
+	struct window_link link;
+	uint16_t depth; /* batches in flight to one replica at most */
+	uint32_t slots; /* batches the ring holds */
+	uint32_t batch_max;
+	uint8_t *ring; /* slots batches of batch_max bytes */
+	size_t ring_len;
+	struct window_batch *batches;
+	uint32_t next_seq;	/* the open batch (being filled) */
+	uint32_t committed_seq; /* oldest batch not yet committed */
+	uint32_t oldest_seq;	/* oldest batch still held in the ring */
+	uint32_t fill;		/* bytes in the open batch */
+	uint64_t next_offset;	/* where the open batch goes */
+	uint64_t first_offset;	/* where this stream began */
+	uint64_t end_offset;	/* the end of the smallest replica's log */
+	struct quorum quorum;
+	struct window_cursor cursors[SEND_REPLICAS_MAX];
+};
+
 const char *window_state_name(enum window_state s)
 {
 	static const char *const names[] = {
@@ -63,19 +89,23 @@ uint64_t window_replica_input(const struct send_window *w, unsigned i)
 	return quorum_replica_offset(&w->quorum, i) - w->first_offset;
 }
 
-void window_init(struct send_window *w, const struct window_link *link)
+struct send_window *window_new(const struct window_link *link)
 {
-	memset(w, 0, sizeof(*w));
+	struct send_window *w = calloc(1, sizeof(*w));
+	if (!w)
+		return 0;
 	w->link = *link;
 	w->state = WINDOW_CONNECTING;
+	return w;
 }
 
-void window_fini(struct send_window *w)
+void window_delete(struct send_window *w)
 {
+	if (!w)
+		return;
 	free(w->ring);
 	free(w->batches);
-	w->ring = 0;
-	w->batches = 0;
+	free(w);
 }
 
 int window_connected(struct send_window *w, unsigned n, unsigned k,
@@ -295,4 +325,79 @@ unsigned window_drop_laggards(struct send_window *w)
 void window_stop(struct send_window *w)
 {
 	w->state = WINDOW_DONE;
+}
+
+/* ---- what the window is at ---- */
+
+enum window_state window_state(const struct send_window *w)
+{
+	return w->state;
+}
+
+enum window_error window_error(const struct send_window *w)
+{
+	return w->error;
+}
+
+uint16_t window_depth(const struct send_window *w)
+{
+	return w->depth;
+}
+
+uint32_t window_slots(const struct send_window *w)
+{
+	return w->slots;
+}
+
+uint32_t window_batch_max(const struct send_window *w)
+{
+	return w->batch_max;
+}
+
+uint32_t window_fill(const struct send_window *w)
+{
+	return w->fill;
+}
+
+const struct quorum *window_quorum(const struct send_window *w)
+{
+	return &w->quorum;
+}
+
+uint8_t *window_ring(const struct send_window *w, size_t *len)
+{
+	*len = w->ring_len;
+	return w->ring;
+}
+
+size_t window_ring_offset(const struct send_window *w,
+			  const struct window_batch *b)
+{
+	return (size_t)(b->data - w->ring);
+}
+
+uint32_t window_slot_of(const struct send_window *w, uint32_t seq)
+{
+	return seq % w->depth;
+}
+
+uint64_t window_first_offset(const struct send_window *w)
+{
+	return w->first_offset;
+}
+
+uint64_t window_next_offset(const struct send_window *w)
+{
+	return w->next_offset;
+}
+
+uint64_t window_end_offset(const struct send_window *w)
+{
+	return w->end_offset;
+}
+
+bool window_ring_pinned(const struct send_window *w)
+{
+	return window_inflight(w) >= w->slots &&
+	       quorum_active_count(&w->quorum) < quorum_live_count(&w->quorum);
 }

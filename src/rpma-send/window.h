@@ -62,34 +62,14 @@ enum window_error {
 	WINDOW_NO_MEMORY,
 };
 
-struct window_cursor {
-	uint32_t next_post;    /* the next batch to post to the replica */
-	uint32_t next_confirm; /* the oldest posted and not confirmed */
-};
+/* The window's state is its own: it is driven through the calls below and
+ * looked at through the accessors after them. */
+struct send_window;
 
-struct send_window {
-	enum window_state state;
-	enum window_error error;
-	struct window_link link;
-	uint16_t depth; /* batches in flight to one replica at most */
-	uint32_t slots; /* batches the ring holds */
-	uint32_t batch_max;
-	uint8_t *ring; /* slots batches of batch_max bytes */
-	size_t ring_len;
-	struct window_batch *batches;
-	uint32_t next_seq;	/* the open batch (being filled) */
-	uint32_t committed_seq; /* oldest batch not yet committed */
-	uint32_t oldest_seq;	/* oldest batch still held in the ring */
-	uint32_t fill;		/* bytes in the open batch */
-	uint64_t next_offset;	/* where the open batch goes */
-	uint64_t first_offset;	/* where this stream began */
-	uint64_t end_offset;	/* the end of the smallest replica's log */
-	struct quorum quorum;
-	struct window_cursor cursors[SEND_REPLICAS_MAX];
-};
-
-void window_init(struct send_window *w, const struct window_link *link);
-void window_fini(struct send_window *w);
+/* A window in CONNECTING that posts through link; NULL when out of
+ * memory. */
+struct send_window *window_new(const struct window_link *link);
+void window_delete(struct send_window *w);
 
 /* The first grants: n replicas whose logs all end at write_offset, of
  * which k must confirm a batch; sizes the ring and starts streaming.
@@ -156,5 +136,37 @@ const struct window_batch *window_batch(const struct send_window *w,
 uint64_t window_committed_input(const struct send_window *w);
 /* Input bytes replica i's log is known to hold. */
 uint64_t window_replica_input(const struct send_window *w, unsigned i);
+
+/* ---- what the window is at ---- */
+
+enum window_state window_state(const struct send_window *w);
+enum window_error window_error(const struct send_window *w);
+/* Batches in flight to one replica at most (its credits). */
+uint16_t window_depth(const struct send_window *w);
+/* Batches the ring holds. */
+uint32_t window_slots(const struct send_window *w);
+/* The largest batch. */
+uint32_t window_batch_max(const struct send_window *w);
+/* Bytes in the open batch, not yet posted. */
+uint32_t window_fill(const struct send_window *w);
+const struct quorum *window_quorum(const struct send_window *w);
+/* The ring the batches live in (*len bytes), to register; NULL until
+ * window_connected sized it. */
+uint8_t *window_ring(const struct send_window *w, size_t *len);
+/* Where batch b's bytes are in the ring. */
+size_t window_ring_offset(const struct send_window *w,
+			  const struct window_batch *b);
+/* Batch seq's credit slot, 0 to depth - 1: no two batches in flight to one
+ * replica share one, so a replica keeps per-batch state (its post time, a
+ * receiver's staging slot, APM's words) by it. */
+uint32_t window_slot_of(const struct send_window *w, uint32_t seq);
+/* Log positions: where this stream began, where the open batch goes, the
+ * end of the smallest replica's log. */
+uint64_t window_first_offset(const struct send_window *w);
+uint64_t window_next_offset(const struct send_window *w);
+uint64_t window_end_offset(const struct send_window *w);
+/* The ring is full and a replica that is not active (lost) may be what
+ * holds it. */
+bool window_ring_pinned(const struct send_window *w);
 
 #endif

@@ -37,7 +37,7 @@ struct receiver {
 };
 
 struct rig {
-	struct send_window w;
+	struct send_window *w;
 	struct receiver r[REPLICAS];
 	unsigned committed_calls;
 	uint64_t committed_end; /* where the next committed batch must start */
@@ -51,7 +51,7 @@ static uint64_t end_of(const struct window_batch *b)
 static int fake_post(void *ctx, unsigned i, struct window_batch *b)
 {
 	struct rig *g = ctx;
-	assert_true(i < g->w.quorum.n);
+	assert_true(i < window_quorum(g->w)->n);
 	struct receiver *r = &g->r[i];
 	r->attempts++;
 	if (r->down) {
@@ -66,8 +66,8 @@ static int fake_post(void *ctx, unsigned i, struct window_batch *b)
 	assert_true(b->length > 0);
 	assert_true(r->nposted < QUEUE);
 	/* Within its credits, as the receiver and the window count. */
-	assert_true(r->nposted < g->w.depth);
-	assert_true(window_inflight_of(&g->w, i) <= g->w.depth);
+	assert_true(r->nposted < window_depth(g->w));
+	assert_true(window_inflight_of(g->w, i) <= window_depth(g->w));
 	r->posted[r->nposted++] = *b;
 	if (r->nposted > r->most)
 		r->most = r->nposted;
@@ -79,7 +79,7 @@ static int fake_post(void *ctx, unsigned i, struct window_batch *b)
 static unsigned holders(const struct rig *g, const struct window_batch *b)
 {
 	unsigned n = 0;
-	for (unsigned i = 0; i < g->w.quorum.n; i++) {
+	for (unsigned i = 0; i < window_quorum(g->w)->n; i++) {
 		const struct receiver *r = &g->r[i];
 		n += r->end >= end_of(b) &&
 		     memcmp(r->log + b->offset, b->data, b->length) == 0;
@@ -94,7 +94,7 @@ static void fake_committed(void *ctx, const struct window_batch *b)
 	 * really hold. */
 	assert_int_equal(b->seq, g->committed_calls);
 	assert_int_equal(b->offset, g->committed_end);
-	assert_true(holders(g, b) >= g->w.quorum.k);
+	assert_true(holders(g, b) >= window_quorum(g->w)->k);
 	g->committed_calls++;
 	g->committed_end = end_of(b);
 }
@@ -111,7 +111,7 @@ static int rig_setup(void **state)
 static int rig_teardown(void **state)
 {
 	struct rig *g = *state;
-	window_fini(&g->w);
+	window_delete(g->w);
 	free(g);
 	return 0;
 }
@@ -124,13 +124,14 @@ static struct send_window *start(struct rig *g, unsigned n, unsigned k,
 		g->r[i].end = LOG_START;
 	g->committed_end = LOG_START;
 	struct window_link link = {g, fake_post, fake_committed};
-	window_init(&g->w, &link);
-	assert_int_equal(g->w.state, WINDOW_CONNECTING);
-	assert_int_equal(window_connected(&g->w, n, k, depth, batch, LOG_START,
+	g->w = window_new(&link);
+	assert_non_null(g->w);
+	assert_int_equal(window_state(g->w), WINDOW_CONNECTING);
+	assert_int_equal(window_connected(g->w, n, k, depth, batch, LOG_START,
 					  LOG_START + size),
 			 0);
-	assert_int_equal(g->w.state, WINDOW_STREAMING);
-	return &g->w;
+	assert_int_equal(window_state(g->w), WINDOW_STREAMING);
+	return g->w;
 }
 
 static void pattern(uint8_t *buf, size_t len)
@@ -170,7 +171,7 @@ static struct window_batch receive(struct receiver *r)
 static void commit_one(struct rig *g, unsigned i)
 {
 	struct window_batch b = receive(&g->r[i]);
-	assert_int_equal(window_confirmed(&g->w, i, b.seq, g->r[i].end), 0);
+	assert_int_equal(window_confirmed(g->w, i, b.seq, g->r[i].end), 0);
 }
 
 static void commit_all(struct rig *g, unsigned i)
@@ -184,7 +185,7 @@ static void commit_all(struct rig *g, unsigned i)
 static unsigned commit_round(struct rig *g, unsigned mask)
 {
 	unsigned n = 0;
-	for (unsigned i = 0; i < g->w.quorum.n; i++)
+	for (unsigned i = 0; i < window_quorum(g->w)->n; i++)
 		if ((mask >> i & 1) && g->r[i].nposted) {
 			commit_one(g, i);
 			n++;
@@ -198,12 +199,12 @@ static void stream(struct rig *g, const uint8_t *in, size_t from, size_t len,
 		   unsigned mask)
 {
 	while (from < len) {
-		from += feed(&g->w, in + from, len - from);
-		assert_true(window_inflight(&g->w) <= g->w.slots);
+		from += feed(g->w, in + from, len - from);
+		assert_true(window_inflight(g->w) <= window_slots(g->w));
 		if (from < len) /* else the window is stuck */
 			assert_true(commit_round(g, mask) > 0);
 	}
-	window_input_end(&g->w, 0);
+	window_input_end(g->w, 0);
 	while (commit_round(g, mask))
 		;
 }
@@ -218,15 +219,16 @@ static void link_drops(struct rig *g, unsigned i, unsigned keep)
 	for (unsigned n = 0; n < keep; n++)
 		receive(r);
 	r->nposted = 0;
-	window_lost(&g->w, i);
-	assert_int_equal(quorum_replica_state(&g->w.quorum, i), REPLICA_LOST);
-	assert_int_equal(window_inflight_of(&g->w, i), 0);
+	window_lost(g->w, i);
+	assert_int_equal(quorum_replica_state(window_quorum(g->w), i),
+			 REPLICA_LOST);
+	assert_int_equal(window_inflight_of(g->w, i), 0);
 }
 
 /* Replica i is back; its log ends where its receiver committed. */
 static enum window_rejoin rejoin(struct rig *g, unsigned i)
 {
-	return window_rejoined(&g->w, i, g->r[i].end);
+	return window_rejoined(g->w, i, g->r[i].end);
 }
 
 static void log_is(const struct rig *g, unsigned i, const uint8_t *in,
@@ -239,7 +241,7 @@ static void log_is(const struct rig *g, unsigned i, const uint8_t *in,
 static void state_is(const struct rig *g, unsigned i, enum replica_state s)
 {
 	assert_string_equal(
-	    quorum_state_name(quorum_replica_state(&g->w.quorum, i)),
+	    quorum_state_name(quorum_replica_state(window_quorum(g->w), i)),
 	    quorum_state_name(s));
 }
 
@@ -251,7 +253,8 @@ static bool space_free(struct send_window *w)
 
 static unsigned holding_the_commit(const struct send_window *w)
 {
-	return quorum_count_at(&w->quorum, quorum_committed(&w->quorum));
+	return quorum_count_at(window_quorum(w),
+			       quorum_committed(window_quorum(w)));
 }
 
 /* Rules the quorum cannot meet, and a ring of no slots, are refused
@@ -260,8 +263,9 @@ static void connect_refuses_bad_rules(void **state)
 {
 	struct rig *g = *state;
 	struct window_link link = {g, fake_post, fake_committed};
-	window_init(&g->w, &link);
-	struct send_window *w = &g->w;
+	g->w = window_new(&link);
+	assert_non_null(g->w);
+	struct send_window *w = g->w;
 	uint64_t end = LOG_START + LOG_SIZE;
 	assert_int_equal(window_connected(w, 3, 0, 4, 100, LOG_START, end), -1);
 	assert_int_equal(window_connected(w, 2, 3, 4, 100, LOG_START, end), -1);
@@ -269,8 +273,9 @@ static void connect_refuses_bad_rules(void **state)
 					  LOG_START, end),
 			 -1);
 	assert_int_equal(window_connected(w, 1, 1, 0, 100, LOG_START, end), -1);
-	assert_int_equal(w->state, WINDOW_CONNECTING);
-	assert_null(w->ring);
+	assert_int_equal(window_state(w), WINDOW_CONNECTING);
+	size_t ring_len;
+	assert_null(window_ring(w, &ring_len));
 	assert_false(space_free(w));
 }
 
@@ -290,10 +295,10 @@ static void streams_in_order_and_drains(void **state)
 			commit_one(g, 0);
 	}
 	window_input_end(w, 0);
-	assert_int_equal(w->state, WINDOW_DRAINING);
+	assert_int_equal(window_state(w), WINDOW_DRAINING);
 	commit_all(g, 0);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(window_committed_input(w), sizeof(in));
 	log_is(g, 0, in, sizeof(in));
 	assert_int_equal(g->committed_calls, 10);
@@ -315,7 +320,7 @@ static void partial_batch_is_flushed(void **state)
 	assert_int_equal(window_committed_input(w), sizeof(line));
 	assert_int_equal(g->committed_calls, 1);
 	window_input_end(w, 0); /* nothing left in flight */
-	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(window_state(w), WINDOW_DONE);
 	log_is(g, 0, line, sizeof(line));
 }
 
@@ -334,7 +339,7 @@ static void full_log_takes_no_more(void **state)
 	assert_int_equal(g->r[0].posted[2].length, 500);
 	commit_all(g, 0);
 	window_input_end(w, 0);
-	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(window_state(w), WINDOW_DONE);
 	log_is(g, 0, in, 2500);
 }
 
@@ -351,7 +356,7 @@ static void rejoin_resends_the_uncommitted_tail(void **state)
 	assert_int_equal(sent, 4000); /* four batches in flight */
 	commit_one(g, 0);	      /* batch 0 confirmed */
 	link_drops(g, 0, 2);	      /* 1 and 2 committed, unconfirmed */
-	assert_int_equal(w->state, WINDOW_STREAMING);
+	assert_int_equal(window_state(w), WINDOW_STREAMING);
 	/* Batch 0's slot is free: the window takes input while the
 	 * replica is away, the ring holds its gap 1..3. */
 	assert_int_equal(window_inflight(w), 3);
@@ -368,7 +373,7 @@ static void rejoin_resends_the_uncommitted_tail(void **state)
 	assert_int_equal(window_inflight_of(w, 0), 1);
 
 	stream(g, in, sent, sizeof(in), 1);
-	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(window_state(w), WINDOW_DONE);
 	assert_int_equal(window_committed_input(w), sizeof(in));
 	assert_int_equal(g->committed_calls, 6);
 	log_is(g, 0, in, sizeof(in)); /* every byte once */
@@ -391,7 +396,7 @@ static void rejoin_at_confirmed_resends_all_in_flight(void **state)
 	assert_int_equal(g->committed_calls, 1);
 	assert_int_equal(window_committed_input(w), 1000);
 	stream(g, in, sizeof(in), sizeof(in), 1);
-	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(window_state(w), WINDOW_DONE);
 	assert_int_equal(g->committed_calls, 3);
 	log_is(g, 0, in, sizeof(in));
 }
@@ -410,18 +415,18 @@ static void input_ends_while_lost(void **state)
 	state_is(g, 0, REPLICA_LOST);
 	assert_int_equal(feed(w, in + 100, 50), 50);
 	window_input_end(w, 0);
-	assert_int_equal(w->state, WINDOW_DRAINING);
+	assert_int_equal(window_state(w), WINDOW_DRAINING);
 	assert_int_equal(g->r[0].attempts, 1); /* not posted while lost */
 
 	g->r[0].down = false;
 	assert_int_equal(rejoin(g, 0), WINDOW_REJOINED);
-	assert_int_equal(w->state, WINDOW_DRAINING);
+	assert_int_equal(window_state(w), WINDOW_DRAINING);
 	assert_int_equal(g->r[0].posts, 2);
 	commit_one(g, 0);
-	assert_int_equal(w->state, WINDOW_DRAINING);
+	assert_int_equal(window_state(w), WINDOW_DRAINING);
 	commit_one(g, 0);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(window_committed_input(w), sizeof(in));
 	log_is(g, 0, in, sizeof(in));
 }
@@ -436,12 +441,12 @@ static void rejoin_with_everything_committed_finishes(void **state)
 	pattern(in, sizeof(in));
 	assert_int_equal(feed(w, in, sizeof(in)), sizeof(in));
 	window_input_end(w, 0);
-	assert_int_equal(w->state, WINDOW_DRAINING);
+	assert_int_equal(window_state(w), WINDOW_DRAINING);
 	link_drops(g, 0, 2);
-	assert_int_equal(w->state, WINDOW_DRAINING);
+	assert_int_equal(window_state(w), WINDOW_DRAINING);
 	assert_int_equal(rejoin(g, 0), WINDOW_REJOINED);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(g->committed_calls, 2);
 	assert_int_equal(g->r[0].posts, 2);
 	log_is(g, 0, in, sizeof(in));
@@ -462,8 +467,8 @@ static void confirmation_out_of_order_is_refused(void **state)
 	assert_int_equal(window_confirmed(w, 0, 0, LOG_START + 50), -1);
 	assert_int_equal(window_confirmed(w, 0, 0, LOG_START + 200), -1);
 	assert_int_equal(window_confirmed(w, 0, 3, LOG_START + 400), -1);
-	assert_int_equal(w->state, WINDOW_STREAMING);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_STREAMING);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(window_replica_input(w, 0), 0);
 	assert_int_equal(window_inflight_of(w, 0), 3);
 	assert_int_equal(window_oldest_of(w, 0)->seq, 0);
@@ -502,7 +507,7 @@ static void straggler_after_a_loss_is_ignored(void **state)
 	assert_int_equal(window_committed_input(w), 100);
 	assert_int_equal(g->committed_calls, 1);
 	stream(g, in, 200, sizeof(in), 1);
-	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(window_state(w), WINDOW_DONE);
 	log_is(g, 0, in, sizeof(in));
 }
 
@@ -521,8 +526,8 @@ static void rejoin_inside_a_batch_diverges(void **state)
 	assert_int_equal(window_rejoined(w, 0, LOG_START + 50),
 			 WINDOW_DIVERGED);
 	state_is(g, 0, REPLICA_DROPPED);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_TOO_FEW);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_TOO_FEW);
 	assert_int_equal(g->r[0].posts, 2); /* nothing posted again */
 	assert_int_equal(g->committed_calls, 0);
 }
@@ -542,11 +547,11 @@ static void rejoin_past_the_stream_diverges(void **state)
 	assert_int_equal(window_rejoined(w, 1, LOG_START + 300),
 			 WINDOW_DIVERGED);
 	state_is(g, 1, REPLICA_DROPPED);
-	assert_int_equal(w->state, WINDOW_STREAMING);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_STREAMING);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	stream(g, in, 200, sizeof(in), 1);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	log_is(g, 0, in, sizeof(in));
 	assert_int_equal(g->r[1].posts, 2);
 	assert_int_equal(holding_the_commit(w), 1);
@@ -566,8 +571,8 @@ static void rejoin_below_confirmed_shrinks(void **state)
 	g->r[0].end = LOG_START; /* someone truncated it */
 	assert_int_equal(rejoin(g, 0), WINDOW_SHRUNK);
 	state_is(g, 0, REPLICA_DROPPED);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_TOO_FEW);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_TOO_FEW);
 	assert_int_equal(window_committed_input(w), 100);
 	assert_int_equal(g->committed_calls, 1);
 	assert_int_equal(g->r[0].posts, 2);
@@ -590,8 +595,8 @@ static void shrunk_replica_counts_what_it_holds(void **state)
 	assert_int_equal(rejoin(g, 1), WINDOW_SHRUNK);
 	state_is(g, 1, REPLICA_DROPPED);
 	window_input_end(w, 0);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	log_is(g, 0, in, sizeof(in));
 	/* What the shrunk log holds now, and the commit on one log only. */
 	assert_int_equal(window_replica_input(w, 1), 100);
@@ -609,7 +614,7 @@ static void all_three_must_confirm(void **state)
 	struct send_window *w = start(g, 3, 3, 1, 100, LOG_SIZE);
 	uint8_t in[500];
 	pattern(in, sizeof(in));
-	assert_int_equal(w->slots, 4);
+	assert_int_equal(window_slots(w), 4);
 	assert_int_equal(feed(w, in, sizeof(in)), 400); /* the ring is full */
 	assert_int_equal(window_inflight(w), 4);
 	assert_int_equal(window_inflight_of(w, 2), 1); /* its one credit */
@@ -627,7 +632,7 @@ static void all_three_must_confirm(void **state)
 	commit_one(g, 2);
 	assert_int_equal(g->committed_calls, 2);
 	stream(g, in, 400, sizeof(in), ALL);
-	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(window_state(w), WINDOW_DONE);
 	assert_int_equal(g->committed_calls, 5);
 	for (unsigned i = 0; i < 3; i++)
 		log_is(g, i, in, sizeof(in));
@@ -670,8 +675,8 @@ static void two_of_three_commit_and_a_laggard_is_dropped(void **state)
 	state_is(g, 2, REPLICA_DROPPED);
 
 	stream(g, in, sent, sizeof(in), FIRST_TWO);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(g->committed_calls, 10);
 	log_is(g, 0, in, sizeof(in));
 	log_is(g, 1, in, sizeof(in));
@@ -712,8 +717,8 @@ static void laggards_are_dropped_down_to_k(void **state)
 	assert_int_equal(window_inflight_of(w, 1), 1);
 	assert_int_equal(window_oldest_of(w, 1)->seq, 1);
 	stream(g, in, 500, sizeof(in), FIRST_TWO);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	state_is(g, 1, REPLICA_ACTIVE);
 	log_is(g, 0, in, sizeof(in));
 	log_is(g, 1, in, sizeof(in));
@@ -750,8 +755,8 @@ static void lost_replica_catches_up_from_the_ring(void **state)
 	assert_int_equal(window_inflight(w), 3);
 	assert_int_equal(window_oldest_of(w, 2)->seq, 2);
 	stream(g, in, 500, sizeof(in), ALL); /* new batches meanwhile */
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	state_is(g, 2, REPLICA_ACTIVE);
 	for (unsigned i = 0; i < 3; i++)
 		log_is(g, i, in, sizeof(in));
@@ -784,7 +789,7 @@ static void lost_again_while_catching_up(void **state)
 	assert_int_equal(window_inflight_of(w, 2), 1); /* batch 2 only */
 	assert_int_equal(window_inflight(w), 1);
 	stream(g, in, 300, sizeof(in), ALL);
-	assert_int_equal(w->state, WINDOW_DONE);
+	assert_int_equal(window_state(w), WINDOW_DONE);
 	state_is(g, 2, REPLICA_ACTIVE);
 	for (unsigned i = 0; i < 3; i++)
 		log_is(g, i, in, sizeof(in));
@@ -805,15 +810,15 @@ static void dropped_replica_never_rejoins(void **state)
 	link_drops(g, 2, 1); /* it has batch 0, unconfirmed */
 	window_drop(w, 2);
 	state_is(g, 2, REPLICA_DROPPED);
-	assert_int_equal(w->state, WINDOW_STREAMING);
+	assert_int_equal(window_state(w), WINDOW_STREAMING);
 	assert_int_equal(window_inflight(w), 0);
 	/* Its log ends where the stream is: still not taken back. */
 	assert_int_not_equal(rejoin(g, 2), WINDOW_REJOINED);
 	state_is(g, 2, REPLICA_DROPPED);
 
 	stream(g, in, 100, sizeof(in), FIRST_TWO);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(rejoin(g, 2), WINDOW_GAP_GONE);
 	assert_int_equal(g->r[2].posts, 1);
 	log_is(g, 0, in, sizeof(in));
@@ -837,12 +842,12 @@ static void dropping_a_needed_replica_is_too_few(void **state)
 	assert_false(space_free(w));
 	assert_int_equal(window_drop_laggards(w), 0);
 	state_is(g, 2, REPLICA_LOST);
-	assert_int_equal(w->state, WINDOW_STREAMING);
+	assert_int_equal(window_state(w), WINDOW_STREAMING);
 
 	window_drop(w, 2);
 	state_is(g, 2, REPLICA_DROPPED);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_TOO_FEW);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_TOO_FEW);
 	assert_false(space_free(w));
 	assert_int_equal(g->committed_calls, 0);
 	assert_int_equal(window_committed_input(w), 0);
@@ -863,7 +868,7 @@ static void post_failure_loses_one_replica(void **state)
 	state_is(g, 0, REPLICA_ACTIVE);
 	state_is(g, 2, REPLICA_ACTIVE);
 	assert_int_equal(window_inflight_of(w, 1), 0);
-	assert_int_equal(w->state, WINDOW_STREAMING);
+	assert_int_equal(window_state(w), WINDOW_STREAMING);
 	commit_one(g, 0);
 	commit_one(g, 2);
 	assert_int_equal(g->committed_calls, 1);
@@ -881,8 +886,8 @@ static void post_failure_loses_one_replica(void **state)
 	assert_int_equal(window_inflight_of(w, 1), 1); /* its one credit */
 	assert_int_equal(window_oldest_of(w, 1)->seq, 0);
 	stream(g, in, 400, sizeof(in), ALL);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	for (unsigned i = 0; i < 3; i++)
 		log_is(g, i, in, sizeof(in));
 	assert_int_equal(holding_the_commit(w), 3);
@@ -899,7 +904,7 @@ static void ring_holds_slots_each_replica_depth(void **state)
 	struct send_window *w = start(g, 3, 2, 2, 100, LOG_SIZE);
 	static uint8_t in[1200];
 	pattern(in, sizeof(in));
-	assert_int_equal(w->slots, 2 * WINDOW_RING_FACTOR);
+	assert_int_equal(window_slots(w), 2 * WINDOW_RING_FACTOR);
 	assert_int_equal(feed(w, in, sizeof(in)), 800); /* 8 slots */
 	for (unsigned i = 0; i < 3; i++) {
 		assert_int_equal(g->r[i].nposted, 2);
@@ -912,7 +917,7 @@ static void ring_holds_slots_each_replica_depth(void **state)
 	assert_int_equal(window_inflight_of(w, 0), 0);
 	/* Replica 2 confirmed nothing: it holds the whole ring, posted
 	 * only its two credits' worth. */
-	assert_int_equal(window_inflight(w), w->slots);
+	assert_int_equal(window_inflight(w), window_slots(w));
 	assert_int_equal(window_inflight_of(w, 2), 2);
 	assert_int_equal(g->r[2].posts, 2);
 	assert_false(space_free(w));
@@ -923,8 +928,8 @@ static void ring_holds_slots_each_replica_depth(void **state)
 	assert_true(space_free(w));
 
 	stream(g, in, 800, sizeof(in), ALL);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(g->committed_calls, 12);
 	for (unsigned i = 0; i < 3; i++) {
 		log_is(g, i, in, sizeof(in));
@@ -966,8 +971,8 @@ static void long_gap_is_posted_a_credit_at_a_time(void **state)
 	assert_int_equal(g->r[2].most, 2);
 
 	stream(g, in, 800, sizeof(in), ALL);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(g->committed_calls, 10);
 	for (unsigned i = 0; i < 3; i++)
 		log_is(g, i, in, sizeof(in));
@@ -990,7 +995,7 @@ static void drop_rewinds_the_cursor(void **state)
 	state_is(g, 2, REPLICA_DROPPED);
 	assert_int_equal(window_inflight_of(w, 2), 0);
 	assert_null(window_oldest_of(w, 2));
-	assert_int_equal(w->state, WINDOW_STREAMING);
+	assert_int_equal(window_state(w), WINDOW_STREAMING);
 
 	struct window_batch late = receive(&g->r[2]);
 	assert_int_equal(window_confirmed(w, 2, late.seq, g->r[2].end), 0);
@@ -1009,8 +1014,8 @@ static void drop_rewinds_the_cursor(void **state)
 
 	g->r[2].nposted = 0; /* its link is closed */
 	stream(g, in, 200, sizeof(in), FIRST_TWO);
-	assert_int_equal(w->state, WINDOW_DONE);
-	assert_int_equal(w->error, WINDOW_OK);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(g->r[2].posts, 2);
 	log_is(g, 0, in, sizeof(in));
 	log_is(g, 1, in, sizeof(in));

@@ -1,0 +1,32 @@
+/* The fleet's state, shared by the two files that implement it: fleet.c
+ * (start and end) and fleet_events.c (streaming). Nothing else includes
+ * this. */
+#ifndef SEND_FLEET_INTERNAL_H
+#define SEND_FLEET_INTERNAL_H
+
+#include "fleet.h"
+#include "replica.h"
+
+#define FLEET_BACKOFF_FIRST_MS 100   /* reconnecting: the first wait, */
+#define FLEET_BACKOFF_MAX_MS 5000    /* doubling up to this */
+#define FLEET_RECONNECT_WAIT_MS 1000 /* an attempt, while others stream */
+
+/* A lost replica's reconnect clock (--retry): attempts made, the next. */
+struct fleet_retry {
+	unsigned attempts;
+	unsigned backoff_ms;
+	uint64_t at_ns;
+};
+
+struct fleet {
+	const struct ship_config *cfg;
+	unsigned n;
+	struct replica *replicas[SEND_REPLICAS_MAX];
+	struct fleet_retry retry[SEND_REPLICAS_MAX];
+	struct send_window *w;
+	int failure; /* the exit code of the last replica given up */
+};
+
+unsigned fleet_next_backoff(unsigned ms);
+
+#endif
