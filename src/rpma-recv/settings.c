@@ -1,5 +1,8 @@
-/* The settings as a whole: their defaults, freeing them, finding a log. */
+/* The settings as a whole: their defaults (from the table), freeing them,
+ * finding a log. */
 #include "settings.h"
+
+#include "settings_value.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,11 +10,13 @@
 void recv_settings_init(struct recv_settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	strcpy(s->listen.port, RS_DEFAULT_PORT);
-	s->credits = 8;
-	s->staging_slot = 1u << 20;
-	s->peer_timeout_ms = 10000;
-	s->max_senders = 64;
+	settings_value_defaults(SETTINGS_GLOBAL, s);
+}
+
+void recv_log_settings_init(struct recv_log_settings *log)
+{
+	memset(log, 0, sizeof(*log));
+	settings_value_defaults(SETTINGS_LOG, log);
 }
 
 void recv_settings_free(struct recv_settings *s)

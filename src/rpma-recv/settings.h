@@ -58,9 +58,12 @@ struct recv_settings {
 	unsigned nlogs;
 };
 
-/* The defaults: every address, port 7204, 8 credits, 1 MiB slots, 10 s
- * peer timeout, 64 senders, no logs. */
+/* The defaults of the global settings (settings_table.c), no logs. */
 void recv_settings_init(struct recv_settings *s);
+
+/* A log before its settings: the defaults of a log's settings (every
+ * method, no rule, no key), no name, no pool. */
+void recv_log_settings_init(struct recv_log_settings *log);
 void recv_settings_free(struct recv_settings *s);
 
 /* Reads a configuration file into s (over its defaults; the caller applies
