@@ -5,6 +5,7 @@
 #include "error.h"
 #include "rdma/listener.h"
 #include "sd_notify.h"
+#include "settings_reload.h"
 
 #include <poll.h>
 #include <stdio.h>
@@ -145,23 +146,20 @@ static bool in_settings(const struct recv_settings *s,
 {
 	const struct recv_log_settings *n =
 	    recv_settings_find_log(s, l->settings.name);
-	return n && !strcmp(n->pool_path, l->settings.pool_path);
+	return n && settings_reload_same_log(&l->settings, n);
 }
 
 /* A log kept across a reload takes its new rules (allow, key, methods)
- * for new connections; what its thread was started with stays. */
+ * for new connections; what its thread was started with stays
+ * (settings_reload.h says which). */
 static void log_update(struct served_log *l, const struct recv_log_settings *n)
 {
-	if (n->direct_write_to_pmem != l->settings.direct_write_to_pmem ||
-	    n->create_size != l->settings.create_size)
-		rs_warn("log %s: direct-write-to-pmem and create take effect "
-			"after a restart",
-			n->name);
-	bool dw = l->settings.direct_write_to_pmem;
-	uint64_t create = l->settings.create_size;
-	l->settings = *n;
-	l->settings.direct_write_to_pmem = dw;
-	l->settings.create_size = create;
+	char kept[128];
+	unsigned nkept =
+	    settings_reload_log(&l->settings, n, kept, sizeof(kept));
+	if (nkept)
+		rs_warn("log %s: %s take%s effect after a restart", n->name,
+			kept, nkept == 1 ? "s" : "");
 }
 
 static void apply(struct service *svc, struct recv_settings *next)
@@ -174,7 +172,7 @@ static void apply(struct service *svc, struct recv_settings *next)
 			recv_log_worker_retire(l->worker);
 		}
 	}
-	svc->settings.max_senders = next->max_senders;
+	settings_reload_globals(&svc->settings, next);
 	for (unsigned i = 0; i < next->nlogs; i++) {
 		struct served_log *l = find_served(svc, &next->logs[i]);
 		if (l)

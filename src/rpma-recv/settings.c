@@ -1,7 +1,8 @@
+/* The settings as a whole: their defaults (from the table), freeing them,
+ * finding a log. */
 #include "settings.h"
 
-#include "settings_check.h"
-#include "settings_logs.h"
+#include "settings_value.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +10,13 @@
 void recv_settings_init(struct recv_settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	strcpy(s->listen.port, RS_DEFAULT_PORT);
-	s->credits = 8;
-	s->staging_slot = 1u << 20;
-	s->peer_timeout_ms = 10000;
-	s->max_senders = 64;
+	settings_value_defaults(SETTINGS_GLOBAL, s);
+}
+
+void recv_log_settings_init(struct recv_log_settings *log)
+{
+	memset(log, 0, sizeof(*log));
+	settings_value_defaults(SETTINGS_LOG, log);
 }
 
 void recv_settings_free(struct recv_settings *s)
@@ -33,58 +36,4 @@ recv_settings_find_log(const struct recv_settings *s, const char *name)
 		if (!strcmp(s->logs[i].name, name))
 			return &s->logs[i];
 	return 0;
-}
-
-int settings_logs_append(struct recv_settings *s,
-			 const struct recv_log_settings *log,
-			 struct rs_error *err)
-{
-	struct recv_log_settings *logs = malloc((s->nlogs + 1) * sizeof(*logs));
-	if (!logs)
-		return rs_error_set(err, RS_E_NOMEM, 0,
-				    "out of memory for log '%s'", log->name);
-	if (s->nlogs)
-		memcpy(logs, s->logs, s->nlogs * sizeof(*logs));
-	logs[s->nlogs] = *log;
-	unsigned n = s->nlogs + 1;
-	recv_settings_free(s);
-	s->logs = logs;
-	s->nlogs = n;
-	return 0;
-}
-
-int settings_copy(struct recv_settings *dst, const struct recv_settings *src,
-		  struct rs_error *err)
-{
-	*dst = *src;
-	dst->logs = 0;
-	if (!src->nlogs)
-		return 0;
-	dst->logs = malloc(src->nlogs * sizeof(*dst->logs));
-	if (!dst->logs) {
-		dst->nlogs = 0;
-		return rs_error_set(err, RS_E_NOMEM, 0,
-				    "out of memory for the settings");
-	}
-	memcpy(dst->logs, src->logs, src->nlogs * sizeof(*dst->logs));
-	return 0;
-}
-
-int recv_settings_add_log(struct recv_settings *s,
-			  const struct recv_log_settings *log,
-			  struct rs_error *err)
-{
-	if (!log->pool_path[0])
-		return rs_error_set(err, RS_E_INVAL, 0,
-				    "--log %s=: the pool path is empty: write "
-				    "--log NAME=POOL",
-				    log->name);
-	int rc = settings_check_name(s, log, 0, err);
-	if (!rc)
-		rc = settings_check_room(s, log, 0, err);
-	if (!rc)
-		rc = settings_check_pool_free(s, log, 0, err);
-	if (!rc)
-		rc = settings_logs_append(s, log, err);
-	return rc;
 }

@@ -23,13 +23,8 @@
 #define RECV_ALLOW_MAX 32
 #define RECV_LOGS_MAX 64
 
-/* The ranges of the global settings, the same from the command line and
- * from the file. */
-#define RECV_CREDITS_MAX 64
-#define RECV_STAGING_SLOT_MIN (4u << 10)
-#define RECV_STAGING_SLOT_MAX (1u << 30)
-#define RECV_PEER_TIMEOUT_MIN_MS 1000u
-#define RECV_PEER_TIMEOUT_MAX_MS 3600000u
+/* The most max-senders may be (its row in settings_table.c; the status
+ * line makes room for that many). Every other range is in the table. */
 #define RECV_MAX_SENDERS_MAX 1024
 
 /* One log: a pool and who may use it how. */
@@ -58,9 +53,12 @@ struct recv_settings {
 	unsigned nlogs;
 };
 
-/* The defaults: every address, port 7204, 8 credits, 1 MiB slots, 10 s
- * peer timeout, 64 senders, no logs. */
+/* The defaults of the global settings (settings_table.c), no logs. */
 void recv_settings_init(struct recv_settings *s);
+
+/* A log before its settings: the defaults of a log's settings (every
+ * method, no rule, no key), no name, no pool. */
+void recv_log_settings_init(struct recv_log_settings *log);
 void recv_settings_free(struct recv_settings *s);
 
 /* Reads a configuration file into s (over its defaults; the caller applies

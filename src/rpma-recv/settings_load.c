@@ -55,7 +55,7 @@ static int section_begin(struct settings_reader *r, const char *name)
 	if (rc)
 		return rc;
 	struct recv_log_settings *log = &r->log;
-	settings_log_defaults(log);
+	recv_log_settings_init(log);
 	if (strlen(name) > RS_LOG_NAME_MAX)
 		return settings_fail(r,
 				     "log name '%s' is longer than %d "

@@ -1,5 +1,6 @@
 /* The array of logs of a recv_settings (malloc'd, nlogs long): growing
- * and copying it. Internal to the settings code. */
+ * and copying it. Internal to the settings code; settings_logs.c also
+ * holds recv_settings_add_log (settings.h), which checks a log first. */
 #ifndef RECV_SETTINGS_LOGS_H
 #define RECV_SETTINGS_LOGS_H
 

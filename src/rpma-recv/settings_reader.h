@@ -2,17 +2,15 @@
  * the reader is, the log whose section it is in, and where each key was
  * set, so that every message can name its line (and a second line when
  * two disagree). Shared by settings_load.c (lines and sections) and
- * settings_keys.c (what each key does). */
+ * settings_keys.c (the keys). */
 #ifndef RECV_SETTINGS_READER_H
 #define RECV_SETTINGS_READER_H
 
 #include "error.h"
 #include "settings.h"
+#include "settings_table.h"
 
 #include <stdbool.h>
-
-/* Keys there are, global and of a log (settings_keys.c's table). */
-#define SETTINGS_KEY_COUNT 13
 
 struct settings_reader {
 	struct recv_settings s; /* built here, moved to the caller's at end */
@@ -21,9 +19,9 @@ struct settings_reader {
 	unsigned first_section; /* line of the first [name], 0 before */
 	unsigned nlogs_read;	/* sections finished */
 	struct recv_log_settings log; /* of the section being read */
-	/* Line that set each key (SETTINGS_KEY_COUNT of them), 0: not yet;
-	 * a log's keys start over with each section. */
-	unsigned key_line[SETTINGS_KEY_COUNT];
+	/* Line that set each row's key, 0: not yet; a log's keys start
+	 * over with each section. */
+	unsigned key_line[SETTINGS_ROWS_MAX];
 	struct rs_error *err;
 };
 
