@@ -51,11 +51,16 @@ is_prefix() {
 # still holds the previous round's input (its truncation never came).
 check_pool_of() {
 	local name=$1 round=$2 rc=$3 pool=$4 in=$5 prev=$6 reported=$7
-	local out="$RUN/dump-$name" len
-	if ! pool_data "$pool" "$out" 2>"$RUN/dump-$name.err"; then
-		violation "$name round $round: cannot read $pool: $(cat "$RUN/dump-$name.err")"
-		return
-	fi
+	local out="$RUN/dump-$name" len tries=0
+	# a receiver the nemesis restarts holds libpmemlog's lock a moment
+	until pool_data "$pool" "$out" 2>"$RUN/dump-$name.err"; do
+		tries=$((tries + 1))
+		[ "$tries" -lt 10 ] || {
+			violation "$name round $round: cannot read $pool: $(cat "$RUN/dump-$name.err")"
+			return
+		}
+		nap 1
+	done
 	len=$(stat -c %s "$out")
 	if is_prefix "$out" "$in"; then
 		[ "$len" -lt "$reported" ] || echo holds

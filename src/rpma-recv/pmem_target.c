@@ -28,6 +28,9 @@ static bool is_char_device(const char *path)
 	return stat(path, &st) == 0 && S_ISCHR(st.st_mode);
 }
 
+/* How long a start waits for another program to let go of the pool. */
+#define POOL_BUSY_WAIT_MS 5000
+
 /* The user rpma-recv runs as, for messages about access. */
 static const char *user_name(void)
 {
@@ -48,7 +51,14 @@ static void explain_open_failure(const char *path, uint64_t create_size,
 				 int open_errno, char *err, size_t errlen)
 {
 	const char *msg = pmemlog_errormsg();
-	if (open_errno == EACCES || open_errno == EPERM)
+	if (open_errno == EWOULDBLOCK)
+		snprintf(err, errlen,
+			 "%s is open in another program (it holds "
+			 "libpmemlog's lock: pmempool, or another PMDK "
+			 "program) for more than %d s; close it and start "
+			 "rpma-recv again",
+			 path, POOL_BUSY_WAIT_MS / 1000);
+	else if (open_errno == EACCES || open_errno == EPERM)
 		snprintf(err, errlen,
 			 "%s: permission denied: rpma-recv needs read and "
 			 "write access to it (user %s)",
@@ -141,14 +151,29 @@ static bool device_is_blank(const char *path)
 	return blank;
 }
 
+/* pmemlog_open, waiting up to POOL_BUSY_WAIT_MS while another program
+ * holds libpmemlog's own lock on the pool (pmempool info or dump, at the
+ * moment a receiver starts or restarts: that passes). */
+static PMEMlogpool *pool_open_waiting(const char *path, int *open_errno)
+{
+	for (int waited = 0;; waited += 100) {
+		PMEMlogpool *plp = pmemlog_open(path);
+		*open_errno = errno;
+		if (plp || *open_errno != EWOULDBLOCK ||
+		    waited >= POOL_BUSY_WAIT_MS)
+			return plp;
+		usleep(100 * 1000);
+	}
+}
+
 /* Opens (or creates) the pool with libpmemlog and returns its committed
  * length, proving it is a well-formed log before we touch it directly. */
 static int pool_validate(const char *path, uint64_t create_size,
 			 long long *tell, size_t *nbyte, char *err,
 			 size_t errlen)
 {
-	PMEMlogpool *plp = pmemlog_open(path);
-	int open_errno = errno;
+	int open_errno = 0;
+	PMEMlogpool *plp = pool_open_waiting(path, &open_errno);
 	bool device = is_char_device(path);
 	bool creatable = device ? device_is_blank(path) : open_errno == ENOENT;
 	if (!plp && create_size && creatable) {

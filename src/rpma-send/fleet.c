@@ -69,7 +69,7 @@ static int connect_first(struct fleet *f, struct replica *r)
 {
 	uint16_t slots =
 	    f->cfg->depth == SHIP_DEPTH_AUTO ? SHIP_DEPTH_MAX : f->cfg->depth;
-	unsigned backoff = FLEET_BACKOFF_FIRST_MS;
+	unsigned backoff = SEND_BACKOFF_FIRST_MS;
 	for (unsigned attempt = 0;; attempt++) {
 		bool transient = false;
 		int rc = replica_connect(
@@ -82,7 +82,7 @@ static int connect_first(struct fleet *f, struct replica *r)
 		rs_info("retrying in %u ms (%u of %u)", backoff, attempt + 1,
 			f->cfg->retries);
 		send_stats_sleep_ms(backoff);
-		backoff = fleet_next_backoff(backoff);
+		backoff = send_backoff_next(backoff);
 	}
 }
 

@@ -7,11 +7,6 @@
 #include "error.h"
 #include "input.h"
 
-unsigned fleet_next_backoff(unsigned ms)
-{
-	return ms * 2 > FLEET_BACKOFF_MAX_MS ? FLEET_BACKOFF_MAX_MS : ms * 2;
-}
-
 static enum replica_state state_of(const struct fleet *f,
 				   const struct replica *r)
 {
@@ -71,7 +66,7 @@ static void lose(struct fleet *f, struct replica *r, uint64_t now)
 		"reconnecting",
 		replica_label(r), input_of(f, r));
 	*retry_of(f, r) = (struct fleet_retry){
-	    .attempts = 0, .backoff_ms = FLEET_BACKOFF_FIRST_MS, .at_ns = now};
+	    .attempts = 0, .backoff_ms = SEND_BACKOFF_FIRST_MS, .at_ns = now};
 }
 
 /* A later connection must still fit the stream: same pool, the method in
@@ -162,7 +157,7 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 		rs_info("retrying %s in %u ms (%u of %u)", replica_label(r),
 			retry->backoff_ms, retry->attempts, f->cfg->retries);
 		retry->at_ns = now + retry->backoff_ms * 1000000ull;
-		retry->backoff_ms = fleet_next_backoff(retry->backoff_ms);
+		retry->backoff_ms = send_backoff_next(retry->backoff_ms);
 		return;
 	}
 	give_up_link(f, r, rc);

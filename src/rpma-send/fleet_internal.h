@@ -4,11 +4,10 @@
 #ifndef SEND_FLEET_INTERNAL_H
 #define SEND_FLEET_INTERNAL_H
 
+#include "backoff.h"
 #include "fleet.h"
 #include "replica.h"
 
-#define FLEET_BACKOFF_FIRST_MS 100   /* reconnecting: the first wait, */
-#define FLEET_BACKOFF_MAX_MS 5000    /* doubling up to this */
 #define FLEET_RECONNECT_WAIT_MS 1000 /* an attempt, while others stream */
 
 /* A lost replica's reconnect clock (--retry): attempts made, the next. */
@@ -26,7 +25,5 @@ struct fleet {
 	struct send_window *w;
 	int failure; /* the exit code of the last replica given up */
 };
-
-unsigned fleet_next_backoff(unsigned ms);
 
 #endif

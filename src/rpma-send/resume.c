@@ -1,13 +1,35 @@
 #include "resume.h"
 
+#include "backoff.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
 #include "input.h"
+#include "stats.h"
 #include "verifier.h"
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The prefix check is a connection of the run like the stream's: with
+ * --retry, a lost link or an absent receiver is tried again. */
+static int verify_with_retries(const struct ship_config *cfg,
+			       const struct verify_config *vc,
+			       struct send_input *in, struct verify_result *r)
+{
+	unsigned backoff = SEND_BACKOFF_FIRST_MS;
+	for (unsigned attempt = 0;; attempt++) {
+		int rc = verify_run(vc, in->fd, in->name, r);
+		if (rc != RS_EXIT_CONNECT || attempt >= cfg->retries ||
+		    send_stop_requested)
+			return rc;
+		rs_info("retrying the check of what the log holds in %u ms (%u "
+			"of %u)",
+			backoff, attempt + 1, cfg->retries);
+		send_stats_sleep_ms(backoff);
+		backoff = send_backoff_next(backoff);
+	}
+}
 
 /* Learns how much of FILE the log already holds, or why it cannot resume. */
 static int check_prefix(const struct ship_config *cfg, struct send_input *in,
@@ -24,7 +46,7 @@ static int check_prefix(const struct ship_config *cfg, struct send_input *in,
 	    .local_max = UINT64_MAX,
 	};
 	struct verify_result r;
-	int rc = verify_run(&vc, in->fd, in->name, &r);
+	int rc = verify_with_retries(cfg, &vc, in, &r);
 	if (rc)
 		return rc;
 	switch (r.outcome) {

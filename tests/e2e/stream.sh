@@ -124,6 +124,34 @@ else
 fi
 end_case
 
+start_case "--resume --retry waits for a receiver that is not there yet: its prefix check is retried too"
+head -c 3M /dev/urandom >"$WORK/later"
+head -c 1M "$WORK/later" >"$WORK/later-head"
+if start_recv "$WORK/recv.log" "$pool"; then
+	"$SEND" --truncate "$RECV_IP" "$WORK/later-head" 2>"$WORK/send.log" || fail "first part: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	# the receiver is down when --resume starts, and comes back 3 s later
+	spawn 120 "$WORK/resume.log" "$SEND" --resume --retry 30 "$RECV_IP" "$WORK/later"
+	resume_pid=$SPAWN_PID
+	wait_for "$WORK/resume.log" "retrying the check" 30 "$resume_pid" ||
+		fail "no retry of the prefix check: $(cat "$WORK/resume.log")"
+	sleep 3
+	if start_recv "$WORK/recv.log" "$pool"; then
+		reap "$resume_pid"
+		[ "$REAP_RC" = 0 ] || fail "--resume --retry exited $REAP_RC: $(cat "$WORK/resume.log")"
+		grep -q "holds the first 1048576 bytes" "$WORK/resume.log" || fail "$(cat "$WORK/resume.log")"
+		kill -TERM "$RECV_PID"
+		wait_recv
+		check_pool "$pool" "$WORK/later"
+	else
+		fail "receiver did not start again"
+	fi
+else
+	fail "receiver did not start"
+fi
+end_case
+
 start_case "--follow tails a growing file across rotation"
 if start_recv "$WORK/recv.log" "$pool"; then
 	log="$WORK/rotating.log"

@@ -2,7 +2,7 @@
  * real libpmemlog pool in a plain file) is refused to a second process,
  * which is told the holder's pid; it stays locked while the holder opens
  * and closes other descriptors of the file, and is free again once the
- * holder closes it. */
+ * holder closes it. A PMDK program reading the pool makes a start wait. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,6 +108,35 @@ static void closing_frees_the_pool(void **state)
 	assert_string_equal(got, "ok");
 }
 
+/* pmempool info or dump holds libpmemlog's flock(2) while it reads a
+ * pool: a receiver starting then waits for it instead of failing. */
+static void a_pmdk_reader_is_waited_for(void **state)
+{
+	struct fixture *f = *state;
+	rs_pmem_target_close(&f->t);
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(f->path, O_RDONLY);
+		flock(fd, LOCK_EX);
+		close(p[1]); /* tells the parent the lock is held */
+		usleep(1000 * 1000);
+		_exit(0);
+	}
+	close(p[1]);
+	char c;
+	assert_int_equal(read(p[0], &c, 1), 0);
+	close(p[0]);
+	char err[512];
+	int rc =
+	    rs_pmem_target_open(&f->t, f->path, POOL_SIZE, err, sizeof(err));
+	waitpid(pid, 0, 0);
+	if (rc)
+		fail_msg("not waited for: %s", err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +145,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		other_descriptors_do_not_drop_the_lock, setup, teardown),
 	    cmocka_unit_test_setup_teardown(closing_frees_the_pool, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(a_pmdk_reader_is_waited_for, setup,
 					    teardown),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
