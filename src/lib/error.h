@@ -1,9 +1,10 @@
-/* The one error convention of src/lib, shared by every layer: a fallible
- * function returns 0 on success or a negative enum rs_errc, and when the
- * caller passes a struct rs_error (it may pass NULL) also one line of text
- * saying what went wrong and, where there is one, the fix. The library never
- * prints and never names a program or an option: the programs decide what a
- * failure means to their user and how to report it. */
+/* The one error convention of the project below each program's main(): a
+ * fallible function returns 0 on success or a negative enum rs_errc, and
+ * when the caller passes a struct rs_error (it may pass NULL) also one line
+ * of text saying what went wrong and, where there is one, the fix. The
+ * library never prints and never names a program or an option; each
+ * program maps a code to its exit status in one place (rpma-send's
+ * exit_status.c, rpma-recv's), and decides how to report it. */
 #ifndef RS_ERROR_H
 #define RS_ERROR_H
 
@@ -21,6 +22,11 @@ enum rs_errc {
 	RS_E_INVAL = -9,       /* a request that cannot work as asked */
 	RS_E_TIMEOUT = -10,    /* a peer did not answer in time */
 	RS_E_BUSY = -11,       /* the peer serves someone else right now */
+	RS_E_FULL = -12,       /* the log has no room left */
+	RS_E_DIVERGED = -13,   /* logs that must hold the same bytes do not: not
+				  a prefix of the input, replicas that differ */
+	RS_E_DEGRADED = -14,   /* done, on fewer replicas than were asked for */
+	RS_E_IO = -15,	       /* a local file or device cannot be used */
 };
 
 /* Worth trying again later: the peer may come back or become free. */
