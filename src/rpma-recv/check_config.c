@@ -1,6 +1,5 @@
 #include "check_config.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "error.h"
 #include "pool_access.h"
@@ -14,10 +13,13 @@ static int check_logs(const struct recv_settings *s, struct rs_error *err)
 		const struct recv_log_settings *log = &s->logs[i];
 		/* The file's logs were, with the line of their `pool`, as the
 		 * file was read; the command line's are only when opened. */
-		if (!log->line && settings_check_pool_exists(s, log, 0, err))
-			return -1;
-		if (recv_pool_access_check(s, log, err))
-			return -1;
+		int rc = 0;
+		if (!log->line)
+			rc = settings_check_pool_exists(s, log, 0, err);
+		if (!rc)
+			rc = recv_pool_access_check(s, log, err);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -51,5 +53,5 @@ int recv_check_config(const struct recv_settings_source *source)
 	else
 		print_ok(&s);
 	recv_settings_free(&s);
-	return rc ? RS_EXIT_USAGE : RS_EXIT_OK;
+	return rc;
 }

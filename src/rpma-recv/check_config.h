@@ -11,9 +11,9 @@
 #include "service.h"
 
 /* Reports the first problem on one line (rs_err: "FILE:LINE: what, and
- * the fix") and returns RS_EXIT_USAGE; or prints "rpma-recv: FILE:
+ * the fix") and returns its negative rs_errc; or prints "rpma-recv: FILE:
  * configuration OK, N logs: NAME, ..." on standard output (unless -q) and
- * returns RS_EXIT_OK. */
+ * returns 0. */
 int recv_check_config(const struct recv_settings_source *source);
 
 #endif

@@ -6,13 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *rs_cidr_parse(const char *text, struct rs_cidr *c)
+int rs_cidr_parse(const char *text, struct rs_cidr *c, struct rs_error *err)
 {
 	char host[64];
 	const char *slash = strchr(text, '/');
 	size_t len = slash ? (size_t)(slash - text) : strlen(text);
 	if (len == 0 || len >= sizeof(host))
-		return "expected an address like 192.0.2.0/24 or fe80::/10";
+		return rs_error_set(
+		    err, RS_E_INVAL, 0,
+		    "expected an address like 192.0.2.0/24 or fe80::/10");
 	memcpy(host, text, len);
 	host[len] = '\0';
 	memset(c, 0, sizeof(*c));
@@ -24,17 +26,21 @@ const char *rs_cidr_parse(const char *text, struct rs_cidr *c)
 		c->family = AF_INET6;
 		max = 128;
 	} else {
-		return "not an IPv4 or IPv6 address";
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "not an IPv4 or IPv6 address");
 	}
 	c->prefix = max;
 	if (slash) {
 		const char *p = slash + 1;
 		char *end;
 		if (!isdigit((unsigned char)*p))
-			return "the prefix length after '/' must be a number";
+			return rs_error_set(
+			    err, RS_E_INVAL, 0,
+			    "the prefix length after '/' must be a number");
 		unsigned long v = strtoul(p, &end, 10);
 		if (*end != '\0' || v > max)
-			return "prefix length out of range";
+			return rs_error_set(err, RS_E_INVAL, 0,
+					    "prefix length out of range");
 		c->prefix = (unsigned)v;
 	}
 	return 0;

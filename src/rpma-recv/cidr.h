@@ -3,6 +3,8 @@
 #ifndef RS_CIDR_H
 #define RS_CIDR_H
 
+#include "error.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -13,8 +15,8 @@ struct rs_cidr {
 	unsigned prefix; /* leading bits that must match */
 };
 
-/* Returns NULL, or what is wrong with text. */
-const char *rs_cidr_parse(const char *text, struct rs_cidr *c);
+/* Sets *c from "ADDR[/PREFIX]"; RS_E_INVAL with what is wrong with text. */
+int rs_cidr_parse(const char *text, struct rs_cidr *c, struct rs_error *err);
 
 /* True when sa lies in c. An IPv4-mapped IPv6 peer matches IPv4 ranges. */
 bool rs_cidr_match(const struct rs_cidr *c, const struct sockaddr *sa);

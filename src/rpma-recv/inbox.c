@@ -1,5 +1,7 @@
 #include "inbox.h"
 
+#include "error.h"
+
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -10,7 +12,7 @@ int recv_inbox_init(struct recv_inbox *in)
 	in->tail = &in->head;
 	in->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (in->fd < 0)
-		return -1;
+		return RS_E_NOMEM; /* out of descriptors or memory */
 	pthread_mutex_init(&in->lock, 0);
 	return 0;
 }

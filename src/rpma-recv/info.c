@@ -1,6 +1,5 @@
 #include "info.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "cli/size.h"
 #include "pmem_target.h"
@@ -22,10 +21,11 @@ static const char *granularity_name(enum pmem2_granularity g)
 int recv_info_print(const char *pool_path)
 {
 	struct rs_pmem_target t;
-	char err[512];
-	if (rs_pmem_target_open(&t, pool_path, 0, err, sizeof(err))) {
-		rs_err("%s", err);
-		return RS_EXIT_USAGE;
+	struct rs_error err = {0};
+	int rc = rs_pmem_target_open(&t, pool_path, 0, &err);
+	if (rc) {
+		rs_err("%s", err.msg);
+		return rc;
 	}
 	uint64_t size = t.end - t.start;
 	uint64_t used = rs_pmem_target_write_offset(&t) - t.start;
@@ -43,5 +43,5 @@ int recv_info_print(const char *pool_path)
 	       rs_size_format(size - used, c, sizeof(c)));
 	printf("store granularity: %s\n", granularity_name(t.granularity));
 	rs_pmem_target_close(&t);
-	return RS_EXIT_OK;
+	return 0;
 }

@@ -99,9 +99,10 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 {
 	struct recv_admission *adm = a->adm;
 	struct rs_error err = {0};
-	if (rs_auth_random(a->token.bytes, sizeof(a->token.bytes), &err)) {
+	int rc = rs_auth_random(a->token.bytes, sizeof(a->token.bytes), &err);
+	if (rc) {
 		rs_err("sender %s: %s", a->s.peer, err.msg);
-		return -1;
+		return rc;
 	}
 	if (a->req.flags & RS_CONNECT_TRUNCATE) {
 		rs_pmem_target_commit(adm->target, adm->target->start);
@@ -185,7 +186,7 @@ static int take_over(struct recv_admission *adm, struct recv_sender *a)
 	struct recv_sender *old = adm->holder;
 	if (old && old != a) {
 		if (!presents_token_of(&a->req, old))
-			return -1; /* someone else holds the log meanwhile */
+			return RS_E_BUSY; /* another holds it meanwhile */
 		rs_info("sender %s takes its session over from %s", a->s.peer,
 			old->s.peer);
 		old->taken_over = true;
@@ -209,9 +210,10 @@ static int link_send_grant(void *ctx)
 {
 	struct recv_sender *a = ctx;
 	struct rs_accept_info info;
-	if (take_over(a->adm, a) || grant(a, &info))
-		return -1;
-	return rs_session_send_grant(a->rs, &info);
+	int rc = take_over(a->adm, a);
+	if (!rc)
+		rc = grant(a, &info);
+	return rc ? rc : rs_session_send_grant(a->rs, &info);
 }
 
 static int link_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,

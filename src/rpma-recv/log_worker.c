@@ -241,29 +241,28 @@ static void *worker_main(void *arg)
 
 int recv_log_worker_start(const struct recv_worker_config *cfg,
 			  struct recv_counters *counters,
-			  struct recv_log_worker **out, char *err,
-			  size_t errlen)
+			  struct recv_log_worker **out, struct rs_error *err)
 {
 	struct recv_log_worker *w = calloc(1, sizeof(*w));
-	if (!w) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (!w)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
 	w->cfg = *cfg;
 	w->counters = counters;
 	recv_admission_init(&w->adm, &w->cfg, counters, &w->target);
-	if (rs_pmem_target_open(&w->target, cfg->pool_path, cfg->create_size,
-				err, errlen)) {
+	int rc = rs_pmem_target_open(&w->target, cfg->pool_path,
+				     cfg->create_size, err);
+	if (rc) {
 		free(w);
-		return -1;
+		return rc;
 	}
 	if (recv_inbox_init(&w->inbox) ||
 	    pthread_create(&w->thread, 0, worker_main, w)) {
-		snprintf(err, errlen, "cannot start serving %s: %s",
-			 cfg->pool_path, strerror(errno));
+		rc = rs_error_set(err, RS_E_NOMEM, errno,
+				  "cannot start serving %s: %s", cfg->pool_path,
+				  strerror(errno));
 		rs_pmem_target_close(&w->target);
 		free(w);
-		return -1;
+		return rc;
 	}
 	*out = w;
 	return 0;

@@ -19,13 +19,14 @@
 #include <stdint.h>
 
 struct rs_conn;
+struct rs_error;
 struct recv_log_worker;
 
-/* Opens the pool (creating it when asked) and starts the thread. Returns 0,
- * or -1 with a one-line reason in err. */
+/* Opens the pool (creating it when asked) and starts the thread. Returns 0
+ * or a negative rs_errc with the reason in err. */
 int recv_log_worker_start(const struct recv_worker_config *cfg,
 			  struct recv_counters *counters,
-			  struct recv_log_worker **w, char *err, size_t errlen);
+			  struct recv_log_worker **w, struct rs_error *err);
 
 /* Hands a checked connection request to the worker, which admits or
  * refuses it. The caller has counted it in counters->senders. */

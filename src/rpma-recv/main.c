@@ -6,6 +6,7 @@
 #include "cli/log.h"
 #include "cli/signals.h"
 #include "error.h"
+#include "exit_status.h"
 #include "info.h"
 #include "service.h"
 #include "settings.h"
@@ -230,17 +231,15 @@ static int add_cli_log(const struct recv_args *a, const char *name,
 static int add_cli_logs(const struct recv_args *a, struct recv_settings *s,
 			struct rs_error *err)
 {
-	if (a->pool && add_cli_log(a, "", a->pool, s, err))
-		return -1;
-	for (unsigned i = 0; i < a->nnamed; i++) {
+	int rc = a->pool ? add_cli_log(a, "", a->pool, s, err) : 0;
+	for (unsigned i = 0; !rc && i < a->nnamed; i++) {
 		char name[64];
 		const char *eq = strchr(a->named[i], '=');
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - a->named[i]),
 			 a->named[i]);
-		if (add_cli_log(a, name, eq + 1, s, err))
-			return -1;
+		rc = add_cli_log(a, name, eq + 1, s, err);
 	}
-	return 0;
+	return rc;
 }
 
 /* recv_settings_source: at start and on each SIGHUP. */
@@ -248,12 +247,12 @@ static int build_settings(void *ctx, struct recv_settings *s,
 			  struct rs_error *err)
 {
 	const struct recv_args *a = ctx;
-	if (add_cli_logs(a, s, err))
-		return -1;
-	if (a->config && recv_settings_load(a->config, s, err))
-		return -1;
-	settings_flags_override(&a->flags, s);
-	return 0;
+	int rc = add_cli_logs(a, s, err);
+	if (!rc && a->config)
+		rc = recv_settings_load(a->config, s, err);
+	if (!rc)
+		settings_flags_override(&a->flags, s);
+	return rc;
 }
 
 static void on_stop_signal(int sig)
@@ -283,18 +282,17 @@ static int load_cli_key(struct recv_args *a)
 	if (!log->auth_key_path[0])
 		return 0;
 	struct rs_error err = {0};
-	if (rs_auth_key_load(log->auth_key_path, &log->auth_key, &err)) {
+	int rc = rs_auth_key_load(log->auth_key_path, &log->auth_key, &err);
+	if (rc)
 		rs_err("%s", err.msg);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 /* The same settings as the service's, checked instead of served. */
 static int check_config(struct recv_args *a)
 {
-	int rc = RS_EXIT_USAGE;
-	if (!load_cli_key(a)) {
+	int rc = load_cli_key(a);
+	if (!rc) {
 		struct recv_settings_source source = {a, build_settings};
 		rc = recv_check_config(&source);
 	}
@@ -320,16 +318,17 @@ int main(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, 0, &a);
 	rs_log_init("rpma-recv", a.level);
 	if (a.info)
-		return recv_info_print(a.pool);
+		return recv_exit_status(recv_info_print(a.pool));
 	if (a.check)
-		return check_config(&a);
+		return recv_exit_status(check_config(&a));
 
 	rs_signals_install(on_stop_signal);
 	install_reload_signal();
-	if (load_cli_key(&a))
-		return RS_EXIT_USAGE;
-	struct recv_settings_source source = {&a, build_settings};
-	int rc = recv_service_run(&source, a.once);
+	int rc = load_cli_key(&a);
+	if (!rc) {
+		struct recv_settings_source source = {&a, build_settings};
+		rc = recv_service_run(&source, a.once);
+	}
 	memset(&a.flags.log.auth_key, 0, sizeof(a.flags.log.auth_key));
-	return rc;
+	return recv_exit_status(rc);
 }

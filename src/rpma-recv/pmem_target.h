@@ -6,6 +6,8 @@
 #ifndef RS_PMEM_TARGET_H
 #define RS_PMEM_TARGET_H
 
+#include "error.h"
+
 #include <libpmem2.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,10 +29,11 @@ struct rs_pmem_target {
 };
 
 /* Opens POOL, creating it first with create_size bytes when it does not
- * exist and create_size is non-zero (0 with a device-dax path means the whole
- * device). Returns 0, or -1 after writing a one-line reason into err. */
+ * exist and create_size is non-zero (a device-dax is taken whole), locked
+ * against a second writer (pool_lock.h) and mapped. Returns 0 or a
+ * negative rs_errc with the reason in err (pool_open.h says which). */
 int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
-			uint64_t create_size, char *err, size_t errlen);
+			uint64_t create_size, struct rs_error *err);
 void rs_pmem_target_close(struct rs_pmem_target *t);
 
 uint64_t rs_pmem_target_write_offset(const struct rs_pmem_target *t);

@@ -1,6 +1,5 @@
 #include "service_internal.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "error.h"
 #include "rdma/listener.h"
@@ -43,19 +42,19 @@ static int log_start(struct service *svc, const struct recv_log_settings *s)
 {
 	struct served_log *l = calloc(1, sizeof(*l));
 	if (!l)
-		return -1;
+		return RS_E_NOMEM;
 	l->settings = *s;
 	struct recv_worker_config cfg = worker_config(svc, s);
-	char err[600];
-	if (recv_log_worker_start(&cfg, &svc->counters, &l->worker, err,
-				  sizeof(err))) {
+	struct rs_error err = {0};
+	int rc = recv_log_worker_start(&cfg, &svc->counters, &l->worker, &err);
+	if (rc) {
 		if (s->line)
 			rs_err("%s:%u: log %s: %s", svc->settings.path, s->line,
-			       s->name, err);
+			       s->name, err.msg);
 		else
-			rs_err("%s", err);
+			rs_err("%s", err.msg);
 		free(l);
-		return -1;
+		return rc;
 	}
 	l->next = svc->logs;
 	svc->logs = l;
@@ -110,23 +109,24 @@ static void print_serving(const struct service *svc)
 	}
 }
 
-/* Starts every log, then the listener: exit code. */
+/* Starts every log, then the listener; each failure reported. */
 static int service_open(struct service *svc)
 {
 	for (unsigned i = 0; i < svc->settings.nlogs; i++) {
-		if (log_start(svc, &svc->settings.logs[i])) {
+		int rc = log_start(svc, &svc->settings.logs[i]);
+		if (rc) {
 			logs_stop(svc);
-			return RS_EXIT_USAGE;
+			return rc;
 		}
 	}
 	struct rs_error err = {0};
 	const struct rs_endpoint *ep = &svc->settings.listen;
-	if (rs_listener_new(ep->host, ep->port, &svc->listener, &err)) {
+	int rc = rs_listener_new(ep->host, ep->port, &svc->listener, &err);
+	if (rc) {
 		rs_err("%s", err.msg);
 		logs_stop(svc);
-		return RS_EXIT_CONNECT;
 	}
-	return RS_EXIT_OK;
+	return rc;
 }
 
 /* ---- reload ---- */
@@ -252,12 +252,13 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 	recv_status_line_init(&svc.status);
 	recv_settings_init(&svc.settings);
 	struct rs_error err = {0};
-	if (source->build(source->ctx, &svc.settings, &err)) {
+	int rc = source->build(source->ctx, &svc.settings, &err);
+	if (rc) {
 		rs_err("%s", err.msg);
 		recv_settings_free(&svc.settings);
-		return RS_EXIT_USAGE;
+		return rc;
 	}
-	int rc = service_open(&svc);
+	rc = service_open(&svc);
 	if (rc) {
 		recv_settings_free(&svc.settings);
 		return rc;
@@ -276,5 +277,5 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 	logs_stop(&svc);
 	rs_listener_delete(&svc.listener);
 	recv_settings_free(&svc.settings);
-	return RS_EXIT_OK;
+	return 0;
 }

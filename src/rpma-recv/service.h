@@ -28,8 +28,8 @@ struct recv_settings_source {
 	int (*build)(void *ctx, struct recv_settings *s, struct rs_error *err);
 };
 
-/* Runs until stopped (or with once, until a sender was served); returns
- * the process exit code. */
+/* Runs until stopped (or with once, until a sender was served); returns 0,
+ * or the negative rs_errc a start failed with (reported). */
 int recv_service_run(const struct recv_settings_source *source, bool once);
 
 #endif

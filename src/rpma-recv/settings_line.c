@@ -15,36 +15,47 @@ static char *trim(char *text)
 	return text;
 }
 
-static const char *section_split(char *text, struct settings_line *line)
+static int section_split(char *text, struct settings_line *line,
+			 struct rs_error *err)
 {
 	size_t len = strlen(text);
 	if (text[len - 1] != ']')
-		return "a section line must end with ']': write `[name]`";
+		return rs_error_set(
+		    err, RS_E_INVAL, 0,
+		    "a section line must end with ']': write `[name]`");
 	text[len - 1] = '\0';
 	line->kind = SETTINGS_LINE_SECTION;
 	line->name = trim(text + 1);
 	if (!line->name[0])
-		return "empty section name: write `[name]`";
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "empty section name: write `[name]`");
 	return 0;
 }
 
-static const char *pair_split(char *text, struct settings_line *line)
+static int pair_split(char *text, struct settings_line *line,
+		      struct rs_error *err)
 {
 	char *equals = strchr(text, '=');
 	if (!equals)
-		return "missing '=': write `key = value`";
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "missing '=': write `key = value`");
 	*equals = '\0';
 	line->kind = SETTINGS_LINE_PAIR;
 	line->name = trim(text);
 	line->value = trim(equals + 1);
 	if (!line->name[0])
-		return "missing key before '=': write `key = value`";
+		return rs_error_set(
+		    err, RS_E_INVAL, 0,
+		    "missing key before '=': write `key = value`");
 	if (!line->value[0])
-		return "empty value: give one after '=' or remove the line";
+		return rs_error_set(
+		    err, RS_E_INVAL, 0,
+		    "empty value: give one after '=' or remove the line");
 	return 0;
 }
 
-const char *settings_line_split(char *text, struct settings_line *line)
+int settings_line_split(char *text, struct settings_line *line,
+			struct rs_error *err)
 {
 	memset(line, 0, sizeof(*line));
 	text = trim(text);
@@ -55,8 +66,8 @@ const char *settings_line_split(char *text, struct settings_line *line)
 		return 0;
 	}
 	if (text[0] == '[')
-		return section_split(text, line);
-	return pair_split(text, line);
+		return section_split(text, line, err);
+	return pair_split(text, line, err);
 }
 
 static bool is_separator(char c)

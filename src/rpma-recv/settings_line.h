@@ -4,6 +4,8 @@
 #ifndef RECV_SETTINGS_LINE_H
 #define RECV_SETTINGS_LINE_H
 
+#include "error.h"
+
 /* Longest line accepted, without its newline: a longer one is a mistake
  * (a binary file, a missing newline), never a setting. */
 #define SETTINGS_LINE_MAX 4096
@@ -20,9 +22,11 @@ struct settings_line {
 	char *value; /* of a pair */
 };
 
-/* Splits text in place (trimming white space around every part). Returns
- * NULL, or what is wrong with the line and how to write it instead. */
-const char *settings_line_split(char *text, struct settings_line *line);
+/* Splits text in place (trimming white space around every part). Returns 0,
+ * or RS_E_INVAL with what is wrong with the line and how to write it
+ * instead. */
+int settings_line_split(char *text, struct settings_line *line,
+			struct rs_error *err);
 
 /* The next item of a list separated by commas and/or white space, cut out
  * of the text in place, or NULL after the last. *cursor starts at the

@@ -76,9 +76,9 @@ static int section_begin(struct settings_reader *r, const char *name)
 static int line_read(struct settings_reader *r, char *text)
 {
 	struct settings_line line;
-	const char *why = settings_line_split(text, &line);
-	if (why)
-		return settings_fail(r, "%s", why);
+	struct rs_error why = {0};
+	if (settings_line_split(text, &line, &why))
+		return settings_fail(r, "%s", why.msg);
 	switch (line.kind) {
 	case SETTINGS_LINE_SECTION:
 		return section_begin(r, line.name);

@@ -215,13 +215,13 @@ static int cidr_add(const struct settings_input *in, const char *text,
 				    "some into wider ones",
 				    who, RECV_ALLOW_MAX);
 	}
-	const char *why = rs_cidr_parse(text, &log->allow[log->nallow]);
-	if (why)
+	struct rs_error why = {0};
+	if (rs_cidr_parse(text, &log->allow[log->nallow], &why))
 		return settings_value_bad(in, text, err,
 					  ": %s; write a range like "
 					  "192.0.2.0/24 or 2001:db8::/32, or "
 					  "one address",
-					  why);
+					  why.msg);
 	log->nallow++;
 	return 0;
 }

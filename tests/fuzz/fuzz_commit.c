@@ -44,10 +44,9 @@ static void setup(void)
 	FUZZ_CHECK(fd >= 0);
 	close(fd);
 	unlink(path); /* rs_pmem_target_open creates it */
-	char err[512];
-	if (rs_pmem_target_open(&target, path, FUZZ_COMMIT_POOL_SIZE, err,
-				sizeof(err))) {
-		fprintf(stderr, "fuzz_commit: %s\n", err);
+	struct rs_error err = {0};
+	if (rs_pmem_target_open(&target, path, FUZZ_COMMIT_POOL_SIZE, &err)) {
+		fprintf(stderr, "fuzz_commit: %s\n", err.msg);
 		abort();
 	}
 	unlink(path); /* the mapping is all we need */

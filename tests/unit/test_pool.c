@@ -36,9 +36,9 @@ static int setup(void **state)
 	int fd = mkstemp(f->path);
 	close(fd);
 	unlink(f->path); /* let --create make it */
-	char err[512];
-	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+	struct rs_error err = {0};
+	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
 	f->staging.ring = f->ring;
@@ -79,9 +79,8 @@ static void read_back(struct fixture *f, struct walk_buf *w)
 	pmemlog_walk(plp, 0, collect, w);
 	pmemlog_close(plp);
 	assert_int_equal(pmemlog_check(f->path), 1);
-	char err[512];
-	assert_int_equal(
-	    rs_pmem_target_open(&f->t, f->path, 0, err, sizeof(err)), 0);
+	struct rs_error err = {0};
+	assert_int_equal(rs_pmem_target_open(&f->t, f->path, 0, &err), 0);
 }
 
 static const struct recv_method *const gpspm = &recv_method_gpspm;
@@ -210,21 +209,19 @@ static void not_a_pool_is_refused(void **state)
 	assert_true(write(fd, "plain text\n", 11) == 11);
 	close(fd);
 	struct rs_pmem_target t;
-	char err[512];
-	assert_int_equal(rs_pmem_target_open(&t, path, 0, err, sizeof(err)),
-			 -1);
-	assert_non_null(strstr(err, "not a usable pmemlog pool"));
-	assert_null(strchr(err, '\n'));
+	struct rs_error err = {0};
+	assert_int_equal(rs_pmem_target_open(&t, path, 0, &err), RS_E_IO);
+	assert_non_null(strstr(err.msg, "not a usable pmemlog pool"));
+	assert_null(strchr(err.msg, '\n'));
 	/* --create must not overwrite someone's file either. */
-	assert_int_equal(
-	    rs_pmem_target_open(&t, path, 8u << 20, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "refusing to overwrite"));
+	assert_int_equal(rs_pmem_target_open(&t, path, 8u << 20, &err),
+			 RS_E_IO);
+	assert_non_null(strstr(err.msg, "refusing to overwrite"));
 	unlink(path);
 
-	assert_int_equal(rs_pmem_target_open(&t, "/tmp/rs-no-such-pool", 0, err,
-					     sizeof(err)),
-			 -1);
-	assert_non_null(strstr(err, "--create"));
+	assert_int_equal(
+	    rs_pmem_target_open(&t, "/tmp/rs-no-such-pool", 0, &err), RS_E_IO);
+	assert_non_null(strstr(err.msg, "--create"));
 }
 
 static void verify_requests_see_committed_bytes_only(void **state)

@@ -33,9 +33,9 @@ static int setup(void **state)
 	strcpy(f->path, "/tmp/rs-test-lock-XXXXXX");
 	close(mkstemp(f->path));
 	unlink(f->path);
-	char err[512];
-	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+	struct rs_error err = {0};
+	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
 	*state = f;
@@ -61,10 +61,9 @@ static void open_elsewhere(const char *path, char *out, size_t len)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct rs_pmem_target t;
-		char err[512];
-		int rc =
-		    rs_pmem_target_open(&t, path, POOL_SIZE, err, sizeof(err));
-		dprintf(p[1], "%s", rc ? err : "ok");
+		struct rs_error err = {0};
+		int rc = rs_pmem_target_open(&t, path, POOL_SIZE, &err);
+		dprintf(p[1], "%s", rc ? err.msg : "ok");
 		_exit(0);
 	}
 	close(p[1]);
@@ -129,12 +128,11 @@ static void a_pmdk_reader_is_waited_for(void **state)
 	char c;
 	assert_int_equal(read(p[0], &c, 1), 0);
 	close(p[0]);
-	char err[512];
-	int rc =
-	    rs_pmem_target_open(&f->t, f->path, POOL_SIZE, err, sizeof(err));
+	struct rs_error err = {0};
+	int rc = rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err);
 	waitpid(pid, 0, 0);
 	if (rc)
-		fail_msg("not waited for: %s", err);
+		fail_msg("not waited for: %s", err.msg);
 }
 
 int main(void)

@@ -68,9 +68,9 @@ static int setup(void **state)
 	strcpy(f->path, "/tmp/rs-test-session-XXXXXX");
 	close(mkstemp(f->path));
 	unlink(f->path);
-	char err[512];
-	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+	struct rs_error err = {0};
+	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
 	*state = f;
