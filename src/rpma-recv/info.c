@@ -2,9 +2,13 @@
 
 #include "cli/log.h"
 #include "cli/size.h"
-#include "pmem_target.h"
+#include "error.h"
+#include "metrics.h"
+#include "pool_peek.h"
+#include "proto/pool_layout.h"
 
 #include <stdio.h>
+#include <time.h>
 
 static const char *granularity_name(enum pmem2_granularity g)
 {
@@ -18,30 +22,75 @@ static const char *granularity_name(enum pmem2_granularity g)
 	}
 }
 
-int recv_info_print(const char *pool_path)
+static void print_pool(const char *path, const struct recv_pool_peek *p)
 {
-	struct rs_pmem_target t;
-	struct rs_error err = {0};
-	int rc = rs_pmem_target_open(&t, pool_path, 0, &err);
-	if (rc) {
-		rs_err("%s", err.msg);
-		return rc;
-	}
-	uint64_t size = t.end - t.start;
-	uint64_t used = rs_pmem_target_write_offset(&t) - t.start;
-	char a[32], b[32], c[32];
-	printf("pool: %s\n", pool_path);
-	printf("uuid: ");
-	for (int i = 0; i < 16; i++)
-		printf("%02x", t.uuid[i]);
-	printf("\nlog size: %llu bytes (%s)\n", (unsigned long long)size,
+	uint64_t size = p->end - p->start, used = p->write - p->start;
+	char uuid[RS_POOL_UUID_TEXT], a[32], b[32], c[32];
+	rs_pool_uuid_text(p->uuid, uuid);
+	printf("pool: %s\n", path);
+	printf("uuid: %s\n", uuid);
+	printf("log size: %llu bytes (%s)\n", (unsigned long long)size,
 	       rs_size_format(size, a, sizeof(a)));
 	printf("used: %llu bytes (%s, %.1f%%)\n", (unsigned long long)used,
 	       rs_size_format(used, b, sizeof(b)),
 	       size ? 100.0 * (double)used / (double)size : 0.0);
 	printf("free: %llu bytes (%s)\n", (unsigned long long)(size - used),
 	       rs_size_format(size - used, c, sizeof(c)));
-	printf("store granularity: %s\n", granularity_name(t.granularity));
-	rs_pmem_target_close(&t);
+	printf("store granularity: %s\n", granularity_name(p->granularity));
+}
+
+static void print_refusals(const struct recv_log_counts *c)
+{
+	printf("refused:");
+	unsigned n = 0;
+	for (int r = 0; r < RECV_REFUSALS; r++) {
+		if (!c->refused[r])
+			continue;
+		printf("%s %s %llu", n++ ? "," : "",
+		       recv_refusal_name((enum recv_refusal)r),
+		       (unsigned long long)c->refused[r]);
+	}
+	printf("%s\n", n ? "" : " none");
+}
+
+/* The counters of the receiver that serves the pool, as its metrics file
+ * holds them. */
+static void print_served(const char *metrics, const char *path)
+{
+	struct recv_metrics_found f;
+	if (recv_metrics_find(metrics, path, &f, 0)) {
+		printf("served: not listed in %s\n", metrics);
+		return;
+	}
+	const struct recv_log_counts *c = &f.counts;
+	char bytes[32];
+	double age = (double)time(0) - f.written;
+	printf("served: as log %s by rpma-recv (pid %ld), figures of %.0f s "
+	       "ago (%s)\n",
+	       f.name[0] ? f.name : "(unnamed)", f.pid, age > 0 ? age : 0,
+	       metrics);
+	printf("committed since it started: %llu bytes (%s) in %llu commits, "
+	       "%.1f us each to persist on average\n",
+	       (unsigned long long)c->committed_bytes,
+	       rs_size_format(c->committed_bytes, bytes, sizeof(bytes)),
+	       (unsigned long long)c->commits,
+	       c->commits ? (double)c->persist_ns / 1e3 / (double)c->commits
+			  : 0.0);
+	printf("senders connected: %u\n", c->senders);
+	print_refusals(c);
+}
+
+int recv_info_print(const char *pool_path, const char *metrics)
+{
+	struct recv_pool_peek p;
+	struct rs_error err = {0};
+	int rc = recv_pool_peek(pool_path, &p, &err);
+	if (rc) {
+		rs_err("%s", err.msg);
+		return rc;
+	}
+	print_pool(pool_path, &p);
+	if (metrics)
+		print_served(metrics, pool_path);
 	return 0;
 }

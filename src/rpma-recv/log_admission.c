@@ -14,12 +14,21 @@
 void recv_admission_init(struct recv_admission *adm,
 			 const struct recv_worker_config *cfg,
 			 struct recv_counters *counters,
+			 struct recv_log_counters *log_counters,
 			 struct rs_pmem_target *target)
 {
 	memset(adm, 0, sizeof(*adm));
 	adm->cfg = cfg;
 	adm->counters = counters;
+	adm->log_counters = log_counters;
 	adm->target = target;
+}
+
+/* A sender the service counted (routing.c) is gone: ended or refused. */
+static void sender_gone(struct recv_admission *adm)
+{
+	atomic_fetch_sub(&adm->counters->senders, 1);
+	recv_counters_disconnected(adm->log_counters);
 }
 
 void recv_admission_fini(struct recv_admission *adm)
@@ -160,7 +169,7 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 	if (adm->holder == a)
 		adm->holder = 0;
 	adm->nsessions--;
-	atomic_fetch_sub(&adm->counters->senders, 1);
+	sender_gone(adm);
 	memset(&a->rules.key, 0, sizeof(a->rules.key));
 	free(a);
 }
@@ -246,6 +255,7 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 	    .credits = adm->cfg->exposure.slots,
 	    .deadline_ms = RECV_HANDSHAKE_MS,
 	    .peer_timeout_ms = adm->cfg->peer_timeout_ms,
+	    .counters = adm->log_counters,
 	};
 }
 
@@ -271,6 +281,14 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	return a;
 }
 
+static void refuse(struct recv_admission *adm, struct recv_handover *h,
+		   uint8_t reason, uint8_t methods)
+{
+	rs_session_refuse(&h->conn, reason, methods);
+	recv_counters_refused(adm->log_counters, recv_refusal_of(reason));
+	sender_gone(adm);
+}
+
 /* Accepts a checked request: the session starts ADMITTED. Without a key
  * the grant goes with the accept, so a writer holds the log from now;
  * with one, after its answer (a sender taking over: only then). */
@@ -278,8 +296,7 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 {
 	struct recv_sender *a = session_new(adm, h);
 	if (!a) {
-		rs_session_refuse(&h->conn, RS_REJECT_INTERNAL, 0);
-		atomic_fetch_sub(&adm->counters->senders, 1);
+		refuse(adm, h, RS_REJECT_INTERNAL, 0);
 		return;
 	}
 	struct rs_accept_info info;
@@ -316,13 +333,6 @@ static const char *busy_reason(const struct recv_admission *adm,
 	if (adm->nsessions >= RECV_LOG_SESSIONS_MAX)
 		return "too many connections";
 	return 0;
-}
-
-static void refuse(struct recv_admission *adm, struct recv_handover *h,
-		   uint8_t reason, uint8_t methods)
-{
-	rs_session_refuse(&h->conn, reason, methods);
-	atomic_fetch_sub(&adm->counters->senders, 1);
 }
 
 void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,

@@ -5,6 +5,7 @@
 #ifndef RECV_LOG_ADMISSION_H
 #define RECV_LOG_ADMISSION_H
 
+#include "counters.h"
 #include "exposure.h"
 #include "inbox.h"
 #include "log_config.h"
@@ -35,7 +36,8 @@ struct recv_sender {
 /* A log's senders and what the device they come in on was given. */
 struct recv_admission {
 	const struct recv_worker_config *cfg;
-	struct recv_counters *counters;
+	struct recv_counters *counters;		/* the service's */
+	struct recv_log_counters *log_counters; /* this log's */
 	struct rs_pmem_target *target;
 	struct recv_exposure *exposure; /* NULL until a sender comes */
 	struct recv_sender *sessions;	/* every connected sender */
@@ -46,6 +48,7 @@ struct recv_admission {
 void recv_admission_init(struct recv_admission *adm,
 			 const struct recv_worker_config *cfg,
 			 struct recv_counters *counters,
+			 struct recv_log_counters *log_counters,
 			 struct rs_pmem_target *target);
 /* Ends every session and gives back what the device was given. */
 void recv_admission_fini(struct recv_admission *adm);

@@ -25,7 +25,8 @@
 
 struct recv_log_worker {
 	struct recv_worker_config cfg;
-	struct recv_counters *counters;
+	struct recv_counters *counters; /* the service's */
+	struct recv_log_counters log_counters;
 	struct rs_pmem_target target;
 	struct recv_admission adm; /* its senders */
 	struct recv_inbox inbox;
@@ -248,7 +249,8 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
 	w->cfg = *cfg;
 	w->counters = counters;
-	recv_admission_init(&w->adm, &w->cfg, counters, &w->target);
+	recv_admission_init(&w->adm, &w->cfg, counters, &w->log_counters,
+			    &w->target);
 	int rc = rs_pmem_target_open(&w->target, cfg->pool_path,
 				     cfg->create_size, err);
 	if (rc) {
@@ -276,6 +278,8 @@ void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
 	struct recv_handover *h = calloc(1, sizeof(*h));
 	if (!h) {
 		rs_session_refuse(&conn, RS_REJECT_INTERNAL, 0);
+		recv_counters_refused(&w->log_counters, RECV_REFUSED_INTERNAL);
+		recv_counters_disconnected(&w->log_counters);
 		atomic_fetch_sub(&w->counters->senders, 1);
 		return;
 	}
@@ -284,6 +288,11 @@ void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
 	snprintf(h->peer, sizeof(h->peer), "%s", peer);
 	h->rules = *rules;
 	recv_inbox_push(&w->inbox, h);
+}
+
+struct recv_log_counters *recv_log_worker_counters(struct recv_log_worker *w)
+{
+	return &w->log_counters;
 }
 
 void recv_log_worker_retire(struct recv_log_worker *w)

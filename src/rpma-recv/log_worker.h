@@ -28,8 +28,13 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 			  struct recv_counters *counters,
 			  struct recv_log_worker **w, struct rs_error *err);
 
+/* What the log's receiver has done (counters.h): its thread adds to them,
+ * the service reads them and counts what it refuses before hand-over. */
+struct recv_log_counters *recv_log_worker_counters(struct recv_log_worker *w);
+
 /* Hands a checked connection request to the worker, which admits or
- * refuses it. The caller has counted it in counters->senders. */
+ * refuses it. The caller has counted it in counters->senders and in the
+ * log's counters as connected. */
 void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
 			       const struct rs_connect_req *req,
 			       const char *peer,

@@ -65,7 +65,10 @@ static const struct argp_option options[] = {
      "if good, 2 and FILE:LINE if not; opens no pool, needs no RDMA device",
      0},
     {"info", 'i', 0, 0,
-     "Print the pool's size, use and UUID, then exit (needs no RDMA device)",
+     "Print the pool's size, use and UUID, and for a log a receiver serves "
+     "what it committed and refused (from its metrics file: --metrics-file "
+     "or the configuration's), then exit; writes nothing, needs no RDMA "
+     "device",
      0},
     {"once", OPT_ONCE, 0, 0, "Exit after the first sender disconnects", 0},
     {"quiet", 'q', 0, 0, "Print errors only", 0},
@@ -300,6 +303,25 @@ static int check_config(struct recv_args *a)
 	return rc;
 }
 
+/* --info: the pool, and its counters where a receiver serves it and
+ * writes them: to --metrics-file, or to the configuration's. */
+static int info(struct recv_args *a)
+{
+	static struct recv_settings s; /* large: paths */
+	recv_settings_init(&s);
+	const char *conf = a->config;
+	if (!conf && access(RECV_DEFAULT_CONFIG, R_OK) == 0)
+		conf = RECV_DEFAULT_CONFIG;
+	/* (one that cannot be read leaves the counters out, nothing else) */
+	if (conf)
+		recv_settings_load(conf, &s, 0);
+	settings_flags_override(&a->flags, &s);
+	int rc =
+	    recv_info_print(a->pool, s.metrics_file[0] ? s.metrics_file : 0);
+	recv_settings_free(&s);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static struct recv_args a; /* large: keys, paths */
@@ -318,7 +340,7 @@ int main(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, 0, &a);
 	rs_log_init("rpma-recv", a.level);
 	if (a.info)
-		return recv_exit_status(recv_info_print(a.pool));
+		return recv_exit_status(info(&a));
 	if (a.check)
 		return recv_exit_status(check_config(&a));
 

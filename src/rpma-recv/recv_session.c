@@ -1,6 +1,8 @@
 #include "recv_session.h"
 
 #include "cli/log.h"
+#include "clock.h"
+#include "counters.h"
 #include "error.h"
 
 #include <stdarg.h>
@@ -69,11 +71,18 @@ static void established_by_message(struct recv_session *s)
 	recv_session_on_established(s, admitted_ms);
 }
 
+static void refused_auth(struct recv_session *s)
+{
+	if (s->cfg.counters)
+		recv_counters_refused(s->cfg.counters, RECV_REFUSED_AUTH);
+}
+
 static void on_auth_answer(struct recv_session *s, const struct rs_msg *msg)
 {
 	struct rs_error err = {0};
 	if (s->link.check_auth(s->link.ctx, msg, &err)) {
 		rs_err("refusing sender %s: %s", s->peer, err.msg);
+		refused_auth(s);
 		close_with(s, "%s", err.msg);
 		return;
 	}
@@ -84,6 +93,20 @@ static void on_auth_answer(struct recv_session *s, const struct rs_msg *msg)
 	}
 	s->state = RECV_SESSION_SERVING;
 	s->served = true;
+}
+
+/* A commit request applied, and counted when it committed. */
+static bool commit(struct recv_session *s, const struct rs_msg *req,
+		   struct rs_msg *reply)
+{
+	const struct recv_session_config *c = &s->cfg;
+	uint64_t start = c->counters ? recv_now_ns() : 0;
+	bool ok =
+	    recv_commit_apply(c->target, &c->staging, c->method, req, reply);
+	if (ok && c->counters)
+		recv_counters_committed(c->counters, req->length,
+					recv_now_ns() - start);
+	return ok;
 }
 
 /* Applies one request and answers it. */
@@ -102,8 +125,7 @@ static void serve(struct recv_session *s, uint16_t slot,
 		ok = recv_verify_apply(c->target, &c->read_ring, c->verify, req,
 				       &reply);
 	else
-		ok = recv_commit_apply(c->target, &c->staging, c->method, req,
-				       &reply);
+		ok = commit(s, req, &reply);
 	/* One reply in `credits` is signaled, only to reclaim send-queue
 	 * entries: fewer completions, fewer wake-ups. */
 	uint32_t n = s->replies++;
@@ -141,10 +163,12 @@ void recv_session_on_message(struct recv_session *s, uint16_t slot,
 
 void recv_session_on_failure(struct recv_session *s, const char *why)
 {
-	if (s->state == RECV_SESSION_AUTHENTICATING)
+	if (s->state == RECV_SESSION_AUTHENTICATING) {
 		rs_err("refusing sender %s: it did not answer the auth "
 		       "challenge",
 		       s->peer);
+		refused_auth(s);
+	}
 	close_with(s, "%s", why);
 }
 

@@ -25,6 +25,7 @@
 
 struct rs_error;
 struct recv_method;
+struct recv_log_counters;
 
 enum recv_session_state {
 	RECV_SESSION_ADMITTED,	     /* accepted; the sender completes it */
@@ -57,6 +58,7 @@ struct recv_session_config {
 	uint16_t credits;	     /* replies: one in this many is signaled */
 	int64_t deadline_ms; /* for completing the connection / the answer */
 	int64_t peer_timeout_ms; /* SERVING: silence that ends the session */
+	struct recv_log_counters *counters; /* the log's, or NULL */
 };
 
 struct recv_session {

@@ -73,9 +73,13 @@ static struct served_log *find_log(struct service *svc, const char *name,
 	return 0;
 }
 
+/* Refuses the request, counted against log (NULL: one no log took). */
 static void refuse(struct service *svc, struct rs_listener_event *ev,
-		   uint8_t reason)
+		   struct served_log *log, uint8_t reason)
 {
+	recv_counters_refused(log ? recv_log_worker_counters(log->worker)
+				  : &svc->unrouted,
+			      recv_refusal_of(reason));
 	struct rs_reject_info info = {.reason = reason};
 	if (reason == RS_REJECT_NO_SUCH_LOG || reason == RS_REJECT_NAME_NEEDED)
 		names_for(svc, ev->conn, info.logs, sizeof(info.logs));
@@ -110,7 +114,7 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 	int rc = rs_session_read_request(&ev->priv, &req, &err);
 	if (rc) {
 		rs_err("refusing sender %s: %s", peer, err.msg);
-		rs_session_refuse(&ev->conn, rs_session_reject_reason(rc), 0);
+		refuse(svc, ev, 0, rs_session_reject_reason(rc));
 		return;
 	}
 	uint8_t reason = 0;
@@ -123,7 +127,7 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 			rs_warn("refusing sender %s: it names no log, and %u "
 				"are served",
 				peer, open_logs(svc));
-		refuse(svc, ev, reason);
+		refuse(svc, ev, 0, reason);
 		return;
 	}
 	if (!allowed(&log->settings, ev->conn)) {
@@ -134,17 +138,18 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 		else
 			rs_warn("refusing sender %s: not in any --allow range",
 				peer);
-		refuse(svc, ev, RS_REJECT_NOT_ALLOWED);
+		refuse(svc, ev, log, RS_REJECT_NOT_ALLOWED);
 		return;
 	}
 	if (over_limit(svc, &req)) {
 		rs_warn("refusing sender %s: %u senders connected, the most "
 			"max-senders allows",
 			peer, svc->settings.max_senders);
-		refuse(svc, ev, RS_REJECT_LIMIT);
+		refuse(svc, ev, log, RS_REJECT_LIMIT);
 		return;
 	}
 	atomic_fetch_add(&svc->counters.senders, 1);
+	recv_counters_connected(recv_log_worker_counters(log->worker));
 	struct recv_log_rules rules = rules_of(&log->settings);
 	recv_log_worker_hand_over(log->worker, ev->conn, &req, peer, &rules);
 	memset(&rules.key, 0, sizeof(rules.key));

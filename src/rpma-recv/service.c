@@ -1,5 +1,7 @@
 #include "service_internal.h"
 
+#include "clock.h"
+
 #include "cli/log.h"
 #include "error.h"
 #include "rdma/listener.h"
@@ -205,29 +207,6 @@ static void reload(struct service *svc)
 
 /* ---- the loop ---- */
 
-/* The logs taking senders and the senders connected, for `systemctl
- * status`, sent when that changed (head, e.g. READY=1, always). */
-static void status_update(struct service *svc, const char *head)
-{
-	if (!svc->status.enabled)
-		return;
-	const char *names[RECV_LOGS_MAX];
-	struct recv_status st = {.names = names};
-	for (const struct served_log *l = svc->logs; l; l = l->next)
-		st.nlogs += !l->retired;
-	/* The newest log is first in the list: the line names them in the
-	 * order they were configured. */
-	st.nnames = st.nlogs < RECV_LOGS_MAX ? st.nlogs : RECV_LOGS_MAX;
-	unsigned i = st.nnames;
-	for (const struct served_log *l = svc->logs; l && i; l = l->next)
-		if (!l->retired)
-			names[--i] = log_label(&l->settings);
-	st.senders = atomic_load(&svc->counters.senders);
-	char text[RECV_STATUS_TEXT_MAX];
-	recv_status_text(&st, text, sizeof(text));
-	recv_status_line_send(&svc->status, head, text);
-}
-
 static void take_requests(struct service *svc)
 {
 	struct pollfd pfd = {.fd = rs_listener_fd(svc->listener),
@@ -264,16 +243,17 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		return rc;
 	}
 	print_serving(&svc);
-	status_update(&svc, "READY=1\n");
+	recv_service_report(&svc, "READY=1\n", recv_now_ns());
 	while (!recv_stop_requested &&
 	       !(once && atomic_load(&svc.counters.served))) {
 		if (recv_reload_requested)
 			reload(&svc);
 		take_requests(&svc);
 		reap_retired(&svc);
-		status_update(&svc, 0);
+		recv_service_report(&svc, 0, recv_now_ns());
 	}
 	recv_sd_notify("STOPPING=1");
+	recv_service_report_final(&svc);
 	logs_stop(&svc);
 	rs_listener_delete(&svc.listener);
 	recv_settings_free(&svc.settings);

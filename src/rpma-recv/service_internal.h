@@ -1,8 +1,10 @@
-/* What the service is made of, shared by its loop and reloads (service.c)
- * and the routing of connection requests (routing.c). */
+/* What the service is made of, shared by its loop and reloads (service.c),
+ * the routing of connection requests (routing.c) and its reports to
+ * operators (service_report.c). */
 #ifndef RECV_SERVICE_INTERNAL_H
 #define RECV_SERVICE_INTERNAL_H
 
+#include "counters.h"
 #include "log_worker.h"
 #include "service.h"
 #include "status_line.h"
@@ -24,8 +26,19 @@ struct service {
 	struct served_log *logs;
 	struct rs_listener *listener;
 	struct recv_counters counters;
-	struct recv_status_line status; /* for `systemctl status` */
+	struct recv_log_counters unrouted; /* refusals that named no log */
+	struct recv_status_line status;	   /* for `systemctl status` */
+	uint64_t metrics_due_ns; /* when the metrics file is written */
+	bool metrics_failing;	 /* its last write failed (said once) */
 };
+
+/* What the service tells operators (service_report.c): the status line
+ * for `systemctl status` when it changed (head, e.g. "READY=1\n", sent
+ * always), and the metrics file when it is due. */
+void recv_service_report(struct service *svc, const char *head,
+			 uint64_t now_ns);
+/* The metrics file once more, as the service stops. */
+void recv_service_report_final(struct service *svc);
 
 /* Checks a connection request and hands it to its log, or refuses it. */
 void recv_service_route(struct service *svc, struct rs_listener_event *ev);

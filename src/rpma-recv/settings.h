@@ -49,6 +49,8 @@ struct recv_settings {
 	uint32_t peer_timeout_ms; /* a silent sender's session ends after */
 	unsigned max_senders;	  /* connected senders, over all logs */
 	bool busy_poll;
+	char metrics_file[PATH_MAX];	/* "" for none */
+	uint32_t metrics_interval_ms;	/* how often it is written */
 	struct recv_log_settings *logs; /* malloc'd, nlogs of them */
 	unsigned nlogs;
 };

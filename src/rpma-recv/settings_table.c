@@ -91,6 +91,26 @@ const struct settings_row settings_rows[] = {
      .help = "Spin on the completion queue while serving a sender instead "
 	     "of sleeping: lowest commit latency, at the cost of a busy "
 	     "core"},
+    {.name = "metrics-file",
+     .type = SETTINGS_PATH,
+     GLOBAL(metrics_file),
+     .reload = SETTINGS_RELOAD_AT_ONCE,
+     .flag = "metrics-file",
+     .arg = "FILE",
+     .help = "Write each log's counters to FILE in Prometheus' text format "
+	     "(for node-exporter's textfile collector), replaced whole every "
+	     "metrics-interval"},
+    {.name = "metrics-interval",
+     .type = SETTINGS_DURATION,
+     .min = 1000,
+     .max = 3600000,
+     .def = 15000,
+     .like = "15s or 1m",
+     GLOBAL(metrics_interval_ms),
+     .reload = SETTINGS_RELOAD_AT_ONCE,
+     .flag = "metrics-interval",
+     .arg = "SECONDS",
+     .help = "How often the metrics file is written (e.g. 15, 30s, 1m)"},
     {.name = "pool",
      .type = SETTINGS_PATH,
      OF_LOG(pool_path),

@@ -1,5 +1,6 @@
 #include "status_line.h"
 
+#include "cli/size.h"
 #include "sd_notify.h"
 
 #include <stdio.h>
@@ -35,12 +36,14 @@ static void names_text(const struct recv_status *st, char *out, size_t size)
 
 void recv_status_text(const struct recv_status *st, char *text, size_t size)
 {
-	char names[NAMES_ROOM + 32];
+	char names[NAMES_ROOM + 32], committed[32];
 	names_text(st, names, sizeof(names));
 	bool named = names[0] != '\0';
-	snprintf(text, size, "serving %u log%s%s%s%s, %u sender%s connected",
+	snprintf(text, size,
+		 "serving %u log%s%s%s%s, %u sender%s connected, %s committed",
 		 st->nlogs, plural(st->nlogs), named ? " (" : "", names,
-		 named ? ")" : "", st->senders, plural(st->senders));
+		 named ? ")" : "", st->senders, plural(st->senders),
+		 rs_size_format(st->committed, committed, sizeof(committed)));
 }
 
 void recv_status_line_init(struct recv_status_line *line)

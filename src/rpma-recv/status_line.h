@@ -1,6 +1,7 @@
 /* The line rpma-recv shows in `systemctl status` (STATUS= of sd_notify):
- * the logs it serves and the senders connected, e.g.
- *   serving 2 logs (app, audit), 1 sender connected
+ * the logs it serves, the senders connected and the bytes committed since
+ * it started, e.g.
+ *   serving 2 logs (app, audit), 1 sender connected, 1.5 GiB committed
  * with the first few names only ("and 3 more"), so that it stays short. It
  * is sent only when systemd listens ($NOTIFY_SOCKET set at start) and only
  * when its text changed, so the service loop may offer it every turn. */
@@ -9,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define RECV_STATUS_NAMES_SHOWN 3 /* names on the line, at most */
 #define RECV_STATUS_TEXT_MAX 256  /* the longest text fits, with its NUL */
@@ -18,6 +20,7 @@ struct recv_status {
 	const char *const *names; /* the first nnames of them, in order */
 	unsigned nnames;	  /* at most nlogs */
 	unsigned senders;	  /* connected */
+	uint64_t committed;	  /* bytes, over all logs, since the start */
 };
 
 /* Writes the text (without "STATUS=") into text, size bytes. A name too

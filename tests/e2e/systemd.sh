@@ -61,10 +61,12 @@ same_as() {
 	timeout 120 "$SEND" "$@" --verify "$input" "$RECV_IP/$name" >"$WORK/verify.log" 2>&1 || rc=$?
 	[ "$rc" = 0 ] || fail "log $name differs from $input (verify exit $rc): $(cat "$WORK/verify.log")"
 }
-# status_is TEXT [SECONDS]: the unit's status line becomes TEXT.
+# status_is PATTERN [SECONDS]: the unit's status line comes to match
+# PATTERN (a glob: * for any text).
 status_is() {
 	local end=$((SECONDS + ${2:-10})) now
-	while now=$(prop StatusText) && [ "$now" != "$1" ]; do
+	# shellcheck disable=SC2053 # a pattern, on purpose
+	while now=$(prop StatusText) && [[ $now != $1 ]]; do
 		[ "$SECONDS" -lt "$end" ] || {
 			fail "status line '$now', want '$1'"
 			return 1
@@ -78,6 +80,8 @@ write_conf() { # the three logs, plus whatever the caller appends
 # written by tests/e2e/systemd.sh
 listen = $RECV_IP
 peer-timeout = 5s
+metrics-file = /run/rpma-ship/rpma-recv.prom
+metrics-interval = 1s
 [app]
 pool = $pool_dir/app.pool
 create = 32M
@@ -152,7 +156,7 @@ rdma res show cm_id | grep -q "LISTEN.*$RECV_IP:7204" || fail "no listener: $(rd
 for name in app audit locked; do
 	journal info | grep -q "serving log $name:" || fail "log $name not served: $(journal info)"
 done
-status_is "serving 3 logs (app, audit, locked), 0 senders connected" 0
+status_is "serving 3 logs (app, audit, locked), 0 senders connected, 0 B committed" 0
 end_case
 
 start_case "it runs as rpma-ship, with no capabilities"
@@ -172,16 +176,40 @@ same_as app "$WORK/in1"
 same_as audit "$WORK/in2" --auth-key "$WORK/sender.key"
 end_case
 
+start_case "what it committed: the status line, the metrics file, rpma-recv --info"
+status_is "serving 3 logs (app, audit, locked), 0 senders connected, 4.0 MiB committed"
+prom=/run/rpma-ship/rpma-recv.prom
+wait_prom() { # the file's next writing has TEXT
+	local end=$((SECONDS + 10))
+	until grep -qF "$1" "$prom" 2>/dev/null; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		nap 0.2
+	done
+}
+wait_prom "rpma_recv_committed_bytes_total{log=\"app\",pool=\"$pool_dir/app.pool\"} 2097152" ||
+	fail "the metrics file lacks app's 2 MiB: $(grep committed_bytes "$prom" 2>&1)"
+grep -qF "rpma_recv_committed_bytes_total{log=\"audit\",pool=\"$devdax\"} 2097152" "$prom" ||
+	fail "the metrics file lacks audit's 2 MiB"
+[ "$(stat -c %U "$prom")" = rpma-ship ] || fail "$prom is $(stat -c %U "$prom")'s"
+RC=0
+/usr/bin/rpma-recv --info "$pool_dir/app.pool" >"$WORK/info" 2>&1 || RC=$?
+[ "$RC" = 0 ] || fail "rpma-recv --info of a served pool: exit $RC: $(cat "$WORK/info")"
+grep -q "^served: as log app by rpma-recv (pid $(prop MainPID))" "$WORK/info" ||
+	fail "--info does not say who serves it: $(cat "$WORK/info")"
+grep -q "^committed since it started: 2097152 bytes" "$WORK/info" ||
+	fail "--info lacks what was committed: $(cat "$WORK/info")"
+end_case
+
 start_case "systemctl reload adds a log while a stream runs; the stream is undisturbed; status follows"
 FEED_PAUSE=0.1 start_fed_sender "$WORK/in3" --truncate "$RECV_IP/app"
-status_is "serving 3 logs (app, audit, locked), 1 sender connected" 30
+status_is "serving 3 logs (app, audit, locked), 1 sender connected, *" 30
 write_conf
 printf '[extra]\npool = %s/extra.pool\ncreate = 8M\n' "$pool_dir" >>"$conf"
 sd reload "$unit"
 [ "$RC" = 0 ] || fail "systemctl reload exit $RC: $(cat "$WORK/sd.out")"
 journal info | grep -q "log extra added" || fail "no 'log extra added': $(journal info | tail -n 5)"
 sd status "$unit" --no-pager
-grep -q 'Status: "serving 4 logs (app, audit, locked and 1 more), 1 sender connected"' "$WORK/sd.out" ||
+grep -q 'Status: "serving 4 logs (app, audit, locked and 1 more), 1 sender connected, .* committed"' "$WORK/sd.out" ||
 	fail "systemctl status lacks the status line: $(cat "$WORK/sd.out")"
 kill -0 "$SEND_PID" 2>/dev/null || fail "the stream ended before the reload was done (make it slower)"
 ship_to extra "$WORK/in4"
@@ -191,7 +219,7 @@ stop_feed
 [ "$REAP_RC" = 0 ] || fail "the stream during the reload exit $REAP_RC: $(cat "$WORK/send.log")"
 same_as app "$WORK/in3"
 same_as extra "$WORK/in4"
-status_is "serving 4 logs (app, audit, locked and 1 more), 0 senders connected"
+status_is "serving 4 logs (app, audit, locked and 1 more), 0 senders connected, *"
 end_case
 
 start_case "a refused sender is in journalctl -p warning, not -p err"

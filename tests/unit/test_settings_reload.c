@@ -38,6 +38,8 @@ static const struct sample {
     {"peer-timeout", "5s", "6s", SETTINGS_RELOAD_RESTART},
     {"max-senders", "10", "11", SETTINGS_RELOAD_AT_ONCE},
     {"busy-poll", "no", "yes", SETTINGS_RELOAD_RESTART},
+    {"metrics-file", "@/a.prom", "@/b.prom", SETTINGS_RELOAD_AT_ONCE},
+    {"metrics-interval", "15s", "20s", SETTINGS_RELOAD_AT_ONCE},
     {"pool", "@/a.pool", "@/b.pool", SETTINGS_RELOAD_NEW_LOG},
     {"create", "2M", "4M", SETTINGS_RELOAD_RESTART},
     {"allow", "192.0.2.0/24", "198.51.100.0/24", SETTINGS_RELOAD_NEW_SESSIONS},

@@ -52,6 +52,9 @@ static const struct documented documented[] = {
      "SECONDS"},
     {"max-senders", GLOBAL, AT_ONCE, 1, 1024, 64, "max-senders", "N"},
     {"busy-poll", GLOBAL, RESTART, NONE, NONE, 0, "busy-poll", 0},
+    {"metrics-file", GLOBAL, AT_ONCE, NONE, NONE, NONE, "metrics-file", "FILE"},
+    {"metrics-interval", GLOBAL, AT_ONCE, 1000, 3600000, 15000,
+     "metrics-interval", "SECONDS"},
     {"pool", LOG, NEW_LOG, NONE, NONE, NONE, 0, 0},
     {"create", LOG, RESTART, 2 << 20, UINT64_MAX, 0, "create", "SIZE"},
     {"allow", LOG, NEW_SESSIONS, NONE, NONE, NONE, "allow", "CIDR"},
@@ -332,7 +335,7 @@ static void ranges(void **state)
 				one(row, row->max + 1, false);
 		}
 	}
-	assert_int_equal(rows, 6);
+	assert_int_equal(rows, 7);
 }
 
 /* yes or no in the file, a flag without argument says yes. */

@@ -1,6 +1,7 @@
 /* The text of rpma-recv's `systemctl status` line: singular and plural,
  * the names in order and capped with "and N more", a name too long for the
- * line, and the longest line there can be. (Sending it: test_sd_notify.) */
+ * line, the bytes committed, and the longest line there can be. (Sending it:
+ * test_sd_notify.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,13 +31,18 @@ static void singular_and_plural(void **state)
 {
 	(void)state;
 	const char *const names[] = {"app", "audit", "web"};
-	expect_text(1, names, 0, "serving 1 log (app), 0 senders connected");
-	expect_text(1, names, 1, "serving 1 log (app), 1 sender connected");
-	expect_text(2, names, 1,
-		    "serving 2 logs (app, audit), 1 sender connected");
+	expect_text(1, names, 0,
+		    "serving 1 log (app), 0 senders connected, 0 B committed");
+	expect_text(1, names, 1,
+		    "serving 1 log (app), 1 sender connected, 0 B committed");
+	expect_text(
+	    2, names, 1,
+	    "serving 2 logs (app, audit), 1 sender connected, 0 B committed");
 	expect_text(3, names, 2,
-		    "serving 3 logs (app, audit, web), 2 senders connected");
-	expect_text(0, names, 0, "serving 0 logs, 0 senders connected");
+		    "serving 3 logs (app, audit, web), 2 senders connected, 0 "
+		    "B committed");
+	expect_text(0, names, 0,
+		    "serving 0 logs, 0 senders connected, 0 B committed");
 }
 
 static void names_capped(void **state)
@@ -44,9 +50,11 @@ static void names_capped(void **state)
 	(void)state;
 	const char *const names[] = {"a", "b", "c", "d", "e"};
 	expect_text(4, names, 3,
-		    "serving 4 logs (a, b, c and 1 more), 3 senders connected");
+		    "serving 4 logs (a, b, c and 1 more), 3 senders connected, "
+		    "0 B committed");
 	expect_text(5, names, 3,
-		    "serving 5 logs (a, b, c and 2 more), 3 senders connected");
+		    "serving 5 logs (a, b, c and 2 more), 3 senders connected, "
+		    "0 B committed");
 }
 
 /* The unnamed log (`rpma-recv POOL`) shows its pool, unless the path is
@@ -56,16 +64,19 @@ static void long_names(void **state)
 	(void)state;
 	const char *const pool[] = {"/mnt/pmem/app.pool"};
 	expect_text(1, pool, 1,
-		    "serving 1 log (/mnt/pmem/app.pool), 1 sender connected");
+		    "serving 1 log (/mnt/pmem/app.pool), 1 sender connected, 0 "
+		    "B committed");
 	char path[PATH_MAX];
 	memset(path, 'p', 200);
 	path[0] = '/';
 	path[200] = '\0';
 	const char *const long_pool[] = {path};
-	expect_text(1, long_pool, 1, "serving 1 log, 1 sender connected");
+	expect_text(1, long_pool, 1,
+		    "serving 1 log, 1 sender connected, 0 B committed");
 	const char *const some_long[] = {"app", path, "web"};
 	expect_text(3, some_long, 0,
-		    "serving 3 logs (app and 2 more), 0 senders connected");
+		    "serving 3 logs (app and 2 more), 0 senders connected, 0 B "
+		    "committed");
 }
 
 /* As many logs and senders as there can be, each name of the longest:
@@ -83,14 +94,33 @@ static void longest_line_fits(void **state)
 				 .names = names,
 				 .nnames = RECV_LOGS_MAX,
 				 .senders = RECV_MAX_SENDERS_MAX};
+	st.committed = UINT64_MAX;
 	char text[RECV_STATUS_TEXT_MAX], want[RECV_STATUS_TEXT_MAX];
 	recv_status_text(&st, text, sizeof(text));
 	snprintf(want, sizeof(want),
 		 "serving %d logs (%s, %s, %s and %d more), %d senders "
-		 "connected",
+		 "connected, 16777216.0 TiB committed",
 		 RECV_LOGS_MAX, name, name, name, RECV_LOGS_MAX - 3,
 		 RECV_MAX_SENDERS_MAX);
 	assert_string_equal(text, want);
+}
+
+/* The bytes committed since the start, over all logs, as a size. */
+static void committed_bytes(void **state)
+{
+	(void)state;
+	const char *const names[] = {"app"};
+	struct recv_status st = {
+	    .nlogs = 1, .names = names, .nnames = 1, .senders = 1};
+	char text[RECV_STATUS_TEXT_MAX];
+	st.committed = 4u << 20;
+	recv_status_text(&st, text, sizeof(text));
+	assert_string_equal(
+	    text, "serving 1 log (app), 1 sender connected, 4.0 MiB committed");
+	st.committed = 1536;
+	recv_status_text(&st, text, sizeof(text));
+	assert_string_equal(
+	    text, "serving 1 log (app), 1 sender connected, 1.5 KiB committed");
 }
 
 int main(void)
@@ -100,6 +130,7 @@ int main(void)
 	    cmocka_unit_test(names_capped),
 	    cmocka_unit_test(long_names),
 	    cmocka_unit_test(longest_line_fits),
+	    cmocka_unit_test(committed_bytes),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

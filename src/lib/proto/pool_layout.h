@@ -13,6 +13,12 @@ struct rs_error;
 #define RS_LOG_END_OFFSET 4104u	  /* u64 LE: absolute offset of data end */
 #define RS_LOG_WRITE_OFFSET 4112u /* u64 LE: end of committed data */
 #define RS_LOG_HDR_END 4120u
+#define RS_POOL_SIGNATURE "PMEMLOG" /* the header's first 8 bytes, NUL last */
+
+/* The UUID as pmempool info prints it: the first three fields are
+ * little-endian numbers (so their bytes print reversed), with dashes. */
+#define RS_POOL_UUID_TEXT 37
+void rs_pool_uuid_text(const uint8_t uuid[16], char out[RS_POOL_UUID_TEXT]);
 
 /* Checks log geometry read from a pool (or received from a peer) against a
  * mapping of map_size bytes. Returns 0 when sound, else RS_E_MALFORMED. */

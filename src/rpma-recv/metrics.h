@@ -1,0 +1,53 @@
+/* The receiver's counters (counters.h) in Prometheus' text exposition
+ * format, for node-exporter's textfile collector (Debian's
+ * prometheus-node-exporter reads the .prom files of
+ * /var/lib/prometheus/node-exporter): one series per log (labels log and pool),
+ * written to a temporary file beside the target and renamed over it, so a
+ * reader never sees half of one. --info reads a served log's figures back from
+ * it. */
+#ifndef RECV_METRICS_H
+#define RECV_METRICS_H
+
+#include "counters.h"
+#include "error.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct recv_metrics_log {
+	const char *name; /* "" for `rpma-recv POOL` */
+	const char *pool;
+	uint64_t log_bytes, used_bytes;
+	struct recv_log_counts counts;
+};
+
+/* What a receiver wrote: its logs, and the refusals that named no log it
+ * serves (log="" pool=""). */
+struct recv_metrics {
+	long pid;
+	double written; /* seconds since the epoch */
+	const struct recv_metrics_log *logs;
+	unsigned nlogs;
+	struct recv_log_counts unrouted;
+};
+
+void recv_metrics_render(FILE *f, const struct recv_metrics *m);
+
+/* Renders m into path, atomically. RS_E_IO with the file named. */
+int recv_metrics_write(const char *path, const struct recv_metrics *m,
+		       struct rs_error *err);
+
+/* A log's figures as a metrics file holds them. */
+struct recv_metrics_found {
+	char name[64];
+	long pid;
+	double written;
+	struct recv_log_counts counts;
+};
+
+/* Finds the log served from pool in the metrics file at path: 0 and *out
+ * filled, or RS_E_IO (no file) or RS_E_INVAL (no such log in it). */
+int recv_metrics_find(const char *path, const char *pool,
+		      struct recv_metrics_found *out, struct rs_error *err);
+
+#endif

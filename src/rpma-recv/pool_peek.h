@@ -1,0 +1,24 @@
+/* A look at a pool that writes nothing and takes no lock: its signature,
+ * UUID and log geometry read by our own code (PMDK 2.0 has no libpmemlog)
+ * through a read-only mapping (a device-DAX cannot be read(2)). Works on a
+ * pool the user may only read, and on one a receiver serves. For --info. */
+#ifndef RECV_POOL_PEEK_H
+#define RECV_POOL_PEEK_H
+
+#include "error.h"
+
+#include <libpmem2.h>
+#include <stdint.h>
+
+struct recv_pool_peek {
+	uint8_t uuid[16];
+	uint64_t start, end, write; /* absolute offsets of the log */
+	enum pmem2_granularity granularity;
+};
+
+/* RS_E_IO when path cannot be read or mapped, RS_E_MALFORMED when it is
+ * not a libpmemlog pool of the layout we know. */
+int recv_pool_peek(const char *path, struct recv_pool_peek *out,
+		   struct rs_error *err);
+
+#endif
