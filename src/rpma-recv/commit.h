@@ -11,16 +11,12 @@
 
 #include "pmem_target.h"
 #include "proto/message.h"
+#include "staging.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct recv_method;
-
-struct recv_staging {
-	const uint8_t *ring; /* NULL when staged is not offered */
-	uint64_t length;
-};
 
 /* Fills *reply for req from a session using method m (NULL: a session that
  * commits nothing) and returns true when the pool was committed. */

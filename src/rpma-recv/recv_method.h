@@ -8,11 +8,11 @@
 #ifndef RECV_METHOD_H
 #define RECV_METHOD_H
 
-#include "commit.h"
 #include "pmem_target.h"
 #include "proto/descriptor.h"
 #include "proto/message.h"
 #include "proto/method.h"
+#include "staging.h"
 
 #include <stdbool.h>
 #include <stdint.h>
