@@ -173,7 +173,7 @@ quiet_pipe() {
 }
 
 start_case "--flush-interval commits a quiet pipe's line promptly"
-quiet_pipe 5 3 1.5 "first line" "second line"
+quiet_pipe 5 6 3 "first line" "second line"
 end_case
 
 start_case "a quiet pipe's lone line is committed at once when nothing is in flight (--flush-interval 60000)"
