@@ -423,10 +423,9 @@ int main(int argc, char **argv)
 		return report_ship(&a, rc, &result);
 	}
 	struct send_input in;
-	char err[512];
-	if (send_input_open(&in, a.input ? a.input : "-", a.follow, err,
-			    sizeof(err))) {
-		rs_err("%s", err);
+	struct rs_error err = {0};
+	if (send_input_open(&in, a.input ? a.input : "-", a.follow, &err)) {
+		rs_err("%s", err.msg);
 		return RS_EXIT_USAGE;
 	}
 	rc = ship_run(&a.cfg, &in, &result);

@@ -3,6 +3,7 @@
 #include "backoff.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
+#include "error.h"
 #include "input.h"
 #include "stats.h"
 #include "verifier.h"
@@ -72,9 +73,9 @@ int resume_run(const struct ship_config *cfg, const char *file,
 	       struct ship_result *result)
 {
 	struct send_input in;
-	char err[512];
-	if (send_input_open(&in, file, false, err, sizeof(err))) {
-		rs_err("%s", err);
+	struct rs_error err = {0};
+	if (send_input_open(&in, file, false, &err)) {
+		rs_err("%s", err.msg);
 		return RS_EXIT_USAGE;
 	}
 	if (!in.is_regular) {

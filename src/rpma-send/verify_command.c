@@ -2,6 +2,7 @@
 
 #include "cli/exit_code.h"
 #include "cli/log.h"
+#include "error.h"
 #include "input.h"
 
 #include <errno.h>
@@ -20,9 +21,9 @@ static int ship_first(const struct verify_command *cmd,
 		      struct verify_config *vc)
 {
 	struct send_input in;
-	char err[512];
-	if (send_input_open(&in, cmd->file, false, err, sizeof(err))) {
-		rs_err("%s", err);
+	struct rs_error err = {0};
+	if (send_input_open(&in, cmd->file, false, &err)) {
+		rs_err("%s", err.msg);
 		return RS_EXIT_USAGE;
 	}
 	struct ship_result r;
