@@ -73,13 +73,13 @@ static void lose(struct fleet *f, struct replica *r, uint64_t now)
  * use, room for the window. */
 static int check_still_compatible(struct fleet *f, struct replica *r)
 {
-	const char *why =
-	    replica_misfit(r, window_depth(f->w), window_batch_max(f->w));
-	if (!why)
+	struct rs_error err = {0};
+	if (!replica_check_fit(r, window_depth(f->w), window_batch_max(f->w),
+			       &err))
 		return RS_EXIT_OK;
 	rs_err("cannot resume on %s after reconnecting: %s; %llu input bytes "
 	       "were committed",
-	       replica_label(r), why, input_of(f, r));
+	       replica_label(r), err.msg, input_of(f, r));
 	return RS_EXIT_REFUSED;
 }
 

@@ -166,17 +166,20 @@ uint32_t replica_batch_cap(const struct replica *r)
 	return send_method_batch_cap(r->method, replica_grant(r));
 }
 
-const char *replica_misfit(const struct replica *r, uint16_t depth,
-			   uint32_t batch_max)
+int replica_check_fit(const struct replica *r, uint16_t depth,
+		      uint32_t batch_max, struct rs_error *err)
 {
 	const struct rs_accept_info *info = replica_grant(r);
+	const char *why = 0;
 	if (memcmp(info->pool_uuid, r->pool_uuid, sizeof(r->pool_uuid)))
-		return "it now serves a different pool";
-	if (!send_method_offered(r->method, info))
-		return "it no longer offers the method in use";
-	if (info->credits < depth)
-		return "it allows fewer batches in flight";
-	return send_method_cap_shrunk(r->method, info, batch_max);
+		why = "it now serves a different pool";
+	else if (!send_method_offered(r->method, info))
+		why = "it no longer offers the method in use";
+	else if (info->credits < depth)
+		why = "it allows fewer batches in flight";
+	if (why)
+		return rs_error_set(err, RS_E_REJECTED, 0, "%s", why);
+	return send_method_check_cap(r->method, info, batch_max, err);
 }
 
 uint64_t replica_granted_end(const struct replica *r)
