@@ -2,7 +2,6 @@
  * method table and taking back what its receiver answers. */
 #include "replica.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "connect.h"
 #include "error.h"
@@ -103,7 +102,7 @@ const struct rs_accept_info *replica_grant(const struct replica *r)
 }
 
 int replica_connect(struct replica *r, bool first, uint16_t slots,
-		    int timeout_ms, bool *transient)
+		    int timeout_ms)
 {
 	struct send_peer peer = {.remote = r->target,
 				 .timeout_ms = timeout_ms,
@@ -114,7 +113,7 @@ int replica_connect(struct replica *r, bool first, uint16_t slots,
 	    .flags = first && r->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
 	    .method = (uint8_t)(first ? r->cfg->method : r->method->id)};
 	/* A batch is one chain: at most CHAIN_MAX work requests. */
-	return send_connect(&peer, req, slots, CHAIN_MAX, &r->rs, transient);
+	return send_connect(&peer, req, slots, CHAIN_MAX, &r->rs);
 }
 
 int replica_register(struct replica *r, const struct send_window *w)
@@ -133,9 +132,12 @@ int replica_register(struct replica *r, const struct send_window *w)
 				&r->words_mr, &err))) {
 		rs_err("cannot register %zu bytes of batch buffers: %s",
 		       ring_len, no_words ? "out of memory" : err.msg);
-		return RS_EXIT_USAGE;
+		/* Our own memory the device will not take, whatever the
+		 * provider said: the user's to fix (ulimit -l, --batch,
+		 * --depth), exit 2 as always. */
+		return RS_E_NOMEM;
 	}
-	return RS_EXIT_OK;
+	return 0;
 }
 
 enum rs_method replica_method(const struct replica *r)

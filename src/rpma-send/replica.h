@@ -61,12 +61,12 @@ int replica_check_fit(const struct replica *r, uint16_t depth,
 /* Connects once, waiting up to timeout_ms (the first connection may
  * truncate and asks for the configured method; later ones take the session
  * over and ask for the method in use), with room for slots batches in
- * flight. Returns an exit code; *transient says whether trying again may
- * help. */
+ * flight. Returns send_connect's code, reported: RS_ERRC_TRANSIENT says
+ * whether trying again may help. */
 int replica_connect(struct replica *r, bool first, uint16_t slots,
-		    int timeout_ms, bool *transient);
+		    int timeout_ms);
 /* Registers the window's ring (and the method's words) with the
- * connection. */
+ * connection. RS_E_NOMEM, reported, when it cannot. */
 int replica_register(struct replica *r, const struct send_window *w);
 /* The log's end in window positions, as the grant says. */
 uint64_t replica_granted_end(const struct replica *r);
