@@ -110,11 +110,12 @@ static int size_window(struct fleet *f)
 		depth = credits;
 	uint64_t used = replica_granted_end(f->replicas[0]);
 	unsigned k = f->cfg->quorum ? f->cfg->quorum : f->n;
-	if (window_connected(f->w, f->n, k, (uint16_t)depth, batch_max, used,
-			     end)) {
+	int rc = window_connected(f->w, f->n, k, (uint16_t)depth, batch_max,
+				  used, end);
+	if (rc) {
 		rs_err("cannot allocate %zu bytes of batch buffers",
 		       (size_t)depth * batch_max);
-		return RS_E_NOMEM;
+		return rc;
 	}
 	rs_verbose("method %s, %u batches of %u bytes in flight, remote log "
 		   "at %llu of %llu bytes, %u of %u replicas must confirm",

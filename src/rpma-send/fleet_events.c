@@ -186,23 +186,31 @@ bool fleet_drop_laggards(struct fleet *f)
 
 /* ---- events ---- */
 
-static void apply(struct fleet *f, struct replica *r,
-		  const struct replica_report *rep)
+/* Its oldest batch in flight is confirmed, if that is the one. */
+static void confirmed(struct fleet *f, struct replica *r,
+		      const struct replica_report *rep)
 {
 	unsigned i = replica_index(r);
 	const struct window_batch *b = window_oldest_of(f->w, i);
+	if (!b)
+		return; /* a straggler */
+	int rc = window_confirmed(f->w, i, rep->seq, rep->offset);
+	if (rc) {
+		rs_err("%s confirmed a commit out of order after %llu input "
+		       "bytes; stopping there",
+		       replica_label(r), input_of(f, r));
+		give_up(f, r, rc);
+		return;
+	}
+	replica_confirmed(r, f->w, b, send_stats_now_ns());
+}
+
+static void apply(struct fleet *f, struct replica *r,
+		  const struct replica_report *rep)
+{
 	switch (rep->news) {
 	case REPLICA_CONFIRMED:
-		if (!b)
-			break; /* a straggler */
-		if (window_confirmed(f->w, i, rep->seq, rep->offset)) {
-			rs_err("%s confirmed a commit out of order after %llu "
-			       "input bytes; stopping there",
-			       replica_label(r), input_of(f, r));
-			give_up(f, r, RS_E_MALFORMED);
-			break;
-		}
-		replica_confirmed(r, f->w, b, send_stats_now_ns());
+		confirmed(f, r, rep);
 		break;
 	case REPLICA_LINK_LOST:
 		lose(f, r, send_stats_now_ns());
