@@ -6,7 +6,7 @@
 #include "cli/log.h"
 #include "cli/signals.h"
 #include "error.h"
-#include "exit_status.h"
+#include "recv_exit_status.h"
 #include "info.h"
 #include "service.h"
 #include "settings.h"

@@ -1,7 +1,7 @@
 #include "agreement.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
+#include "error.h"
 #include "verifier.h"
 
 #include <stdbool.h>
@@ -28,7 +28,7 @@ static int digest_of(const struct replica *r, const struct ship_config *cfg,
 	if (!rc && covered != used) {
 		rs_err("the log on %s changed while it was being checked",
 		       replica_label(r));
-		rc = RS_EXIT_NOT_PREFIX;
+		rc = RS_E_DIVERGED;
 	}
 	return rc;
 }
@@ -58,10 +58,10 @@ int agreement_check(struct replica *const *replicas, unsigned n,
 	for (unsigned i = 1; i < n; i++)
 		if (replica_granted_end(replicas[i]) != used) {
 			report(replicas, n, 0);
-			return RS_EXIT_NOT_PREFIX;
+			return RS_E_DIVERGED;
 		}
 	if (n < 2 || used == 0)
-		return RS_EXIT_OK;
+		return 0;
 	uint64_t digests[SEND_REPLICAS_MAX];
 	bool same = true;
 	for (unsigned i = 0; i < n; i++) {
@@ -72,9 +72,9 @@ int agreement_check(struct replica *const *replicas, unsigned n,
 	}
 	if (!same) {
 		report(replicas, n, digests);
-		return RS_EXIT_NOT_PREFIX;
+		return RS_E_DIVERGED;
 	}
 	rs_verbose("the %u replicas hold the same %llu bytes", n,
 		   (unsigned long long)used);
-	return RS_EXIT_OK;
+	return 0;
 }

@@ -8,8 +8,9 @@
 
 #include "replica.h"
 
-/* Checks n connected replicas. Returns an exit code: RS_EXIT_NOT_PREFIX
- * after one line per replica saying what it holds, when they differ. */
+/* Checks n connected replicas. Returns 0, RS_E_DIVERGED after one line
+ * per replica saying what it holds when they differ, or what reading a
+ * digest failed with (reported). */
 int agreement_check(struct replica *const *replicas, unsigned n,
 		    const struct ship_config *cfg);
 

@@ -1,6 +1,5 @@
 #include "connect.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "error.h"
 #include "session/session.h"
@@ -11,20 +10,6 @@
 _Static_assert(sizeof(((struct rs_target *)0)->name) ==
 		   sizeof(((struct rs_connect_req *)0)->log_name),
 	       "a target's log name fits the connect request as it is");
-
-static int exit_code_of(int errc)
-{
-	switch (errc) {
-	case RS_E_BUSY:
-	case RS_E_REJECTED:
-	case RS_E_AUTH:
-	case RS_E_MALFORMED:
-	case RS_E_VERSION:
-		return RS_EXIT_REFUSED;
-	default:
-		return RS_EXIT_CONNECT;
-	}
-}
 
 static void report(const struct send_peer *p, const struct rs_error *err)
 {
@@ -44,7 +29,7 @@ static void report(const struct send_peer *p, const struct rs_error *err)
 
 int send_connect(const struct send_peer *p, struct rs_connect_req req,
 		 uint16_t slots, uint32_t sends_per_slot,
-		 struct rs_session **rs, bool *transient)
+		 struct rs_session **rs)
 {
 	memcpy(req.log_name, p->remote->name, sizeof(req.log_name));
 	struct rs_session_request r = {
@@ -60,9 +45,11 @@ int send_connect(const struct send_peer *p, struct rs_connect_req req,
 	};
 	struct rs_error err = {0};
 	int rc = rs_session_connect(&r, rs, &err);
-	*transient = rc && RS_ERRC_TRANSIENT(rc);
 	if (!rc)
-		return RS_EXIT_OK;
+		return 0;
 	report(p, &err);
-	return exit_code_of(rc);
+	/* The memory a connection takes (its queue pair, its registered
+	 * message slots) is the RDMA stack's: running out of it is failing to
+	 * connect (exit 3), not the sender's own buffers (RS_E_NOMEM, 2). */
+	return rc == RS_E_NOMEM ? RS_E_PROVIDER : rc;
 }

@@ -1,6 +1,6 @@
 /* The sender's end of connecting: a session request built from the
  * options, and what a failure means to the user: one line with the hint
- * that names the option or the program that fixes it, and the exit code. */
+ * that names the option or the program that fixes it, and the code. */
 #ifndef SEND_CONNECT_H
 #define SEND_CONNECT_H
 
@@ -24,11 +24,11 @@ struct send_peer {
 
 /* Connects, asking for the log p->remote names (every connection of a run,
  * reconnects and --verify included, asks for the same one); on failure
- * reports it and returns the exit code, with *transient set when trying
- * again later may work (nothing listening, the receiver busy or serving as
- * many senders as it may). */
+ * reports it and returns the session's code (RS_ERRC_TRANSIENT when trying
+ * again later may work: nothing listening, the receiver busy or serving as
+ * many senders as it may), but RS_E_PROVIDER for RS_E_NOMEM. */
 int send_connect(const struct send_peer *p, struct rs_connect_req req,
 		 uint16_t slots, uint32_t sends_per_slot,
-		 struct rs_session **rs, bool *transient);
+		 struct rs_session **rs);
 
 #endif

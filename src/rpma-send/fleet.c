@@ -3,7 +3,6 @@
 #include "fleet_internal.h"
 
 #include "agreement.h"
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "cli/size.h"
 #include "error.h"
@@ -53,14 +52,12 @@ struct send_window *fleet_window(const struct fleet *f)
 static int plan_replica(struct fleet *f, struct replica *r)
 {
 	struct rs_error err = {0};
-	if (replica_plan(r, f->cfg->method, &err)) {
-		if (f->n > 1)
-			rs_err("%s: %s", replica_label(r), err.msg);
-		else
-			rs_err("%s", err.msg);
-		return RS_EXIT_REFUSED;
-	}
-	return RS_EXIT_OK;
+	int rc = replica_plan(r, f->cfg->method, &err);
+	if (rc && f->n > 1)
+		rs_err("%s: %s", replica_label(r), err.msg);
+	else if (rc)
+		rs_err("%s", err.msg);
+	return rc;
 }
 
 /* The first connection, retried up to --retry times with doubling
@@ -71,12 +68,11 @@ static int connect_first(struct fleet *f, struct replica *r)
 	    f->cfg->depth == SHIP_DEPTH_AUTO ? SHIP_DEPTH_MAX : f->cfg->depth;
 	unsigned backoff = SEND_BACKOFF_FIRST_MS;
 	for (unsigned attempt = 0;; attempt++) {
-		bool transient = false;
-		int rc = replica_connect(
-		    r, true, slots, f->cfg->connect_timeout_ms, &transient);
+		int rc =
+		    replica_connect(r, true, slots, f->cfg->connect_timeout_ms);
 		if (!rc)
 			return plan_replica(f, r);
-		if (!transient || attempt >= f->cfg->retries ||
+		if (!RS_ERRC_TRANSIENT(rc) || attempt >= f->cfg->retries ||
 		    send_stop_requested)
 			return rc;
 		rs_info("retrying in %u ms (%u of %u)", backoff, attempt + 1,
@@ -114,18 +110,19 @@ static int size_window(struct fleet *f)
 		depth = credits;
 	uint64_t used = replica_granted_end(f->replicas[0]);
 	unsigned k = f->cfg->quorum ? f->cfg->quorum : f->n;
-	if (window_connected(f->w, f->n, k, (uint16_t)depth, batch_max, used,
-			     end)) {
+	int rc = window_connected(f->w, f->n, k, (uint16_t)depth, batch_max,
+				  used, end);
+	if (rc) {
 		rs_err("cannot allocate %zu bytes of batch buffers",
 		       (size_t)depth * batch_max);
-		return RS_EXIT_USAGE;
+		return rc;
 	}
 	rs_verbose("method %s, %u batches of %u bytes in flight, remote log "
 		   "at %llu of %llu bytes, %u of %u replicas must confirm",
 		   rs_method_name(replica_method(f->replicas[0])), depth,
 		   batch_max, (unsigned long long)used, (unsigned long long)end,
 		   k, f->n);
-	return RS_EXIT_OK;
+	return 0;
 }
 
 /* --resume checked the log first: it must not have changed since. */
@@ -133,17 +130,17 @@ static int check_expected(const struct fleet *f)
 {
 	uint64_t used = replica_granted_end(f->replicas[0]);
 	if (!f->cfg->expect_offset || used == f->cfg->expected_used)
-		return RS_EXIT_OK;
+		return 0;
 	rs_err("the remote log changed since it was checked (it holds %llu "
 	       "bytes, not %llu); run --resume again",
 	       (unsigned long long)used,
 	       (unsigned long long)f->cfg->expected_used);
-	return RS_EXIT_NOT_PREFIX;
+	return RS_E_DIVERGED;
 }
 
 int fleet_start(struct fleet *f)
 {
-	int rc = RS_EXIT_OK;
+	int rc = 0;
 	for (unsigned i = 0; i < f->n && !rc; i++)
 		rc = connect_first(f, f->replicas[i]);
 	if (!rc)
@@ -166,7 +163,7 @@ int fleet_finish(const struct fleet *f, int rc)
 {
 	const struct send_window *w = f->w;
 	if (!rc && window_error(w) == WINDOW_TOO_FEW)
-		rc = f->failure ? f->failure : RS_EXIT_CONNECT;
+		rc = f->failure ? f->failure : RS_E_LOST;
 	const struct quorum *q = window_quorum(w);
 	uint64_t committed = quorum_committed(q);
 	unsigned holders = quorum_count_at(q, committed);
@@ -185,7 +182,7 @@ int fleet_finish(const struct fleet *f, int rc)
 		return rc;
 	rs_err("committed %llu input bytes on %u of %u replicas",
 	       (unsigned long long)window_committed_input(w), holders, f->n);
-	return RS_EXIT_FEWER_REPLICAS;
+	return RS_E_DEGRADED;
 }
 
 void fleet_progress(const struct fleet *f, char *buf, size_t len)

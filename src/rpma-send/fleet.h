@@ -30,10 +30,12 @@ void fleet_delete(struct fleet *f);
 struct send_window *fleet_window(const struct fleet *f);
 
 /* Connects every replica (each retried up to --retry times), checks that
- * they agree, sizes and registers the ring. Returns an exit code. */
+ * they agree, sizes and registers the ring. Returns 0 or a negative enum
+ * rs_errc, reported. */
 int fleet_start(struct fleet *f);
 
-/* Posts b to replica i. Non-zero: its link is lost. */
+/* Posts b to replica i. Non-zero (RS_E_LOST, or the post's code): its
+ * link is lost. */
 int fleet_post(struct fleet *f, unsigned i, struct window_batch *b);
 
 /* Takes every completion and connection event that is there, without
@@ -55,10 +57,10 @@ nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd);
 uint64_t fleet_timeout(const struct fleet *f, uint64_t now_ns,
 		       uint64_t wait_ns);
 
-/* The exit code of a finished stream: rc; when the window ended with
- * fewer replicas than the rule needs, the exit code of the last one given
- * up; RS_EXIT_FEWER_REPLICAS when what was committed is not on every
- * replica. Says which replica stopped where. */
+/* The code of a finished stream: rc; when the window ended with fewer
+ * replicas than the rule needs, the code of the last one given up
+ * (RS_E_LOST when none was); RS_E_DEGRADED when what was committed is not
+ * on every replica. Says which replica stopped where. */
 int fleet_finish(const struct fleet *f, int rc);
 /* For --progress with several replicas: each one's bytes and state. */
 void fleet_progress(const struct fleet *f, char *buf, size_t len);

@@ -2,7 +2,6 @@
  * its link lost and taken up again on its own clock. */
 #include "fleet_internal.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "error.h"
 #include "input.h"
@@ -27,16 +26,17 @@ static unsigned long long input_of(const struct fleet *f,
 int fleet_post(struct fleet *f, unsigned i, struct window_batch *b)
 {
 	struct replica *r = f->replicas[i];
-	return replica_connected(r) ? replica_post(r, f->w, b) : -1;
+	return replica_connected(r) ? replica_post(r, f->w, b) : RS_E_LOST;
 }
 
 /* ---- giving up, losing, reconnecting ---- */
 
-/* For good: the reason was reported; the stream goes on if it can. */
-static void give_up(struct fleet *f, struct replica *r, int rc)
+/* For good, for the reason code (reported); the stream goes on if it
+ * can. */
+static void give_up(struct fleet *f, struct replica *r, int code)
 {
 	replica_disconnect(r);
-	f->failure = rc;
+	f->failure = code;
 	window_drop(f->w, replica_index(r));
 	const struct quorum *q = window_quorum(f->w);
 	if (f->n > 1 && quorum_viable(q))
@@ -47,11 +47,11 @@ static void give_up(struct fleet *f, struct replica *r, int rc)
 }
 
 /* Its link is gone and will not be taken up again. */
-static void give_up_link(struct fleet *f, struct replica *r, int rc)
+static void give_up_link(struct fleet *f, struct replica *r, int code)
 {
 	rs_err("connection to %s lost after committing %llu input bytes",
 	       replica_label(r), input_of(f, r));
-	give_up(f, r, rc);
+	give_up(f, r, code);
 }
 
 static void lose(struct fleet *f, struct replica *r, uint64_t now)
@@ -59,7 +59,7 @@ static void lose(struct fleet *f, struct replica *r, uint64_t now)
 	replica_disconnect(r);
 	window_lost(f->w, replica_index(r));
 	if (f->cfg->retries == 0 || send_stop_requested) {
-		give_up_link(f, r, RS_EXIT_CONNECT);
+		give_up_link(f, r, RS_E_LOST);
 		return;
 	}
 	rs_info("connection to %s lost after committing %llu input bytes; "
@@ -73,17 +73,20 @@ static void lose(struct fleet *f, struct replica *r, uint64_t now)
  * use, room for the window. */
 static int check_still_compatible(struct fleet *f, struct replica *r)
 {
-	const char *why =
-	    replica_misfit(r, window_depth(f->w), window_batch_max(f->w));
-	if (!why)
-		return RS_EXIT_OK;
-	rs_err("cannot resume on %s after reconnecting: %s; %llu input bytes "
-	       "were committed",
-	       replica_label(r), why, input_of(f, r));
-	return RS_EXIT_REFUSED;
+	struct rs_error err = {0};
+	int rc = replica_check_fit(r, window_depth(f->w),
+				   window_batch_max(f->w), &err);
+	if (rc)
+		rs_err("cannot resume on %s after reconnecting: %s; %llu input "
+		       "bytes were committed",
+		       replica_label(r), err.msg, input_of(f, r));
+	return rc;
 }
 
-/* Connected again: the window posts it everything its log lacks. */
+/* Connected again: the window posts it everything its log lacks. A log
+ * the stream cannot carry on in is a refusal (RS_E_REJECTED, exit 5), as
+ * it always was; RS_E_DIVERGED (exit 6) is what the checks at the start
+ * find. */
 static void rejoin(struct fleet *f, struct replica *r)
 {
 	uint64_t remote = replica_granted_end(r);
@@ -103,20 +106,20 @@ static void rejoin(struct fleet *f, struct replica *r)
 		       "changed by someone else (it holds %llu input bytes of "
 		       "the %llu it committed)",
 		       replica_label(r), at, had);
-		give_up(f, r, RS_EXIT_REFUSED);
+		give_up(f, r, RS_E_REJECTED);
 		return;
 	case WINDOW_DIVERGED:
 		rs_err("cannot resume on %s: the remote log ends inside a "
 		       "batch or past what was sent (at %llu input bytes); "
 		       "%llu input bytes were committed",
 		       replica_label(r), at, had);
-		give_up(f, r, RS_EXIT_REFUSED);
+		give_up(f, r, RS_E_REJECTED);
 		return;
 	case WINDOW_GAP_GONE:
 		rs_err("cannot catch %s up: its log ends at %llu input bytes "
 		       "and the ring no longer holds what follows",
 		       replica_label(r), at);
-		give_up(f, r, RS_EXIT_CONNECT);
+		give_up(f, r, RS_E_LOST);
 		return;
 	}
 }
@@ -135,11 +138,10 @@ static int reconnect_timeout(const struct fleet *f)
 
 static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 {
-	bool transient = false;
 	int rc = send_stop_requested
-		     ? RS_EXIT_CONNECT
+		     ? RS_E_LOST
 		     : replica_connect(r, false, window_depth(f->w),
-				       reconnect_timeout(f), &transient);
+				       reconnect_timeout(f));
 	if (!rc)
 		rc = check_still_compatible(f, r);
 	if (!rc)
@@ -151,7 +153,7 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 	}
 	replica_disconnect(r);
 	struct fleet_retry *retry = retry_of(f, r);
-	if (transient && retry->attempts < f->cfg->retries &&
+	if (RS_ERRC_TRANSIENT(rc) && retry->attempts < f->cfg->retries &&
 	    !send_stop_requested) {
 		retry->attempts++;
 		rs_info("retrying %s in %u ms (%u of %u)", replica_label(r),
@@ -177,36 +179,44 @@ bool fleet_drop_laggards(struct fleet *f)
 		rs_err("%s fell further behind than the ring holds while its "
 		       "link was down (its log holds %llu input bytes)",
 		       replica_label(r), input_of(f, r));
-		give_up(f, r, RS_EXIT_CONNECT);
+		give_up(f, r, RS_E_LOST);
 	}
 	return true;
 }
 
 /* ---- events ---- */
 
-static void apply(struct fleet *f, struct replica *r,
-		  const struct replica_report *rep)
+/* Its oldest batch in flight is confirmed, if that is the one. */
+static void confirmed(struct fleet *f, struct replica *r,
+		      const struct replica_report *rep)
 {
 	unsigned i = replica_index(r);
 	const struct window_batch *b = window_oldest_of(f->w, i);
+	if (!b)
+		return; /* a straggler */
+	int rc = window_confirmed(f->w, i, rep->seq, rep->offset);
+	if (rc) {
+		rs_err("%s confirmed a commit out of order after %llu input "
+		       "bytes; stopping there",
+		       replica_label(r), input_of(f, r));
+		give_up(f, r, rc);
+		return;
+	}
+	replica_confirmed(r, f->w, b, send_stats_now_ns());
+}
+
+static void apply(struct fleet *f, struct replica *r,
+		  const struct replica_report *rep)
+{
 	switch (rep->news) {
 	case REPLICA_CONFIRMED:
-		if (!b)
-			break; /* a straggler */
-		if (window_confirmed(f->w, i, rep->seq, rep->offset)) {
-			rs_err("%s confirmed a commit out of order after %llu "
-			       "input bytes; stopping there",
-			       replica_label(r), input_of(f, r));
-			give_up(f, r, RS_EXIT_REFUSED);
-			break;
-		}
-		replica_confirmed(r, f->w, b, send_stats_now_ns());
+		confirmed(f, r, rep);
 		break;
 	case REPLICA_LINK_LOST:
 		lose(f, r, send_stats_now_ns());
 		break;
 	case REPLICA_REFUSED:
-		give_up(f, r, RS_EXIT_REFUSED);
+		give_up(f, r, RS_E_REJECTED);
 		break;
 	case REPLICA_NOTHING:
 		break;

@@ -23,7 +23,7 @@ struct fleet {
 	struct replica *replicas[SEND_REPLICAS_MAX];
 	struct fleet_retry retry[SEND_REPLICAS_MAX];
 	struct send_window *w;
-	int failure; /* the exit code of the last replica given up */
+	int failure; /* why the last replica given up was: an rs_errc */
 };
 
 #endif

@@ -1,28 +1,29 @@
 #include "input.h"
 
+#include "error.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 volatile sig_atomic_t send_stop_requested;
 
-static int open_path(struct send_input *in, char *err, size_t errlen)
+static int open_path(struct send_input *in, struct rs_error *err)
 {
 	in->fd = open(in->path, O_RDONLY | O_CLOEXEC);
 	if (in->fd < 0) {
-		snprintf(err, errlen, "cannot open input %s: %s", in->path,
-			 strerror(errno));
-		return -1;
+		int e = errno;
+		return rs_error_set(err, RS_E_IO, e, "cannot open input %s: %s",
+				    in->path, strerror(e));
 	}
 	struct stat st;
 	if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "input %s is a directory; give a file",
-			 in->path);
 		send_input_close(in);
-		return -1;
+		return rs_error_set(err, RS_E_IO, EISDIR,
+				    "input %s is a directory; give a file",
+				    in->path);
 	}
 	in->dev = st.st_dev;
 	in->ino = st.st_ino;
@@ -32,26 +33,25 @@ static int open_path(struct send_input *in, char *err, size_t errlen)
 }
 
 int send_input_open(struct send_input *in, const char *path, bool follow,
-		    char *err, size_t errlen)
+		    struct rs_error *err)
 {
 	memset(in, 0, sizeof(*in));
 	in->name = path;
 	in->path = path;
 	in->follow = follow;
 	if (strcmp(path, "-") == 0) {
-		if (follow) {
-			snprintf(err, errlen,
-				 "--follow needs a file path, not standard "
-				 "input; pipe `tail -F FILE` instead");
-			return -1;
-		}
+		if (follow)
+			return rs_error_set(err, RS_E_INVAL, 0,
+					    "--follow needs a file path, not "
+					    "standard input; pipe `tail -F "
+					    "FILE` instead");
 		in->fd = STDIN_FILENO;
 		in->name = "standard input";
 		struct stat st;
 		in->is_regular = fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode);
 		return 0;
 	}
-	return open_path(in, err, errlen);
+	return open_path(in, err);
 }
 
 void send_input_close(struct send_input *in)
@@ -68,10 +68,9 @@ static void follow_wait(struct send_input *in)
 	struct stat st;
 	if (stat(in->path, &st) == 0) {
 		if (st.st_dev != in->dev || st.st_ino != in->ino) {
-			char err[256];
 			int old = in->fd;
 			in->fd = -1;
-			if (open_path(in, err, sizeof(err)) == 0) {
+			if (open_path(in, NULL) == 0) {
 				close(old);
 				return;
 			}

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct rs_error;
+
 struct send_input {
 	int fd;
 	bool is_regular; /* a regular file never idles: read to the end */
@@ -26,9 +28,10 @@ struct send_input {
 /* Set by SIGINT/SIGTERM: stop reading, commit what was read. */
 extern volatile sig_atomic_t send_stop_requested;
 
-/* Returns 0, or -1 after writing a one-line reason into err. */
+/* Returns 0, or RS_E_IO (cannot open path, a directory) or RS_E_INVAL
+ * (--follow of standard input) with the reason in err. */
 int send_input_open(struct send_input *in, const char *path, bool follow,
-		    char *err, size_t errlen);
+		    struct rs_error *err);
 void send_input_close(struct send_input *in);
 
 /* Reads what is there, up to cap bytes: the count; 0 when the input ended

@@ -4,6 +4,7 @@
 #include "cli/signals.h"
 #include "cli/size.h"
 #include "error.h"
+#include "send_exit_status.h"
 #include "input.h"
 #include "resume.h"
 #include "shipper.h"
@@ -363,7 +364,23 @@ static void print_stats(const struct ship_result *r)
 static int report_ship(const struct send_args *a, int rc,
 		       const struct ship_result *r);
 
-/* --verify FILE HOST, optionally after --send. */
+/* --auth-key FILE, read before anything connects. Returns 0 or its code,
+ * reported. */
+static int load_auth_key(struct send_args *a)
+{
+	if (!a->auth_key_path)
+		return 0;
+	struct rs_error err = {0};
+	int rc = rs_auth_key_load(a->auth_key_path, &a->auth_key, &err);
+	if (rc) {
+		rs_err("%s", err.msg);
+		return rc;
+	}
+	a->cfg.auth_key = &a->auth_key;
+	return 0;
+}
+
+/* --verify FILE HOST, optionally after --send: cmp's exit status. */
 static int run_verify(const struct send_args *a)
 {
 	struct verify_command cmd = {
@@ -384,7 +401,9 @@ static int run_verify(const struct send_args *a)
 	    .ship = &a->cfg,
 	    .stats = a->stats,
 	};
-	return verify_command_run(&cmd);
+	bool same = false;
+	int rc = verify_command_run(&cmd, &same);
+	return exit_status_verify(rc, same);
 }
 
 int main(int argc, char **argv)
@@ -404,41 +423,37 @@ int main(int argc, char **argv)
 
 	rs_signals_install(on_stop_signal);
 
-	if (a.auth_key_path) {
-		struct rs_error err = {0};
-		if (rs_auth_key_load(a.auth_key_path, &a.auth_key, &err)) {
-			rs_err("%s", err.msg);
-			return RS_EXIT_USAGE;
-		}
-		a.cfg.auth_key = &a.auth_key;
-	}
+	int rc = load_auth_key(&a);
+	if (rc)
+		return a.verify ? exit_status_verify(rc, false)
+				: exit_status_send(rc);
 	if (a.verify)
 		return run_verify(&a);
 
 	struct ship_result result;
 	memset(&result, 0, sizeof(result));
-	int rc;
 	if (a.resume) {
 		rc = resume_run(&a.cfg, a.input ? a.input : "-", &result);
 		return report_ship(&a, rc, &result);
 	}
 	struct send_input in;
-	char err[512];
-	if (send_input_open(&in, a.input ? a.input : "-", a.follow, err,
-			    sizeof(err))) {
-		rs_err("%s", err);
-		return RS_EXIT_USAGE;
+	struct rs_error err = {0};
+	rc = send_input_open(&in, a.input ? a.input : "-", a.follow, &err);
+	if (rc) {
+		rs_err("%s", err.msg);
+		return exit_status_send(rc);
 	}
 	rc = ship_run(&a.cfg, &in, &result);
 	send_input_close(&in);
 	return report_ship(&a, rc, &result);
 }
 
-/* The summary of a send, and the stats line when asked for. */
+/* The summary of a send, and the stats line when asked for; its exit
+ * status. */
 static int report_ship(const struct send_args *a, int rc,
 		       const struct ship_result *r)
 {
-	if (rc == RS_EXIT_OK)
+	if (!rc)
 		rs_info("committed %llu bytes in %llu batch%s (%s); remote log "
 			"%llu of %llu bytes used",
 			(unsigned long long)r->committed,
@@ -449,5 +464,5 @@ static int report_ship(const struct send_args *a, int rc,
 			(unsigned long long)r->log_size);
 	if (a->stats)
 		print_stats(r);
-	return rc;
+	return exit_status_send(rc);
 }

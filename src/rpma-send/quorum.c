@@ -1,5 +1,7 @@
 #include "quorum.h"
 
+#include "error.h"
+
 #include <string.h>
 
 const char *quorum_state_name(enum replica_state s)
@@ -39,7 +41,7 @@ static void commit_update(struct quorum *q)
 int quorum_init(struct quorum *q, unsigned n, unsigned k, uint64_t start_offset)
 {
 	if (n > SEND_REPLICAS_MAX || k < 1 || k > n)
-		return -1;
+		return RS_E_INVAL;
 	memset(q, 0, sizeof(*q));
 	q->n = n;
 	q->k = k;
@@ -54,13 +56,13 @@ int quorum_init(struct quorum *q, unsigned n, unsigned k, uint64_t start_offset)
 int quorum_confirmed(struct quorum *q, unsigned i, uint64_t offset)
 {
 	if (i >= q->n)
-		return -1;
+		return RS_E_INVAL;
 	struct quorum_replica *r = &q->replicas[i];
 	/* Late news from a replica given up on changes nothing. */
 	if (!live(r))
 		return 0;
 	if (offset < r->confirmed)
-		return -1;
+		return RS_E_MALFORMED;
 	r->confirmed = offset;
 	if (r->state == REPLICA_CATCHING_UP && offset >= r->catch_up_to)
 		r->state = REPLICA_ACTIVE;

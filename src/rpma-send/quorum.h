@@ -44,16 +44,17 @@ struct quorum {
 };
 
 /* n replicas, all ACTIVE with their logs at start_offset (the committed
- * length they share); committed starts there. -1, q untouched, unless
- * 1 <= k <= n <= SEND_REPLICAS_MAX. */
+ * length they share); committed starts there. RS_E_INVAL, q untouched,
+ * unless 1 <= k <= n <= SEND_REPLICAS_MAX. */
 int quorum_init(struct quorum *q, unsigned n, unsigned k,
 		uint64_t start_offset);
 
 /* Replica i confirmed its log persistent up to offset. A CATCHING_UP
  * replica that reaches its catch_up_to becomes ACTIVE. 0 when counted
  * or harmlessly ignored (the same offset again; a DROPPED replica's late
- * confirmation); -1, nothing changed, for a bad i or an offset below what
- * i confirmed before: its log went backwards, the caller should drop it. */
+ * confirmation); nothing changed, RS_E_INVAL for a bad i, RS_E_MALFORMED
+ * for an offset below what i confirmed before: its log went backwards,
+ * the caller should drop it. */
 int quorum_confirmed(struct quorum *q, unsigned i, uint64_t offset);
 
 /* The link to replica i is lost: LOST, its confirmed offset still counts.

@@ -2,7 +2,6 @@
  * method table and taking back what its receiver answers. */
 #include "replica.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "connect.h"
 #include "error.h"
@@ -103,7 +102,7 @@ const struct rs_accept_info *replica_grant(const struct replica *r)
 }
 
 int replica_connect(struct replica *r, bool first, uint16_t slots,
-		    int timeout_ms, bool *transient)
+		    int timeout_ms)
 {
 	struct send_peer peer = {.remote = r->target,
 				 .timeout_ms = timeout_ms,
@@ -114,7 +113,7 @@ int replica_connect(struct replica *r, bool first, uint16_t slots,
 	    .flags = first && r->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
 	    .method = (uint8_t)(first ? r->cfg->method : r->method->id)};
 	/* A batch is one chain: at most CHAIN_MAX work requests. */
-	return send_connect(&peer, req, slots, CHAIN_MAX, &r->rs, transient);
+	return send_connect(&peer, req, slots, CHAIN_MAX, &r->rs);
 }
 
 int replica_register(struct replica *r, const struct send_window *w)
@@ -133,9 +132,12 @@ int replica_register(struct replica *r, const struct send_window *w)
 				&r->words_mr, &err))) {
 		rs_err("cannot register %zu bytes of batch buffers: %s",
 		       ring_len, no_words ? "out of memory" : err.msg);
-		return RS_EXIT_USAGE;
+		/* Our own memory the device will not take, whatever the
+		 * provider said: the user's to fix (ulimit -l, --batch,
+		 * --depth), exit 2 as always. */
+		return RS_E_NOMEM;
 	}
-	return RS_EXIT_OK;
+	return 0;
 }
 
 enum rs_method replica_method(const struct replica *r)
@@ -166,17 +168,20 @@ uint32_t replica_batch_cap(const struct replica *r)
 	return send_method_batch_cap(r->method, replica_grant(r));
 }
 
-const char *replica_misfit(const struct replica *r, uint16_t depth,
-			   uint32_t batch_max)
+int replica_check_fit(const struct replica *r, uint16_t depth,
+		      uint32_t batch_max, struct rs_error *err)
 {
 	const struct rs_accept_info *info = replica_grant(r);
+	const char *why = 0;
 	if (memcmp(info->pool_uuid, r->pool_uuid, sizeof(r->pool_uuid)))
-		return "it now serves a different pool";
-	if (!send_method_offered(r->method, info))
-		return "it no longer offers the method in use";
-	if (info->credits < depth)
-		return "it allows fewer batches in flight";
-	return send_method_cap_shrunk(r->method, info, batch_max);
+		why = "it now serves a different pool";
+	else if (!send_method_offered(r->method, info))
+		why = "it no longer offers the method in use";
+	else if (info->credits < depth)
+		why = "it allows fewer batches in flight";
+	if (why)
+		return rs_error_set(err, RS_E_REJECTED, 0, "%s", why);
+	return send_method_check_cap(r->method, info, batch_max, err);
 }
 
 uint64_t replica_granted_end(const struct replica *r)

@@ -44,29 +44,29 @@ const struct rs_accept_info *replica_grant(const struct replica *r);
 enum rs_method replica_method(const struct replica *r);
 
 /* The first grant: chooses the method (requested, or with AUTO the fastest
- * it offers) and records its pool and where its log lies. RS_E_INVAL with
- * err saying what it offers when none fits. */
+ * it offers) and records its pool and where its log lies. RS_E_REJECTED
+ * with err saying what it offers when none fits. */
 int replica_plan(struct replica *r, enum rs_method requested,
 		 struct rs_error *err);
 /* The end of its log, in window positions. */
 uint64_t replica_log_end(const struct replica *r);
 /* The largest batch its receiver takes by the method in use. */
 uint32_t replica_batch_cap(const struct replica *r);
-/* Why a later grant cannot carry on the stream (depth batches of up to
+/* Whether a later grant can carry on the stream (depth batches of up to
  * batch_max bytes in flight, on the pool it started on, by the method in
- * use), or NULL when it can. */
-const char *replica_misfit(const struct replica *r, uint16_t depth,
-			   uint32_t batch_max);
+ * use): 0, or RS_E_REJECTED with why not in err. */
+int replica_check_fit(const struct replica *r, uint16_t depth,
+		      uint32_t batch_max, struct rs_error *err);
 
 /* Connects once, waiting up to timeout_ms (the first connection may
  * truncate and asks for the configured method; later ones take the session
  * over and ask for the method in use), with room for slots batches in
- * flight. Returns an exit code; *transient says whether trying again may
- * help. */
+ * flight. Returns send_connect's code, reported: RS_ERRC_TRANSIENT says
+ * whether trying again may help. */
 int replica_connect(struct replica *r, bool first, uint16_t slots,
-		    int timeout_ms, bool *transient);
+		    int timeout_ms);
 /* Registers the window's ring (and the method's words) with the
- * connection. */
+ * connection. RS_E_NOMEM, reported, when it cannot. */
 int replica_register(struct replica *r, const struct send_window *w);
 /* The log's end in window positions, as the grant says. */
 uint64_t replica_granted_end(const struct replica *r);

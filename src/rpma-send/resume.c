@@ -1,8 +1,8 @@
 #include "resume.h"
 
 #include "backoff.h"
-#include "cli/exit_code.h"
 #include "cli/log.h"
+#include "error.h"
 #include "input.h"
 #include "stats.h"
 #include "verifier.h"
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 /* The prefix check is a connection of the run like the stream's: with
- * --retry, a lost link or an absent receiver is tried again. */
+ * --retry, a lost link, an absent or busy receiver is tried again. */
 static int verify_with_retries(const struct ship_config *cfg,
 			       const struct verify_config *vc,
 			       struct send_input *in, struct verify_result *r)
@@ -20,7 +20,7 @@ static int verify_with_retries(const struct ship_config *cfg,
 	unsigned backoff = SEND_BACKOFF_FIRST_MS;
 	for (unsigned attempt = 0;; attempt++) {
 		int rc = verify_run(vc, in->fd, in->name, r);
-		if (rc != RS_EXIT_CONNECT || attempt >= cfg->retries ||
+		if (!RS_ERRC_TRANSIENT(rc) || attempt >= cfg->retries ||
 		    send_stop_requested)
 			return rc;
 		rs_info("retrying the check of what the log holds in %u ms (%u "
@@ -53,18 +53,18 @@ static int check_prefix(const struct ship_config *cfg, struct send_input *in,
 	case VERIFY_SAME:
 	case VERIFY_REMOTE_SHORTER:
 		*held = r.remote_length;
-		return RS_EXIT_OK;
+		return 0;
 	case VERIFY_DIFFERENT:
 		rs_err("cannot resume: the remote log differs from %s at byte "
 		       "offset %llu; start over with --truncate",
 		       in->name, (unsigned long long)r.first_difference);
-		return RS_EXIT_NOT_PREFIX;
+		return RS_E_DIVERGED;
 	default:
 		rs_err("cannot resume: the remote log holds %llu bytes, more "
 		       "than %s's %llu; start over with --truncate",
 		       (unsigned long long)r.remote_length, in->name,
 		       (unsigned long long)r.local_length);
-		return RS_EXIT_NOT_PREFIX;
+		return RS_E_DIVERGED;
 	}
 }
 
@@ -72,21 +72,22 @@ int resume_run(const struct ship_config *cfg, const char *file,
 	       struct ship_result *result)
 {
 	struct send_input in;
-	char err[512];
-	if (send_input_open(&in, file, false, err, sizeof(err))) {
-		rs_err("%s", err);
-		return RS_EXIT_USAGE;
+	struct rs_error err = {0};
+	int rc = send_input_open(&in, file, false, &err);
+	if (rc) {
+		rs_err("%s", err.msg);
+		return rc;
 	}
 	if (!in.is_regular) {
 		rs_err("--resume needs a regular FILE to check and seek in");
 		send_input_close(&in);
-		return RS_EXIT_USAGE;
+		return RS_E_INVAL;
 	}
 	uint64_t held = 0;
-	int rc = check_prefix(cfg, &in, &held);
+	rc = check_prefix(cfg, &in, &held);
 	if (!rc && lseek(in.fd, (off_t)held, SEEK_SET) < 0) {
 		rs_err("cannot seek in %s: %s", file, strerror(errno));
-		rc = RS_EXIT_USAGE;
+		rc = RS_E_IO;
 	}
 	if (!rc) {
 		rs_info("the remote log holds the first %llu bytes of %s; "

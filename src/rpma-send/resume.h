@@ -7,7 +7,8 @@
 
 #include "shipper.h"
 
-/* Returns the exit code; reports like a normal send. */
+/* Returns 0 or a negative enum rs_errc: RS_E_DIVERGED when the log is not
+ * a prefix of FILE; reports like a normal send. */
 int resume_run(const struct ship_config *cfg, const char *file,
 	       struct ship_result *result);
 

@@ -18,13 +18,16 @@ const struct send_method *send_method_of(enum rs_method m)
 int send_method_choose(uint8_t offered, enum rs_method requested,
 		       const struct send_method **chosen, struct rs_error *err)
 {
+	/* No method both sides can use: the session the receiver granted
+	 * cannot carry a stream, as when it refuses one (exit 5), not a bad
+	 * option of ours. */
 	enum rs_method m;
-	int rc = rs_method_choose(offered, requested, &m, err);
-	if (rc)
-		return rc;
+	struct rs_error why = {0};
+	if (rs_method_choose(offered, requested, &m, &why))
+		return rs_error_set(err, RS_E_REJECTED, 0, "%s", why.msg);
 	*chosen = send_method_of(m);
 	if (!*chosen)
-		return rs_error_set(err, RS_E_INVAL, 0,
+		return rs_error_set(err, RS_E_REJECTED, 0,
 				    "method %s cannot be sent",
 				    rs_method_name(m));
 	return 0;
@@ -42,11 +45,13 @@ uint32_t send_method_batch_cap(const struct send_method *m,
 	return m->batch_cap ? m->batch_cap(info) : UINT32_MAX;
 }
 
-const char *send_method_cap_shrunk(const struct send_method *m,
-				   const struct rs_accept_info *info,
-				   uint32_t batch_max)
+int send_method_check_cap(const struct send_method *m,
+			  const struct rs_accept_info *info, uint32_t batch_max,
+			  struct rs_error *err)
 {
-	return send_method_batch_cap(m, info) < batch_max ? m->cap_shrunk : 0;
+	if (send_method_batch_cap(m, info) >= batch_max)
+		return 0;
+	return rs_error_set(err, RS_E_REJECTED, 0, "%s", m->cap_shrunk);
 }
 
 void send_method_write_batch(const struct method_ctx *m, struct send_chain *c,

@@ -76,8 +76,9 @@ extern const struct send_method method_staged;
 /* The row of m, or NULL for AUTO or a method this sender cannot post. */
 const struct send_method *send_method_of(enum rs_method m);
 /* The method to use with a receiver offering offered (RS_METHOD_BIT()s):
- * requested if offered, with AUTO the fastest offered. RS_E_INVAL with a
- * sentence saying what the receiver offers when none fits. */
+ * requested if offered, with AUTO the fastest offered. RS_E_REJECTED with
+ * a sentence saying what the receiver offers when none fits: its offer
+ * refuses us, whatever we asked for. */
 int send_method_choose(uint8_t offered, enum rs_method requested,
 		       const struct send_method **chosen, struct rs_error *err);
 
@@ -87,10 +88,11 @@ bool send_method_offered(const struct send_method *m,
 /* The largest batch it takes by m: UINT32_MAX when m has no bound. */
 uint32_t send_method_batch_cap(const struct send_method *m,
 			       const struct rs_accept_info *info);
-/* Why a later grant cannot take m's batches of batch_max bytes, or NULL. */
-const char *send_method_cap_shrunk(const struct send_method *m,
-				   const struct rs_accept_info *info,
-				   uint32_t batch_max);
+/* Whether a later grant still takes m's batches of batch_max bytes: 0, or
+ * RS_E_REJECTED with m's cap_shrunk in err. */
+int send_method_check_cap(const struct send_method *m,
+			  const struct rs_accept_info *info, uint32_t batch_max,
+			  struct rs_error *err);
 
 /* The chain's first request, for every method: b's bytes from the ring to
  * dst_offset of dst, held back for the commit that follows. */

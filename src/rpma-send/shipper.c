@@ -1,6 +1,5 @@
 #include "shipper.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "error.h"
 #include "fleet.h"
@@ -24,7 +23,7 @@ struct shipper {
 	struct send_progress progress;
 	uint64_t last_input_ns;		/* for the idle flush */
 	uint64_t input_paused_until_ns; /* --follow at the end of the file */
-	int rc; /* the exit code once the window is done */
+	int rc; /* the code once the window is done: an rs_errc */
 };
 
 /* ---- the window's link: posting to replicas, commits ---- */
@@ -67,7 +66,7 @@ static void log_full(struct shipper *s)
 {
 	window_input_end(s->w, send_stats_now_ns());
 	if (input_has_more(s->in))
-		s->rc = RS_EXIT_LOG_FULL;
+		s->rc = RS_E_FULL;
 }
 
 static bool readable(int fd)
@@ -94,7 +93,7 @@ static void read_input(struct shipper *s, uint8_t *space, uint32_t room,
 		window_filled(w, (uint32_t)n, now);
 	} else if (n < 0 && errno != EINTR) {
 		rs_err("cannot read %s: %s", s->in->name, strerror(errno));
-		s->rc = RS_EXIT_USAGE;
+		s->rc = RS_E_IO;
 		window_input_end(w, now);
 	} else if (n == 0 && s->in->eof) {
 		window_input_end(w, now);
@@ -196,12 +195,12 @@ static void stream(struct shipper *s)
 	}
 }
 
-/* The exit code of a finished stream, reporting what went wrong. */
+/* The code of a finished stream, reporting what went wrong. */
 static int finish(struct shipper *s)
 {
 	uint64_t committed = window_committed_input(s->w);
 	int rc = s->rc;
-	if (rc == RS_EXIT_LOG_FULL)
+	if (rc == RS_E_FULL)
 		rs_err("remote log full: committed %llu input bytes; the rest "
 		       "did not fit (rewind it with --truncate or use a larger "
 		       "pool)",
@@ -219,7 +218,7 @@ int ship_run(const struct ship_config *cfg, struct send_input *in,
 	if (!s || !s->f) {
 		rs_err("out of memory");
 		free(s);
-		return RS_EXIT_USAGE;
+		return RS_E_NOMEM;
 	}
 	s->w = fleet_window(s->f);
 	s->cfg = cfg;

@@ -11,8 +11,9 @@
 #include "send_config.h"
 #include "ship_result.h"
 
-/* Streams in to the receiver. Returns an exit code (exit_code.h); errors
- * are reported on stderr as they happen. */
+/* Streams in to the receiver. Returns 0 or a negative enum rs_errc
+ * (RS_E_FULL: the log is full, the input had more); errors are reported
+ * on stderr as they happen. */
 int ship_run(const struct ship_config *cfg, struct send_input *in,
 	     struct ship_result *result);
 

@@ -1,6 +1,5 @@
 #include "verifier.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
 #include "connect.h"
 #include "error.h"
@@ -20,7 +19,7 @@ int verify_method_parse(const char *name, enum verify_method *m)
 	else if (strcmp(name, "read") == 0)
 		*m = VERIFY_READ;
 	else
-		return -1;
+		return RS_E_INVAL;
 	return 0;
 }
 
@@ -32,8 +31,8 @@ struct verify_session {
 	struct verify_rdma *link;
 };
 
-/* Connects, plans from the grant and sets the link up. Returns an exit
- * code, reported. */
+/* Connects, plans from the grant and sets the link up. Returns 0 or a
+ * negative enum rs_errc, reported. */
 static int session_open(const struct verify_config *cfg,
 			struct verify_session *s)
 {
@@ -42,20 +41,20 @@ static int session_open(const struct verify_config *cfg,
 				 .key = cfg->auth_key};
 	struct rs_connect_req req = {.flags = RS_CONNECT_VERIFY,
 				     .method = RS_METHOD_AUTO};
-	bool transient;
 	/* Sixteen reads per verified chunk. */
-	int rc = send_connect(&peer, req, cfg->depth, 16, &s->rs, &transient);
+	int rc = send_connect(&peer, req, cfg->depth, 16, &s->rs);
 	if (rc)
 		return rc;
 	struct verify_offer offer;
 	verify_rdma_offer(s->rs, &offer);
 	struct rs_error err = {0};
-	if (verify_plan_make(cfg, &offer, &s->plan, &err) ||
-	    verify_rdma_new(&s->link, s->rs, &s->plan, &cfg->remote, &err)) {
+	rc = verify_plan_make(cfg, &offer, &s->plan, &err);
+	if (!rc)
+		rc = verify_rdma_new(&s->link, s->rs, &s->plan, &cfg->remote,
+				     &err);
+	if (rc)
 		rs_err("%s", err.msg);
-		return RS_EXIT_USAGE;
-	}
-	return RS_EXIT_OK;
+	return rc;
 }
 
 static void session_close(struct verify_session *s)
@@ -64,16 +63,9 @@ static void session_close(struct verify_session *s)
 	rs_session_delete(&s->rs);
 }
 
-/* What a failure while verifying means to the user: a lost or broken link
- * is trouble connecting; a refusal or unreadable input is cmp's trouble. */
-static int exit_code_of(int errc)
-{
-	return errc == RS_E_LOST || errc == RS_E_PROVIDER ? RS_EXIT_CONNECT
-							  : RS_EXIT_USAGE;
-}
-
-/* Runs p to its end on the session's completions. Returns an exit code,
- * reported (but for a stop the user asked for). */
+/* Runs p to its end on the session's completions. Returns 0 or the
+ * pipeline's code, reported; RS_E_INVAL for a stop the user asked for
+ * (a comparison cut short has no answer: trouble, exit 2 as always). */
 static int drive(struct verify_session *s, struct verify_pipeline *p)
 {
 	struct rs_error err = {0};
@@ -82,12 +74,11 @@ static int drive(struct verify_session *s, struct verify_pipeline *p)
 		bool idle;
 		rc = verify_rdma_pump(s->link, p, &idle, &err);
 		if (!rc && idle && send_stop_requested)
-			return RS_EXIT_USAGE;
+			return RS_E_INVAL;
 	}
-	if (!rc)
-		return RS_EXIT_OK;
-	rs_err("%s", err.msg);
-	return exit_code_of(rc);
+	if (rc)
+		rs_err("%s", err.msg);
+	return rc;
 }
 
 static void print_range(void *ctx, uint64_t start, uint64_t end)
@@ -108,11 +99,12 @@ static int compare(const struct verify_config *cfg, struct verify_session *s,
 	struct verify_link link = verify_rdma_link(s->link);
 	struct verify_pipeline *p;
 	struct rs_error err = {0};
-	if (verify_pipeline_compare(&p, &s->plan, &link, &what, &err)) {
+	int rc = verify_pipeline_compare(&p, &s->plan, &link, &what, &err);
+	if (rc) {
 		rs_err("%s", err.msg);
-		return RS_EXIT_USAGE;
+		return rc;
 	}
-	int rc = drive(s, p);
+	rc = drive(s, p);
 	verify_pipeline_result(p, result);
 	verify_pipeline_delete(&p);
 	return rc;
@@ -141,11 +133,12 @@ static int fold(const struct verify_config *cfg, struct verify_session *s,
 	struct verify_link link = verify_rdma_link(s->link);
 	struct verify_pipeline *p;
 	struct rs_error err = {0};
-	if (verify_pipeline_digest(&p, &s->plan, &link, cfg->chunk, &err)) {
+	int rc = verify_pipeline_digest(&p, &s->plan, &link, cfg->chunk, &err);
+	if (rc) {
 		rs_err("%s", err.msg);
-		return RS_EXIT_USAGE;
+		return rc;
 	}
-	int rc = drive(s, p);
+	rc = drive(s, p);
 	if (!rc)
 		*digest = verify_pipeline_digest_value(p);
 	verify_pipeline_delete(&p);

@@ -8,25 +8,28 @@
  * This is the runner: it connects a verify session, plans the comparison
  * from the grant (verify_plan.h) and drives the pipeline (verify_pipeline.h)
  * over the RDMA link (verify_rdma.h) with FILE as its source
- * (verify_file.h), then says what a failure means as an exit code. */
+ * (verify_file.h), and reports what went wrong. */
 #ifndef SEND_VERIFIER_H
 #define SEND_VERIFIER_H
 
 #include "verify_config.h"
 
-/* Returns 0 and sets *m, or -1 for an unknown name. */
+/* Returns 0 and sets *m, or RS_E_INVAL for an unknown name. */
 int verify_method_parse(const char *name, enum verify_method *m);
 
 /* Compares the input on fd with the remote log. Differing chunk ranges are
  * printed with rs_verbose() as they are found when all_ranges is set.
- * Returns an exit code: RS_EXIT_OK when the comparison ran (see outcome),
- * otherwise the trouble (already reported). */
+ * Returns 0 when the comparison ran (see outcome), otherwise a negative
+ * enum rs_errc, reported: send_connect's; RS_E_LOST or RS_E_PROVIDER for
+ * the link; RS_E_INVAL for a request the receiver could not serve, or,
+ * unreported, for a stop the user asked for; RS_E_IO for FILE;
+ * RS_E_NOMEM. */
 int verify_run(const struct verify_config *cfg, int fd, const char *name,
 	       struct verify_result *result);
 
 /* The digest of the remote log's range (whole_log, or offset and length):
  * the receiver's XXH3 of every cfg->chunk bytes, folded in order. Sets
- * *length to the bytes it covers. Returns an exit code, reported. */
+ * *length to the bytes it covers. Returns verify_run's codes. */
 int verify_digest(const struct verify_config *cfg, uint64_t *length,
 		  uint64_t *digest);
 

@@ -1,7 +1,7 @@
 #include "verify_command.h"
 
-#include "cli/exit_code.h"
 #include "cli/log.h"
+#include "error.h"
 #include "input.h"
 
 #include <errno.h>
@@ -20,14 +20,15 @@ static int ship_first(const struct verify_command *cmd,
 		      struct verify_config *vc)
 {
 	struct send_input in;
-	char err[512];
-	if (send_input_open(&in, cmd->file, false, err, sizeof(err))) {
-		rs_err("%s", err);
-		return RS_EXIT_USAGE;
+	struct rs_error err = {0};
+	int rc = send_input_open(&in, cmd->file, false, &err);
+	if (rc) {
+		rs_err("%s", err.msg);
+		return rc;
 	}
 	struct ship_result r;
 	memset(&r, 0, sizeof(r));
-	int rc = ship_run(cmd->ship, &in, &r);
+	rc = ship_run(cmd->ship, &in, &r);
 	send_input_close(&in);
 	if (rc)
 		return rc;
@@ -37,7 +38,7 @@ static int ship_first(const struct verify_command *cmd,
 	vc->offset = r.first_offset;
 	vc->length = r.committed;
 	vc->local_max = r.committed;
-	return RS_EXIT_OK;
+	return 0;
 }
 
 static void report(const struct verify_command *cmd,
@@ -81,9 +82,10 @@ static void report(const struct verify_command *cmd,
 			method_name(cmd->verify.method));
 }
 
-/* Verifies FILE against one receiver: 0 same, 1 different, 2 trouble. */
+/* Verifies FILE against one receiver: 0 with *same, or the trouble's
+ * code, reported. */
 static int verify_one(const struct verify_command *cmd,
-		      const struct verify_config *vc)
+		      const struct verify_config *vc, bool *same)
 {
 	int fd = STDIN_FILENO;
 	if (strcmp(cmd->file, "-") != 0) {
@@ -91,7 +93,7 @@ static int verify_one(const struct verify_command *cmd,
 		if (fd < 0) {
 			rs_err("cannot open %s: %s", cmd->file,
 			       strerror(errno));
-			return RS_EXIT_USAGE;
+			return RS_E_IO;
 		}
 	}
 	struct verify_result r;
@@ -99,31 +101,35 @@ static int verify_one(const struct verify_command *cmd,
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (rc)
-		return RS_EXIT_USAGE; /* cmp's "trouble" */
+		return rc;
 	report(cmd, vc, &r);
-	return r.outcome == VERIFY_SAME ? RS_EXIT_OK : RS_EXIT_DIFFERENT;
+	*same = r.outcome == VERIFY_SAME;
+	return 0;
 }
 
-int verify_command_run(const struct verify_command *cmd)
+int verify_command_run(const struct verify_command *cmd, bool *same)
 {
 	struct verify_config vc = cmd->verify;
+	*same = true;
 	if (cmd->send_first) {
 		if (strcmp(cmd->file, "-") == 0) {
 			rs_err("--send with --verify needs a FILE to read "
 			       "again, not standard input");
-			return RS_EXIT_USAGE;
+			return RS_E_INVAL;
 		}
-		if (ship_first(cmd, &vc))
-			return RS_EXIT_USAGE;
+		int rc = ship_first(cmd, &vc);
+		if (rc)
+			return rc;
 	}
 	/* Every replica is checked, whatever an earlier one showed. */
-	int worst = RS_EXIT_OK;
+	int trouble = 0;
 	for (unsigned i = 0; i < cmd->nreplicas; i++) {
 		vc.remote = cmd->replicas[i];
-		int rc = verify_one(cmd, &vc);
-		if (rc == RS_EXIT_USAGE ||
-		    (rc == RS_EXIT_DIFFERENT && worst == RS_EXIT_OK))
-			worst = rc;
+		bool one_same = true;
+		int rc = verify_one(cmd, &vc, &one_same);
+		if (rc && !trouble)
+			trouble = rc;
+		*same = *same && one_same;
 	}
-	return worst;
+	return trouble;
 }

@@ -1,6 +1,6 @@
 /* rpma-send --verify: compare FILE with the remote log and report like
  * cmp(1), optionally after shipping FILE (--send). Every failure that is not
- * a difference exits 2, as cmp's trouble does. */
+ * a difference is trouble, as cmp's is (exit_status.h). */
 #ifndef SEND_VERIFY_COMMAND_H
 #define SEND_VERIFY_COMMAND_H
 
@@ -18,8 +18,9 @@ struct verify_command {
 	bool stats;
 };
 
-/* Returns the exit code: 0 same (on every replica), 1 different (on any),
- * 2 trouble (on any: it wins). */
-int verify_command_run(const struct verify_command *cmd);
+/* Returns 0 when FILE was compared with every replica, *same saying
+ * whether it is identical on all of them; else the code of the first
+ * trouble (on any replica: it wins over a difference), reported. */
+int verify_command_run(const struct verify_command *cmd, bool *same);
 
 #endif

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 /* Fills buf up to len, short only at the end of the input. Unreadable
- * input is the user's trouble, as a bad option is: RS_E_INVAL. */
+ * input is local file trouble: RS_E_IO. */
 static int file_read(void *ctx, uint8_t *buf, size_t len, size_t *got,
 		     struct rs_error *err)
 {
@@ -22,7 +22,7 @@ static int file_read(void *ctx, uint8_t *buf, size_t len, size_t *got,
 			continue;
 		if (n < 0) {
 			int e = errno;
-			return rs_error_set(err, RS_E_INVAL, e,
+			return rs_error_set(err, RS_E_IO, e,
 					    "cannot read %s: %s", f->name,
 					    strerror(e));
 		}

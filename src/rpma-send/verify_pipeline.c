@@ -387,7 +387,7 @@ int verify_pipeline_read(struct verify_pipeline *p, uint64_t id,
 int verify_pipeline_refused(struct verify_pipeline *p, const char *why,
 			    struct rs_error *err)
 {
-	return fail(p, rs_error_set(err, RS_E_REJECTED, 0,
+	return fail(p, rs_error_set(err, RS_E_INVAL, 0,
 				    "the receiver could not serve the verify "
 				    "(%s)",
 				    why));

@@ -102,9 +102,11 @@ void verify_pipeline_delete(struct verify_pipeline **p);
 int verify_pipeline_start(struct verify_pipeline *p, struct rs_error *err);
 
 /* Events. Each returns 0, or a negative enum rs_errc with the reason in
- * err, the pipeline FAILED: RS_E_REJECTED for an answer that is not due or
- * a refusal, RS_E_PROVIDER for bytes nobody asked for, RS_E_LOST for a
- * lost link, or what the link or the source said. */
+ * err, the pipeline FAILED: RS_E_INVAL for an answer that is not due or a
+ * refusal (the verify cannot go on as asked: trouble, exit 2, not the
+ * receiver refusing us a session, RS_E_REJECTED), RS_E_PROVIDER for bytes
+ * nobody asked for, RS_E_LOST for a lost link, or what the link or the
+ * source said. */
 /* The receiver's hash for request id. */
 int verify_pipeline_hashed(struct verify_pipeline *p, uint64_t id,
 			   uint64_t hash, struct rs_error *err);

@@ -178,11 +178,15 @@ int verify_rdma_new(struct verify_rdma **out, struct rs_session *rs,
 	l->chunk = plan->chunk;
 	rs_target_label(remote, l->peer, sizeof(l->peer));
 	*out = l;
-	int rc = rs_mr_reg(rs_session_peer(rs), l->bufs, total, RS_MR_LOCAL,
-			   &l->mr, err);
-	if (rc) {
+	/* Our own memory the device will not take, whatever the provider
+	 * said: local trouble (exit 2 as always), not the link's. */
+	struct rs_error why = {0};
+	if (rs_mr_reg(rs_session_peer(rs), l->bufs, total, RS_MR_LOCAL, &l->mr,
+		      &why)) {
 		verify_rdma_delete(out);
-		return rs_error_wrap(err, "cannot register verify buffers");
+		return rs_error_set(err, RS_E_NOMEM, why.sys_errno,
+				    "cannot register verify buffers: %s",
+				    why.msg);
 	}
 	return 0;
 }

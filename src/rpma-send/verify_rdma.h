@@ -20,7 +20,8 @@ struct verify_rdma;
 void verify_rdma_offer(const struct rs_session *rs, struct verify_offer *o);
 
 /* A link for the plan over rs, to the receiver remote names (for
- * messages). RS_E_NOMEM, or what registering its buffers failed with. */
+ * messages). RS_E_NOMEM when its buffers cannot be allocated or
+ * registered. */
 int verify_rdma_new(struct verify_rdma **l, struct rs_session *rs,
 		    const struct verify_plan *plan,
 		    const struct rs_target *remote, struct rs_error *err);

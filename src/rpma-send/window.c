@@ -1,5 +1,7 @@
 #include "window.h"
 
+#include "error.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,7 +115,7 @@ int window_connected(struct send_window *w, unsigned n, unsigned k,
 		     uint64_t end_offset)
 {
 	if (depth == 0 || quorum_init(&w->quorum, n, k, write_offset))
-		return -1;
+		return RS_E_INVAL;
 	w->depth = depth;
 	w->slots = n > 1 ? (uint32_t)depth * WINDOW_RING_FACTOR : depth;
 	w->batch_max = batch_max;
@@ -124,7 +126,7 @@ int window_connected(struct send_window *w, unsigned n, unsigned k,
 	if (!w->ring || !w->batches) {
 		w->error = WINDOW_NO_MEMORY;
 		w->state = WINDOW_DONE;
-		return -1;
+		return RS_E_NOMEM;
 	}
 	for (uint32_t i = 0; i < w->slots; i++)
 		w->batches[i].data = w->ring + (size_t)i * batch_max;
@@ -241,7 +243,7 @@ int window_confirmed(struct send_window *w, unsigned i, uint32_t seq,
 	if (window_inflight_of(w, i) == 0 || seq != c->next_confirm ||
 	    remote_offset != end_of(batch_of(w, seq)) ||
 	    quorum_confirmed(&w->quorum, i, remote_offset))
-		return -1;
+		return RS_E_MALFORMED;
 	c->next_confirm++;
 	settle(w);
 	post_pending(w, i);
@@ -256,16 +258,17 @@ void window_lost(struct send_window *w, unsigned i)
 	w->cursors[i].next_post = w->cursors[i].next_confirm;
 }
 
-/* The batch that starts at offset, among those held and the open one. */
-static int seq_at(struct send_window *w, uint64_t offset, uint32_t *seq)
+/* Whether a batch starts at offset, among those held and the open one:
+ * *seq is that one. */
+static bool seq_at(struct send_window *w, uint64_t offset, uint32_t *seq)
 {
 	for (uint32_t s = w->oldest_seq; s != w->next_seq; s++)
 		if (batch_of(w, s)->offset == offset) {
 			*seq = s;
-			return 0;
+			return true;
 		}
 	*seq = w->next_seq;
-	return offset == w->next_offset ? 0 : -1;
+	return offset == w->next_offset;
 }
 
 /* Where the ring's oldest held byte is. */
@@ -285,7 +288,7 @@ enum window_rejoin window_rejoined(struct send_window *w, unsigned i,
 		why = WINDOW_SHRUNK;
 	else if (remote_offset < held_from(w))
 		why = WINDOW_GAP_GONE;
-	else if (seq_at(w, remote_offset, &seq))
+	else if (!seq_at(w, remote_offset, &seq))
 		why = WINDOW_DIVERGED;
 	if (why == WINDOW_DIVERGED) {
 		window_drop(w, i);

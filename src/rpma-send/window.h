@@ -73,7 +73,8 @@ void window_delete(struct send_window *w);
 
 /* The first grants: n replicas whose logs all end at write_offset, of
  * which k must confirm a batch; sizes the ring and starts streaming.
- * Non-zero when the ring cannot be allocated or k, n are out of range. */
+ * RS_E_NOMEM when the ring cannot be allocated, RS_E_INVAL when depth is
+ * 0 or k, n are out of range. */
 int window_connected(struct send_window *w, unsigned n, unsigned k,
 		     uint16_t depth, uint32_t batch_max, uint64_t write_offset,
 		     uint64_t end_offset);
@@ -90,9 +91,10 @@ void window_input_end(struct send_window *w, uint64_t now_ns);
 /* True when the remote log has no room for another byte. */
 bool window_log_full(const struct send_window *w);
 
-/* Replica i committed batch seq; its log now ends at remote_offset. -1,
- * nothing changed, when that is not the confirmation due (the oldest batch
- * posted to i, ending there): the caller should drop i. */
+/* Replica i committed batch seq; its log now ends at remote_offset.
+ * RS_E_MALFORMED, nothing changed, when that is not the confirmation due
+ * (the oldest batch posted to i, ending there): the caller should drop
+ * i. */
 int window_confirmed(struct send_window *w, unsigned i, uint32_t seq,
 		     uint64_t remote_offset);
 /* Replica i's link went down: nothing in flight to it is known to be

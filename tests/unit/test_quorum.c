@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "error.h"
 #include "quorum.h"
 
 #include <string.h>
@@ -88,12 +89,13 @@ static void confirmations_only_go_forward(void **state)
 	struct quorum q;
 	init(&q, 2, 1);
 	confirm(&q, 0, 100);
-	assert_int_equal(quorum_confirmed(&q, 0, S + 99), -1);
+	assert_int_equal(quorum_confirmed(&q, 0, S + 99), RS_E_MALFORMED);
 	assert_int_equal(quorum_replica_offset(&q, 0), S + 100);
 	committed_is(&q, 100);
 	confirm(&q, 0, 100);
-	assert_int_equal(quorum_confirmed(&q, 2, S + 500), -1); /* no such */
-	assert_int_equal(quorum_confirmed(&q, 99, S + 500), -1);
+	assert_int_equal(quorum_confirmed(&q, 2, S + 500),
+			 RS_E_INVAL); /* no such */
+	assert_int_equal(quorum_confirmed(&q, 99, S + 500), RS_E_INVAL);
 	committed_is(&q, 100);
 }
 
@@ -359,12 +361,13 @@ static void bad_k_is_refused(void **state)
 	struct quorum q, before;
 	memset(&q, 0x5a, sizeof(q));
 	before = q;
-	assert_int_equal(quorum_init(&q, 3, 0, S), -1);
-	assert_int_equal(quorum_init(&q, 3, 4, S), -1);
-	assert_int_equal(quorum_init(&q, 0, 0, S), -1);
-	assert_int_equal(quorum_init(&q, 0, 1, S), -1);
+	assert_int_equal(quorum_init(&q, 3, 0, S), RS_E_INVAL);
+	assert_int_equal(quorum_init(&q, 3, 4, S), RS_E_INVAL);
+	assert_int_equal(quorum_init(&q, 0, 0, S), RS_E_INVAL);
+	assert_int_equal(quorum_init(&q, 0, 1, S), RS_E_INVAL);
 	assert_int_equal(
-	    quorum_init(&q, SEND_REPLICAS_MAX + 1, SEND_REPLICAS_MAX, S), -1);
+	    quorum_init(&q, SEND_REPLICAS_MAX + 1, SEND_REPLICAS_MAX, S),
+	    RS_E_INVAL);
 	assert_memory_equal(&q, &before, sizeof(q));
 	init(&q, SEND_REPLICAS_MAX, SEND_REPLICAS_MAX);
 	init(&q, SEND_REPLICAS_MAX, 1);

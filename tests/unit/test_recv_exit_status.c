@@ -10,7 +10,7 @@
 
 #include "cli/exit_code.h"
 #include "error.h"
-#include "exit_status.h"
+#include "recv_exit_status.h"
 
 static void every_code_has_its_status(void **state)
 {

@@ -83,12 +83,14 @@ static void method_not_offered_is_refused(void **state)
 	struct rs_error err = {0};
 	assert_int_equal(send_method_choose(RS_METHOD_BIT(RS_METHOD_STAGED),
 					    RS_METHOD_APM, &m, &err),
-			 RS_E_INVAL);
+			 RS_E_REJECTED);
+	assert_int_equal(err.code, RS_E_REJECTED);
 	assert_null(m);
 	assert_non_null(strstr(err.msg, "method apm is not offered"));
 	assert_non_null(strstr(err.msg, "it offers: staged"));
 	assert_int_equal(send_method_choose(0, RS_METHOD_AUTO, &m, &err),
-			 RS_E_INVAL);
+			 RS_E_REJECTED);
+	assert_string_equal(err.msg, "the receiver offers no known method");
 	assert_null(m);
 }
 
@@ -117,16 +119,21 @@ static void staged_batches_fit_a_staging_slot(void **state)
 	struct rs_accept_info info = offer(RS_METHOD_ALL, STAGING_SLOT);
 	const struct send_method *staged = send_method_of(RS_METHOD_STAGED);
 	assert_int_equal(send_method_batch_cap(staged, &info), STAGING_SLOT);
-	assert_null(send_method_cap_shrunk(staged, &info, STAGING_SLOT));
-	assert_null(send_method_cap_shrunk(staged, &info, STAGING_SLOT - 1));
-	assert_string_equal(
-	    send_method_cap_shrunk(staged, &info, STAGING_SLOT + 1),
-	    "its staging slots are smaller");
+	struct rs_error err = {0};
+	assert_int_equal(
+	    send_method_check_cap(staged, &info, STAGING_SLOT, &err), 0);
+	assert_int_equal(
+	    send_method_check_cap(staged, &info, STAGING_SLOT - 1, &err), 0);
+	assert_int_equal(
+	    send_method_check_cap(staged, &info, STAGING_SLOT + 1, &err),
+	    RS_E_REJECTED);
+	assert_string_equal(err.msg, "its staging slots are smaller");
 	enum rs_method direct[] = {RS_METHOD_APM, RS_METHOD_GPSPM};
 	for (size_t i = 0; i < 2; i++) {
 		const struct send_method *m = send_method_of(direct[i]);
 		assert_int_equal(send_method_batch_cap(m, &info), UINT32_MAX);
-		assert_null(send_method_cap_shrunk(m, &info, 1u << 30));
+		assert_int_equal(send_method_check_cap(m, &info, 1u << 30, 0),
+				 0);
 	}
 }
 

@@ -166,7 +166,7 @@ static int fake_read(void *ctx, uint8_t *buf, size_t len, size_t *got,
 {
 	struct rig *g = ctx;
 	if (++g->file_reads == (unsigned)g->file_fails_at)
-		return rs_error_set(err, RS_E_INVAL, EIO,
+		return rs_error_set(err, RS_E_IO, EIO,
 				    "cannot read f: Input/output error");
 	size_t n =
 	    g->file_len - g->file_pos < len ? g->file_len - g->file_pos : len;
@@ -612,12 +612,12 @@ static void peer_refuses(void **state)
 	assert_int_equal(verify_pipeline_start(g->p, &g->err), 0);
 	assert_int_equal(serve_one(g), 0);
 	int rc = verify_pipeline_refused(g->p, "range not committed", &g->err);
-	failed_with(g, rc, RS_E_REJECTED,
+	failed_with(g, rc, RS_E_INVAL,
 		    "the receiver could not serve the verify (range not "
 		    "committed)");
 	/* Late answers change nothing. */
 	rc = serve_one(g);
-	assert_int_equal(rc, RS_E_REJECTED);
+	assert_int_equal(rc, RS_E_INVAL);
 	assert_int_equal(verify_pipeline_state(g->p), VERIFY_FAILED);
 }
 
@@ -628,7 +628,7 @@ static void unexpected_answers(void **state)
 	prepare(g);
 	assert_int_equal(verify_pipeline_start(g->p, &g->err), 0);
 	int rc = verify_pipeline_hashed(g->p, 99, 0, &g->err);
-	failed_with(g, rc, RS_E_REJECTED,
+	failed_with(g, rc, RS_E_INVAL,
 		    "the receiver could not serve the verify (unexpected "
 		    "reply)");
 }
@@ -641,7 +641,7 @@ static void answers_of_the_wrong_kind(void **state)
 	prepare(g);
 	assert_int_equal(verify_pipeline_start(g->p, &g->err), 0);
 	int rc = verify_pipeline_staged(g->p, g->q[0].id, &g->err);
-	failed_with(g, rc, RS_E_REJECTED,
+	failed_with(g, rc, RS_E_INVAL,
 		    "the receiver could not serve the verify (unexpected "
 		    "reply)");
 }
@@ -710,7 +710,7 @@ static void file_unreadable(void **state)
 	g->file_fails_at = 3;
 	contents(g, LEN, LEN);
 	int rc = compare(g);
-	failed_with(g, rc, RS_E_INVAL, "cannot read f: Input/output error");
+	failed_with(g, rc, RS_E_IO, "cannot read f: Input/output error");
 }
 
 /* ---- digest ---- */

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "error.h"
 #include "window.h"
 
 #include <stdlib.h>
@@ -267,12 +268,15 @@ static void connect_refuses_bad_rules(void **state)
 	assert_non_null(g->w);
 	struct send_window *w = g->w;
 	uint64_t end = LOG_START + LOG_SIZE;
-	assert_int_equal(window_connected(w, 3, 0, 4, 100, LOG_START, end), -1);
-	assert_int_equal(window_connected(w, 2, 3, 4, 100, LOG_START, end), -1);
+	assert_int_equal(window_connected(w, 3, 0, 4, 100, LOG_START, end),
+			 RS_E_INVAL);
+	assert_int_equal(window_connected(w, 2, 3, 4, 100, LOG_START, end),
+			 RS_E_INVAL);
 	assert_int_equal(window_connected(w, SEND_REPLICAS_MAX + 1, 1, 4, 100,
 					  LOG_START, end),
-			 -1);
-	assert_int_equal(window_connected(w, 1, 1, 0, 100, LOG_START, end), -1);
+			 RS_E_INVAL);
+	assert_int_equal(window_connected(w, 1, 1, 0, 100, LOG_START, end),
+			 RS_E_INVAL);
 	assert_int_equal(window_state(w), WINDOW_CONNECTING);
 	size_t ring_len;
 	assert_null(window_ring(w, &ring_len));
@@ -463,10 +467,14 @@ static void confirmation_out_of_order_is_refused(void **state)
 	uint8_t in[300];
 	pattern(in, sizeof(in));
 	assert_int_equal(feed(w, in, sizeof(in)), sizeof(in));
-	assert_int_equal(window_confirmed(w, 0, 1, LOG_START + 200), -1);
-	assert_int_equal(window_confirmed(w, 0, 0, LOG_START + 50), -1);
-	assert_int_equal(window_confirmed(w, 0, 0, LOG_START + 200), -1);
-	assert_int_equal(window_confirmed(w, 0, 3, LOG_START + 400), -1);
+	assert_int_equal(window_confirmed(w, 0, 1, LOG_START + 200),
+			 RS_E_MALFORMED);
+	assert_int_equal(window_confirmed(w, 0, 0, LOG_START + 50),
+			 RS_E_MALFORMED);
+	assert_int_equal(window_confirmed(w, 0, 0, LOG_START + 200),
+			 RS_E_MALFORMED);
+	assert_int_equal(window_confirmed(w, 0, 3, LOG_START + 400),
+			 RS_E_MALFORMED);
 	assert_int_equal(window_state(w), WINDOW_STREAMING);
 	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(window_replica_input(w, 0), 0);
@@ -478,9 +486,11 @@ static void confirmation_out_of_order_is_refused(void **state)
 	commit_one(g, 1);
 	assert_int_equal(g->committed_calls, 1);
 	/* The same confirmation again, and one with nothing in flight. */
-	assert_int_equal(window_confirmed(w, 1, 0, LOG_START + 100), -1);
+	assert_int_equal(window_confirmed(w, 1, 0, LOG_START + 100),
+			 RS_E_MALFORMED);
 	commit_all(g, 0);
-	assert_int_equal(window_confirmed(w, 0, 2, LOG_START + 300), -1);
+	assert_int_equal(window_confirmed(w, 0, 2, LOG_START + 300),
+			 RS_E_MALFORMED);
 	assert_int_equal(window_replica_input(w, 0), 300);
 	assert_int_equal(window_committed_input(w), 100);
 	assert_int_equal(g->committed_calls, 1);

@@ -238,7 +238,11 @@ static int authenticate(struct rs_session *s,
 				    "%s sent an unusable description of its "
 				    "pool (%s)",
 				    who, why.msg);
-	return post_recv(s, slot) ? RS_E_LOST : 0;
+	if (post_recv(s, slot))
+		return rs_error_set(err, RS_E_LOST, errno,
+				    "%s: connection lost after authentication",
+				    who);
+	return 0;
 }
 
 static int handshake(struct rs_session *s, const struct rs_session_request *r,

@@ -1,4 +1,4 @@
-#include "exit_status.h"
+#include "recv_exit_status.h"
 
 #include "cli/exit_code.h"
 #include "error.h"
