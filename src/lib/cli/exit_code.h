@@ -13,7 +13,9 @@ enum rs_exit_code {
 	RS_EXIT_NOT_PREFIX = 6, /* --resume: the log is not a prefix of FILE;
 				   replicas that do not hold the same log */
 	RS_EXIT_FEWER_REPLICAS =
-	    7, /* committed on fewer replicas than listed */
+	    7,			  /* committed on fewer replicas than listed */
+	RS_EXIT_INTERRUPTED = 20, /* SIGINT or SIGTERM before the run's end
+				     (as rsync's 20) */
 };
 
 #endif
