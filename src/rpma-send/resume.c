@@ -12,13 +12,20 @@
 #include <unistd.h>
 
 /* The prefix check is a connection of the run like the stream's: with
- * --retry, a lost link, an absent or busy receiver is tried again. */
+ * --retry, a lost link, an absent or busy receiver is tried again. Each
+ * try hashes FILE from its first byte: a check cut off half-way has read
+ * part of it. */
 static int verify_with_retries(const struct ship_config *cfg,
 			       const struct verify_config *vc,
 			       struct send_input *in, struct verify_result *r)
 {
 	unsigned backoff = SEND_BACKOFF_FIRST_MS;
 	for (unsigned attempt = 0;; attempt++) {
+		if (lseek(in->fd, 0, SEEK_SET) < 0) {
+			rs_err("cannot seek in %s: %s", in->name,
+			       strerror(errno));
+			return RS_E_IO;
+		}
 		int rc = verify_run(vc, in->fd, in->name, r);
 		if (!RS_ERRC_TRANSIENT(rc) || attempt >= cfg->retries ||
 		    send_stop_requested)

@@ -152,6 +152,47 @@ else
 fi
 end_case
 
+start_case "--resume --retry: a prefix check cut off half-way starts again from the file's first byte"
+# Found by the fault campaign (seed 16253077): the second try hashed FILE
+# from where the first stopped and called the log different (exit 6). A
+# 50 ms delay each way and depth 1 make the check of 20 chunks last seconds,
+# so the receiver dies with part of the file read.
+head -c 24M /dev/urandom >"$WORK/cut"
+head -c 20M "$WORK/cut" >"$WORK/cut-head"
+if start_recv "$WORK/recv.log" "$pool"; then
+	"$SEND" --truncate "$RECV_IP" "$WORK/cut-head" 2>"$WORK/send.log" || fail "first part: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	tc qdisc replace dev veth0 root netem delay 50ms
+	tc qdisc replace dev veth1 root netem delay 50ms
+	start_recv "$WORK/recv-cut.log" "$pool" || fail "receiver did not start again: $(cat "$WORK/recv-cut.log")"
+	spawn 180 "$WORK/resume.log" "$SEND" --resume --retry 30 --depth 1 "$RECV_IP" "$WORK/cut"
+	resume_pid=$SPAWN_PID
+	wait_for "$WORK/recv-cut.log" "connected" 60 "$resume_pid" || fail "the check did not start: $(cat "$WORK/resume.log")"
+	sleep 1
+	kill -9 "$RECV_PID"
+	wait_recv
+	tc qdisc del dev veth0 root
+	tc qdisc del dev veth1 root
+	wait_for "$WORK/resume.log" "retrying the check" 60 "$resume_pid" ||
+		fail "the check was not cut off: $(cat "$WORK/resume.log")"
+	if start_recv "$WORK/recv.log" "$pool"; then
+		reap "$resume_pid"
+		[ "$REAP_RC" = 0 ] || fail "--resume --retry exited $REAP_RC: $(cat "$WORK/resume.log")"
+		grep -q "holds the first 20971520 bytes" "$WORK/resume.log" || fail "$(cat "$WORK/resume.log")"
+		kill -TERM "$RECV_PID"
+		wait_recv
+		check_pool "$pool" "$WORK/cut"
+	else
+		fail "receiver did not start again"
+	fi
+else
+	fail "receiver did not start"
+fi
+tc qdisc del dev veth0 root 2>/dev/null
+tc qdisc del dev veth1 root 2>/dev/null
+end_case
+
 start_case "--follow tails a growing file across rotation"
 if start_recv "$WORK/recv.log" "$pool"; then
 	log="$WORK/rotating.log"
