@@ -1,7 +1,8 @@
 #!/bin/bash
 # End-to-end streaming: slow pipes committed promptly, a receiver restarted
 # mid-stream under --retry, appending a growing log twice, --follow across
-# rotation, a full log, a second concurrent sender, SIGINT on either side.
+# rotation, a full log, a second concurrent sender, SIGINT on either side,
+# a --resume whose prefix check is cut off half-way.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/stream.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
