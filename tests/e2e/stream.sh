@@ -125,6 +125,21 @@ else
 fi
 end_case
 
+# resume_ends_whole FILE HELD: the receiver back, the --resume of FILE
+# (resume_pid) ends with 0 after finding HELD bytes there, and the log is FILE.
+resume_ends_whole() {
+	if start_recv "$WORK/recv.log" "$pool"; then
+		reap "$resume_pid"
+		[ "$REAP_RC" = 0 ] || fail "--resume --retry exited $REAP_RC: $(cat "$WORK/resume.log")"
+		grep -q "holds the first $2 bytes" "$WORK/resume.log" || fail "$(cat "$WORK/resume.log")"
+		kill -TERM "$RECV_PID"
+		wait_recv
+		check_pool "$pool" "$1"
+	else
+		fail "receiver did not start again"
+	fi
+}
+
 start_case "--resume --retry waits for a receiver that is not there yet: its prefix check is retried too"
 head -c 3M /dev/urandom >"$WORK/later"
 head -c 1M "$WORK/later" >"$WORK/later-head"
@@ -138,16 +153,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	wait_for "$WORK/resume.log" "retrying the check" 30 "$resume_pid" ||
 		fail "no retry of the prefix check: $(cat "$WORK/resume.log")"
 	sleep 3
-	if start_recv "$WORK/recv.log" "$pool"; then
-		reap "$resume_pid"
-		[ "$REAP_RC" = 0 ] || fail "--resume --retry exited $REAP_RC: $(cat "$WORK/resume.log")"
-		grep -q "holds the first 1048576 bytes" "$WORK/resume.log" || fail "$(cat "$WORK/resume.log")"
-		kill -TERM "$RECV_PID"
-		wait_recv
-		check_pool "$pool" "$WORK/later"
-	else
-		fail "receiver did not start again"
-	fi
+	resume_ends_whole "$WORK/later" 1048576
 else
 	fail "receiver did not start"
 fi
@@ -177,16 +183,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	tc qdisc del dev veth1 root
 	wait_for "$WORK/resume.log" "retrying the check" 60 "$resume_pid" ||
 		fail "the check was not cut off: $(cat "$WORK/resume.log")"
-	if start_recv "$WORK/recv.log" "$pool"; then
-		reap "$resume_pid"
-		[ "$REAP_RC" = 0 ] || fail "--resume --retry exited $REAP_RC: $(cat "$WORK/resume.log")"
-		grep -q "holds the first 20971520 bytes" "$WORK/resume.log" || fail "$(cat "$WORK/resume.log")"
-		kill -TERM "$RECV_PID"
-		wait_recv
-		check_pool "$pool" "$WORK/cut"
-	else
-		fail "receiver did not start again"
-	fi
+	resume_ends_whole "$WORK/cut" 20971520
 else
 	fail "receiver did not start"
 fi
