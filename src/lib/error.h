@@ -27,7 +27,11 @@ enum rs_errc {
 				  a prefix of the input, replicas that differ */
 	RS_E_DEGRADED = -14,   /* done, on fewer replicas than were asked for */
 	RS_E_IO = -15,	       /* a local file or device cannot be used */
+	RS_E_NODEV = -16,      /* no RDMA device on this machine: it will not
+				  come back by waiting */
+	RS_E_INTERRUPTED = -17, /* SIGINT or SIGTERM asked the work to stop */
 };
+#define RS_E_LAST RS_E_INTERRUPTED /* the lowest code, for tests */
 
 /* Worth trying again later: the peer may come back or become free. */
 #define RS_ERRC_TRANSIENT(code)                                                \

@@ -6,8 +6,8 @@
 #include "cli/log.h"
 #include "cli/signals.h"
 #include "error.h"
-#include "recv_exit_status.h"
 #include "info.h"
+#include "recv_exit_status.h"
 #include "service.h"
 #include "settings.h"
 #include "settings_flags.h"
@@ -337,6 +337,9 @@ int main(int argc, char **argv)
 	     0},
 	    {0}};
 	struct argp argp = {options, parse_opt, args_doc, doc, children, 0, 0};
+	/* getopt names the program by argv[0], the path it was run by; our
+	 * own lines say rpma-recv: so do its. */
+	argv[0] = (char *)"rpma-recv";
 	argp_parse(&argp, argc, argv, 0, 0, &a);
 	rs_log_init("rpma-recv", a.level);
 	if (a.info)

@@ -1,5 +1,7 @@
 #include "pool_open.h"
 
+#include "cli/size.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libpmem2.h>
@@ -80,6 +82,15 @@ static int explain_open_failure(const char *path, uint64_t create_size,
 static PMEMlogpool *pool_create(const char *path, uint64_t create_size,
 				bool device, struct rs_error *err)
 {
+	if (!device && create_size < PMEMLOG_MIN_POOL) {
+		char size[32];
+		rs_size_format(create_size, size, sizeof(size));
+		rs_error_set(err, RS_E_INVAL, 0,
+			     "cannot create pool %s of %s: a log pool needs at "
+			     "least 2 MiB; give --create 2M or more",
+			     path, size);
+		return 0;
+	}
 	PMEMlogpool *plp =
 	    device ? pmemlog_create(path, 0, 0)
 		   : pmemlog_create(path, (size_t)create_size, 0600);

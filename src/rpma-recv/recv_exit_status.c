@@ -10,7 +10,10 @@ int recv_exit_status(int errc)
 		return RS_EXIT_OK;
 	case RS_E_PROVIDER:
 	case RS_E_UNREACHABLE:
+	case RS_E_NODEV:
 		return RS_EXIT_CONNECT;
+	case RS_E_INTERRUPTED:
+		return RS_EXIT_INTERRUPTED;
 	default:
 		return RS_EXIT_USAGE;
 	}

@@ -60,21 +60,6 @@ static bool duration_read(const char *text, uint64_t *v)
 	return rs_duration_parse(text, v) == 0;
 }
 
-/* Milliseconds in the largest unit that divides them: 1 hour, 10 s. */
-static void duration_show(uint64_t ms, char *buf, size_t len)
-{
-	unsigned long long v = ms;
-	if (v && v % 3600000 == 0)
-		snprintf(buf, len, "%llu hour%s", v / 3600000,
-			 v == 3600000 ? "" : "s");
-	else if (v && v % 60000 == 0)
-		snprintf(buf, len, "%llu min", v / 60000);
-	else if (v && v % 1000 == 0)
-		snprintf(buf, len, "%llu s", v / 1000);
-	else
-		snprintf(buf, len, "%llu ms", v);
-}
-
 /* ---- where a number is kept ---- */
 
 /* An unsigned field of the row's size (the table keeps every range
@@ -142,7 +127,7 @@ static const struct number_kind size = {.word = "size",
 					.load = field_load};
 static const struct number_kind duration = {.word = "duration",
 					    .read = duration_read,
-					    .show = duration_show,
+					    .show = rs_duration_show,
 					    .store = field_store,
 					    .load = field_load};
 

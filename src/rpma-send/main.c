@@ -1,12 +1,13 @@
 /* rpma-send: streams a file or a pipe into a remote PMem log over RDMA. */
+#include "cli/duration.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
 #include "cli/signals.h"
 #include "cli/size.h"
 #include "error.h"
-#include "send_exit_status.h"
 #include "input.h"
 #include "resume.h"
+#include "send_exit_status.h"
 #include "shipper.h"
 #include "verify_command.h"
 
@@ -73,15 +74,17 @@ static const struct argp_option options[] = {
      "Batches in flight at once, at most what the receiver allows "
      "(default: about 8 MiB in flight, at least 4 batches)",
      0},
-    {"flush-interval", OPT_FLUSH_INTERVAL, "MS", 0,
+    {"flush-interval", OPT_FLUSH_INTERVAL, "TIME", 0,
      "Commit a partial batch when the input has been quiet this long "
      "while earlier batches are in flight; with none in flight it is "
-     "committed at once (default 5)",
+     "committed at once (default 5ms; a bare number is milliseconds)",
      0},
     {"truncate", OPT_TRUNCATE, 0, 0,
      "Rewind the remote log before writing, instead of appending", 0},
-    {"timeout", OPT_TIMEOUT, "MS", 0,
-     "Give up connecting after this long (default 5000)", 0},
+    {"timeout", OPT_TIMEOUT, "TIME", 0,
+     "Give up connecting after this long (default 5s; a bare number is "
+     "milliseconds)",
+     0},
     {"follow", 'f', 0, 0,
      "Keep reading FILE as it grows, following it across rotation like "
      "`tail -F`, until SIGINT or SIGTERM",
@@ -165,6 +168,25 @@ static uint64_t parse_number(struct argp_state *state, const char *opt,
 	return v;
 }
 
+/* A duration as every duration of both programs is written (500ms, 5s,
+ * 2m); a bare number is milliseconds here, as it always was. */
+static uint64_t parse_duration(struct argp_state *state, const char *opt,
+			       const char *arg, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+	if (rs_duration_parse_bare(arg, 1, &v) || v < min || v > max) {
+		char lo[32], hi[32];
+		rs_duration_show(min, lo, sizeof(lo));
+		rs_duration_show(max, hi, sizeof(hi));
+		argp_error(state,
+			   "%s: '%s' must be a duration from %s to %s (such "
+			   "as 500ms, 5s or 2m; a bare number is "
+			   "milliseconds)",
+			   opt, arg, lo, hi);
+	}
+	return v;
+}
+
 /* Whether text shows as itself on one line, to be quoted in an error. */
 static bool prints_plainly(const char *text)
 {
@@ -242,12 +264,12 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 						      SHIP_DEPTH_MAX, false);
 		return true;
 	case OPT_FLUSH_INTERVAL:
-		a->cfg.flush_interval_ms = (int)parse_number(
-		    state, "--flush-interval", arg, 0, 60000, false);
+		a->cfg.flush_interval_ms = (int)parse_duration(
+		    state, "--flush-interval", arg, 0, 60000);
 		return true;
 	case OPT_TIMEOUT:
-		a->cfg.connect_timeout_ms = (int)parse_number(
-		    state, "--timeout", arg, 1, 600000, false);
+		a->cfg.connect_timeout_ms =
+		    (int)parse_duration(state, "--timeout", arg, 1, 600000);
 		return true;
 	case OPT_PROGRESS:
 		if (arg && strcmp(arg, "always") != 0)
@@ -329,9 +351,14 @@ static void on_stop_signal(int sig)
 	send_stop_requested = 1;
 }
 
+/* When the run began: total_seconds counts from here, so that a run that
+ * fails before its stream starts reports its own few seconds. */
+static uint64_t run_start_ns;
+
 /* One machine-readable line; stats are asked for, so -q does not hide it.
  * MB/s is over the streaming time (first batch posted to last confirmed),
- * as perftest reports; total_seconds includes connecting and closing. */
+ * as perftest reports; total_seconds is the whole run, connecting and
+ * closing included. */
 static void print_stats(const struct ship_result *r)
 {
 	const struct send_stats *st = &r->stats;
@@ -345,7 +372,8 @@ static void print_stats(const struct ship_result *r)
 		send_stats_percentile(st, 0.50) / 1e3,
 		send_stats_percentile(st, 0.90) / 1e3,
 		send_stats_percentile(st, 0.99) / 1e3,
-		rs_method_name(r->method), send_stats_elapsed(st));
+		rs_method_name(r->method),
+		(double)(send_stats_now_ns() - run_start_ns) / 1e9);
 	for (unsigned i = 0; r->nreplicas > 1 && i < r->nreplicas; i++) {
 		const struct ship_replica_result *rr = &r->replicas[i];
 		fprintf(stderr,
@@ -410,6 +438,7 @@ int main(int argc, char **argv)
 {
 	struct send_args a;
 	memset(&a, 0, sizeof(a));
+	run_start_ns = send_stats_now_ns();
 	a.level = RS_LOG_NORMAL;
 	a.cfg.batch_size = 1u << 20;
 	a.cfg.depth = SHIP_DEPTH_AUTO;
@@ -418,6 +447,9 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = RS_EXIT_USAGE;
 	struct argp argp = {options, parse_opt, args_doc, doc, 0, 0, 0};
+	/* getopt names the program by argv[0], the path it was run by; our
+	 * own lines say rpma-send: so do its. */
+	argv[0] = (char *)"rpma-send";
 	argp_parse(&argp, argc, argv, 0, 0, &a);
 	rs_log_init("rpma-send", a.level);
 

@@ -1,5 +1,6 @@
 #include "progress.h"
 
+#include "cli/log.h"
 #include "cli/size.h"
 
 #include <stdio.h>
@@ -24,6 +25,7 @@ void send_progress_draw(struct send_progress *p, const struct send_stats *st,
 		rs_size_format(st->bytes, bytes, sizeof(bytes)), rate,
 		whole / 60, whole % 60, detail);
 	fflush(stderr);
+	rs_log_line_open(true);
 	p->drawn = true;
 	p->last_ns = send_stats_now_ns();
 }
@@ -40,4 +42,5 @@ void send_progress_finish(struct send_progress *p, const struct send_stats *st,
 		return;
 	send_progress_draw(p, st, detail);
 	fputc('\n', stderr);
+	rs_log_line_open(false);
 }

@@ -18,7 +18,10 @@ int exit_status_send(int code)
 	case RS_E_UNREACHABLE:
 	case RS_E_LOST:
 	case RS_E_TIMEOUT:
+	case RS_E_NODEV:
 		return RS_EXIT_CONNECT;
+	case RS_E_INTERRUPTED:
+		return RS_EXIT_INTERRUPTED;
 	case RS_E_FULL:
 		return RS_EXIT_LOG_FULL;
 	case RS_E_REJECTED:

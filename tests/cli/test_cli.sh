@@ -10,20 +10,7 @@ SRC="$2"
 SEND="$BUILD/src/rpma-send/rpma-send"
 RECV="$BUILD/src/rpma-recv/rpma-recv"
 . "$(dirname "$0")/../host_check.sh"
-
-# expect_usage_error NAME EXPECTED-RC PATTERN COMMAND...: exits with the
-# code, prints one line on stderr naming the program, matching PATTERN.
-expect_error() {
-	local name="$1" want="$2" pattern="$3"
-	shift 3
-	local rc=0
-	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
-	check "$name: exit code" "$([ "$rc" = "$want" ] && echo 0 || echo 1)" "got $rc, want $want"
-	local first
-	first=$(head -n 1 "$tmp/err")
-	check "$name: message" "$(echo "$first" | grep -q -- "$pattern" && echo 0 || echo 1)" "'$first' lacks '$pattern'"
-	check "$name: names the program" "$(echo "$first" | grep -q '^rpma-\(send\|recv\): ' && echo 0 || echo 1)" "'$first'"
-}
+. "$(dirname "$0")/expect_error.sh"
 
 for prog in rpma-send rpma-recv; do
 	bin="$BUILD/src/$prog/$prog"

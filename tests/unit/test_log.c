@@ -157,6 +157,25 @@ static void logging_keeps_errno(void **state)
 	free(got);
 }
 
+/* A --progress line without its newline: the next message ends it first,
+ * once; the line after it starts plainly. */
+static void a_message_ends_an_open_status_line(void **state)
+{
+	(void)state;
+	struct capture c;
+	capture_start(&c);
+	rs_log_init("prog", RS_LOG_NORMAL);
+	rs_log_line_open(true);
+	rs_err("lost");
+	rs_info("back");
+	rs_log_line_open(true);
+	rs_log_line_open(false);
+	rs_info("done");
+	char *got = capture_end(&c);
+	assert_string_equal(got, "\nprog: lost\nprog: back\nprog: done\n");
+	free(got);
+}
+
 static void journal_stream_values(void **state)
 {
 	(void)state;
@@ -242,6 +261,7 @@ int main(void)
 	    cmocka_unit_test(levels_filter_warnings_like_notices),
 	    cmocka_unit_test(long_message_is_cut_to_one_line),
 	    cmocka_unit_test(logging_keeps_errno),
+	    cmocka_unit_test(a_message_ends_an_open_status_line),
 	    cmocka_unit_test(journal_stream_values),
 	    cmocka_unit_test(threads_never_interleave),
 	};

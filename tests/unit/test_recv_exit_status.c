@@ -19,6 +19,9 @@ static void every_code_has_its_status(void **state)
 	/* rs_listener_new fails with these: no RDMA device or address */
 	assert_int_equal(recv_exit_status(RS_E_PROVIDER), RS_EXIT_CONNECT);
 	assert_int_equal(recv_exit_status(RS_E_UNREACHABLE), RS_EXIT_CONNECT);
+	assert_int_equal(recv_exit_status(RS_E_NODEV), RS_EXIT_CONNECT);
+	assert_int_equal(recv_exit_status(RS_E_INTERRUPTED),
+			 RS_EXIT_INTERRUPTED);
 	/* a bad option, configuration or pool */
 	const int usage[] = {RS_E_NOMEM,     RS_E_REJECTED, RS_E_LOST,
 			     RS_E_MALFORMED, RS_E_VERSION,  RS_E_AUTH,

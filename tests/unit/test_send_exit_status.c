@@ -16,23 +16,25 @@ struct row {
 	int send; /* the status rpma-send(1) gives a send for it */
 };
 
-/* Every code, RS_E_NOMEM (-1) to RS_E_IO (-15), once. */
+/* Every code, RS_E_NOMEM (-1) to RS_E_LAST, once. */
 static const struct row rows[] = {
-    {RS_E_NOMEM, 2},	   /* local trouble */
-    {RS_E_PROVIDER, 3},	   /* cannot connect: no RDMA device */
-    {RS_E_UNREACHABLE, 3}, /* nothing listening */
-    {RS_E_REJECTED, 5},	   /* refused by the receiver */
-    {RS_E_LOST, 3},	   /* connection lost */
-    {RS_E_MALFORMED, 5},   /* a receiver that breaks the protocol */
-    {RS_E_VERSION, 5},	   /* another protocol version */
-    {RS_E_AUTH, 5},	   /* auth key missing or refused */
-    {RS_E_INVAL, 2},	   /* bad option */
-    {RS_E_TIMEOUT, 3},	   /* nobody answered */
-    {RS_E_BUSY, 5},	   /* the receiver serves someone else */
-    {RS_E_FULL, 4},	   /* remote log full */
-    {RS_E_DIVERGED, 6},	   /* not a prefix, replicas that differ */
-    {RS_E_DEGRADED, 7},	   /* committed on fewer replicas */
-    {RS_E_IO, 2},	   /* unreadable input */
+    {RS_E_NOMEM, 2},	    /* local trouble */
+    {RS_E_PROVIDER, 3},	    /* cannot connect: no RDMA device */
+    {RS_E_UNREACHABLE, 3},  /* nothing listening */
+    {RS_E_REJECTED, 5},	    /* refused by the receiver */
+    {RS_E_LOST, 3},	    /* connection lost */
+    {RS_E_MALFORMED, 5},    /* a receiver that breaks the protocol */
+    {RS_E_VERSION, 5},	    /* another protocol version */
+    {RS_E_AUTH, 5},	    /* auth key missing or refused */
+    {RS_E_INVAL, 2},	    /* bad option */
+    {RS_E_TIMEOUT, 3},	    /* nobody answered */
+    {RS_E_BUSY, 5},	    /* the receiver serves someone else */
+    {RS_E_FULL, 4},	    /* remote log full */
+    {RS_E_DIVERGED, 6},	    /* not a prefix, replicas that differ */
+    {RS_E_DEGRADED, 7},	    /* committed on fewer replicas */
+    {RS_E_IO, 2},	    /* unreadable input */
+    {RS_E_NODEV, 3},	    /* no RDMA device */
+    {RS_E_INTERRUPTED, 20}, /* SIGINT or SIGTERM */
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
@@ -40,8 +42,8 @@ static const struct row rows[] = {
 static void the_table_has_every_code(void **state)
 {
 	(void)state;
-	assert_int_equal(NROWS, -RS_E_IO);
-	for (int code = RS_E_NOMEM; code >= RS_E_IO; code--) {
+	assert_int_equal(NROWS, -RS_E_LAST);
+	for (int code = RS_E_NOMEM; code >= RS_E_LAST; code--) {
 		unsigned found = 0;
 		for (size_t i = 0; i < NROWS; i++)
 			found += rows[i].code == code;
@@ -77,7 +79,7 @@ static void verify_statuses(void **state)
 static void what_is_no_code_is_trouble(void **state)
 {
 	(void)state;
-	assert_int_equal(exit_status_send(RS_E_IO - 1), 2);
+	assert_int_equal(exit_status_send(RS_E_LAST - 1), 2);
 	assert_int_equal(exit_status_send(1), 2);
 	assert_int_equal(exit_status_verify(1, true), 2);
 }

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -12,6 +13,8 @@
 static const char *log_program = "rpma";
 static enum rs_log_level log_level = RS_LOG_NORMAL;
 static bool log_to_journal;
+/* A status line drawn without its newline; any thread's message ends it. */
+static atomic_bool log_line_is_open;
 
 /* sd-daemon(3) priority prefixes, which journald strips and records. */
 #define PRIORITY_ERR "<3>"
@@ -58,6 +61,11 @@ void rs_log_init(const char *program, enum rs_log_level level)
 	    rs_log_is_journal_stream(getenv("JOURNAL_STREAM"), STDERR_FILENO);
 }
 
+void rs_log_line_open(bool open)
+{
+	atomic_store(&log_line_is_open, open);
+}
+
 enum rs_log_level rs_log_get_level(void)
 {
 	return log_level;
@@ -93,9 +101,9 @@ static void log_line(const char *priority, const char *fmt, va_list ap)
 	int saved_errno = errno; /* for %m, and callers that log, then use it */
 	char line[1024];
 	const size_t text_room = sizeof(line) - 1; /* one byte for '\n' */
-	int head =
-	    snprintf(line, text_room, "%s%s: ", log_to_journal ? priority : "",
-		     log_program);
+	bool end_status = atomic_exchange(&log_line_is_open, false);
+	int head = snprintf(line, text_room, "%s%s%s: ", end_status ? "\n" : "",
+			    log_to_journal ? priority : "", log_program);
 	size_t n = at_most(head, text_room - 1);
 	errno = saved_errno;
 	n += at_most(vsnprintf(line + n, text_room - n, fmt, ap),

@@ -31,6 +31,11 @@ void rs_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Detail shown with -v (priority debug). */
 void rs_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A status line without its newline (rpma-send --progress) is open on
+ * stderr, or not any more: while it is, the next message ends it first, so
+ * that each message starts a line of its own (as pv and rsync do). */
+void rs_log_line_open(bool open);
+
 /* True when journal_stream, the value of $JOURNAL_STREAM ("DEV:INODE" in
  * decimal, set by systemd when it connects stdout or stderr to the
  * journal), names the file fd is open on. False for NULL, for a malformed

@@ -95,15 +95,40 @@ static int resolve_steps(struct rs_conn *c, const char *host,
 	return 0;
 }
 
+/* Why rdma_getaddrinfo failed. Without an RDMA device it says ENODEV for
+ * any name, so the name is looked up on its own first: a name that does
+ * not exist is named as the trouble, and only then the missing device
+ * (which no retry brings back). */
+static int resolve_failure(const char *host, const char *port, int e,
+			   struct rs_error *err)
+{
+	if (e == ENODEV) {
+		struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+		struct addrinfo *ai = 0;
+		int gai = getaddrinfo(host, port, &hints, &ai);
+		if (ai)
+			freeaddrinfo(ai);
+		if (gai)
+			return rs_error_set(err, RS_E_UNREACHABLE, 0,
+					    "cannot resolve %s: %s; check the "
+					    "name",
+					    host, gai_strerror(gai));
+		return rs_error_set(err, RS_E_NODEV, e,
+				    "cannot reach %s:%s: %s", host, port,
+				    rs_rdma_errno_hint(e));
+	}
+	return rs_error_set(err, RS_E_UNREACHABLE, e,
+			    "cannot resolve %s:%s: %s", host, port,
+			    rs_rdma_errno_hint(e));
+}
+
 int rs_conn_resolve(const char *host, const char *port, int timeout_ms,
 		    struct rs_conn **conn, struct rs_error *err)
 {
 	struct rdma_addrinfo hints = {.ai_port_space = RDMA_PS_TCP};
 	struct rdma_addrinfo *ai = 0;
 	if (rdma_getaddrinfo(host, port, &hints, &ai))
-		return rs_error_set(err, RS_E_UNREACHABLE, errno,
-				    "cannot resolve %s:%s: %s", host, port,
-				    rs_rdma_errno_hint(errno));
+		return resolve_failure(host, port, errno, err);
 	struct rs_conn *c = calloc(1, sizeof(*c));
 	if (!c) {
 		rdma_freeaddrinfo(ai);

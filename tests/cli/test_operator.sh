@@ -1,0 +1,60 @@
+#!/bin/bash
+# What an operator meets on a machine without an RDMA device (issue 29):
+# one duration syntax, argp's errors named like ours, sizes in the units
+# people type, a missing device that no --retry waits for, a name that
+# does not resolve named as such, --stats of a run that never streamed.
+#   test_operator.sh BUILD
+set -u
+BUILD="$1"
+SEND="$BUILD/src/rpma-send/rpma-send"
+RECV="$BUILD/src/rpma-recv/rpma-recv"
+. "$(dirname "$0")/../host_check.sh"
+. "$(dirname "$0")/expect_error.sh"
+no_device=$([ -z "$(ls /sys/class/infiniband 2>/dev/null)" ] && echo 1 || echo 0)
+
+# --- every duration takes the same syntax (bare numbers keep their unit)
+expect_error "send: --timeout with a bad unit" 2 \
+	"--timeout: '5x' must be a duration from 1 ms to 10 min (such as 500ms, 5s or 2m" "$SEND" --timeout=5x host
+expect_error "send: --flush-interval above its range" 2 \
+	"--flush-interval: '2m' must be a duration from 0 ms to 1 min" "$SEND" --flush-interval 2m host
+expect_error "send: --timeout empty" 2 "must be a duration" "$SEND" --timeout= host
+expect_error "send: --timeout negative" 2 "must be a duration" "$SEND" --timeout=-5 host
+expect_error "send: --timeout huge" 2 "must be a duration" "$SEND" --timeout=99999999999999999999999 host
+if [ "$no_device" = 1 ]; then
+	for t in 5s 500ms 1m 5000; do
+		expect_error "send: --timeout=$t is taken" 3 "no RDMA device" "$SEND" --timeout="$t" 192.0.2.1
+	done
+	expect_error "send: --flush-interval 10ms is taken" 3 "no RDMA device" "$SEND" --flush-interval 10ms 192.0.2.1
+fi
+
+# --- argp's own errors say rpma-send:, not the path the program was run by
+for prog in rpma-send rpma-recv; do
+	first=$(cd "$BUILD/src/$prog" && "./$prog" --no-such-option 2>&1 </dev/null | head -n 1)
+	check "$prog: argp's error names the program" "$(ok [ "$first" = "$prog: unrecognized option '--no-such-option'" ])" "'$first'"
+done
+
+# --- --create below the minimum: the minimum in MiB, and no file left
+expect_error "recv: --create 1M" 2 "cannot create pool $tmp/small.pool of 1.0 MiB: a log pool needs at least 2 MiB; give --create 2M or more" \
+	"$RECV" --create 1M "$tmp/small.pool"
+check "recv: --create 1M leaves no file" "$(ok [ ! -e "$tmp/small.pool" ])" "$(ls -l "$tmp/small.pool" 2>&1)"
+
+if [ "$no_device" = 1 ]; then
+	# --- a missing device is not waited for, whatever --retry says
+	start=$SECONDS
+	expect_error "send: no device with --retry 50" 3 "no RDMA device on this machine" "$SEND" --retry 50 192.0.2.1
+	check "send: no device, no retry" "$(ok [ "$(grep -c retrying "$tmp/err")" = 0 ])" "$(cat "$tmp/err")"
+	check "send: no device fails at once" "$(ok [ $((SECONDS - start)) -le 3 ])" "took $((SECONDS - start)) s"
+
+	# --- a name that does not resolve is the trouble, not the device
+	expect_error "send: unknown host without a device" 3 "cannot resolve no.such.host.invalid: .*; check the name" \
+		"$SEND" no.such.host.invalid
+	check "send: unknown host does not blame the device" "$(ok [ "$(grep -c 'RDMA device' "$tmp/err")" = 0 ])" "$(cat "$tmp/err")"
+
+	# --- --stats of a run that failed before streaming counts its own time
+	"$SEND" --stats 192.0.2.1 >/dev/null 2>"$tmp/err" </dev/null
+	total=$(grep -o 'total_seconds=[0-9.]*' "$tmp/err" | cut -d= -f2)
+	check "send: --stats total_seconds of a failed run" "$(ok awk -v t="${total:-x}" 'BEGIN { exit !(t ~ /^[0-9.]+$/ && t < 5) }')" \
+		"'$total' in $(cat "$tmp/err")"
+fi
+
+summary
