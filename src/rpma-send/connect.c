@@ -2,6 +2,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "input.h"
 #include "session/session.h"
 
 #include <errno.h>
@@ -47,6 +48,8 @@ int send_connect(const struct send_peer *p, struct rs_connect_req req,
 	int rc = rs_session_connect(&r, rs, &err);
 	if (!rc)
 		return 0;
+	if (send_stop_requested)
+		return RS_E_INTERRUPTED;
 	report(p, &err);
 	/* The memory a connection takes (its queue pair, its registered
 	 * message slots) is the RDMA stack's: running out of it is failing to

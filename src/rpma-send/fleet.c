@@ -68,6 +68,8 @@ static int connect_first(struct fleet *f, struct replica *r)
 	    f->cfg->depth == SHIP_DEPTH_AUTO ? SHIP_DEPTH_MAX : f->cfg->depth;
 	unsigned backoff = SEND_BACKOFF_FIRST_MS;
 	for (unsigned attempt = 0;; attempt++) {
+		if (send_stop_requested)
+			return RS_E_INTERRUPTED;
 		int rc =
 		    replica_connect(r, true, slots, f->cfg->connect_timeout_ms);
 		if (!rc)

@@ -139,7 +139,7 @@ static int reconnect_timeout(const struct fleet *f)
 static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 {
 	int rc = send_stop_requested
-		     ? RS_E_LOST
+		     ? RS_E_INTERRUPTED
 		     : replica_connect(r, false, window_depth(f->w),
 				       reconnect_timeout(f));
 	if (!rc)
@@ -162,7 +162,10 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 		retry->backoff_ms = send_backoff_next(retry->backoff_ms);
 		return;
 	}
-	give_up_link(f, r, rc);
+	if (rc == RS_E_INTERRUPTED)
+		give_up(f, r, rc); /* main says what the run committed */
+	else
+		give_up_link(f, r, rc);
 }
 
 bool fleet_drop_laggards(struct fleet *f)

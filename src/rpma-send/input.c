@@ -51,7 +51,14 @@ int send_input_open(struct send_input *in, const char *path, bool follow,
 		in->is_regular = fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode);
 		return 0;
 	}
-	return open_path(in, err);
+	int rc = open_path(in, err);
+	if (rc && follow && err && err->sys_errno == ENOENT) {
+		/* As tail -F: a file not there yet is waited for. */
+		in->fd = -1;
+		in->is_regular = true;
+		return 0;
+	}
+	return rc;
 }
 
 void send_input_close(struct send_input *in)
@@ -71,7 +78,8 @@ static void follow_wait(struct send_input *in)
 			int old = in->fd;
 			in->fd = -1;
 			if (open_path(in, NULL) == 0) {
-				close(old);
+				if (old >= 0)
+					close(old);
 				return;
 			}
 			in->fd = old; /* vanished again: keep waiting */
@@ -86,6 +94,10 @@ ssize_t send_input_read(struct send_input *in, void *buf, size_t cap)
 {
 	if (in->eof)
 		return 0;
+	if (in->fd < 0) { /* --follow of a file that does not exist yet */
+		follow_wait(in);
+		return 0;
+	}
 	ssize_t n = read(in->fd, buf, cap);
 	if (n > 0) {
 		in->pos += n;

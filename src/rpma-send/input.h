@@ -25,7 +25,8 @@ struct send_input {
 	off_t pos;
 };
 
-/* Set by SIGINT/SIGTERM: stop reading, commit what was read. */
+/* Set by SIGINT/SIGTERM (to the signal's number): stop reading, commit what
+ * was read. */
 extern volatile sig_atomic_t send_stop_requested;
 
 /* Returns 0, or RS_E_IO (cannot open path, a directory) or RS_E_INVAL

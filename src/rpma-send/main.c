@@ -347,8 +347,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
-	send_stop_requested = 1;
+	send_stop_requested = sig;
+}
+
+/* A run a signal stopped before its end says so, and what it committed. */
+static int report_interrupted(const struct ship_result *r)
+{
+	const char *sig = send_stop_requested == SIGTERM ? "SIGTERM" : "SIGINT";
+	if (r)
+		rs_err("interrupted by %s after committing %llu bytes", sig,
+		       (unsigned long long)r->committed);
+	else
+		rs_err("interrupted by %s before sending anything", sig);
+	return RS_EXIT_INTERRUPTED;
 }
 
 /* When the run began: total_seconds counts from here, so that a run that
@@ -431,6 +442,11 @@ static int run_verify(const struct send_args *a)
 	};
 	bool same = false;
 	int rc = verify_command_run(&cmd, &same);
+	if (rc && send_stop_requested) {
+		rs_err("interrupted by %s",
+		       send_stop_requested == SIGTERM ? "SIGTERM" : "SIGINT");
+		return RS_EXIT_INTERRUPTED;
+	}
 	return exit_status_verify(rc, same);
 }
 
@@ -471,10 +487,15 @@ int main(int argc, char **argv)
 	struct send_input in;
 	struct rs_error err = {0};
 	rc = send_input_open(&in, a.input ? a.input : "-", a.follow, &err);
+	if (rc && send_stop_requested)
+		return report_interrupted(0);
 	if (rc) {
 		rs_err("%s", err.msg);
 		return exit_status_send(rc);
 	}
+	if (in.fd < 0)
+		rs_info("%s does not exist yet; waiting for it to appear",
+			in.path);
 	rc = ship_run(&a.cfg, &in, &result);
 	send_input_close(&in);
 	return report_ship(&a, rc, &result);
@@ -496,5 +517,7 @@ static int report_ship(const struct send_args *a, int rc,
 			(unsigned long long)r->log_size);
 	if (a->stats)
 		print_stats(r);
+	if (rc && send_stop_requested)
+		return report_interrupted(r);
 	return exit_status_send(rc);
 }

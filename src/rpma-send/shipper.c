@@ -139,8 +139,14 @@ static bool take_input(struct shipper *s, uint64_t now)
 static void check_timers(struct shipper *s, uint64_t now)
 {
 	struct send_window *w = s->w;
-	if (send_stop_requested && window_state(w) == WINDOW_STREAMING)
+	if (send_stop_requested && window_state(w) == WINDOW_STREAMING) {
 		window_input_end(w, now);
+		/* A pipe or --follow ends so by design; a FILE cut short is
+		 * not a finished send. */
+		if (s->in->is_regular && !s->in->follow && !s->in->eof &&
+		    !s->rc)
+			s->rc = RS_E_INTERRUPTED;
+	}
 	uint64_t idle = (uint64_t)s->cfg->flush_interval_ms * 1000000ull;
 	if (window_fill(w) > 0 && now - s->last_input_ns >= idle)
 		window_flush(w, now);

@@ -90,6 +90,8 @@ static int verify_one(const struct verify_command *cmd,
 	int fd = STDIN_FILENO;
 	if (strcmp(cmd->file, "-") != 0) {
 		fd = open(cmd->file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && send_stop_requested)
+			return RS_E_INTERRUPTED; /* a FIFO with no writer yet */
 		if (fd < 0) {
 			rs_err("cannot open %s: %s", cmd->file,
 			       strerror(errno));

@@ -2,7 +2,8 @@
 # What an operator meets on a machine without an RDMA device (issue 29):
 # one duration syntax, argp's errors named like ours, sizes in the units
 # people type, a missing device that no --retry waits for, a name that
-# does not resolve named as such, --stats of a run that never streamed.
+# does not resolve named as such, --stats of a run that never streamed,
+# signals while opening the input, --follow of a file not there yet.
 #   test_operator.sh BUILD
 set -u
 BUILD="$1"
@@ -55,6 +56,32 @@ if [ "$no_device" = 1 ]; then
 	total=$(grep -o 'total_seconds=[0-9.]*' "$tmp/err" | cut -d= -f2)
 	check "send: --stats total_seconds of a failed run" "$(ok awk -v t="${total:-x}" 'BEGIN { exit !(t ~ /^[0-9.]+$/ && t < 5) }')" \
 		"'$total' in $(cat "$tmp/err")"
+fi
+
+# --- SIGINT or SIGTERM while opening a FIFO that has no writer yet: it says
+# it was interrupted and exits 20 (rsync's code), sending and verifying
+mkfifo "$tmp/fifo"
+interrupt() { # NAME SIGNAL PATTERN COMMAND...
+	local name=$1 sig=$2 pattern=$3 pid rc
+	shift 3
+	"$@" 2>"$tmp/err" </dev/null &
+	pid=$!
+	sleep 0.3
+	kill "-$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	check "$name: exit 20" "$(ok [ "$rc" = 20 ])" "got $rc: $(cat "$tmp/err")"
+	check "$name: one line" "$(ok [ "$(wc -l <"$tmp/err")" = 1 ])" "$(cat "$tmp/err")"
+	check "$name: says so" "$(ok grep -q "^rpma-send: $pattern\$" "$tmp/err")" "$(cat "$tmp/err")"
+}
+interrupt "send: SIGINT opening a FIFO" INT "interrupted by SIGINT before sending anything" "$SEND" 192.0.2.1 "$tmp/fifo"
+interrupt "send: SIGTERM opening a FIFO" TERM "interrupted by SIGTERM before sending anything" "$SEND" 192.0.2.1 "$tmp/fifo"
+interrupt "verify: SIGTERM opening a FIFO" TERM "interrupted by SIGTERM" "$SEND" --verify "$tmp/fifo" 192.0.2.1
+
+# --- --follow of a file that is not there yet waits for it, as tail -F
+if [ "$no_device" = 1 ]; then
+	expect_error "send: -f of a missing file" 3 "$tmp/not-yet.log does not exist yet; waiting for it to appear" \
+		"$SEND" -f 192.0.2.1 "$tmp/not-yet.log"
 fi
 
 summary

@@ -2,7 +2,8 @@
 # End-to-end streaming: slow pipes committed promptly, a receiver restarted
 # mid-stream under --retry, appending a growing log twice, --follow across
 # rotation, a full log, a second concurrent sender, SIGINT on either side,
-# a --resume whose prefix check is cut off half-way.
+# a --resume whose prefix check is cut off half-way, SIGINT while retrying
+# (exit 20), --follow of a file not there yet.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/stream.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -233,6 +234,37 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	wait_recv
 	head -c 100000 "$input" >"$WORK/expected"
 	check_pool "$pool" "$WORK/expected"
+else
+	fail "receiver did not start"
+fi
+end_case
+
+start_case "SIGINT while waiting to retry a receiver that is not there: exit 20, one line, no connect error"
+spawn 60 "$WORK/send.log" "$SEND" --retry 30 "$RECV_IP:7399" "$input"
+send_pid=$SPAWN_PID
+wait_for "$WORK/send.log" "retrying in" 30 "$send_pid" || fail "no retry: $(cat "$WORK/send.log")"
+kill -INT "$send_pid"
+reap "$send_pid"
+[ "$REAP_RC" = 20 ] || fail "sender exited $REAP_RC on SIGINT, want 20: $(cat "$WORK/send.log")"
+[ "$(tail -n 1 "$WORK/send.log")" = "rpma-send: interrupted by SIGINT after committing 0 bytes" ] ||
+	fail "last line: $(tail -n 1 "$WORK/send.log")"
+end_case
+
+start_case "--follow of a file not there yet waits for it like tail -F, then ships it"
+if start_recv "$WORK/recv.log" "$pool"; then
+	rm -f "$WORK/later.log"
+	spawn 60 "$WORK/send.log" "$SEND" --truncate -f "$RECV_IP" "$WORK/later.log"
+	send_pid=$SPAWN_PID
+	wait_for "$WORK/send.log" "waiting for it to appear" 30 "$send_pid" || fail "no wait: $(cat "$WORK/send.log")"
+	sleep 1
+	printf 'first line\nsecond line\n' >"$WORK/later.log"
+	for _ in $(seq 1 100); do [ "$(used_bytes "$pool")" = 23 ] && break; sleep 0.1; done
+	kill -INT "$send_pid"
+	reap "$send_pid"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$pool" "$WORK/later.log"
 else
 	fail "receiver did not start"
 fi

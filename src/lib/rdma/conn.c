@@ -26,10 +26,9 @@ int rs_cm_event_wait(struct rdma_event_channel *ch, int timeout_ms,
 		     struct rdma_cm_event **event)
 {
 	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
-	int n;
-	do {
-		n = poll(&pfd, 1, timeout_ms);
-	} while (n < 0 && errno == EINTR);
+	/* A signal the program handles (SIGINT, SIGTERM, SIGHUP) ends the
+	 * wait with EINTR: the program decides whether to wait again. */
+	int n = poll(&pfd, 1, timeout_ms);
 	if (n == 0) {
 		errno = ETIMEDOUT;
 		return -1;
