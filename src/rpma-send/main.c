@@ -12,10 +12,12 @@
 #include "verify_command.h"
 
 #include <argp.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *argp_program_version = "rpma-send " RS_VERSION;
 const char *argp_program_bug_address = 0;
@@ -218,6 +220,38 @@ static void check_replica_list(struct send_args *a, struct argp_state *state)
 }
 
 /* Sending takes HOST [FILE]; verifying takes FILE HOST, like cmp. */
+/* Operands given the other way round: `rpma-send backup.tar pmemhost` as
+ * with scp and rsync, or --verify's FILE HOST given as HOST FILE. Said only
+ * when the one that should be the file is not there and the other is. */
+static bool operands_swapped(const char *should_be_host,
+			     const char *should_be_file)
+{
+	struct stat st;
+	return should_be_host && should_be_file &&
+	       strcmp(should_be_host, "-") != 0 &&
+	       strcmp(should_be_file, "-") != 0 &&
+	       stat(should_be_host, &st) == 0 &&
+	       stat(should_be_file, &st) != 0 && errno == ENOENT;
+}
+
+static void refuse_swapped(struct argp_state *state, const struct send_args *a)
+{
+	const char *host = a->verify ? a->args[1] : a->args[0];
+	const char *file = a->verify ? a->args[0] : a->args[1];
+	if (!operands_swapped(host, file) || !prints_plainly(host) ||
+	    !prints_plainly(file))
+		return;
+	if (a->verify)
+		argp_error(state,
+			   "'%s' is a file and '%s' is not: --verify takes "
+			   "FILE first, as cmp does (rpma-send --verify %s %s)",
+			   host, file, host, file);
+	argp_error(state,
+		   "'%s' is a file and '%s' is not: rpma-send takes HOST "
+		   "first, then FILE (rpma-send %s %s)",
+		   host, file, file, host);
+}
+
 static void assign_positionals(struct argp_state *state, struct send_args *a)
 {
 	if (a->send_first && !a->verify)
@@ -225,6 +259,7 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 	if (a->resume && (a->verify || a->cfg.truncate || a->follow))
 		argp_error(state, "--resume goes without --verify, --truncate "
 				  "and --follow");
+	refuse_swapped(state, a);
 	const char *host = a->args[0];
 	a->input = a->args[1];
 	if (a->verify) {

@@ -3,7 +3,8 @@
 # one duration syntax, argp's errors named like ours, sizes in the units
 # people type, a missing device that no --retry waits for, a name that
 # does not resolve named as such, --stats of a run that never streamed,
-# signals while opening the input, --follow of a file not there yet.
+# signals while opening the input, --follow of a file not there yet,
+# operands given source first.
 #   test_operator.sh BUILD
 set -u
 BUILD="$1"
@@ -56,6 +57,16 @@ if [ "$no_device" = 1 ]; then
 	total=$(grep -o 'total_seconds=[0-9.]*' "$tmp/err" | cut -d= -f2)
 	check "send: --stats total_seconds of a failed run" "$(ok awk -v t="${total:-x}" 'BEGIN { exit !(t ~ /^[0-9.]+$/ && t < 5) }')" \
 		"'$total' in $(cat "$tmp/err")"
+fi
+
+# --- operands the other way round (source first, as scp and rsync take them)
+head -c 10 /dev/zero >"$tmp/backup.tar"
+expect_error "send: FILE HOST" 2 "'$tmp/backup.tar' is a file and 'pmemhost' is not: rpma-send takes HOST first, then FILE (rpma-send pmemhost $tmp/backup.tar)" \
+	"$SEND" "$tmp/backup.tar" pmemhost
+expect_error "verify: HOST FILE" 2 "'$tmp/backup.tar' is a file and 'pmemhost' is not: --verify takes FILE first, as cmp does (rpma-send --verify $tmp/backup.tar pmemhost)" \
+	"$SEND" --verify pmemhost "$tmp/backup.tar"
+if [ "$no_device" = 1 ]; then
+	expect_error "send: HOST FILE is not taken for a swap" 3 "cannot resolve pmemhost" "$SEND" pmemhost "$tmp/backup.tar"
 fi
 
 # --- SIGINT or SIGTERM while opening a FIFO that has no writer yet: it says
