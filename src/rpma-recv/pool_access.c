@@ -39,8 +39,8 @@ static const char *place(const struct recv_settings *s,
 			 const struct recv_log_settings *log, char *buf,
 			 size_t len)
 {
-	if (log->line)
-		snprintf(buf, len, "%s:%u: log %s", s->path, log->line,
+	if (log->pool_line)
+		snprintf(buf, len, "%s:%u: log %s", s->path, log->pool_line,
 			 log->name);
 	else
 		settings_place(s, log, 0, buf, len);

@@ -50,9 +50,9 @@ static int log_start(struct service *svc, const struct recv_log_settings *s)
 	struct rs_error err = {0};
 	int rc = recv_log_worker_start(&cfg, &svc->counters, &l->worker, &err);
 	if (rc) {
-		if (s->line)
-			rs_err("%s:%u: log %s: %s", svc->settings.path, s->line,
-			       s->name, err.msg);
+		if (s->pool_line)
+			rs_err("%s:%u: log %s: %s", svc->settings.path,
+			       s->pool_line, s->name, err.msg);
 		else
 			rs_err("%s", err.msg);
 		free(l);

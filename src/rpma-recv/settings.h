@@ -39,6 +39,7 @@ struct recv_log_settings {
 	uint8_t methods;	      /* RS_METHOD_BIT() of each allowed */
 	bool direct_write_to_pmem;    /* DDIO off: apm may be offered */
 	unsigned line;		      /* of its [name], 0 off the file */
+	unsigned pool_line;	      /* of its `pool =`, 0 off the file */
 };
 
 struct recv_settings {

@@ -6,6 +6,8 @@
 #include "settings_table.h"
 #include "settings_value.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,10 +41,31 @@ static int key_misplaced(struct settings_reader *r, const char *key)
 			     key);
 }
 
+/* As rsyncd.conf takes its keys: case does not matter, and a space or an
+ * underscore stands for a dash ("Max Senders" is max-senders). */
+static bool key_is(const char *row_name, const char *key)
+{
+	for (;; row_name++, key++) {
+		char k = *key == ' ' || *key == '_' ? '-' : *key;
+		if (tolower((unsigned char)k) != *row_name)
+			return false;
+		if (!*row_name)
+			return true;
+	}
+}
+
+static const struct settings_row *key_find(const char *key)
+{
+	for (size_t i = 0; i < settings_nrows; i++)
+		if (key_is(settings_rows[i].name, key))
+			return &settings_rows[i];
+	return 0;
+}
+
 int settings_key_apply(struct settings_reader *r, const char *key,
 		       const char *value)
 {
-	const struct settings_row *row = settings_row_find(key);
+	const struct settings_row *row = key_find(key);
 	if (!row)
 		return key_unknown(r, key);
 	if ((row->scope == SETTINGS_LOG) != r->in_log)

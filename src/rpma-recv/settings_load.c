@@ -10,9 +10,11 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int settings_fail_at(const struct settings_reader *r, unsigned line,
 		     const char *fmt, ...)
@@ -36,6 +38,7 @@ static int section_end(struct settings_reader *r)
 					"log '%s' has no pool: add `pool = "
 					"PATH` to its section",
 					log->name);
+	log->pool_line = pool_line;
 	int rc = settings_check_pool_exists(&r->s, log, pool_line, r->err);
 	if (!rc)
 		rc = settings_check_room(&r->s, log, log->line, r->err);
@@ -49,8 +52,21 @@ static int section_end(struct settings_reader *r)
 	return rc;
 }
 
+/* rsyncd.conf's [global]: the settings before the first log's section. */
+static int global_section(struct settings_reader *r)
+{
+	if (r->in_log || r->first_section)
+		return settings_fail(r,
+				     "[global] comes before the first log's "
+				     "section (line %u): move it up",
+				     r->first_section);
+	return 0;
+}
+
 static int section_begin(struct settings_reader *r, const char *name)
 {
+	if (!strcasecmp(name, "global"))
+		return global_section(r);
 	int rc = r->in_log ? section_end(r) : 0;
 	if (rc)
 		return rc;
@@ -77,6 +93,13 @@ static int line_read(struct settings_reader *r, char *text)
 {
 	struct settings_line line;
 	struct rs_error why = {0};
+	const char *start = text + strspn(text, " \t");
+	if (*start == '&')
+		return settings_fail(r,
+				     "'%.*s' is not taken here: write the "
+				     "logs in this file (see rpma-recv.conf(5) "
+				     "for what differs from rsyncd.conf)",
+				     (int)strcspn(start, " \t\n"), start);
 	if (settings_line_split(text, &line, &why))
 		return settings_fail(r, "%s", why.msg);
 	switch (line.kind) {
@@ -89,12 +112,56 @@ static int line_read(struct settings_reader *r, char *text)
 	}
 }
 
+/* Lines ending in '\' continue on the next, as in rsyncd.conf; errors name
+ * the first of them. */
+struct continued {
+	char *text;
+	size_t len;
+	unsigned first_line; /* 0: nothing pending */
+};
+
+static int continued_end(struct settings_reader *r, struct continued *c)
+{
+	if (!c->first_line)
+		return 0;
+	unsigned last = r->line;
+	r->line = c->first_line;
+	int rc = line_read(r, c->text);
+	r->line = last;
+	c->len = 0;
+	c->first_line = 0;
+	return rc;
+}
+
+static int line_take(struct settings_reader *r, struct continued *c, char *text,
+		     size_t len)
+{
+	bool more = len > 0 && text[len - 1] == '\\';
+	if (!more && !c->first_line)
+		return line_read(r, text);
+	len -= more;
+	if (c->len + len > SETTINGS_LINE_MAX)
+		return settings_fail(r, "continued line longer than %d bytes",
+				     SETTINGS_LINE_MAX);
+	char *grown = realloc(c->text, c->len + len + 1);
+	if (!grown)
+		return rs_error_set(r->err, RS_E_NOMEM, 0, "out of memory");
+	memcpy(grown + c->len, text, len);
+	c->text = grown;
+	c->len += len;
+	c->text[c->len] = '\0';
+	if (!c->first_line)
+		c->first_line = r->line;
+	return more ? 0 : continued_end(r, c);
+}
+
 static int file_read(struct settings_reader *r, FILE *f)
 {
 	char *text = 0;
 	size_t cap = 0;
 	ssize_t n;
 	int rc = 0;
+	struct continued c = {0};
 	errno = 0;
 	while (!rc && (n = getline(&text, &cap, f)) >= 0) {
 		r->line++;
@@ -108,9 +175,12 @@ static int file_read(struct settings_reader *r, FILE *f)
 			rc = settings_fail(r, "a NUL byte: is this a "
 					      "configuration file?");
 		else
-			rc = line_read(r, text);
+			rc = line_take(r, &c, text, len);
 	}
 	int read_errno = errno;
+	if (!rc)
+		rc = continued_end(r, &c); /* a '\' on the last line */
+	free(c.text);
 	free(text);
 	if (!rc && ferror(f))
 		rc = rs_error_set(r->err, RS_E_INVAL, read_errno,

@@ -43,7 +43,8 @@ static int bool_parse(const struct settings_input *in, const char *text,
 			return 0;
 		}
 	}
-	return settings_value_bad(in, text, err, " must be yes or no");
+	return settings_value_bad(in, text, err,
+				  " must be yes or no (or true, false, 1, 0)");
 }
 
 static void bool_default(const struct settings_row *row, void *owner)

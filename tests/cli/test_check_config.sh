@@ -113,6 +113,21 @@ bad() { # bad NAME LINE FRAGMENT TEXT: TEXT as a file is refused at LINE
 	printf '%s\n' "$4" >"$tmp/bad.conf"
 	expect_bad "$1" "$tmp/bad.conf:$2" "$3" --check-config "$tmp/bad.conf"
 }
+# ---- what rsyncd.conf users write: [global], any case, '\' continues ----
+printf '%s\n' "[global]" "Peer Timeout = 5s" "MAX_SENDERS = \\" "  4" "[app]" "Pool = $pool" >"$tmp/rsyncd-like.conf"
+expect_ok "rsyncd.conf's forms" "rpma-recv: $tmp/rsyncd-like.conf: configuration OK, 1 log: app" --check-config "$tmp/rsyncd-like.conf"
+bad "[global] after a log" 3 "[global] comes before the first log's section (line 1): move it up" "[app]
+pool = $pool
+[global]"
+bad "&include" 1 "'&include' is not taken here: write the logs in this file" "&include /etc/rpma-ship/rpma-recv.conf.d
+[app]
+pool = $pool"
+bad "a continued line's error names its first line" 2 "credits '99' must be a number from 1 to 64" "# credits
+credits = \\
+  99
+[app]
+pool = $pool"
+
 bad "bad key" 3 "unknown key 'pol' (keys of a log: pool," "[app]
 pool = $pool
 pol = $pool"
@@ -129,7 +144,7 @@ pool = $pool
 pool = $pool"
 bad "missing pool without create" 2 "pool $tmp/none.pool does not exist: create it with \`pmempool create log $tmp/none.pool\` or add \`create = SIZE\`" "[app]
 pool = $tmp/none.pool"
-bad "missing pool, no directory" 1 "log app: pool $tmp/nodir/app.pool does not exist, nor does its directory $tmp/nodir" "[app]
+bad "missing pool, no directory" 2 "log app: pool $tmp/nodir/app.pool does not exist, nor does its directory $tmp/nodir" "[app]
 pool = $tmp/nodir/app.pool
 create = 8M"
 bad "auth key missing" 3 "cannot open auth key $tmp/none.key: No such file or directory" "[app]
@@ -137,7 +152,7 @@ pool = $pool
 auth-key = $tmp/none.key"
 head -c 32 /dev/urandom >"$tmp/open.key"
 chmod 644 "$tmp/open.key"
-bad "auth key readable by others" 3 "auth key $tmp/open.key is readable by others; restrict it with chmod 600" "[app]
+bad "auth key readable by others" 3 "auth key $tmp/open.key is open to its group or others; restrict it with chmod 600" "[app]
 pool = $pool
 auth-key = $tmp/open.key"
 head -c 8 /dev/urandom >"$tmp/short.key"
@@ -178,11 +193,11 @@ else
 	RUN_AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	conf_nb "[app]
 pool = $nb/root.pool"
-	expect_bad "nobody: pool not writable" "$nb/nb.conf:1" "log app: pool $nb/root.pool: permission denied: rpma-recv needs read and write access to it (user nobody)" --check-config "$nb/nb.conf"
+	expect_bad "nobody: pool not writable" "$nb/nb.conf:2" "log app: pool $nb/root.pool: permission denied: rpma-recv needs read and write access to it (user nobody)" --check-config "$nb/nb.conf"
 	conf_nb "[app]
 pool = $nb/new.pool
 create = 8M"
-	expect_bad "nobody: directory not writable" "$nb/nb.conf:1" "log app: pool $nb/new.pool does not exist and cannot be created in $nb: permission denied: rpma-recv needs write access to that directory (user nobody)" --check-config "$nb/nb.conf"
+	expect_bad "nobody: directory not writable" "$nb/nb.conf:2" "log app: pool $nb/new.pool does not exist and cannot be created in $nb: permission denied: rpma-recv needs write access to that directory (user nobody)" --check-config "$nb/nb.conf"
 	expect_bad "nobody: --log pool not writable" "--log x=$nb/root.pool" "pool $nb/root.pool: permission denied: rpma-recv needs read and write access to it (user nobody)" --check-config --log x="$nb/root.pool"
 	conf_nb "[app]
 pool = $nb/root.pool

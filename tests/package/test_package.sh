@@ -151,6 +151,7 @@ for pkg in ${depends//,/ }; do
 	expect "Depends: $pkg is a package of this host" dpkg-query -W "$pkg"
 done
 expect "Recommends" has "$(dpkg-deb -f "$deb" Recommends)" ibverbs-providers
+expect "Recommends pmempool" has "$(dpkg-deb -f "$deb" Recommends)" pmdk-tools
 
 # Contents, and no active configuration.
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./||; s|/$||' | grep . >"$tmp/contents"

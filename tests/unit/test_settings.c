@@ -527,7 +527,7 @@ static void global_value_errors(void **state)
 	     "max-senders '0' must be a number from 1 to 1024"},
 	    {"max-senders = 1025\n" LOG_A, 1, "max-senders '1025' must be"},
 	    {"busy-poll = maybe\n" LOG_A, 1,
-	     "busy-poll 'maybe' must be yes or no"},
+	     "busy-poll 'maybe' must be yes or no (or true, false, 1, 0)"},
 	};
 	expect_errors(cases, sizeof(cases) / sizeof(*cases));
 }
@@ -552,9 +552,11 @@ static void log_value_errors(void **state)
 	    {LOG_A "methods = auto\n", 3, "methods: 'auto' is not a method"},
 	    {LOG_A "methods = ,\n", 3, "methods: list some of apm"},
 	    {LOG_A "direct-write-to-pmem = maybe\n", 3,
-	     "direct-write-to-pmem 'maybe' must be yes or no"},
+	     "direct-write-to-pmem 'maybe' must be yes or no (or true, false, "
+	     "1, 0)"},
 	    {"[a]\nauth-key = @/key644\npool = @/a.pool\n", 2,
-	     "auth key @/key644 is readable by others; restrict it with chmod "
+	     "auth key @/key644 is open to its group or others; restrict it "
+	     "with chmod "
 	     "600"},
 	    {LOG_A "auth-key = @/missing.key\n", 3,
 	     "cannot open auth key @/missing.key: No such file or directory"},

@@ -29,10 +29,11 @@ int rs_auth_key_load(const char *path, struct rs_auth_key *key,
 	struct stat st;
 	if (fstat(fd, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO))) {
 		close(fd);
-		return rs_error_set(err, RS_E_INVAL, 0,
-				    "auth key %s is readable by others; "
-				    "restrict it with chmod 600",
-				    path);
+		return rs_error_set(
+		    err, RS_E_INVAL, 0,
+		    "auth key %s is open to its group or others; "
+		    "restrict it with chmod 600",
+		    path);
 	}
 	ssize_t n = read(fd, key->bytes, sizeof(key->bytes));
 	uint8_t more;
