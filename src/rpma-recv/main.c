@@ -111,6 +111,9 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 		a->named[a->nnamed++] = arg;
 		return true;
 	case OPT_CONFIG:
+		if (!*arg)
+			argp_error(state, "--config: an empty FILE name; give "
+					  "the configuration file");
 		a->config = arg;
 		return true;
 	case OPT_CHECK_CONFIG:

@@ -33,6 +33,11 @@ int settings_flags_parse(struct settings_flags *f,
 			 const struct settings_row *row, const char *arg,
 			 struct rs_error *err)
 {
+	/* `--auth-key ''` must not read as "no key", nor '' as a path. */
+	if (arg && !*arg)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "--%s: an empty value; give %s", row->flag,
+				    row->arg ? row->arg : "a value");
 	struct settings_input in = {row, SETTINGS_FROM_FLAG, 0};
 	bool global = row->scope == SETTINGS_GLOBAL;
 	int rc = settings_value_parse(

@@ -40,21 +40,6 @@ static bool size_read(const char *text, uint64_t *v)
 	return rs_size_parse(text, v) == 0;
 }
 
-/* The way sizes are written: 4K, 1M, 2G, or bytes. */
-static void size_show(uint64_t v, char *buf, size_t len)
-{
-	static const char units[] = "KMGT";
-	int u = -1;
-	while (u < 3 && v && v % 1024 == 0) {
-		v /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	else
-		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
-}
-
 static bool duration_read(const char *text, uint64_t *v)
 {
 	return rs_duration_parse(text, v) == 0;
@@ -122,7 +107,7 @@ static const struct number_kind port = {.word = "number",
 static const struct number_kind size = {.word = "size",
 					.word_in_range = true,
 					.read = size_read,
-					.show = size_show,
+					.show = rs_size_show,
 					.store = field_store,
 					.load = field_load};
 static const struct number_kind duration = {.word = "duration",

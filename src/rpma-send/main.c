@@ -163,10 +163,19 @@ static uint64_t parse_number(struct argp_state *state, const char *opt,
 	char *end = 0;
 	int bad = size ? rs_size_parse(arg, &v)
 		       : (v = strtoull(arg, &end, 10), !*arg || *end != '\0');
-	if (bad || v < min || v > max)
-		argp_error(state, "%s: '%s' must be %s from %llu to %llu", opt,
-			   arg, size ? "a size" : "a number",
-			   (unsigned long long)min, (unsigned long long)max);
+	if (!bad && v >= min && v <= max)
+		return v;
+	if (size) {
+		char lo[32], hi[32];
+		rs_size_show(min, lo, sizeof(lo));
+		rs_size_show(max, hi, sizeof(hi));
+		argp_error(state,
+			   "%s: '%s' must be a size from %s to %s (such as "
+			   "64K or 1M)",
+			   opt, arg, lo, hi);
+	}
+	argp_error(state, "%s: '%s' must be a number from %llu to %llu", opt,
+		   arg, (unsigned long long)min, (unsigned long long)max);
 	return v;
 }
 

@@ -29,6 +29,14 @@ if [ "$no_device" = 1 ]; then
 	expect_error "send: --flush-interval 10ms is taken" 3 "no RDMA device" "$SEND" --flush-interval 10ms 192.0.2.1
 fi
 
+# --- empty values: never "no key" or a path named ''; sizes in their units
+for opt in allow metrics-file auth-key; do
+	expect_error "recv: --$opt ''" 2 "--$opt: an empty value; give" "$RECV" --$opt= "$tmp/x.pool"
+done
+expect_error "recv: --config ''" 2 "--config: an empty FILE name; give the configuration file" "$RECV" --config= "$tmp/x.pool"
+expect_error "send: --auth-key ''" 2 "auth key: an empty file name; give the key FILE" "$SEND" --auth-key= 192.0.2.1
+expect_error "send: --batch in its units" 2 "--batch: '5x' must be a size from 1 to 1G (such as 64K or 1M)" "$SEND" --batch 5x 192.0.2.1
+
 # --- argp's own errors say rpma-send:, not the path the program was run by
 for prog in rpma-send rpma-recv; do
 	first=$(cd "$BUILD/src/$prog" && "./$prog" --no-such-option 2>&1 </dev/null | head -n 1)

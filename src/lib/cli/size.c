@@ -64,3 +64,17 @@ const char *rs_size_format(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.1f %s", v, units[u]);
 	return buf;
 }
+
+void rs_size_show(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+	while (u < 3 && v && v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+}

@@ -10,6 +10,10 @@
  * the option and the form it wants). */
 int rs_size_parse(const char *text, uint64_t *out);
 
+/* A size the way it is typed, in the largest unit that divides it: 4K,
+ * 1M, 2G, or bytes. */
+void rs_size_show(uint64_t v, char *buf, size_t len);
+
 /* Formats bytes compactly for humans ("1.5 MiB") into buf. */
 const char *rs_size_format(uint64_t bytes, char *buf, size_t len);
 

@@ -20,6 +20,10 @@ static const char auth_label[] = "rpma-ship auth v2";
 int rs_auth_key_load(const char *path, struct rs_auth_key *key,
 		     struct rs_error *err)
 {
+	if (!*path)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "auth key: an empty file name; give the "
+				    "key FILE");
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		return rs_error_set(err, RS_E_INVAL, errno,
