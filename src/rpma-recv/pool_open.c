@@ -1,6 +1,7 @@
 #include "pool_open.h"
 
 #include "cli/size.h"
+#include "pool_kind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,8 +73,9 @@ static int explain_open_failure(const char *path, uint64_t create_size,
 		    "path",
 		    path, msg);
 	return rs_error_set(err, RS_E_IO, open_errno,
-			    "%s is not a usable pmemlog pool (%s); create one "
-			    "with --create SIZE or `pmempool create log`",
+			    "%s is not a usable pmemlog pool (%s): give a "
+			    "pool, or create one at a new path with --create "
+			    "SIZE or `pmempool create log`",
 			    path, msg);
 }
 
@@ -171,6 +173,9 @@ static PMEMlogpool *pool_open_waiting(const char *path, int *open_errno)
 int recv_pool_validate(const char *path, uint64_t create_size,
 		       struct recv_pool_view *view, struct rs_error *err)
 {
+	int rc = recv_pool_kind_check(path, err);
+	if (rc)
+		return rc;
 	int open_errno = 0;
 	PMEMlogpool *plp = pool_open_waiting(path, &open_errno);
 	bool device = is_char_device(path);

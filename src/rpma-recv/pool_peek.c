@@ -1,5 +1,6 @@
 #include "pool_peek.h"
 
+#include "pool_kind.h"
 #include "proto/pool_layout.h"
 
 #include <errno.h>
@@ -58,6 +59,9 @@ static int map_read_only(int fd, struct pmem2_source **src,
 int recv_pool_peek(const char *path, struct recv_pool_peek *out,
 		   struct rs_error *err)
 {
+	int kind = recv_pool_kind_check(path, err);
+	if (kind)
+		return kind;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return rs_error_set(err, RS_E_IO, errno, "cannot read %s: %s",

@@ -105,14 +105,15 @@ expect_error "recv: missing pool" 2 "missing POOL" "$RECV"
 expect_error "recv: bad create size" 2 "is not a size" "$RECV" --create lots pool
 expect_error "recv: bad --allow" 2 "prefix length out of range" "$RECV" --allow 192.0.2.0/40 pool
 expect_error "recv: --allow hostname" 2 "not an IPv4 or IPv6 address" "$RECV" --allow example.org pool
-expect_error "recv: not a pool" 2 "not a usable pmemlog pool" "$RECV" /etc/passwd
+head -c 4M /dev/zero >"$tmp/zeros"
+expect_error "recv: not a pool" 2 "not a usable pmemlog pool" "$RECV" "$tmp/zeros"
 expect_error "recv: pool absent" 2 "does not exist" "$RECV" "$tmp/none.pool"
 
 pmempool create log --size=8M "$tmp/info.pool"
 "$RECV" --info "$tmp/info.pool" >"$tmp/info" 2>&1
 check "recv --info exit" $? "$(cat "$tmp/info")"
 check "recv --info usage" "$(grep -q '^used: 0 bytes' "$tmp/info" && grep -q '^log size: 8380416 bytes' "$tmp/info" && echo 0 || echo 1)" "$(cat "$tmp/info")"
-expect_error "recv --info not a pool" 2 "not a usable pmemlog pool" "$RECV" --info /etc/passwd
+expect_error "recv --info not a pool" 2 "not a usable pmemlog pool" "$RECV" --info "$tmp/zeros"
 expect_error "send: --follow stdin" 2 "needs a file path" "$SEND" --follow host -
 
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then

@@ -37,6 +37,18 @@ expect_error "recv: --config ''" 2 "--config: an empty FILE name; give the confi
 expect_error "send: --auth-key ''" 2 "auth key: an empty file name; give the key FILE" "$SEND" --auth-key= 192.0.2.1
 expect_error "send: --batch in its units" 2 "--batch: '5x' must be a size from 1 to 1G (such as 64K or 1M)" "$SEND" --batch 5x 192.0.2.1
 
+# --- a pool path that is not a pool file: named as what it is, with the fix
+mkdir -p "$tmp/dir"
+mkfifo "$tmp/pool-fifo"
+head -c 1000 /dev/zero >"$tmp/small"
+for look in "" --info; do
+	expect_error "recv $look: a directory" 2 "$tmp/dir is a directory: give a pool file or a device-DAX" "$RECV" $look "$tmp/dir"
+	expect_error "recv $look: /dev/null" 2 "/dev/null is a character device that is not a device-DAX: give a pool file" "$RECV" $look /dev/null
+	expect_error "recv $look: a FIFO" 2 "$tmp/pool-fifo is a FIFO: give a pool file" "$RECV" $look "$tmp/pool-fifo"
+	expect_error "recv $look: a small file" 2 "$tmp/small holds only 1000 B, too little for a log pool (at least 2 MiB)" "$RECV" $look "$tmp/small"
+done
+check "recv: the small file is untouched" "$(ok cmp -s "$tmp/small" <(head -c 1000 /dev/zero))" "it changed"
+
 # --- argp's own errors say rpma-send:, not the path the program was run by
 for prog in rpma-send rpma-recv; do
 	first=$(cd "$BUILD/src/$prog" && "./$prog" --no-such-option 2>&1 </dev/null | head -n 1)
