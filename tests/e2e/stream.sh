@@ -2,8 +2,8 @@
 # End-to-end streaming: slow pipes committed promptly, a receiver restarted
 # mid-stream under --retry, appending a growing log twice, --follow across
 # rotation, a full log, a second concurrent sender, SIGINT on either side,
-# a --resume whose prefix check is cut off half-way, SIGINT while retrying
-# (exit 20), --follow of a file not there yet.
+# a --resume whose prefix check is cut off half-way, SIGINT before a FILE's
+# end or while retrying (exit 20), --follow of a file not there yet.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/stream.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -237,6 +237,32 @@ if start_recv "$WORK/recv.log" "$pool"; then
 else
 	fail "receiver did not start"
 fi
+end_case
+
+start_case "SIGINT before a FILE is read to its end: exit 20, the line says what was committed, the log holds exactly that"
+head -c 24M /dev/urandom >"$WORK/big"
+if start_recv "$WORK/recv.log" "$pool"; then
+	# 50 ms each way, 4 batches of 64K in flight: about 2.5 MB/s, so the
+	# signal comes seconds before the end
+	tc qdisc replace dev veth0 root netem delay 50ms
+	spawn 120 "$WORK/send.log" "$SEND" -v --truncate --batch 64K --depth 4 "$RECV_IP" "$WORK/big"
+	send_pid=$SPAWN_PID
+	wait_for "$WORK/send.log" "method" 30 "$send_pid" || fail "sender did not connect: $(cat "$WORK/send.log")"
+	sleep 0.5
+	kill -INT "$send_pid"
+	reap "$send_pid"
+	tc qdisc del dev veth0 root
+	[ "$REAP_RC" = 20 ] || fail "sender exited $REAP_RC, want 20: $(tail -n 3 "$WORK/send.log")"
+	committed=$(grep -o 'interrupted by SIGINT after committing [0-9]* bytes' "$WORK/send.log" | tr -dc 0-9)
+	[ -n "$committed" ] && [ "$committed" -lt 25165824 ] || fail "no interrupted line: $(tail -n 3 "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	head -c "${committed:-0}" "$WORK/big" >"$WORK/expected"
+	check_pool "$pool" "$WORK/expected"
+else
+	fail "receiver did not start"
+fi
+tc qdisc del dev veth0 root 2>/dev/null
 end_case
 
 start_case "SIGINT while waiting to retry a receiver that is not there: exit 20, one line, no connect error"
