@@ -23,13 +23,14 @@ done
 
 # --- examples: a command line parses when argp does not refuse it (argp's
 # refusals, and only they, end with its "Try ... --help" line). The paths
-# they name are moved into the scratch folder; a program that starts to
+# they name are moved into the scratch folder (and a pool they create is
+# made 8M, not 1G: PMDK allocates it whole); a program that starts to
 # wait or serve is stopped after 5 s (it got past parsing).
 runs_parsed() { # WHERE COMMAND-LINE
 	local where=$1 line=$2 prog
 	line=${line##*|}
 	line=$(sed 's/^ *//; s/ *$//' <<<"$line")
-	line=$(sed "s#/mnt/pmem/#$tmp/#g; s#/dev/dax0.0#$tmp/dax0.0#g; s#/etc/rpma-ship/#$tmp/#g" <<<"$line")
+	line=$(sed "s#/mnt/pmem/#$tmp/#g; s#/dev/dax0.0#$tmp/dax0.0#g; s#/etc/rpma-ship/#$tmp/#g; s#--create 1G#--create 8M#" <<<"$line")
 	read -r prog _ <<<"$line"
 	case "$prog" in rpma-send | rpma-recv) ;; *) return ;; esac
 	(cd "$tmp/cwd" && eval "timeout 5 $BUILD/src/$prog/$line" </dev/null >/dev/null 2>"$tmp/err")
