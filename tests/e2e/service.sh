@@ -203,7 +203,7 @@ printf '[x]\npool = %s\ncreate = 16M\n' "$WORK/notapool" >"$WORK/np.conf"
 rc=0
 timeout 60 "$RECV" --config "$WORK/np.conf" 2>"$WORK/np.log" || rc=$?
 [ "$rc" = 2 ] || fail "a file that is not a pool: exit $rc, want 2: $(cat "$WORK/np.log")"
-grep -q "$WORK/np.conf:1: " "$WORK/np.log" || fail "no FILE:LINE for a file that is not a pool: $(cat "$WORK/np.log")"
+grep -q "$WORK/np.conf:2: " "$WORK/np.log" || fail "no FILE:LINE (its pool = line) for a file that is not a pool: $(cat "$WORK/np.log")"
 cmp -s "$WORK/notapool" "$WORK/notapool.orig" || fail "a file that is not a pool was modified"
 end_case
 
