@@ -21,11 +21,20 @@ struct recv_log_rules {
 	struct rs_auth_key key;
 };
 
+/* Rotation into an archive (archive.h), from the log's settings. */
+struct recv_rotation_config {
+	char dir[PATH_MAX]; /* "": none, a full pool is full */
+	unsigned rotate_at; /* percent full that starts archiving */
+	unsigned keep;	    /* files kept at most, 0: all */
+	uint64_t max_bytes; /* bytes kept at most, 0: all */
+};
+
 struct recv_worker_config {
 	char name[RS_LOG_NAME_MAX + 1]; /* "" for `rpma-recv POOL` */
 	char pool_path[PATH_MAX];
 	uint64_t create_size;
 	struct recv_exposure_config exposure;
+	struct recv_rotation_config rotation;
 	uint32_t peer_timeout_ms;
 	bool busy_poll;
 };

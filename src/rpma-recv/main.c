@@ -11,6 +11,7 @@
 #include "service.h"
 #include "settings.h"
 #include "settings_flags.h"
+#include "settings_log_arg.h"
 
 #include <argp.h>
 #include <signal.h>
@@ -213,23 +214,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 /* ---- the settings: the file, then the command line over it ---- */
 
-static int add_cli_log(const struct recv_args *a, const char *name,
-		       const char *pool, struct recv_settings *s,
+/* A log of the command line: POOL (name ""), or --log NAME=POOL[,...]
+ * (settings_log_arg.h); the flags that apply to every log first. */
+static int add_cli_log(const struct recv_args *a, const char *pool,
+		       const char *named, struct recv_settings *s,
 		       struct rs_error *err)
 {
 	struct recv_log_settings *log = malloc(sizeof(*log));
 	if (!log)
 		return rs_error_set(err, RS_E_NOMEM, 0, "out of memory");
 	*log = a->flags.log;
-	snprintf(log->name, sizeof(log->name), "%s", name);
-	snprintf(log->pool_path, sizeof(log->pool_path), "%s", pool);
-	int rc = strlen(name) > RS_LOG_NAME_MAX
-		     ? rs_error_set(err, RS_E_INVAL, 0,
-				    "--log %s=%s: the name is longer than %d "
-				    "characters; choose a shorter one",
-				    name, pool, RS_LOG_NAME_MAX)
-		     : recv_settings_add_log(s, log, err);
-	memset(log, 0, sizeof(*log));
+	snprintf(log->pool_path, sizeof(log->pool_path), "%s",
+		 pool ? pool : "");
+	int rc = named ? settings_log_arg_parse(named, log, err) : 0;
+	if (!rc)
+		rc = recv_settings_add_log(s, log, err);
+	explicit_bzero(log, sizeof(*log)); /* it may hold a key */
 	free(log);
 	return rc;
 }
@@ -237,14 +237,9 @@ static int add_cli_log(const struct recv_args *a, const char *name,
 static int add_cli_logs(const struct recv_args *a, struct recv_settings *s,
 			struct rs_error *err)
 {
-	int rc = a->pool ? add_cli_log(a, "", a->pool, s, err) : 0;
-	for (unsigned i = 0; !rc && i < a->nnamed; i++) {
-		char name[64];
-		const char *eq = strchr(a->named[i], '=');
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - a->named[i]),
-			 a->named[i]);
-		rc = add_cli_log(a, name, eq + 1, s, err);
-	}
+	int rc = a->pool ? add_cli_log(a, a->pool, 0, s, err) : 0;
+	for (unsigned i = 0; !rc && i < a->nnamed; i++)
+		rc = add_cli_log(a, 0, a->named[i], s, err);
 	return rc;
 }
 

@@ -90,12 +90,39 @@ static int check_creatable(const char *where, const char *path,
 			    user_name(who, sizeof(who)));
 }
 
+/* The archive takes new files, lists and removes old ones. */
+static int check_archive(const char *where, const char *dir,
+			 struct rs_error *err)
+{
+	char who[64];
+	struct stat st;
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		return rs_error_set(err, RS_E_INVAL, ENOTDIR,
+				    "%s: archive %s is not a directory: give "
+				    "a directory on ordinary storage",
+				    where, dir);
+	if (access(dir, R_OK | W_OK | X_OK) == 0)
+		return 0;
+	int e = errno;
+	if (e == ENOENT)
+		return rs_error_set(err, RS_E_INVAL, e,
+				    "%s: archive %s does not exist: create "
+				    "the directory, or fix the path",
+				    where, dir);
+	return rs_error_set(err, RS_E_INVAL, e,
+			    "%s: archive %s: %s: rpma-recv needs to read and "
+			    "write that directory (%s)",
+			    where, dir, reason(e), user_name(who, sizeof(who)));
+}
+
 int recv_pool_access_check(const struct recv_settings *s,
 			   const struct recv_log_settings *log,
 			   struct rs_error *err)
 {
 	char where[PATH_MAX + 64];
 	place(s, log, where, sizeof(where));
+	if (log->archive_dir[0] && check_archive(where, log->archive_dir, err))
+		return err ? err->code : RS_E_INVAL;
 	struct stat st;
 	if (stat(log->pool_path, &st) == 0)
 		return check_existing(where, log->pool_path, &st, err);

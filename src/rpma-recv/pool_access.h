@@ -1,4 +1,5 @@
-/* Whether the user running rpma-recv may use a log's pool, asked of the
+/* Whether the user running rpma-recv may use a log's pool (and its
+ * archive directory, which it must read and write), asked of the
  * file system without opening the pool (stat(2), access(2) with the real
  * user and groups): an existing pool must be readable and writable, a
  * missing one with `create` needs a directory the user may create it in.

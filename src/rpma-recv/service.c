@@ -35,6 +35,10 @@ worker_config(const struct service *svc, const struct recv_log_settings *l)
 	    .busy_poll = svc->settings.busy_poll};
 	snprintf(c.name, sizeof(c.name), "%s", l->name);
 	snprintf(c.pool_path, sizeof(c.pool_path), "%s", l->pool_path);
+	snprintf(c.rotation.dir, sizeof(c.rotation.dir), "%s", l->archive_dir);
+	c.rotation.rotate_at = l->rotate_at;
+	c.rotation.keep = l->archive_keep;
+	c.rotation.max_bytes = l->archive_max;
 	return c;
 }
 

@@ -1,7 +1,7 @@
-/* The settings whose value is a number: counts, the port, sizes and
- * durations. One check for all of them, against the row's range, and one
- * message: "NAME 'TEXT' must be RANGE[ (NOTE)][, like EXAMPLE][; 'TEXT'
- * is not a KIND]". In the file RANGE says the kind ("a size from 4K to
+/* The settings whose value is a number: counts, the port, sizes,
+ * percentages and durations. One check for all of them, against the row's
+ * range, and one message: "NAME 'TEXT' must be RANGE[ (NOTE)][, like EXAMPLE][;
+ * 'TEXT' is not a KIND]". In the file RANGE says the kind ("a size from 4K to
  * 1G"); a flag's argument name says it already ("4K to 1G"). */
 #include "settings_value_ops.h"
 
@@ -43,6 +43,25 @@ static bool size_read(const char *text, uint64_t *v)
 static bool duration_read(const char *text, uint64_t *v)
 {
 	return rs_duration_parse(text, v) == 0;
+}
+
+/* 75 or 75% */
+static bool percent_read(const char *text, uint64_t *v)
+{
+	size_t n = strlen(text);
+	char digits[24];
+	if (n && text[n - 1] == '%')
+		n--;
+	if (!n || n >= sizeof(digits))
+		return false;
+	memcpy(digits, text, n);
+	digits[n] = '\0';
+	return count_read(digits, v);
+}
+
+static void percent_show(uint64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu%%", (unsigned long long)v);
 }
 
 /* ---- where a number is kept ---- */
@@ -110,6 +129,12 @@ static const struct number_kind size = {.word = "size",
 					.show = rs_size_show,
 					.store = field_store,
 					.load = field_load};
+static const struct number_kind percent = {.word = "percentage",
+					   .word_in_range = true,
+					   .read = percent_read,
+					   .show = percent_show,
+					   .store = field_store,
+					   .load = field_load};
 static const struct number_kind duration = {.word = "duration",
 					    .read = duration_read,
 					    .show = rs_duration_show,
@@ -127,7 +152,7 @@ static void range_say(const struct settings_input *in,
 	uint64_t min = settings_row_min(row, in->from);
 	bool unbounded = row->max == UINT64_MAX;
 	char kind[32] = "", lo[32], hi[32];
-	if (in->from == SETTINGS_FROM_FILE && k->word_in_range)
+	if (in->from != SETTINGS_FROM_FLAG && k->word_in_range)
 		snprintf(kind, sizeof(kind), "a %s %s ", k->word,
 			 unbounded ? "of" : "from");
 	k->show(min, lo, sizeof(lo));
@@ -141,10 +166,9 @@ static void range_say(const struct settings_input *in,
 static const struct number_kind *kind_of(const struct settings_row *row)
 {
 	static const struct number_kind *const kinds[] = {
-	    [SETTINGS_COUNT] = &count,
-	    [SETTINGS_PORT] = &port,
-	    [SETTINGS_SIZE] = &size,
-	    [SETTINGS_DURATION] = &duration,
+	    [SETTINGS_COUNT] = &count,	   [SETTINGS_PORT] = &port,
+	    [SETTINGS_SIZE] = &size,	   [SETTINGS_DURATION] = &duration,
+	    [SETTINGS_PERCENT] = &percent,
 	};
 	return kinds[row->type];
 }

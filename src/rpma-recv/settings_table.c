@@ -165,6 +165,55 @@ const struct settings_row settings_rows[] = {
      .flag = "direct-write-to-pmem",
      .help = "Declare that RDMA writes land directly in PMem (DDIO off), "
 	     "which allows the apm method on byte-addressable PMem"},
+    /* Rotation: a full pool moves its committed bytes into plain files
+     * and is used again, instead of stopping its stream (archive.h). */
+    {.name = "archive",
+     .type = SETTINGS_PATH,
+     OF_LOG(archive_dir),
+     .reload = SETTINGS_RELOAD_RESTART,
+     .flag = "archive",
+     .arg = "DIR",
+     .help = "Rotate the log: when its pool fills to rotate-at, move its "
+	     "committed bytes into plain files in DIR (in order, named for "
+	     "their position) and use the pool again, so a full pool never "
+	     "stops a stream"},
+    {.name = "rotate-at",
+     .type = SETTINGS_PERCENT,
+     .min = 10,
+     .max = 95,
+     .def = 75,
+     .like = "75%",
+     OF_LOG(rotate_at),
+     .reload = SETTINGS_RELOAD_RESTART,
+     .flag = "rotate-at",
+     .arg = "PERCENT",
+     .help = "With an archive: how full the pool is when archiving starts; "
+	     "the rest takes the stream while it runs"},
+    {.name = "archive-keep",
+     .type = SETTINGS_COUNT,
+     .min = 0,
+     .max = 1000000,
+     .def = 0,
+     .note = "0 keeps every file",
+     OF_LOG(archive_keep),
+     .reload = SETTINGS_RELOAD_RESTART,
+     .flag = "archive-keep",
+     .arg = "COUNT",
+     .help = "Keep at most COUNT archive files, removing the oldest first "
+	     "(0: keep all)"},
+    {.name = "archive-max",
+     .type = SETTINGS_SIZE,
+     .min = 0,
+     .max = UINT64_MAX,
+     .def = 0,
+     .note = "0 keeps every file",
+     .like = "10G",
+     OF_LOG(archive_max),
+     .reload = SETTINGS_RELOAD_RESTART,
+     .flag = "archive-max",
+     .arg = "SIZE",
+     .help = "Keep at most SIZE bytes of archive files, removing the "
+	     "oldest first (0: no limit); the newest file is always kept"},
 };
 
 const size_t settings_nrows = sizeof(settings_rows) / sizeof(*settings_rows);
@@ -194,6 +243,6 @@ void *settings_row_field(const struct settings_row *row, void *owner)
 uint64_t settings_row_min(const struct settings_row *row,
 			  enum settings_source from)
 {
-	return from == SETTINGS_FROM_FLAG && row->flag_min ? row->flag_min
+	return from != SETTINGS_FROM_FILE && row->flag_min ? row->flag_min
 							   : row->min;
 }

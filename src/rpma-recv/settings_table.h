@@ -20,6 +20,7 @@ enum settings_type {
 	SETTINGS_PORT,	      /* a count kept as the endpoint's port text */
 	SETTINGS_SIZE,	      /* bytes: 64K, 1M, 4096 */
 	SETTINGS_DURATION,    /* milliseconds: 10, 10s, 500ms, 2m */
+	SETTINGS_PERCENT,     /* a share of something: 75 or 75% */
 	SETTINGS_BOOL,	      /* yes or no; a flag without argument says yes */
 	SETTINGS_ADDRESS,     /* listen: an address (ADDR[:PORT] as a flag) */
 	SETTINGS_PATH,	      /* a path (absolute in the file) */
@@ -36,8 +37,10 @@ enum settings_scope {
 /* Where a value was given: its min may differ (see create), and every
  * message names it the way it was given. */
 enum settings_source {
-	SETTINGS_FROM_FILE, /* `key = value` */
-	SETTINGS_FROM_FLAG, /* --flag value */
+	SETTINGS_FROM_FILE,    /* `key = value` */
+	SETTINGS_FROM_FLAG,    /* --flag value */
+	SETTINGS_FROM_LOG_ARG, /* --log NAME=POOL,key=value: named as a key,
+				  checked as a flag */
 };
 
 /* What a reload (SIGHUP) does with a changed value. */

@@ -165,7 +165,7 @@ static int key_file_parse(const struct settings_input *in, const char *text,
 {
 	struct recv_log_settings *log = owner;
 	int rc = path_parse(in, text, owner, err);
-	if (!rc && in->from == SETTINGS_FROM_FILE)
+	if (!rc && in->from != SETTINGS_FROM_FLAG)
 		rc = rs_auth_key_load(log->auth_key_path, &log->auth_key, err);
 	return rc;
 }
@@ -209,7 +209,7 @@ static int cidr_add(const struct settings_input *in, const char *text,
 	struct recv_log_settings *log = owner;
 	if (log->nallow == RECV_ALLOW_MAX) {
 		char who[RS_LOG_NAME_MAX + 16] = "--allow: the command line";
-		if (in->from == SETTINGS_FROM_FILE)
+		if (in->from != SETTINGS_FROM_FLAG)
 			snprintf(who, sizeof(who), "log '%s'", in->log_name);
 		return rs_error_set(err, RS_E_INVAL, 0,
 				    "%s has more than %d allow ranges: merge "

@@ -14,6 +14,7 @@ static const struct settings_value_ops *const type_ops[] = {
     [SETTINGS_PORT] = &settings_number_ops,
     [SETTINGS_SIZE] = &settings_number_ops,
     [SETTINGS_DURATION] = &settings_number_ops,
+    [SETTINGS_PERCENT] = &settings_number_ops,
     [SETTINGS_BOOL] = &settings_bool_ops,
     [SETTINGS_ADDRESS] = &settings_address_ops,
     [SETTINGS_PATH] = &settings_path_ops,

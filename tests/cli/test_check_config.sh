@@ -11,6 +11,7 @@ BUILD="$1"
 RECV="$BUILD/src/rpma-recv/rpma-recv"
 DEFAULT_CONF=/etc/rpma-ship/rpma-recv.conf
 . "$(dirname "$0")/../host_check.sh"
+. "$(dirname "$0")/expect_error.sh"
 chmod 755 "$tmp" # the cases run as nobody reach their files through it
 
 
@@ -244,5 +245,36 @@ else
 fi
 check "pool unchanged after strace run" "$(ok [ "$(sha256sum "$pool")" = "$before_sum" ] && [ "$(stat -c %y "$pool")" = "$before_time" ])" "changed"
 check "created nothing" "$(ok [ ! -e "$tmp/audit.pool" ])" "$tmp/audit.pool exists"
+
+# --- an archive (rotation): a directory rpma-recv may write; --log takes a
+# log's own keys after its pool
+mkdir -p "$tmp/arch"
+expect_error "--log with an archive that is not there" 2 \
+	"archive $tmp/nope does not exist: create the directory" \
+	"$RECV" --check-config --log "a=$tmp/a.pool,archive=$tmp/nope,create=8M"
+expect_error "--archive that is a file" 2 "archive /etc/passwd is not a directory" \
+	"$RECV" --check-config --archive /etc/passwd --log "a=$tmp/a.pool,create=8M"
+expect_error "--log with rotate-at out of range" 2 \
+	"rotate-at '200' must be a percentage from 10% to 95%" \
+	"$RECV" --check-config --log "a=$tmp/a.pool,rotate-at=200,create=8M"
+expect_error "--log with a key that is not a log's" 2 \
+	"'port' is not a key of a log; give NAME=POOL\[,KEY=VALUE...\]" \
+	"$RECV" --check-config --log "a=$tmp/a.pool,port=7204"
+expect_error "--log with a key without value" 2 "archive has no value" \
+	"$RECV" --check-config --log "a=$tmp/a.pool,archive"
+"$RECV" --check-config --log "a=$tmp/a.pool,archive=$tmp/arch,create=8M,rotate-at=80%,archive-keep=10,archive-max=1G" >"$tmp/out" 2>"$tmp/err"
+check "--log NAME=POOL,KEY=VALUE... checks out" $? "$(cat "$tmp/err")"
+printf '[a]\npool = %s\ncreate = 8M\narchive = arch\n' "$tmp/a.pool" >"$tmp/rel.conf"
+expect_error "a relative archive in the file" 2 "rel.conf:4: archive 'arch' must be an absolute path" \
+	"$RECV" --check-config "$tmp/rel.conf"
+chmod 500 "$tmp/arch"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$tmp"
+	expect_error "an archive the user may not write" 2 \
+		"archive $tmp/arch: permission denied: rpma-recv needs to read and write that directory (user nobody)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$RECV" --check-config \
+		--log "a=$tmp/a.pool,archive=$tmp/arch,create=8M"
+fi
+rm -rf "$tmp/arch" "$tmp/rel.conf"
 
 summary

@@ -466,7 +466,8 @@ static void syntax_errors(void **state)
 	     "metrics-file, metrics-interval)"},
 	    {"# comment\n\n" LOG_A "pol = x\n", 5,
 	     "unknown key 'pol' (keys of a log: pool, create, allow, auth-key, "
-	     "methods, direct-write-to-pmem)"},
+	     "methods, direct-write-to-pmem, archive, rotate-at, "
+	     "archive-keep, archive-max)"},
 	    {"# comment\n\nport 7204\n" LOG_A, 3,
 	     "missing '=': write `key = value`"},
 	    {LOG_A "create\n", 3, "missing '='"},

@@ -46,6 +46,10 @@ static const struct sample {
     {"auth-key", "@/a.key", "@/b.key", SETTINGS_RELOAD_NEW_SESSIONS},
     {"methods", "apm", "staged", SETTINGS_RELOAD_NEW_SESSIONS},
     {"direct-write-to-pmem", "no", "yes", SETTINGS_RELOAD_RESTART},
+    {"archive", "@/a", "@/b", SETTINGS_RELOAD_RESTART},
+    {"rotate-at", "75%", "80", SETTINGS_RELOAD_RESTART},
+    {"archive-keep", "0", "10", SETTINGS_RELOAD_RESTART},
+    {"archive-max", "0", "10G", SETTINGS_RELOAD_RESTART},
 };
 
 static void in_dir(const char *name, char *path, size_t len)

@@ -62,6 +62,10 @@ static const struct documented documented[] = {
     {"methods", LOG, NEW_SESSIONS, NONE, NONE, RS_METHOD_ALL, 0, 0},
     {"direct-write-to-pmem", LOG, RESTART, NONE, NONE, 0,
      "direct-write-to-pmem", 0},
+    {"archive", LOG, RESTART, NONE, NONE, NONE, "archive", "DIR"},
+    {"rotate-at", LOG, RESTART, 10, 95, 75, "rotate-at", "PERCENT"},
+    {"archive-keep", LOG, RESTART, 0, 1000000, 0, "archive-keep", "COUNT"},
+    {"archive-max", LOG, RESTART, 0, UINT64_MAX, 0, "archive-max", "SIZE"},
 };
 #define NDOCUMENTED (sizeof(documented) / sizeof(*documented))
 
@@ -70,7 +74,8 @@ static char dir[] = "/tmp/rs-test-table-XXXXXX";
 static bool numeric(const struct settings_row *row)
 {
 	return row->type == SETTINGS_COUNT || row->type == SETTINGS_PORT ||
-	       row->type == SETTINGS_SIZE || row->type == SETTINGS_DURATION;
+	       row->type == SETTINGS_SIZE || row->type == SETTINGS_DURATION ||
+	       row->type == SETTINGS_PERCENT;
 }
 
 static const struct documented *doc_of(const struct settings_row *row)
@@ -335,7 +340,7 @@ static void ranges(void **state)
 				one(row, row->max + 1, false);
 		}
 	}
-	assert_int_equal(rows, 7);
+	assert_int_equal(rows, 10);
 }
 
 /* yes or no in the file, a flag without argument says yes. */
