@@ -20,8 +20,11 @@ struct archive_file {
 	uint64_t size; /* its bytes */
 };
 
+/* Room for a file's name after the directory's in a PATH_MAX path. */
+#define DIR_MAX (PATH_MAX - 256)
+
 struct archive {
-	char dir[PATH_MAX];
+	char dir[DIR_MAX];
 	char name[64];
 	int dir_fd;
 	struct archive_file *files; /* in log order */
@@ -161,6 +164,11 @@ int archive_open(const char *dir, const char *name, struct archive **out,
 	struct archive *a = calloc(1, sizeof(*a));
 	if (!a)
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	if (strlen(dir) >= sizeof(a->dir)) {
+		free(a);
+		return rs_error_set(err, RS_E_INVAL, ENAMETOOLONG,
+				    "archive %s: the path is too long", dir);
+	}
 	snprintf(a->dir, sizeof(a->dir), "%s", dir);
 	snprintf(a->name, sizeof(a->name), "%s", name[0] ? name : "log");
 	a->part_fd = -1;
