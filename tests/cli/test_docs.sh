@@ -33,7 +33,7 @@ runs_parsed() { # WHERE COMMAND-LINE
 	line=$(sed "s#/mnt/pmem/#$tmp/#g; s#/dev/dax0.0#$tmp/dax0.0#g; s#/etc/rpma-ship/#$tmp/#g; s#--create 1G#--create 8M#" <<<"$line")
 	read -r prog _ <<<"$line"
 	case "$prog" in rpma-send | rpma-recv) ;; *) return ;; esac
-	(cd "$tmp/cwd" && eval "timeout 5 $BUILD/src/$prog/$line" </dev/null >/dev/null 2>"$tmp/err")
+	(cd "$tmp/cwd" && eval "timeout -k 2 5 $BUILD/src/$prog/$line" </dev/null >/dev/null 2>"$tmp/err")
 	check "$where: '$line' parses" "$(grep -q "^Try \`$prog --help'" "$tmp/err" && echo 1 || echo 0)" "$(head -n 1 "$tmp/err")"
 	examples=$((examples + 1))
 }

@@ -70,7 +70,7 @@ static bool grant_sound(const struct rs_accept_info *a)
 	    !mr_sound(&a->staging) || !mr_sound(&a->data_read) ||
 	    !mr_sound(&a->staging_read))
 		return false;
-	if (a->peer_flags & ~RS_PEER_DIRECT_WRITE_TO_PMEM)
+	if (a->peer_flags & ~(RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE))
 		return false;
 	if (a->methods == 0 || (a->methods & ~METHODS_KNOWN))
 		return false;
@@ -82,6 +82,9 @@ static bool grant_sound(const struct rs_accept_info *a)
 	 * the committed end lies inside it. */
 	if (start < RS_LOG_HDR_END || start % 8 || end % 8 || end <= start ||
 	    write < start || write > end)
+		return false;
+	/* Log positions of the pool's bytes fit in 64 bits. */
+	if (a->log_base > UINT64_MAX - (end - start))
 		return false;
 	/* Direct methods write into the data region: it is the log, exactly. */
 	if ((apm || gpspm) && (a->data.length != end - start ||
@@ -132,7 +135,8 @@ static bool info_equal(const struct rs_accept_info *a,
 	       a->write_offset_value == b->write_offset_value &&
 	       memcmp(a->pool_uuid, b->pool_uuid, sizeof(a->pool_uuid)) == 0 &&
 	       memcmp(&a->token, &b->token, sizeof(a->token)) == 0 &&
-	       a->peer_timeout_ms == b->peer_timeout_ms;
+	       a->peer_timeout_ms == b->peer_timeout_ms &&
+	       a->log_base == b->log_base;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -16,7 +16,7 @@
 static struct rs_accept_info valid_info(void)
 {
 	struct rs_accept_info info = {
-	    .peer_flags = RS_PEER_DIRECT_WRITE_TO_PMEM,
+	    .peer_flags = RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE,
 	    .methods = RS_METHOD_BIT(RS_METHOD_APM) |
 		       RS_METHOD_BIT(RS_METHOD_GPSPM) |
 		       RS_METHOD_BIT(RS_METHOD_STAGED),
@@ -43,6 +43,7 @@ static struct rs_accept_info valid_info(void)
 	    .end_offset = 64u << 20,
 	    .write_offset_value = 8192 + 100,
 	    .peer_timeout_ms = 10000,
+	    .log_base = 3u << 20,
 	};
 	for (int i = 0; i < 16; i++) {
 		info.pool_uuid[i] = (uint8_t)(i * 7 + 1);
@@ -70,6 +71,9 @@ static void accept_round_trip(void **state)
 	assert_int_equal(out.data.addr, in.data.addr);
 	assert_memory_equal(&out.token, &in.token, sizeof(in.token));
 	assert_int_equal(out.peer_timeout_ms, 10000);
+	assert_int_equal(out.log_base, 3u << 20);
+	assert_int_equal(out.peer_flags,
+			 RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE);
 	assert_int_equal(out.data.length, in.data.length);
 	assert_int_equal(out.data.rkey, in.data.rkey);
 	assert_int_equal(out.write_offset.addr, in.write_offset.addr);
@@ -287,7 +291,7 @@ static void connect_round_trip_and_checks(void **state)
 			 RS_E_MALFORMED);
 }
 
-/* Protocol version 3: the log name, 32 bytes at offset 24, the name then
+/* Since protocol version 3: the log name, 32 bytes at offset 24, the name then
  * zeros. */
 #define NAME_AT 24
 #define NAME_FIELD (RS_LOG_NAME_MAX + 1)
@@ -295,7 +299,7 @@ static void connect_round_trip_and_checks(void **state)
 static void connect_name_round_trip(void **state)
 {
 	(void)state;
-	assert_int_equal(RS_PROTO_VERSION, 3);
+	assert_int_equal(RS_PROTO_VERSION, 4);
 	assert_int_equal(RS_CONNECT_REQ_SIZE, 56);
 	assert_int_equal(NAME_AT + NAME_FIELD, RS_CONNECT_REQ_SIZE);
 	struct rs_connect_req in = {.flags = RS_CONNECT_VERIFY,
@@ -305,7 +309,7 @@ static void connect_name_round_trip(void **state)
 	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
 	assert_int_equal(rs_connect_req_encode(&in, buf, sizeof(buf)),
 			 RS_CONNECT_REQ_SIZE);
-	assert_int_equal(buf[4], 3);
+	assert_int_equal(buf[4], RS_PROTO_VERSION);
 	assert_int_equal(buf[5], RS_CONNECT_REQ_SIZE);
 	assert_memory_equal(buf + NAME_AT, "app.2024_x-y", 13);
 	for (size_t i = NAME_AT + 13; i < RS_CONNECT_REQ_SIZE; i++)

@@ -117,6 +117,21 @@ static void malformed_fails(void **state)
 	assert_int_equal(0, decode(m));
 	m = (struct rs_msg){.type = RS_MSG_COMMIT_DONE, .status = 99};
 	assert_int_equal(RS_E_MALFORMED, decode(m));
+	/* An archive's status answers a rebase only. */
+	m = (struct rs_msg){.type = RS_MSG_COMMIT_DONE,
+			    .status = RS_MSG_ARCHIVE_DISK_FULL};
+	assert_int_equal(RS_E_MALFORMED, decode(m));
+	m.type = RS_MSG_REBASE_DONE;
+	assert_int_equal(0, decode(m));
+	m.status = RS_MSG_STATUS_LAST + 1;
+	assert_int_equal(RS_E_MALFORMED, decode(m));
+	m = (struct rs_msg){.type = RS_MSG_REBASE, .offset = 1u << 20};
+	assert_int_equal(0, decode(m));
+	m.length = 4096; /* a rebase names where the pool ends, no range */
+	assert_int_equal(RS_E_MALFORMED, decode(m));
+	m = (struct rs_msg){.type = RS_MSG_REBASE,
+			    .status = RS_MSG_ARCHIVE_FAILED};
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 
 	uint8_t buf[RS_MSG_SIZE];
 	struct rs_msg out;

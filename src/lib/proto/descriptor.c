@@ -208,6 +208,7 @@ size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
 	rs_wire_put_bytes(&w, info->pool_uuid, sizeof(info->pool_uuid));
 	rs_wire_put_bytes(&w, info->token.bytes, sizeof(info->token.bytes));
 	rs_wire_put_u32(&w, info->peer_timeout_ms);
+	rs_wire_put_u64(&w, info->log_base);
 	return w.failed ? 0 : w.pos;
 }
 
@@ -215,7 +216,7 @@ size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
 static int accept_info_check(const struct rs_accept_info *info,
 			     struct rs_error *err)
 {
-	if (info->peer_flags & ~RS_PEER_DIRECT_WRITE_TO_PMEM)
+	if (info->peer_flags & ~RS_PEER_FLAGS_KNOWN)
 		return malformed(err, "unknown peer configuration flags");
 	if (info->methods == 0 || (info->methods & ~RS_METHODS_KNOWN))
 		return malformed(err, "no known persistence method allowed");
@@ -232,6 +233,8 @@ static int accept_info_check(const struct rs_accept_info *info,
 		return rc;
 
 	uint64_t data_len = info->end_offset - info->start_offset;
+	if (info->log_base > UINT64_MAX - data_len)
+		return malformed(err, "log position out of range");
 	bool direct = info->methods & (RS_METHOD_BIT(RS_METHOD_APM) |
 				       RS_METHOD_BIT(RS_METHOD_GPSPM));
 	if (direct && (info->data.length != data_len ||
@@ -300,6 +303,7 @@ int rs_accept_info_decode(const void *buf, size_t len,
 	rs_wire_get_bytes(&w, info->pool_uuid, sizeof(info->pool_uuid));
 	rs_wire_get_bytes(&w, info->token.bytes, sizeof(info->token.bytes));
 	info->peer_timeout_ms = rs_wire_get_u32(&w);
+	info->log_base = rs_wire_get_u64(&w);
 	if (w.failed)
 		return malformed(err, "private data truncated");
 	return accept_info_check(info, err);

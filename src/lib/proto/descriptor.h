@@ -16,8 +16,9 @@
 struct rs_error;
 
 #define RS_PROTO_MAGIC 0x48535052u /* "RPSH" on the wire */
-/* 2: session token, peer timeout, keepalive; 3: log names */
-#define RS_PROTO_VERSION 3
+/* 2: session token, peer timeout, keepalive; 3: log names; 4: log
+ * positions (the archive before the pool), rotation */
+#define RS_PROTO_VERSION 4
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196
@@ -58,6 +59,10 @@ struct rs_connect_req {
 
 /* The receiver's peer configuration. */
 #define RS_PEER_DIRECT_WRITE_TO_PMEM 0x1u
+/* The log rotates (it has an archive): a full pool is started over once
+ * the sender asks (RS_MSG_REBASE), not the end. */
+#define RS_PEER_ARCHIVE 0x2u
+#define RS_PEER_FLAGS_KNOWN (RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE)
 
 /* The shortest peer timeout a grant may carry: the keepalive interval is a
  * fraction of it. */
@@ -81,8 +86,11 @@ struct rs_accept_info {
 	struct rs_session_token token; /* presented to take the session over */
 	uint32_t
 	    peer_timeout_ms; /* silence after which a peer counts as dead */
+	/* The log position of the data range's first byte: what the log
+	 * holds before it is in its archive (rotated out of the pool). */
+	uint64_t log_base;
 };
-#define RS_ACCEPT_INFO_SIZE 181
+#define RS_ACCEPT_INFO_SIZE 189
 
 /* Instead of the grant, a receiver with --auth-key accepts with a random
  * challenge; the grant follows as a message once the sender answered it. */

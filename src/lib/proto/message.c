@@ -16,6 +16,15 @@ const char *rs_msg_status_str(uint8_t status)
 		return "batch does not start at the committed write offset";
 	case RS_MSG_BAD_REQUEST:
 		return "malformed request";
+	case RS_MSG_ARCHIVE_DISK_FULL:
+		return "the disk of the log's archive is full";
+	case RS_MSG_ARCHIVE_LIMIT:
+		return "the pool holds more than the archive may keep "
+		       "(archive-max)";
+	case RS_MSG_ARCHIVE_FAILED:
+		return "the log's archive cannot be written";
+	case RS_MSG_NO_ARCHIVE:
+		return "the log has no archive";
 	default:
 		return "unknown status";
 	}
@@ -94,6 +103,18 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 	case RS_MSG_READ_STAGE_DONE:
 		if (msg->status > RS_MSG_BAD_REQUEST)
 			return "unknown reply status";
+		return 0;
+	case RS_MSG_REBASE:
+		if (msg->status != RS_MSG_OK)
+			return "request carries a status";
+		if (msg->length || msg->ring_offset)
+			return "range in a rebase request";
+		return 0;
+	case RS_MSG_REBASE_DONE:
+		if (msg->status > RS_MSG_STATUS_LAST)
+			return "unknown reply status";
+		if (msg->length || msg->ring_offset)
+			return "range in a rebase reply";
 		return 0;
 	default:
 		return "unknown message type";

@@ -26,6 +26,10 @@ enum rs_msg_type {
 	RS_MSG_AUTH = 8,	    /* the answer to the receiver's challenge */
 	RS_MSG_KEEPALIVE = 9,	    /* an idle sender is still there */
 	RS_MSG_KEEPALIVE_DONE = 10, /* reply: and so is the receiver */
+	RS_MSG_REBASE = 11,	    /* nothing in flight, the pool ends at
+				       `offset`: archive it, start over */
+	RS_MSG_REBASE_DONE = 12,    /* reply: the pool's data range now starts
+				       at log position `offset`, empty */
 };
 
 enum rs_msg_status {
@@ -33,13 +37,23 @@ enum rs_msg_status {
 	RS_MSG_OUT_OF_RANGE = 1,   /* outside the log or the staging ring */
 	RS_MSG_NOT_CONTIGUOUS = 2, /* does not start at the write offset */
 	RS_MSG_BAD_REQUEST = 3,	   /* malformed or unexpected message */
+	/* REBASE_DONE only: the pool could not be started over. */
+	RS_MSG_ARCHIVE_DISK_FULL = 4, /* the archive's disk is full */
+	RS_MSG_ARCHIVE_LIMIT = 5,     /* the pool holds more than archive-max */
+	RS_MSG_ARCHIVE_FAILED = 6,    /* the archive cannot be written */
+	RS_MSG_NO_ARCHIVE = 7,	      /* the log has no archive */
 };
+#define RS_MSG_STATUS_LAST RS_MSG_NO_ARCHIVE
 
 struct rs_msg {
 	uint8_t type;	 /* enum rs_msg_type */
 	uint8_t status;	 /* enum rs_msg_status, replies only */
 	uint32_t seq;	 /* echoed in the reply */
-	uint64_t offset; /* absolute log offset (reply: new write offset) */
+	/* Commits: an absolute file offset of the pool (reply: the new write
+	 * offset); HASH, READ_STAGE: a log position (the archive's bytes,
+	 * then the pool's); REBASE: the pool's write offset (reply: the log
+	 * position the data range starts at now). */
+	uint64_t offset;
 	uint64_t length; /* bytes in the batch */
 	uint64_t ring_offset; /* staged: where the batch sits in the ring */
 	uint64_t hash;	      /* HASH_DONE: XXH3-64 of the range */
