@@ -279,6 +279,18 @@ uint64_t archive_stretch_length(const struct archive *a)
 	return a->part_fd >= 0 ? a->part_len : 0;
 }
 
+bool archive_stretch_active(const struct archive *a)
+{
+	return a->part_fd >= 0;
+}
+
+int archive_stretch_sync(struct archive *a, struct rs_error *err)
+{
+	if (fdatasync(a->part_fd))
+		return write_error(a, errno, "making a file durable", err);
+	return 0;
+}
+
 int archive_stretch_seal(struct archive *a, struct rs_error *err)
 {
 	char part[128], name[128];
@@ -337,6 +349,22 @@ int archive_prune(struct archive *a, unsigned keep, uint64_t max_bytes,
 		removed++;
 	}
 	return removed;
+}
+
+int archive_remove_all(struct archive *a, struct rs_error *err)
+{
+	archive_stretch_abandon(a);
+	int rc = archive_prune(a, 1, 0, err);
+	if (rc < 0 || !a->nfiles)
+		return rc < 0 ? rc : 0;
+	char name[128];
+	file_name(a, a->files[0].pos, false, name, sizeof(name));
+	if (unlinkat(a->dir_fd, name, 0) && errno != ENOENT)
+		return rs_error_set(err, RS_E_IO, errno,
+				    "archive %s: cannot remove %s: %s", a->dir,
+				    name, strerror(errno));
+	a->nfiles = 0;
+	return 0;
 }
 
 int archive_locate(const struct archive *a, uint64_t pos, char *path,

@@ -51,6 +51,11 @@ int archive_stretch_append(struct archive *a, const void *buf, size_t len,
 			   struct rs_error *err);
 /* Bytes in the open stretch, or 0 when none is open. */
 uint64_t archive_stretch_length(const struct archive *a);
+/* Whether a stretch is open. */
+bool archive_stretch_active(const struct archive *a);
+/* Makes what the open stretch holds so far durable (fdatasync), so that
+ * sealing it later has little left to write. */
+int archive_stretch_sync(struct archive *a, struct rs_error *err);
 /* Makes the open stretch durable under its final name: from then on it is
  * part of the archive. RS_E_FULL or RS_E_IO as for append. */
 int archive_stretch_seal(struct archive *a, struct rs_error *err);
@@ -62,6 +67,9 @@ void archive_stretch_abandon(struct archive *a);
  * how many it removed, or a negative rs_errc. */
 int archive_prune(struct archive *a, unsigned keep, uint64_t max_bytes,
 		  struct rs_error *err);
+
+/* Removes every file (a log replaced whole). */
+int archive_remove_all(struct archive *a, struct rs_error *err);
 
 /* The file holding log position pos and where pos is in it; RS_E_INVAL
  * when the archive does not hold pos. path must hold PATH_MAX bytes. */

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "rdma/mr.h"
 #include "recv_method.h"
+#include "rotation.h"
 #include "session/session.h"
 
 #include <stdio.h>
@@ -15,13 +16,15 @@ void recv_admission_init(struct recv_admission *adm,
 			 const struct recv_worker_config *cfg,
 			 struct recv_counters *counters,
 			 struct recv_log_counters *log_counters,
-			 struct rs_pmem_target *target)
+			 struct rs_pmem_target *target,
+			 struct recv_rotation *rotation)
 {
 	memset(adm, 0, sizeof(*adm));
 	adm->cfg = cfg;
 	adm->counters = counters;
 	adm->log_counters = log_counters;
 	adm->target = target;
+	adm->rotation = rotation;
 }
 
 /* A sender the service counted (routing.c) is gone: ended or refused. */
@@ -115,11 +118,15 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 	}
 	if (a->req.flags & RS_CONNECT_TRUNCATE) {
 		rs_pmem_target_commit(adm->target, adm->target->start);
+		recv_rotation_forget(adm->rotation);
 		rs_info("log %s truncated at the request of %s", log_label(adm),
 			a->s.peer);
 	}
 	recv_exposure_describe(adm->exposure, info);
 	info->methods = methods_of(a);
+	info->log_base = recv_rotation_base(adm->rotation);
+	if (recv_rotation_enabled(adm->rotation))
+		info->peer_flags |= RS_PEER_ARCHIVE;
 	info->token = a->token;
 	info->peer_timeout_ms = adm->cfg->peer_timeout_ms;
 	if (a->req.flags & RS_CONNECT_VERIFY)
@@ -248,6 +255,7 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 	    .method = writer ? recv_method_choose(methods_of(a), a->req.method)
 			     : NULL,
 	    .staging = recv_exposure_staging(adm->exposure),
+	    .rotation = adm->rotation,
 	    .read_ring = {.base = a->read_ring,
 			  .length = a->read_ring ? ring_len : 0},
 	    .verify = !writer,

@@ -39,6 +39,7 @@ struct recv_admission {
 	struct recv_counters *counters;		/* the service's */
 	struct recv_log_counters *log_counters; /* this log's */
 	struct rs_pmem_target *target;
+	struct recv_rotation *rotation; /* its positions and archive */
 	struct recv_exposure *exposure; /* NULL until a sender comes */
 	struct recv_sender *sessions;	/* every connected sender */
 	unsigned nsessions;
@@ -49,7 +50,8 @@ void recv_admission_init(struct recv_admission *adm,
 			 const struct recv_worker_config *cfg,
 			 struct recv_counters *counters,
 			 struct recv_log_counters *log_counters,
-			 struct rs_pmem_target *target);
+			 struct rs_pmem_target *target,
+			 struct recv_rotation *rotation);
 /* Ends every session and gives back what the device was given. */
 void recv_admission_fini(struct recv_admission *adm);
 

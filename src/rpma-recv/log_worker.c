@@ -10,6 +10,7 @@
 #include "pmem_target.h"
 #include "rdma/conn.h"
 #include "rdma/spin.h"
+#include "rotation.h"
 #include "session/session.h"
 
 #include <errno.h>
@@ -28,7 +29,8 @@ struct recv_log_worker {
 	struct recv_counters *counters; /* the service's */
 	struct recv_log_counters log_counters;
 	struct rs_pmem_target target;
-	struct recv_admission adm; /* its senders */
+	struct recv_rotation *rotation; /* its positions, its archive */
+	struct recv_admission adm;	/* its senders */
 	struct recv_inbox inbox;
 	struct rs_spin spin;	/* how long the loop waits for work */
 	uint64_t idle_since_ns; /* when it last found none, or 0 */
@@ -249,19 +251,27 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
 	w->cfg = *cfg;
 	w->counters = counters;
-	recv_admission_init(&w->adm, &w->cfg, counters, &w->log_counters,
-			    &w->target);
 	int rc = rs_pmem_target_open(&w->target, cfg->pool_path,
 				     cfg->create_size, err);
 	if (rc) {
 		free(w);
 		return rc;
 	}
+	rc = recv_rotation_open(&cfg->rotation, cfg->name, &w->target,
+				&w->rotation, err);
+	if (rc) {
+		rs_pmem_target_close(&w->target);
+		free(w);
+		return rc;
+	}
+	recv_admission_init(&w->adm, &w->cfg, counters, &w->log_counters,
+			    &w->target, w->rotation);
 	if (recv_inbox_init(&w->inbox) ||
 	    pthread_create(&w->thread, 0, worker_main, w)) {
 		rc = rs_error_set(err, RS_E_NOMEM, errno,
 				  "cannot start serving %s: %s", cfg->pool_path,
 				  strerror(errno));
+		recv_rotation_close(&w->rotation);
 		rs_pmem_target_close(&w->target);
 		free(w);
 		return rc;
@@ -315,6 +325,7 @@ void recv_log_worker_stop(struct recv_log_worker **wp)
 	recv_log_worker_retire(w);
 	pthread_join(w->thread, 0);
 	recv_inbox_fini(&w->inbox);
+	recv_rotation_close(&w->rotation);
 	rs_pmem_target_close(&w->target);
 	free(w);
 	*wp = 0;

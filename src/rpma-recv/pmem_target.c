@@ -126,7 +126,12 @@ void rs_pmem_target_close(struct rs_pmem_target *t)
 
 uint64_t rs_pmem_target_write_offset(const struct rs_pmem_target *t)
 {
-	return load_le64(t->base + RS_LOG_WRITE_OFFSET);
+	/* One aligned 8-byte load: another thread (the archiver) may read
+	 * it while a commit stores it, and must never see half of each. */
+	const volatile uint64_t *word =
+	    (const volatile uint64_t *)(const void *)(t->base +
+						      RS_LOG_WRITE_OFFSET);
+	return le64toh(*word);
 }
 
 void rs_pmem_target_persist(const struct rs_pmem_target *t, uint64_t offset,
@@ -148,6 +153,15 @@ void rs_pmem_target_commit(const struct rs_pmem_target *t, uint64_t offset)
 	    (volatile uint64_t *)(void *)(t->base + RS_LOG_WRITE_OFFSET);
 	*word = htole64(offset);
 	t->persist(t->base + RS_LOG_WRITE_OFFSET, sizeof(uint64_t));
+}
+
+void rs_pmem_target_write_header(const struct rs_pmem_target *t, uint64_t at,
+				 const void *src, size_t len)
+{
+	/* Never into the data range: a sender may write there. */
+	if (at + len > t->start)
+		return;
+	t->memcpy_persist(t->base + at, src, len, 0);
 }
 
 bool rs_pmem_target_byte_addressable(const struct rs_pmem_target *t)

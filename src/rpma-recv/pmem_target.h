@@ -47,6 +47,12 @@ void rs_pmem_target_copy(const struct rs_pmem_target *t, uint64_t dst,
 /* Stores the new write offset and makes it persistent: the commit point. */
 void rs_pmem_target_commit(const struct rs_pmem_target *t, uint64_t offset);
 
+/* Copies len bytes from src to file offset `at` of the pool's header page
+ * (below its data range: the receiver's own record, log_state.h) and makes
+ * them persistent. */
+void rs_pmem_target_write_header(const struct rs_pmem_target *t, uint64_t at,
+				 const void *src, size_t len);
+
 /* True when stores reach persistence without a page-cache sync, which is
  * what the APM method needs. */
 bool rs_pmem_target_byte_addressable(const struct rs_pmem_target *t);

@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "error.h"
+#include "rotation.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,6 +110,24 @@ static bool commit(struct recv_session *s, const struct rs_msg *req,
 	return ok;
 }
 
+/* A writer with nothing in flight asks for its full pool to be archived
+ * and started over. An archive that fails is the sender's to report (it
+ * ends its stream); only a request that makes no sense ends the session. */
+static bool rebase(struct recv_session *s, const struct rs_msg *req,
+		   struct rs_msg *reply)
+{
+	const struct recv_session_config *c = &s->cfg;
+	*reply = (struct rs_msg){.type = RS_MSG_REBASE_DONE, .seq = req->seq};
+	if (!c->method)
+		reply->status = RS_MSG_BAD_REQUEST;
+	else if (!c->rotation)
+		reply->status = RS_MSG_NO_ARCHIVE;
+	else
+		reply->status = recv_rotation_rebase(c->rotation, req->offset,
+						     &reply->offset);
+	return reply->status != RS_MSG_BAD_REQUEST;
+}
+
 /* Applies one request and answers it. */
 static void serve(struct recv_session *s, uint16_t slot,
 		  const struct rs_msg *req)
@@ -117,13 +136,17 @@ static void serve(struct recv_session *s, uint16_t slot,
 	struct rs_msg reply;
 	bool verifying =
 	    req->type == RS_MSG_HASH || req->type == RS_MSG_READ_STAGE;
+	bool committing = !verifying && req->type != RS_MSG_KEEPALIVE &&
+			  req->type != RS_MSG_REBASE;
 	bool ok = true;
 	if (req->type == RS_MSG_KEEPALIVE)
 		reply = (struct rs_msg){.type = RS_MSG_KEEPALIVE_DONE,
 					.seq = req->seq};
+	else if (req->type == RS_MSG_REBASE)
+		ok = rebase(s, req, &reply);
 	else if (verifying)
-		ok = recv_verify_apply(c->target, &c->read_ring, c->verify, req,
-				       &reply);
+		ok = recv_verify_apply(c->target, c->rotation, &c->read_ring,
+				       c->verify, req, &reply);
 	else
 		ok = commit(s, req, &reply);
 	/* One reply in `credits` is signaled, only to reclaim send-queue
@@ -143,7 +166,7 @@ static void serve(struct recv_session *s, uint16_t slot,
 		close_with(s, "refused request");
 		return;
 	}
-	if (!verifying && req->type != RS_MSG_KEEPALIVE) {
+	if (committing) {
 		s->commits++;
 		s->bytes += req->length;
 	}

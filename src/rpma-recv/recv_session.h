@@ -11,7 +11,8 @@
  *   SERVING --no message for the peer timeout--> CLOSING (a dead sender)
  *   any --bad message, wrong key, deadline, error, disconnect--> CLOSING
  *
- * An idle sender keeps its session with keepalives, answered here. */
+ * An idle sender keeps its session with keepalives, answered here; a
+ * writer whose pool is full asks it to be started over (rotation.h). */
 #ifndef RECV_SESSION_H
 #define RECV_SESSION_H
 
@@ -26,6 +27,7 @@
 struct rs_error;
 struct recv_method;
 struct recv_log_counters;
+struct recv_rotation;
 
 enum recv_session_state {
 	RECV_SESSION_ADMITTED,	     /* accepted; the sender completes it */
@@ -52,10 +54,13 @@ struct recv_session_config {
 	 * does (recv_method.h); NULL for a session that commits nothing. */
 	const struct recv_method *method;
 	struct recv_staging staging; /* the DRAM ring, for staged commits */
-	struct recv_ring read_ring;  /* verify: where ranges are copied */
-	bool verify;		     /* the sender asked to verify */
-	bool auth;		     /* a key is required */
-	uint16_t credits;	     /* replies: one in this many is signaled */
+	/* The log's positions and archive: verify ranges, a writer's rebase
+	 * (NULL: the pool alone, from position 0, no rotation). */
+	struct recv_rotation *rotation;
+	struct recv_ring read_ring; /* verify: where ranges are copied */
+	bool verify;		    /* the sender asked to verify */
+	bool auth;		    /* a key is required */
+	uint16_t credits;	    /* replies: one in this many is signaled */
 	int64_t deadline_ms; /* for completing the connection / the answer */
 	int64_t peer_timeout_ms; /* SERVING: silence that ends the session */
 	struct recv_log_counters *counters; /* the log's, or NULL */

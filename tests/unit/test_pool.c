@@ -236,37 +236,38 @@ static void verify_requests_see_committed_bytes_only(void **state)
 	memcpy(f->t.base + 8192 + 9, "uncommitted", 11);
 
 	struct recv_ring ring = {.base = f->ring, .length = sizeof(f->ring)};
+	/* Log positions: the pool's first byte is position 0. */
 	req = (struct rs_msg){
-	    .type = RS_MSG_HASH, .seq = 3, .offset = 8192, .length = 9};
-	assert_true(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	    .type = RS_MSG_HASH, .seq = 3, .offset = 0, .length = 9};
+	assert_true(recv_verify_apply(&f->t, 0, &ring, true, &req, &reply));
 	assert_int_equal(reply.type, RS_MSG_HASH_DONE);
 	assert_int_equal(reply.seq, 3);
 	assert_true(reply.hash == XXH3_64bits("committed", 9));
 
 	/* Not for a sender that did not ask to verify. */
-	assert_false(recv_verify_apply(&f->t, &ring, false, &req, &reply));
+	assert_false(recv_verify_apply(&f->t, 0, &ring, false, &req, &reply));
 	assert_int_equal(reply.status, RS_MSG_BAD_REQUEST);
-	/* Not beyond the committed end, not before the log. */
+	/* Not beyond the committed end. */
 	req.length = 10;
-	assert_false(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	assert_false(recv_verify_apply(&f->t, 0, &ring, true, &req, &reply));
 	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
-	req = (struct rs_msg){.type = RS_MSG_HASH, .offset = 0, .length = 9};
-	assert_false(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	req = (struct rs_msg){.type = RS_MSG_HASH, .offset = 9, .length = 1};
+	assert_false(recv_verify_apply(&f->t, 0, &ring, true, &req, &reply));
 
 	req = (struct rs_msg){.type = RS_MSG_READ_STAGE,
-			      .offset = 8193,
+			      .offset = 1,
 			      .length = 8,
 			      .ring_offset = 100};
-	assert_true(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	assert_true(recv_verify_apply(&f->t, 0, &ring, true, &req, &reply));
 	assert_int_equal(reply.type, RS_MSG_READ_STAGE_DONE);
 	assert_memory_equal(f->ring + 100, "ommitted", 8);
 	req.ring_offset = sizeof(f->ring) - 4; /* past the ring */
-	assert_false(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	assert_false(recv_verify_apply(&f->t, 0, &ring, true, &req, &reply));
 	assert_int_equal(reply.status, RS_MSG_OUT_OF_RANGE);
 	/* A commit is not a verify request. */
 	req =
 	    (struct rs_msg){.type = RS_MSG_COMMIT, .offset = 8201, .length = 1};
-	assert_false(recv_verify_apply(&f->t, &ring, true, &req, &reply));
+	assert_false(recv_verify_apply(&f->t, 0, &ring, true, &req, &reply));
 }
 
 static void layout_checks(void **state)

@@ -99,9 +99,14 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 			return "ring offset in a request without the ring";
 		return 0;
 	case RS_MSG_COMMIT_DONE:
+		if (msg->status > RS_MSG_BAD_REQUEST)
+			return "unknown reply status";
+		return 0;
 	case RS_MSG_HASH_DONE:
 	case RS_MSG_READ_STAGE_DONE:
-		if (msg->status > RS_MSG_BAD_REQUEST)
+		/* a range in the archive may not be readable */
+		if (msg->status > RS_MSG_BAD_REQUEST &&
+		    msg->status != RS_MSG_ARCHIVE_FAILED)
 			return "unknown reply status";
 		return 0;
 	case RS_MSG_REBASE:

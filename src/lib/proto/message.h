@@ -37,7 +37,8 @@ enum rs_msg_status {
 	RS_MSG_OUT_OF_RANGE = 1,   /* outside the log or the staging ring */
 	RS_MSG_NOT_CONTIGUOUS = 2, /* does not start at the write offset */
 	RS_MSG_BAD_REQUEST = 3,	   /* malformed or unexpected message */
-	/* REBASE_DONE only: the pool could not be started over. */
+	/* REBASE_DONE (and ARCHIVE_FAILED for HASH_DONE, READ_STAGE_DONE):
+	 * the pool could not be started over, the archive not read. */
 	RS_MSG_ARCHIVE_DISK_FULL = 4, /* the archive's disk is full */
 	RS_MSG_ARCHIVE_LIMIT = 5,     /* the pool holds more than archive-max */
 	RS_MSG_ARCHIVE_FAILED = 6,    /* the archive cannot be written */
@@ -46,15 +47,15 @@ enum rs_msg_status {
 #define RS_MSG_STATUS_LAST RS_MSG_NO_ARCHIVE
 
 struct rs_msg {
-	uint8_t type;	 /* enum rs_msg_type */
-	uint8_t status;	 /* enum rs_msg_status, replies only */
-	uint32_t seq;	 /* echoed in the reply */
+	uint8_t type;	/* enum rs_msg_type */
+	uint8_t status; /* enum rs_msg_status, replies only */
+	uint32_t seq;	/* echoed in the reply */
 	/* Commits: an absolute file offset of the pool (reply: the new write
 	 * offset); HASH, READ_STAGE: a log position (the archive's bytes,
 	 * then the pool's); REBASE: the pool's write offset (reply: the log
 	 * position the data range starts at now). */
 	uint64_t offset;
-	uint64_t length; /* bytes in the batch */
+	uint64_t length;      /* bytes in the batch */
 	uint64_t ring_offset; /* staged: where the batch sits in the ring */
 	uint64_t hash;	      /* HASH_DONE: XXH3-64 of the range */
 	uint8_t mac[RS_AUTH_MAC_SIZE]; /* AUTH: in place of the four above */

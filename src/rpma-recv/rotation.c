@@ -1,0 +1,414 @@
+#include "rotation.h"
+
+#include "archive.h"
+#include "cli/log.h"
+#include "error.h"
+#include "log_state.h"
+#include "proto/message.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define COPY_CHUNK (1u << 20)	 /* copied at a time, the lock held */
+#define SYNC_EVERY (64ull << 20) /* the stretch made durable this often */
+#define ARCHIVER_IDLE_MS 50	 /* how often an idle archiver looks */
+
+struct recv_rotation {
+	struct recv_rotation_config cfg;
+	char name[RS_LOG_NAME_MAX + 1];
+	struct rs_pmem_target *t;
+	bool recordable;	 /* the pool has room for our record */
+	struct log_state state;	 /* the record in force */
+	struct archive *archive; /* NULL: no archive */
+	/* The archiver: copies the pool's committed bytes into the open
+	 * stretch while the writer appends. The lock covers the stretch
+	 * and the pool's emptying; the writer's rebase takes it. */
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+	bool failed;	   /* it met an error: the writer's rebase retries */
+	uint64_t synced;   /* bytes of the stretch made durable */
+	bool stopped_copy; /* RPMA_RECV_STOP_AT=archive-copy done */
+};
+
+static const char *label(const struct recv_rotation *r)
+{
+	return r->name[0] ? r->name : r->t->path;
+}
+
+/* The tests' knob: stop here (SIGSTOP) when asked to, so that a test can
+ * kill the receiver at exactly this step. */
+static void stop_at(const char *step)
+{
+	const char *want = getenv("RPMA_RECV_STOP_AT");
+	if (!want || strcmp(want, step))
+		return;
+	rs_info("stopping at %s (RPMA_RECV_STOP_AT)", step);
+	raise(SIGSTOP);
+}
+
+/* ---- the record ---- */
+
+static void state_load(struct recv_rotation *r)
+{
+	const struct rs_pmem_target *t = r->t;
+	r->recordable = t->start >= RS_LOG_STATE_END;
+	memset(&r->state, 0, sizeof(r->state));
+	if (r->recordable)
+		log_state_decode(t->base + RS_LOG_STATE_OFFSET, t->uuid,
+				 &r->state);
+}
+
+static void state_store(struct recv_rotation *r, uint64_t base)
+{
+	struct log_state next = {.seq = r->state.seq + 1, .base = base};
+	uint8_t slot[RS_LOG_STATE_SLOT];
+	unsigned i;
+	log_state_encode(&next, r->t->uuid, slot, &i);
+	rs_pmem_target_write_header(
+	    r->t, RS_LOG_STATE_OFFSET + (uint64_t)i * RS_LOG_STATE_SLOT, slot,
+	    sizeof(slot));
+	r->state = next;
+}
+
+static uint64_t pool_used(const struct recv_rotation *r)
+{
+	return rs_pmem_target_write_offset(r->t) - r->t->start;
+}
+
+/* ---- opening: a rotation a crash cut short is finished ---- */
+
+static int recover(struct recv_rotation *r, struct rs_error *err)
+{
+	struct archive_usage u = archive_usage(r->archive);
+	uint64_t base = r->state.base, used = pool_used(r);
+	if (u.files && u.end < base)
+		rs_info("log %s: its archive %s ends at log position %" PRIu64
+			", before the pool's start at %" PRIu64
+			": the bytes between are no longer kept",
+			label(r), archive_dir(r->archive), u.end, base);
+	if (!u.files || u.end <= base)
+		return 0;
+	if (used == u.end - base) {
+		/* Sealed, then cut short: the pool still holds it. */
+		rs_info("log %s: finishing a rotation cut short: the pool's "
+			"%" PRIu64 " bytes are in the archive already",
+			label(r), used);
+		rs_pmem_target_commit(r->t, r->t->start);
+	} else if (used != 0) {
+		return rs_error_set(
+		    err, RS_E_MALFORMED, 0,
+		    "log %s: its archive %s ends at log position %" PRIu64
+		    ", past the pool's start at %" PRIu64
+		    ", and the pool holds %" PRIu64
+		    " bytes: they do not fit together (another log's "
+		    "archive?); give the log an archive of its own",
+		    label(r), archive_dir(r->archive), u.end, base, used);
+	}
+	state_store(r, u.end);
+	return 0;
+}
+
+static int check_config(const struct recv_rotation *r, struct rs_error *err)
+{
+	uint64_t size = r->t->end - r->t->start;
+	if (!r->recordable)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "log %s: its pool's layout leaves no room "
+				    "for the receiver's record, so it cannot "
+				    "rotate; remove its archive",
+				    label(r));
+	if (r->cfg.max_bytes && r->cfg.max_bytes < size)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "log %s: archive-max %" PRIu64
+				    " is less than the pool's %" PRIu64
+				    " bytes, one rotation's worth; raise it",
+				    label(r), r->cfg.max_bytes, size);
+	return 0;
+}
+
+/* ---- the archiver: copying while the writer appends ---- */
+
+static void archiver_failed(struct recv_rotation *r, const struct rs_error *e)
+{
+	rs_err("log %s: %s", label(r), e->msg);
+	r->failed = true; /* the writer's rebase tries again */
+}
+
+/* Copies up to n pool bytes after what the stretch holds into it. */
+static int copy_more(struct recv_rotation *r, uint64_t n, struct rs_error *err)
+{
+	const struct rs_pmem_target *t = r->t;
+	if (!archive_stretch_active(r->archive)) {
+		int rc = archive_stretch_begin(r->archive, r->state.base, err);
+		if (rc)
+			return rc;
+		r->synced = 0;
+	}
+	uint64_t at = t->start + archive_stretch_length(r->archive);
+	int rc = archive_stretch_append(r->archive, t->base + at, n, err);
+	uint64_t len = archive_stretch_length(r->archive);
+	if (!rc && len - r->synced >= SYNC_EVERY) {
+		rc = archive_stretch_sync(r->archive, err);
+		r->synced = len;
+	}
+	return rc;
+}
+
+/* One chunk, the lock held, once the pool is rotate-at full. True when
+ * it copied something. */
+static bool archive_some(struct recv_rotation *r)
+{
+	uint64_t size = r->t->end - r->t->start, used = pool_used(r);
+	uint64_t copied = archive_stretch_length(r->archive);
+	if (r->failed || used * 100 < size * r->cfg.rotate_at || copied >= used)
+		return false;
+	uint64_t n = used - copied < COPY_CHUNK ? used - copied : COPY_CHUNK;
+	struct rs_error err = {0};
+	if (copy_more(r, n, &err)) {
+		archiver_failed(r, &err);
+		return false;
+	}
+	if (!r->stopped_copy) {
+		r->stopped_copy = true;
+		stop_at("archive-copy");
+	}
+	return true;
+}
+
+static void idle_wait(struct recv_rotation *r)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += ARCHIVER_IDLE_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&r->wake, &r->lock, &until);
+}
+
+static void *archiver_main(void *arg)
+{
+	struct recv_rotation *r = arg;
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop)
+		if (!archive_some(r))
+			idle_wait(r);
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+/* ---- the writer's rebase ---- */
+
+static uint8_t status_of(int code)
+{
+	return code == RS_E_FULL ? RS_MSG_ARCHIVE_DISK_FULL
+				 : RS_MSG_ARCHIVE_FAILED;
+}
+
+/* Archives the rest of the pool (up to write) and seals the stretch. */
+static uint8_t seal_pool(struct recv_rotation *r, uint64_t write)
+{
+	struct rs_error err = {0};
+	uint64_t used = write - r->t->start;
+	uint64_t copied = archive_stretch_length(r->archive);
+	int rc = copied < used ? copy_more(r, used - copied, &err) : 0;
+	if (!rc && r->cfg.max_bytes &&
+	    archive_stretch_length(r->archive) > r->cfg.max_bytes) {
+		rs_err("log %s: the pool's %" PRIu64
+		       " bytes are more than archive-max keeps",
+		       label(r), used);
+		return RS_MSG_ARCHIVE_LIMIT;
+	}
+	if (!rc)
+		rc = archive_stretch_seal(r->archive, &err);
+	if (rc) {
+		archiver_failed(r, &err);
+		return status_of(rc);
+	}
+	stop_at("archive-sealed");
+	if (archive_prune(r->archive, r->cfg.keep, r->cfg.max_bytes, &err) < 0)
+		rs_err("log %s: %s", label(r), err.msg);
+	return RS_MSG_OK;
+}
+
+static uint8_t rebase_locked(struct recv_rotation *r, uint64_t write,
+			     uint64_t *base)
+{
+	const struct rs_pmem_target *t = r->t;
+	if (write != rs_pmem_target_write_offset(t) || write <= t->start ||
+	    archive_stretch_length(r->archive) > write - t->start)
+		return RS_MSG_BAD_REQUEST;
+	uint8_t status = seal_pool(r, write);
+	if (status != RS_MSG_OK)
+		return status;
+	/* Durable in the archive: only now is the pool's space reused. */
+	rs_pmem_target_commit(t, t->start);
+	stop_at("pool-rewound");
+	state_store(r, r->state.base + (write - t->start));
+	stop_at("base-recorded");
+	r->failed = false;
+	r->stopped_copy = false;
+	*base = r->state.base;
+	rs_info("log %s: rotated %" PRIu64 " bytes into %s; the pool starts "
+		"over at log position %" PRIu64,
+		label(r), write - t->start, archive_dir(r->archive), *base);
+	return RS_MSG_OK;
+}
+
+uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
+			     uint64_t *base)
+{
+	if (!r->archive)
+		return RS_MSG_NO_ARCHIVE;
+	pthread_mutex_lock(&r->lock);
+	uint8_t status = rebase_locked(r, write, base);
+	pthread_mutex_unlock(&r->lock);
+	return status;
+}
+
+void recv_rotation_forget(struct recv_rotation *r)
+{
+	struct rs_error err = {0};
+	pthread_mutex_lock(&r->lock);
+	if (r->archive && archive_remove_all(r->archive, &err))
+		rs_err("log %s: %s", label(r), err.msg);
+	if (r->recordable && r->state.base)
+		state_store(r, 0);
+	r->failed = false;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- opening, closing, looking ---- */
+
+static int start_archiver(struct recv_rotation *r, struct rs_error *err)
+{
+	int rc = check_config(r, err);
+	if (!rc)
+		rc = archive_open(r->cfg.dir, r->name, &r->archive, err);
+	if (!rc)
+		rc = recover(r, err);
+	if (!rc && pthread_create(&r->thread, 0, archiver_main, r))
+		rc =
+		    rs_error_set(err, RS_E_NOMEM, errno,
+				 "log %s: cannot start its archiver", label(r));
+	r->running = rc == 0;
+	return rc;
+}
+
+int recv_rotation_open(const struct recv_rotation_config *cfg,
+		       const char *log_name, struct rs_pmem_target *t,
+		       struct recv_rotation **out, struct rs_error *err)
+{
+	struct recv_rotation *r = calloc(1, sizeof(*r));
+	if (!r)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	r->cfg = *cfg;
+	snprintf(r->name, sizeof(r->name), "%s", log_name);
+	r->t = t;
+	pthread_mutex_init(&r->lock, 0);
+	pthread_cond_init(&r->wake, 0);
+	state_load(r);
+	int rc = cfg->dir[0] ? start_archiver(r, err) : 0;
+	if (rc) {
+		recv_rotation_close(&r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void recv_rotation_close(struct recv_rotation **rp)
+{
+	struct recv_rotation *r = *rp;
+	if (!r)
+		return;
+	if (r->running) {
+		pthread_mutex_lock(&r->lock);
+		r->stop = true;
+		pthread_cond_signal(&r->wake);
+		pthread_mutex_unlock(&r->lock);
+		pthread_join(r->thread, 0);
+	}
+	archive_close(&r->archive);
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+	*rp = 0;
+}
+
+bool recv_rotation_enabled(const struct recv_rotation *r)
+{
+	return r->archive != 0;
+}
+
+uint64_t recv_rotation_base(const struct recv_rotation *r)
+{
+	return r->state.base;
+}
+
+uint64_t recv_rotation_first(const struct recv_rotation *r)
+{
+	if (!r->archive)
+		return r->state.base;
+	struct archive_usage u = archive_usage(r->archive);
+	return u.files && u.end == r->state.base ? u.start : r->state.base;
+}
+
+uint64_t recv_rotation_end(const struct recv_rotation *r)
+{
+	return r->state.base + pool_used(r);
+}
+
+void recv_rotation_archived(const struct recv_rotation *r, unsigned *files,
+			    uint64_t *bytes)
+{
+	struct archive_usage u = {0};
+	if (r->archive)
+		u = archive_usage(r->archive);
+	*files = u.files;
+	*bytes = u.end - u.start;
+}
+
+int recv_rotation_read_archive(const struct recv_rotation *r, uint64_t pos,
+			       void *dst, size_t len, struct rs_error *err)
+{
+	uint8_t *p = dst;
+	while (len) {
+		char path[PATH_MAX];
+		uint64_t off, left;
+		int rc = r->archive
+			     ? archive_locate(r->archive, pos, path, &off,
+					      &left, err)
+			     : rs_error_set(err, RS_E_INVAL, 0, "no archive");
+		if (rc)
+			return rc;
+		size_t n = left < len ? (size_t)left : len;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t got = fd < 0 ? -1 : pread(fd, p, n, (off_t)off);
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		if (got != (ssize_t)n)
+			return rs_error_set(
+			    err, RS_E_IO, got < 0 ? e : EIO,
+			    "cannot read %s: %s", path,
+			    got < 0 ? strerror(e) : "file shorter than listed");
+		p += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}

@@ -1,0 +1,271 @@
+/* Rotation (rotation.h) on a real libpmemlog pool in a plain file and an
+ * archive directory on the host: a rebase moves the pool's bytes into the
+ * archive and starts the pool over; the log's content (archive, then
+ * pool) is what a verify sees across the boundary; each state a crash can
+ * leave between the steps is finished when the log is opened again; a
+ * layout that does not fit is refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "commit.h"
+#include "error.h"
+#include "log_state.h"
+#include "pmem_target.h"
+#include "recv_method.h"
+#include "rotation.h"
+#include "verify_reply.h"
+
+#include <libpmemlog.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#define POOL_SIZE (4u << 20)
+
+struct fixture {
+	char dir[64];
+	char pool[PATH_MAX];
+	struct recv_rotation_config cfg;
+	struct rs_pmem_target t;
+	struct recv_rotation *rot;
+	uint8_t input[8u << 20]; /* what was committed, in order */
+	uint64_t committed;
+};
+
+static void open_log(struct fixture *f)
+{
+	struct rs_error err = {0};
+	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, POOL_SIZE, &err),
+			 0);
+	int rc = recv_rotation_open(&f->cfg, "app", &f->t, &f->rot, &err);
+	if (rc)
+		fail_msg("%s", err.msg);
+}
+
+static void close_log(struct fixture *f)
+{
+	recv_rotation_close(&f->rot);
+	rs_pmem_target_close(&f->t);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	strcpy(f->dir, "/tmp/rs-test-rotation-XXXXXX");
+	if (!f || !mkdtemp(f->dir))
+		return -1;
+	snprintf(f->pool, sizeof(f->pool), "%s/app.pool", f->dir);
+	snprintf(f->cfg.dir, sizeof(f->cfg.dir), "%s", f->dir);
+	f->cfg.rotate_at = 75;
+	for (size_t i = 0; i < sizeof(f->input); i++)
+		f->input[i] = (uint8_t)(i * 131 + i / 977);
+	open_log(f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	close_log(f);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	int rc = system(cmd);
+	free(f);
+	return rc ? -1 : 0;
+}
+
+/* A writer's batch of n input bytes, committed by GPSPM. */
+static void commit_next(struct fixture *f, uint64_t n)
+{
+	uint64_t at = rs_pmem_target_write_offset(&f->t);
+	memcpy(f->t.base + at, f->input + f->committed, n);
+	struct rs_msg req = {.type = RS_MSG_COMMIT, .offset = at, .length = n},
+		      reply;
+	assert_true(
+	    recv_commit_apply(&f->t, 0, &recv_method_gpspm, &req, &reply));
+	f->committed += n;
+}
+
+/* What a verify hashes of [pos, +len). */
+static uint64_t hash_of(struct fixture *f, uint64_t pos, uint64_t len)
+{
+	struct recv_ring ring = {0};
+	struct rs_msg req = {.type = RS_MSG_HASH, .offset = pos, .length = len},
+		      reply;
+	assert_true(
+	    recv_verify_apply(&f->t, f->rot, &ring, true, &req, &reply));
+	return reply.hash;
+}
+
+static uint64_t pool_used(const struct fixture *f)
+{
+	return rs_pmem_target_write_offset(&f->t) - f->t.start;
+}
+
+static void rebase_moves_the_pool_into_the_archive(void **state)
+{
+	struct fixture *f = *state;
+	assert_true(recv_rotation_enabled(f->rot));
+	assert_int_equal(recv_rotation_base(f->rot), 0);
+	commit_next(f, 3u << 20);
+	uint64_t base = 0, write = rs_pmem_target_write_offset(&f->t);
+	assert_int_equal(recv_rotation_rebase(f->rot, write, &base), RS_MSG_OK);
+	assert_int_equal(base, 3u << 20);
+	assert_int_equal(pool_used(f), 0);
+	unsigned files;
+	uint64_t bytes;
+	recv_rotation_archived(f->rot, &files, &bytes);
+	assert_int_equal(files, 1);
+	assert_int_equal(bytes, 3u << 20);
+	/* The file is the pool's bytes, named for position 0. */
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/app-00000000000000000000.log", f->dir);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	static uint8_t back[3u << 20];
+	assert_int_equal(fread(back, 1, sizeof(back), fp), sizeof(back));
+	fclose(fp);
+	assert_memory_equal(back, f->input, sizeof(back));
+	/* The log goes on after it; a verify reads across the boundary. */
+	commit_next(f, 1000);
+	assert_int_equal(recv_rotation_end(f->rot), (3u << 20) + 1000);
+	assert_true(hash_of(f, (3u << 20) - 500, 1500) ==
+		    XXH3_64bits(f->input + (3u << 20) - 500, 1500));
+	assert_true(hash_of(f, 0, f->committed) ==
+		    XXH3_64bits(f->input, f->committed));
+	/* Reopened: the same place. */
+	close_log(f);
+	open_log(f);
+	assert_int_equal(recv_rotation_base(f->rot), 3u << 20);
+	assert_int_equal(recv_rotation_first(f->rot), 0);
+	assert_int_equal(recv_rotation_end(f->rot), f->committed);
+}
+
+static void rebase_refuses_what_makes_no_sense(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 4096);
+	uint64_t base = 0, write = rs_pmem_target_write_offset(&f->t);
+	/* The writer's idea of the pool's end must be the pool's. */
+	assert_int_equal(recv_rotation_rebase(f->rot, write - 1, &base),
+			 RS_MSG_BAD_REQUEST);
+	assert_int_equal(pool_used(f), 4096);
+	close_log(f);
+	f->cfg.dir[0] = '\0'; /* no archive: no rotation */
+	open_log(f);
+	assert_false(recv_rotation_enabled(f->rot));
+	assert_int_equal(recv_rotation_rebase(f->rot, write, &base),
+			 RS_MSG_NO_ARCHIVE);
+}
+
+/* Writes the archive file a seal would have written: [pos, +len) of the
+ * input. */
+static void archive_file(struct fixture *f, uint64_t pos, uint64_t len)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/app-%020llu.log", f->dir,
+		 (unsigned long long)pos);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(f->input + pos, 1, len, fp), len);
+	fclose(fp);
+}
+
+static void crash_after_sealing_empties_the_pool(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 100000);
+	close_log(f);
+	archive_file(f, 0, 100000); /* sealed; the pool not emptied yet */
+	open_log(f);
+	assert_int_equal(pool_used(f), 0);
+	assert_int_equal(recv_rotation_base(f->rot), 100000);
+	assert_true(hash_of(f, 0, 100000) == XXH3_64bits(f->input, 100000));
+}
+
+static void crash_after_emptying_records_the_base(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 5000);
+	close_log(f);
+	archive_file(f, 0, 5000);
+	/* The pool emptied, the record not written yet. */
+	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, 0, 0), 0);
+	rs_pmem_target_commit(&f->t, f->t.start);
+	rs_pmem_target_close(&f->t);
+	open_log(f);
+	assert_int_equal(recv_rotation_base(f->rot), 5000);
+	assert_int_equal(recv_rotation_end(f->rot), 5000);
+}
+
+static void archive_that_does_not_fit_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 7000);
+	close_log(f);
+	archive_file(f, 0, 5000); /* neither the pool's bytes nor none */
+	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, 0, 0), 0);
+	struct rs_error err = {0};
+	assert_int_equal(
+	    recv_rotation_open(&f->cfg, "app", &f->t, &f->rot, &err),
+	    RS_E_MALFORMED);
+	assert_non_null(strstr(err.msg, "do not fit together"));
+	f->cfg.max_bytes = 1u << 20; /* less than one pool */
+	assert_int_equal(
+	    recv_rotation_open(&f->cfg, "app", &f->t, &f->rot, &err),
+	    RS_E_INVAL);
+	assert_non_null(strstr(err.msg, "archive-max"));
+	f->cfg.max_bytes = 0;
+	f->rot = 0;
+	rs_pmem_target_close(&f->t);
+	/* Reopened so that teardown closes something. */
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/app-%020llu.log", f->dir, 0ull);
+	unlink(path);
+	open_log(f);
+}
+
+static void forgetting_starts_the_log_over(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 3u << 20);
+	uint64_t base, write = rs_pmem_target_write_offset(&f->t);
+	assert_int_equal(recv_rotation_rebase(f->rot, write, &base), RS_MSG_OK);
+	rs_pmem_target_commit(&f->t, f->t.start); /* --truncate */
+	recv_rotation_forget(f->rot);
+	assert_int_equal(recv_rotation_base(f->rot), 0);
+	unsigned files;
+	uint64_t bytes;
+	recv_rotation_archived(f->rot, &files, &bytes);
+	assert_int_equal(files, 0);
+	close_log(f);
+	open_log(f);
+	assert_int_equal(recv_rotation_base(f->rot), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(
+		rebase_moves_the_pool_into_the_archive, setup, teardown),
+	    cmocka_unit_test_setup_teardown(rebase_refuses_what_makes_no_sense,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		crash_after_sealing_empties_the_pool, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		crash_after_emptying_records_the_base, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		archive_that_does_not_fit_is_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(forgetting_starts_the_log_over,
+					    setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
