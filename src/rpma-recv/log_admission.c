@@ -69,21 +69,25 @@ static uint8_t methods_of(const struct recv_sender *a)
 	return recv_exposure_methods(a->adm->exposure) & a->rules.methods;
 }
 
-/* Remote read for a verifying sender: of the log itself, or where the
- * device cannot register the pool, of a ring of its own the receiver
- * copies ranges into (never the writer's staging ring: a verify may run
+/* Remote read for a verifying sender: of the log itself, and where the
+ * device cannot register the pool or the log has archived bytes, of a
+ * ring of its own the receiver copies ranges into (never the writer's staging ring: a verify may run
  * while the log is written). Deregistered when the session ends. */
 static void prepare_read(struct recv_sender *a)
 {
 	const struct rs_pmem_target *t = a->adm->target;
 	struct rs_peer *peer = recv_exposure_peer(a->adm->exposure);
 	struct rs_error err = {0};
+	bool archived = recv_rotation_first(a->adm->rotation) <
+			recv_rotation_base(a->adm->rotation);
 	if (!rs_mr_reg(peer, t->base + t->start, t->end - t->start,
-		       RS_MR_REMOTE_READ, &a->read_mr, &err))
+		       RS_MR_REMOTE_READ, &a->read_mr, &err) &&
+	    !archived)
 		return;
-	rs_verbose("no remote read of the pool for %s's verify (%s); "
-		   "reading through a ring of its own",
-		   a->s.peer, err.msg);
+	if (!a->read_mr)
+		rs_verbose("no remote read of the pool for %s's verify (%s); "
+			   "reading through a ring of its own",
+			   a->s.peer, err.msg);
 	uint64_t len = recv_exposure_ring_len(&a->adm->cfg->exposure);
 	if (posix_memalign((void **)&a->read_ring, 4096, len))
 		return;

@@ -9,7 +9,7 @@ void commit_message_post(const struct method_ctx *m,
 	struct rs_msg msg = {
 	    .type = type,
 	    .seq = b->seq,
-	    .offset = m->log_start + b->offset,
+	    .offset = m->log_start + method_in_pool(m, b->offset),
 	    .length = b->length,
 	    .ring_offset = ring_offset,
 	};
@@ -35,6 +35,6 @@ int commit_message_take(const struct method_ctx *m,
 				    "refused batch %u: %s", reply->seq,
 				    rs_msg_status_str(reply->status));
 	out->seq = reply->seq;
-	out->offset = reply->offset - m->log_start;
+	out->offset = reply->offset - m->log_start + m->pos_base;
 	return 1;
 }

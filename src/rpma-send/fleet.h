@@ -47,6 +47,12 @@ void fleet_tick(struct fleet *f, uint64_t now_ns);
  * while the rule can do without them. True when one was. */
 bool fleet_drop_laggards(struct fleet *f);
 
+/* The log is full for the window: asks each replica whose pool holds it
+ * back to archive and start over, once nothing is in flight to it. True
+ * while that may make room (wait for it), false when a pool that holds it
+ * back does not rotate: the log is full. */
+bool fleet_make_room(struct fleet *f);
+
 /* Adaptive waiting over every replica with batches in flight: polls their
  * completion queues while a confirmation is due soon. True when something
  * came. */

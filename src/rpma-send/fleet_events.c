@@ -5,6 +5,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "input.h"
+#include "proto/message.h"
 
 static enum replica_state state_of(const struct fleet *f,
 				   const struct replica *r)
@@ -67,6 +68,26 @@ static void lose(struct fleet *f, struct replica *r, uint64_t now)
 		replica_label(r), input_of(f, r));
 	*retry_of(f, r) = (struct fleet_retry){
 	    .attempts = 0, .backoff_ms = SEND_BACKOFF_FIRST_MS, .at_ns = now};
+}
+
+static bool counted(const struct fleet *f, const struct replica *r)
+{
+	enum replica_state s = state_of(f, r);
+	return s != REPLICA_DROPPED;
+}
+
+/* The window ends where the smallest replica's pool does. */
+static void refresh_end(struct fleet *f)
+{
+	uint64_t end = UINT64_MAX;
+	for (unsigned i = 0; i < f->n; i++) {
+		const struct replica *r = f->replicas[i];
+		if (counted(f, r) && replica_connected(r) &&
+		    replica_log_end(r) < end)
+			end = replica_log_end(r);
+	}
+	if (end != UINT64_MAX)
+		window_set_end(f->w, end);
 }
 
 /* A later connection must still fit the stream: same pool, the method in
@@ -149,6 +170,7 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 	if (!rc) {
 		replica_started(r);
 		rejoin(f, r);
+		refresh_end(f);
 		return;
 	}
 	replica_disconnect(r);
@@ -187,6 +209,47 @@ bool fleet_drop_laggards(struct fleet *f)
 	return true;
 }
 
+/* ---- rotation ---- */
+
+/* One replica whose pool holds the window back: true while it may make
+ * room. */
+static bool make_room_on(struct fleet *f, struct replica *r)
+{
+	unsigned i = replica_index(r);
+	if (!replica_connected(r))
+		return true; /* reconnecting: its next grant says */
+	if (!replica_rotates(r))
+		return false;
+	if (replica_rebasing(r) || window_inflight_of(f->w, i))
+		return true;
+	if (replica_rebase(r, quorum_replica_offset(window_quorum(f->w), i)))
+		lose(f, r, send_stats_now_ns());
+	return true;
+}
+
+bool fleet_make_room(struct fleet *f)
+{
+	uint64_t end = window_end_offset(f->w);
+	bool waiting = false;
+	for (unsigned i = 0; i < f->n; i++) {
+		struct replica *r = f->replicas[i];
+		if (!counted(f, r) || replica_log_end(r) > end)
+			continue;
+		if (!make_room_on(f, r))
+			return false;
+		waiting = true;
+	}
+	return waiting;
+}
+
+/* Its receiver cannot start its pool over: it is full for good. */
+static void full_for_good(struct fleet *f, struct replica *r, uint8_t status)
+{
+	rs_err("%s: remote log full: %s; committed %llu input bytes",
+	       replica_label(r), rs_msg_status_str(status), input_of(f, r));
+	give_up(f, r, RS_E_FULL);
+}
+
 /* ---- events ---- */
 
 /* Its oldest batch in flight is confirmed, if that is the one. */
@@ -221,6 +284,14 @@ static void apply(struct fleet *f, struct replica *r,
 	case REPLICA_REFUSED:
 		give_up(f, r, RS_E_REJECTED);
 		break;
+	case REPLICA_REBASED:
+		rs_verbose("%s: its pool starts over at log position %llu",
+			   replica_label(r), (unsigned long long)rep->offset);
+		refresh_end(f);
+		break;
+	case REPLICA_FULL:
+		full_for_good(f, r, rep->status);
+		break;
 	case REPLICA_NOTHING:
 		break;
 	}
@@ -243,8 +314,7 @@ void fleet_take_events(struct fleet *f)
 /* Keepalives and the silent-link check of a connected replica. */
 static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 {
-	if (replica_keepalive_due(r, f->w, now) &&
-	    replica_send_keepalive(r, now)) {
+	if (replica_keepalive_due(r, now) && replica_send_keepalive(r, now)) {
 		lose(f, r, now);
 		return;
 	}
@@ -315,7 +385,7 @@ uint64_t fleet_timeout(const struct fleet *f, uint64_t now, uint64_t wait)
 		const struct replica *r = f->replicas[i];
 		uint64_t at = 0;
 		if (replica_connected(r))
-			at = replica_keepalive_at(r, f->w);
+			at = replica_keepalive_at(r);
 		else if (state_of(f, r) == REPLICA_LOST)
 			at = f->retry[i].at_ns;
 		if (at && at <= now)

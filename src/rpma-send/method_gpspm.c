@@ -8,12 +8,14 @@
 static void gpspm_post(const struct method_ctx *m, const struct window_batch *b,
 		       struct send_chain *chain)
 {
-	send_method_write_batch(m, chain, &m->grant->data, b->offset, b);
+	send_method_write_batch(m, chain, &m->grant->data,
+				method_in_pool(m, b->offset), b);
 	commit_message_post(m, b, RS_MSG_COMMIT, 0, chain);
 }
 
 const struct send_method method_gpspm = {
     .id = RS_METHOD_GPSPM,
+    .posts_message = true,
     .post = gpspm_post,
     .take = commit_message_take,
 };

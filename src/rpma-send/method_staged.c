@@ -24,6 +24,7 @@ const struct send_method method_staged = {
     .id = RS_METHOD_STAGED,
     .batch_cap = staged_batch_cap,
     .cap_shrunk = "its staging slots are smaller",
+    .posts_message = true,
     .post = staged_post,
     .take = commit_message_take,
 };

@@ -23,7 +23,10 @@ struct replica {
 	const struct send_method *method; /* chosen at the first grant */
 	uint8_t pool_uuid[16];		  /* the pool it started on */
 	uint64_t log_start;		  /* its pool's data range, absolute */
-	uint64_t log_end;
+	uint64_t log_end;		  /* its bytes */
+	uint64_t pos_base;		  /* the log position of log_start */
+	uint64_t rebase_end;		  /* a rebase asked at this end, or 0 */
+	uint64_t rebase_sent_ns;
 	struct rs_mr *ring_mr;
 	void *words; /* the method's words, per credit slot, or NULL */
 	struct rs_mr *words_mr;
@@ -33,7 +36,7 @@ struct replica {
 	struct rs_session_token token;
 	bool have_token;
 	uint64_t peer_timeout_ns;
-	uint64_t last_sent_ns;		    /* a batch or a keepalive */
+	uint64_t last_sent_ns; /* a message: a commit, a keepalive, a rebase */
 	uint64_t keepalive_sent_ns;	    /* one unanswered, or 0 */
 	uint64_t last_confirm_ns;	    /* for the stall check */
 	struct rs_spin spin;		    /* how long confirmations take */
@@ -155,12 +158,13 @@ int replica_plan(struct replica *r, enum rs_method requested,
 	memcpy(r->pool_uuid, info->pool_uuid, sizeof(r->pool_uuid));
 	r->log_start = info->start_offset;
 	r->log_end = info->end_offset - info->start_offset;
+	r->pos_base = info->log_base;
 	return 0;
 }
 
 uint64_t replica_log_end(const struct replica *r)
 {
-	return r->log_end;
+	return r->pos_base + r->log_end;
 }
 
 uint32_t replica_batch_cap(const struct replica *r)
@@ -187,7 +191,7 @@ int replica_check_fit(const struct replica *r, uint16_t depth,
 uint64_t replica_granted_end(const struct replica *r)
 {
 	const struct rs_accept_info *info = replica_grant(r);
-	return info->write_offset_value - info->start_offset;
+	return info->log_base + info->write_offset_value - info->start_offset;
 }
 
 void replica_started(struct replica *r)
@@ -198,6 +202,9 @@ void replica_started(struct replica *r)
 	r->peer_timeout_ns = (uint64_t)info->peer_timeout_ms * 1000000ull;
 	r->last_sent_ns = r->last_confirm_ns = send_stats_now_ns();
 	r->keepalive_sent_ns = 0;
+	r->pos_base = info->log_base;
+	r->rebase_end = 0;
+	r->rebase_sent_ns = 0;
 }
 
 /* ---- posting a batch ---- */
@@ -207,6 +214,7 @@ static struct method_ctx method_ctx_of(const struct replica *r,
 {
 	return (struct method_ctx){.grant = replica_grant(r),
 				   .log_start = r->log_start,
+				   .pos_base = r->pos_base,
 				   .w = w,
 				   .words = r->words};
 }
@@ -218,10 +226,69 @@ int replica_post(struct replica *r, const struct send_window *w,
 	struct send_chain chain;
 	chain.n = 0;
 	r->method->post(&m, b, &chain);
-	r->last_sent_ns = send_stats_now_ns();
-	r->posted_ns[window_slot_of(w, b->seq)] = r->last_sent_ns;
+	uint64_t now = send_stats_now_ns();
+	if (r->method->posts_message)
+		r->last_sent_ns = now;
+	r->posted_ns[window_slot_of(w, b->seq)] = now;
 	/* The data and its commit go out as one chain: one doorbell. */
 	return chain_post(&chain, r->rs, r->ring_mr, r->words_mr);
+}
+
+/* ---- rotation ---- */
+
+bool replica_rotates(const struct replica *r)
+{
+	return r->rs && (replica_grant(r)->peer_flags & RS_PEER_ARCHIVE);
+}
+
+bool replica_rebasing(const struct replica *r)
+{
+	return r->rebase_end != 0;
+}
+
+int replica_rebase(struct replica *r, uint64_t end)
+{
+	struct rs_msg msg = {.type = RS_MSG_REBASE,
+			     .offset = r->log_start + (end - r->pos_base)};
+	/* Nothing is in flight: the first slot is free. */
+	if (rs_session_send(r->rs, 0, &msg, UINT64_MAX, RS_POST_SIGNALED))
+		return RS_E_LOST;
+	r->rebase_end = end;
+	r->last_sent_ns = r->rebase_sent_ns = send_stats_now_ns();
+	rs_verbose("%s: its pool is full at %llu bytes; asking it to archive "
+		   "and start over",
+		   r->label, (unsigned long long)(end - r->pos_base));
+	return 0;
+}
+
+/* The answer to a rebase: the pool starts at the position the log ended
+ * at, or is full for good. */
+static enum replica_news rebased(struct replica *r, const struct rs_msg *msg,
+				 struct replica_report *out)
+{
+	uint64_t end = r->rebase_end;
+	r->rebase_end = 0;
+	r->rebase_sent_ns = 0;
+	r->last_confirm_ns = send_stats_now_ns();
+	if (!end) {
+		rs_err("%s sent an answer to a rebase it was not asked for",
+		       r->label);
+		return REPLICA_REFUSED;
+	}
+	if (msg->status != RS_MSG_OK) {
+		out->status = msg->status;
+		return REPLICA_FULL;
+	}
+	if (msg->offset != end) {
+		rs_err("%s started its pool over at log position %llu, not "
+		       "%llu where its log ends",
+		       r->label, (unsigned long long)msg->offset,
+		       (unsigned long long)end);
+		return REPLICA_REFUSED;
+	}
+	r->pos_base = end;
+	out->offset = end;
+	return REPLICA_REBASED;
 }
 
 /* ---- what comes back ---- */
@@ -244,6 +311,16 @@ static bool take_message(struct replica *r, const struct rs_completion *wc,
 		r->keepalive_sent_ns = 0;
 		return false;
 	}
+	return true;
+}
+
+/* A message that is the replica's own business, not its method's. */
+static bool own_message(struct replica *r, const struct rs_msg *msg,
+			struct replica_report *out, enum replica_news *news)
+{
+	if (msg->type != RS_MSG_REBASE_DONE)
+		return false;
+	*news = rebased(r, msg, out);
 	return true;
 }
 
@@ -283,7 +360,8 @@ static enum replica_news on_completion(struct replica *r,
 	struct method_event ev = {.op = wc->op, .wr_id = wc->wr_id};
 	enum replica_news news;
 	if (wc->op == RS_OP_RECV) {
-		if (!take_message(r, wc, &msg, &news))
+		if (!take_message(r, wc, &msg, &news) ||
+		    own_message(r, &msg, out, &news))
 			return news;
 		ev.msg = &msg;
 	}
@@ -348,19 +426,19 @@ void replica_confirmed(struct replica *r, const struct send_window *w,
 
 /* ---- keepalives and the peer timeout ---- */
 
-uint64_t replica_keepalive_at(const struct replica *r,
-			      const struct send_window *w)
+uint64_t replica_keepalive_at(const struct replica *r)
 {
-	/* Batches in flight are answered anyway; one keepalive at a time. */
-	if (!r->rs || r->keepalive_sent_ns || window_inflight_of(w, r->index))
+	/* A stream's commit requests tell the receiver we are there (apm
+	 * sends none: it needs keepalives while streaming too); a rebase is
+	 * answered anyway; one keepalive at a time. */
+	if (!r->rs || r->keepalive_sent_ns || r->rebase_sent_ns)
 		return 0;
 	return r->last_sent_ns + r->peer_timeout_ns / 4;
 }
 
-bool replica_keepalive_due(const struct replica *r, const struct send_window *w,
-			   uint64_t now_ns)
+bool replica_keepalive_due(const struct replica *r, uint64_t now_ns)
 {
-	uint64_t at = replica_keepalive_at(r, w);
+	uint64_t at = replica_keepalive_at(r);
 	return at && now_ns >= at;
 }
 
@@ -381,6 +459,8 @@ static uint64_t oldest_unanswered(const struct replica *r,
 				  const struct send_window *w)
 {
 	uint64_t since = r->keepalive_sent_ns;
+	if (r->rebase_sent_ns && (!since || r->rebase_sent_ns < since))
+		since = r->rebase_sent_ns;
 	const struct window_batch *oldest = window_oldest_of(w, r->index);
 	if (oldest) {
 		uint64_t posted = r->posted_ns[window_slot_of(w, oldest->seq)];

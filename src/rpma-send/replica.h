@@ -3,8 +3,8 @@
  * keepalives, peer timeout and statistics. The fleet owns the window and
  * decides; a replica posts the window's batches to its receiver and reports
  * what came back, one piece of news at a time, in the log positions the window
- * uses (bytes from the start of the data range: the replicas' pools may start
- * elsewhere). */
+ * uses (bytes from the start of the log's whole content: its archive, then
+ * its pool; each replica's pool starts at a position of its own). */
 #ifndef SEND_REPLICA_H
 #define SEND_REPLICA_H
 
@@ -48,7 +48,7 @@ enum rs_method replica_method(const struct replica *r);
  * with err saying what it offers when none fits. */
 int replica_plan(struct replica *r, enum rs_method requested,
 		 struct rs_error *err);
-/* The end of its log, in window positions. */
+/* The end of what its pool can hold now, in window positions. */
 uint64_t replica_log_end(const struct replica *r);
 /* The largest batch its receiver takes by the method in use. */
 uint32_t replica_batch_cap(const struct replica *r);
@@ -74,6 +74,15 @@ uint64_t replica_granted_end(const struct replica *r);
 void replica_started(struct replica *r);
 void replica_disconnect(struct replica *r);
 
+/* Whether its receiver rotates the log: a full pool is archived and
+ * started over when asked (replica_rebase), not the end. */
+bool replica_rotates(const struct replica *r);
+/* Whether it asked for that and has no answer yet. */
+bool replica_rebasing(const struct replica *r);
+/* Asks its receiver to archive its pool and start it over; nothing may be
+ * in flight to it, its log ending at position end. Non-zero: lost. */
+int replica_rebase(struct replica *r, uint64_t end);
+
 /* Writes batch b and asks for its commit, as one chain. Non-zero: lost. */
 int replica_post(struct replica *r, const struct send_window *w,
 		 const struct window_batch *b);
@@ -84,12 +93,15 @@ enum replica_news {
 	REPLICA_CONFIRMED, /* batch seq is committed; the log ends at offset */
 	REPLICA_LINK_LOST, /* the connection is gone */
 	REPLICA_REFUSED,   /* the receiver refused or misbehaved: stop */
+	REPLICA_REBASED,   /* its pool now starts at position offset */
+	REPLICA_FULL,	   /* its pool is full for good: status says why */
 };
 
 struct replica_report {
 	enum replica_news news;
 	uint32_t seq;
 	uint64_t offset;
+	uint8_t status; /* REPLICA_FULL: the receiver's RS_MSG_* */
 };
 
 /* Takes completions and connection events without waiting until one is
@@ -109,13 +121,13 @@ bool replica_poll(struct replica *r, const struct send_window *w,
 void replica_confirmed(struct replica *r, const struct send_window *w,
 		       const struct window_batch *b, uint64_t now_ns);
 
-/* Keepalives: an idle connection still proves both ends alive, a quarter
- * of the peer timeout after the last thing we sent, one at a time. */
-bool replica_keepalive_due(const struct replica *r, const struct send_window *w,
-			   uint64_t now_ns);
+/* Keepalives: a connection the receiver hears nothing on (idle, or an apm
+ * stream, which sends no messages) still proves both ends alive, a
+ * quarter of the peer timeout after the last message we sent, one at a
+ * time. */
+bool replica_keepalive_due(const struct replica *r, uint64_t now_ns);
 /* When the next keepalive is due, or 0 when none is wanted. */
-uint64_t replica_keepalive_at(const struct replica *r,
-			      const struct send_window *w);
+uint64_t replica_keepalive_at(const struct replica *r);
 /* Non-zero: the connection is lost. */
 int replica_send_keepalive(struct replica *r, uint64_t now_ns);
 /* A silent link (a cable pulled, a host gone) reports no error for a long

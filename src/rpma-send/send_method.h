@@ -27,7 +27,8 @@ struct rs_error;
 /* What a method knows of the replica it posts for. */
 struct method_ctx {
 	const struct rs_accept_info *grant; /* its session's */
-	uint64_t log_start;	     /* its pool's data range, absolute */
+	uint64_t log_start; /* its pool's data range, absolute */
+	uint64_t pos_base;  /* the log position of log_start (rotation) */
 	const struct send_window *w; /* the batches, their credit slots */
 	void *words; /* window_depth times words_per_slot bytes, registered */
 };
@@ -40,8 +41,14 @@ struct method_event {
 	const struct rs_msg *msg; /* RS_OP_RECV, else NULL */
 };
 
-/* Batch seq is committed: the log ends at offset (from the data range's
- * start). */
+/* Where log position pos lies in the pool: bytes from the data range's
+ * start. */
+static inline uint64_t method_in_pool(const struct method_ctx *m, uint64_t pos)
+{
+	return pos - m->pos_base;
+}
+
+/* Batch seq is committed: the log ends at log position offset. */
 struct method_confirm {
 	uint32_t seq;
 	uint64_t offset;
@@ -51,6 +58,10 @@ struct send_method {
 	enum rs_method id;
 	/* Local memory it posts from besides the ring, per credit slot. */
 	size_t words_per_slot;
+	/* Whether a batch's chain sends the receiver a message (a commit
+	 * request): the receiver hears from a streaming sender only so;
+	 * without one it needs keepalives even while batches fly. */
+	bool posts_message;
 	/* The largest batch a receiver granting info takes by it, and what
 	 * to say when a later grant's is smaller than the batches in use;
 	 * NULL: no bound of its own. */

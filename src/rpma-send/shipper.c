@@ -116,6 +116,10 @@ static bool take_input(struct shipper *s, uint64_t now)
 	if (!space || now < s->input_paused_until_ns)
 		return false;
 	if (room == 0) {
+		/* A pool that rotates is archived and started over: the
+		 * input waits meanwhile (back-pressure). */
+		if (fleet_make_room(s->f))
+			return false;
 		log_full(s);
 		return true;
 	}
@@ -179,7 +183,7 @@ static void wait_for_event(struct shipper *s, uint64_t now)
 	nfds_t n = fleet_pollfds(s->f, pfd);
 	uint32_t room;
 	int in_fd = send_input_wait_fd(s->in);
-	if (window_space(s->w, &room) && in_fd >= 0 &&
+	if (window_space(s->w, &room) && room > 0 && in_fd >= 0 &&
 	    now >= s->input_paused_until_ns)
 		pfd[n++] = (struct pollfd){.fd = in_fd, .events = POLLIN};
 	uint64_t wait = fleet_timeout(s->f, now, input_timeout(s, now));

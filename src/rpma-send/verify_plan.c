@@ -33,8 +33,10 @@ int verify_plan_make(const struct verify_config *cfg,
 				    "--verify=read: the receiver grants no "
 				    "remote read; use --verify=hash");
 	/* Whatever is read back (every chunk, or a first difference) fits
-	 * the ring slot it passes through. */
-	if (o->ring_readable && !o->pool_readable && p->chunk > o->ring_slot)
+	 * the ring slot it passes through: every chunk without a readable
+	 * pool, the archived ones with. */
+	bool through_ring = !o->pool_readable || o->pool_start > o->start;
+	if (o->ring_readable && through_ring && p->chunk > o->ring_slot)
 		p->chunk = o->ring_slot;
 	plan_range(cfg, o, p);
 	return 0;

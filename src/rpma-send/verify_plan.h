@@ -18,7 +18,11 @@ struct verify_offer {
 	bool pool_readable; /* the log itself may be read back */
 	bool ring_readable; /* else its ring, a slot at a time */
 	uint32_t ring_slot; /* bytes per ring slot */
-	uint64_t start;	    /* the log's data start, an absolute offset */
+	/* Log positions (the archive's bytes, then the pool's): where the
+	 * log starts, where its pool starts (before it, only the ring
+	 * reads), where its committed bytes end. */
+	uint64_t start;
+	uint64_t pool_start;
 	uint64_t committed_end;
 };
 
@@ -27,7 +31,7 @@ struct verify_plan {
 	bool can_read; /* a first difference may be read back */
 	uint32_t chunk;
 	uint16_t depth;	     /* requests in flight */
-	uint64_t log_offset; /* where the compared range starts, absolute */
+	uint64_t log_offset; /* where the compared range starts, a position */
 	uint64_t remote_len; /* committed log bytes in the range */
 };
 

@@ -29,8 +29,10 @@ void verify_rdma_offer(const struct rs_session *rs, struct verify_offer *o)
 	    .pool_readable = info->data_read.length != 0,
 	    .ring_readable = info->staging_read.length != 0,
 	    .ring_slot = info->staging_slot_size,
-	    .start = info->start_offset,
-	    .committed_end = info->write_offset_value,
+	    .start = 0,
+	    .pool_start = info->log_base,
+	    .committed_end =
+		info->log_base + info->write_offset_value - info->start_offset,
 	};
 }
 
@@ -91,15 +93,16 @@ static int link_post_hash(void *ctx, uint64_t id, uint64_t log_offset,
 	return post_message(ctx, RS_MSG_HASH, id, log_offset, len, err);
 }
 
-/* From the log where it is readable, else through the ring: the receiver
- * copies the range into id's ring slot first. */
+/* From the pool where it is readable, else (or for the archive's bytes)
+ * through the ring: the receiver copies the range into id's ring slot
+ * first. */
 static int link_post_read(void *ctx, uint64_t id, uint64_t log_offset,
 			  uint64_t len, struct rs_error *err)
 {
 	struct verify_rdma *l = ctx;
-	if (l->grant->data_read.length)
+	if (l->grant->data_read.length && log_offset >= l->grant->log_base)
 		return read_into(l, id, &l->grant->data_read,
-				 log_offset - l->grant->start_offset, len, err);
+				 log_offset - l->grant->log_base, len, err);
 	return post_message(l, RS_MSG_READ_STAGE, id, log_offset, len, err);
 }
 

@@ -141,6 +141,12 @@ bool window_log_full(const struct send_window *w)
 	return w->next_offset + w->fill >= w->end_offset;
 }
 
+void window_set_end(struct send_window *w, uint64_t end_offset)
+{
+	if (end_offset >= w->next_offset + w->fill)
+		w->end_offset = end_offset;
+}
+
 uint8_t *window_space(struct send_window *w, uint32_t *room)
 {
 	*room = 0;

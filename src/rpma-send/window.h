@@ -90,6 +90,10 @@ void window_flush(struct send_window *w, uint64_t now_ns);
 void window_input_end(struct send_window *w, uint64_t now_ns);
 /* True when the remote log has no room for another byte. */
 bool window_log_full(const struct send_window *w);
+/* The smallest replica's log ends further now (a full pool was archived
+ * and started over): room for more. An end before the open batch's is
+ * ignored. */
+void window_set_end(struct send_window *w, uint64_t end_offset);
 
 /* Replica i committed batch seq; its log now ends at remote_offset.
  * RS_E_MALFORMED, nothing changed, when that is not the confirmation due
