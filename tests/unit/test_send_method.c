@@ -285,6 +285,41 @@ static void gpspm_writes_in_place_then_asks(void **state)
 	}
 }
 
+/* A log that rotated: its pool starts at a later log position, so each
+ * batch goes that much lower in the pool, and a reply's offset comes back
+ * as a position. */
+static void positions_after_a_rotation_map_into_the_pool(void **state)
+{
+	struct rig *g = &rig;
+	(void)state;
+	const uint64_t base = REMOTE_USED - 1000;
+	for (int id = RS_METHOD_APM; id <= RS_METHOD_STAGED; id++) {
+		rig_teardown(0);
+		start(g, (enum rs_method)id);
+		g->ctx.pos_base = base;
+		post_batches(g, 2, 100);
+		const struct window_batch *b = &g->batch[1];
+		uint64_t in_pool = b->offset - base;
+		assert_int_equal(in_pool, 1100);
+		if (id != RS_METHOD_STAGED)
+			data_write_is(g, 1, &g->grant.data, in_pool);
+		if (id == RS_METHOD_APM) {
+			uint64_t word = le64toh(g->words[2 * (b->seq % DEPTH)]);
+			assert_int_equal(word, LOG_START + in_pool + 100);
+			continue;
+		}
+		assert_int_equal(g->chain[1].msg.offset, LOG_START + in_pool);
+		struct rs_msg done = {.type = RS_MSG_COMMIT_DONE,
+				      .seq = b->seq,
+				      .offset = LOG_START + in_pool + 100};
+		struct method_event ev = {.op = RS_OP_RECV, .msg = &done};
+		struct method_confirm out;
+		struct rs_error err = {0};
+		assert_int_equal(g->method->take(&g->ctx, &ev, &out, &err), 1);
+		assert_int_equal(out.offset, b->offset + 100);
+	}
+}
+
 static void staged_writes_its_staging_slot_then_asks(void **state)
 {
 	struct rig *g = &rig;
@@ -413,6 +448,7 @@ int main(void)
 	    cmocka_unit_test(offered_is_the_methods_bit),
 	    cmocka_unit_test(staged_batches_fit_a_staging_slot),
 	    T(gpspm_writes_in_place_then_asks),
+	    T(positions_after_a_rotation_map_into_the_pool),
 	    T(staged_writes_its_staging_slot_then_asks),
 	    T(apm_writes_reads_and_fences),
 	    T(gpspm_takes_the_commit_reply),

@@ -21,6 +21,7 @@ static struct verify_offer offer(bool pool, bool ring)
 				     .ring_readable = ring,
 				     .ring_slot = 256 * 1024,
 				     .start = START,
+				     .pool_start = START,
 				     .committed_end = START + 5 * MIB};
 }
 
@@ -48,6 +49,21 @@ static void hash_needs_no_read(void **state)
 	assert_false(p.can_read); /* a difference is halved */
 	assert_int_equal(p.chunk, MIB);
 	assert_int_equal(p.depth, 4);
+	assert_int_equal(p.log_offset, START);
+	assert_int_equal(p.remote_len, 5 * MIB);
+}
+
+/* A log that rotated: its first bytes are in the archive, which only the
+ * ring reads, so chunks fit a ring slot even where the pool is readable. */
+static void archived_bytes_are_read_through_the_ring(void **state)
+{
+	(void)state;
+	struct verify_config cfg = config(VERIFY_READ);
+	struct verify_offer o = offer(true, true);
+	assert_int_equal(planned(&cfg, &o).chunk, MIB);
+	o.pool_start = START + 2 * MIB;
+	struct verify_plan p = planned(&cfg, &o);
+	assert_int_equal(p.chunk, 256 * 1024);
 	assert_int_equal(p.log_offset, START);
 	assert_int_equal(p.remote_len, 5 * MIB);
 }
@@ -131,6 +147,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(hash_needs_no_read),
+	    cmocka_unit_test(archived_bytes_are_read_through_the_ring),
 	    cmocka_unit_test(read_needs_a_grant),
 	    cmocka_unit_test(read_from_the_pool),
 	    cmocka_unit_test(the_ring_bounds_the_chunk),

@@ -347,6 +347,29 @@ static void full_log_takes_no_more(void **state)
 	log_is(g, 0, in, 2500);
 }
 
+/* A full pool that rotated: the smallest replica's log ends further, and
+ * the window takes input again, from where it was; an end that would cut
+ * into what it holds is ignored. */
+static void set_end_makes_room_again(void **state)
+{
+	struct rig *g = *state;
+	struct send_window *w = start(g, 1, 1, 4, 1000, 2500);
+	uint8_t in[6000];
+	pattern(in, sizeof(in));
+	assert_int_equal(feed(w, in, sizeof(in)), 2500);
+	assert_true(window_log_full(w));
+	commit_all(g, 0);
+	window_set_end(w, LOG_START + 2000); /* before what it holds */
+	assert_true(window_log_full(w));
+	window_set_end(w, LOG_START + 5000);
+	assert_false(window_log_full(w));
+	assert_int_equal(feed(w, in + 2500, sizeof(in) - 2500), 2500);
+	commit_all(g, 0);
+	window_input_end(w, 0);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	log_is(g, 0, in, 5000);
+}
+
 /* Lost with batches in flight, some of which the receiver had committed
  * without the window hearing of it: the rejoin counts those as confirmed
  * and exactly the others are posted again. */
@@ -1041,6 +1064,7 @@ int main(void)
 	    T(streams_in_order_and_drains),
 	    T(partial_batch_is_flushed),
 	    T(full_log_takes_no_more),
+	    T(set_end_makes_room_again),
 	    T(rejoin_resends_the_uncommitted_tail),
 	    T(rejoin_at_confirmed_resends_all_in_flight),
 	    T(input_ends_while_lost),
