@@ -30,7 +30,7 @@ runs_parsed() { # WHERE COMMAND-LINE
 	local where=$1 line=$2 prog
 	line=${line##*|}
 	line=$(sed 's/^ *//; s/ *$//' <<<"$line")
-	line=$(sed "s#/mnt/pmem/#$tmp/#g; s#/dev/dax0.0#$tmp/dax0.0#g; s#/etc/rpma-ship/#$tmp/#g; s#--create 1G#--create 8M#" <<<"$line")
+	line=$(sed "s#/mnt/pmem/#$tmp/#g; s#/dev/dax0.0#$tmp/dax0.0#g; s#/etc/rpma-ship/#$tmp/#g; s#/var/lib/rpma-ship/#$tmp/#g; s#--create 1G#--create 8M#" <<<"$line")
 	read -r prog _ <<<"$line"
 	case "$prog" in rpma-send | rpma-recv) ;; *) return ;; esac
 	(cd "$tmp/cwd" && eval "timeout -k 2 5 $BUILD/src/$prog/$line" </dev/null >/dev/null 2>"$tmp/err")
@@ -53,11 +53,12 @@ check "the README has examples" "$(ok [ "$examples" -ge 8 ])" "found $examples"
 
 # --- example configurations, their paths moved here as above
 pmempool create log --size=8M "$tmp/app.pool"
+mkdir -p "$tmp/app" # the examples' archive
 pmempool create log --size=8M "$tmp/dax0.0"
 head -c 32 /dev/urandom >"$tmp/audit.key"
 chmod 600 "$tmp/audit.key"
 check_example_config() { # NAME TEXT
-	sed "s#/mnt/pmem/#$tmp/#g; s#/dev/dax0.0#$tmp/dax0.0#g; s#/etc/rpma-ship/#$tmp/#g" <<<"$2" >"$tmp/example.conf"
+	sed "s#/mnt/pmem/#$tmp/#g; s#/dev/dax0.0#$tmp/dax0.0#g; s#/etc/rpma-ship/#$tmp/#g; s#/var/lib/rpma-ship/#$tmp/#g" <<<"$2" >"$tmp/example.conf"
 	"$RECV" --check-config "$tmp/example.conf" >"$tmp/out" 2>&1
 	check "$1 passes --check-config" $? "$(cat "$tmp/out")"
 }
