@@ -37,6 +37,11 @@ static void print_pool(const char *path, const struct recv_pool_peek *p)
 	printf("free: %llu bytes (%s)\n", (unsigned long long)(size - used),
 	       rs_size_format(size - used, c, sizeof(c)));
 	printf("store granularity: %s\n", granularity_name(p->granularity));
+	if (p->base)
+		printf("log position of its first byte: %llu (%s of the log "
+		       "before it were rotated into its archive)\n",
+		       (unsigned long long)p->base,
+		       rs_size_format(p->base, a, sizeof(a)));
 }
 
 static void print_refusals(const struct recv_log_counts *c)
@@ -78,6 +83,17 @@ static void print_served(const char *metrics, const char *path)
 			  : 0.0);
 	printf("senders connected: %u\n", c->senders);
 	print_refusals(c);
+	if (f.archive_files || f.rotated_bytes) {
+		char a[32], b[32];
+		printf(
+		    "archive: %llu files, %llu bytes (%s); the pool starts at "
+		    "log position %llu (%s)\n",
+		    (unsigned long long)f.archive_files,
+		    (unsigned long long)f.archive_bytes,
+		    rs_size_format(f.archive_bytes, a, sizeof(a)),
+		    (unsigned long long)f.rotated_bytes,
+		    rs_size_format(f.rotated_bytes, b, sizeof(b)));
+	}
 }
 
 int recv_info_print(const char *pool_path, const char *metrics)

@@ -337,9 +337,11 @@ recv_log_worker_config(const struct recv_log_worker *w)
 	return &w->cfg;
 }
 
-void recv_log_worker_usage(const struct recv_log_worker *w, uint64_t *size,
-			   uint64_t *used)
+void recv_log_worker_usage(const struct recv_log_worker *w,
+			   struct recv_log_usage *u)
 {
-	*size = w->target.end - w->target.start;
-	*used = rs_pmem_target_write_offset(&w->target) - w->target.start;
+	u->size = w->target.end - w->target.start;
+	u->used = rs_pmem_target_write_offset(&w->target) - w->target.start;
+	recv_rotation_archived(w->rotation, &u->archive_files, &u->archived,
+			       &u->rotated);
 }

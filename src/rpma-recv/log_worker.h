@@ -50,8 +50,15 @@ void recv_log_worker_stop(struct recv_log_worker **w);
 
 const struct recv_worker_config *
 recv_log_worker_config(const struct recv_log_worker *w);
-/* The pool's size and use, for the service's start line. */
-void recv_log_worker_usage(const struct recv_log_worker *w, uint64_t *size,
-			   uint64_t *used);
+/* The pool's size and use, and what rotation moved out of it: safe from
+ * the service's thread. */
+struct recv_log_usage {
+	uint64_t size, used; /* the pool's data range, its committed bytes */
+	uint64_t rotated;    /* the log position of the pool's first byte */
+	uint64_t archived;   /* bytes in the archive's files */
+	unsigned archive_files;
+};
+void recv_log_worker_usage(const struct recv_log_worker *w,
+			   struct recv_log_usage *u);
 
 #endif

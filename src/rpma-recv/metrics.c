@@ -65,6 +65,19 @@ static uint64_t used_of(const struct recv_metrics_log *l)
 	return l->used_bytes;
 }
 
+static uint64_t rotated_of(const struct recv_metrics_log *l)
+{
+	return l->rotated_bytes;
+}
+static uint64_t archive_bytes_of(const struct recv_metrics_log *l)
+{
+	return l->archive_bytes;
+}
+static uint64_t archive_files_of(const struct recv_metrics_log *l)
+{
+	return l->archive_files;
+}
+
 static void persist_histogram(FILE *f, const struct recv_metrics_log *l)
 {
 	const char *name = "rpma_recv_persist_seconds";
@@ -135,6 +148,16 @@ void recv_metrics_render(FILE *f, const struct recv_metrics *m)
 	family(f, "rpma_recv_log_used_bytes", "gauge",
 	       "Bytes of the log committed and not yet reclaimed.");
 	per_log(f, m, "rpma_recv_log_used_bytes", used_of);
+	family(f, "rpma_recv_log_rotated_bytes", "gauge",
+	       "Log position of the pool's first byte: what rotation moved "
+	       "out of the pool before it.");
+	per_log(f, m, "rpma_recv_log_rotated_bytes", rotated_of);
+	family(f, "rpma_recv_archive_bytes", "gauge",
+	       "Bytes of the log kept in its archive's files.");
+	per_log(f, m, "rpma_recv_archive_bytes", archive_bytes_of);
+	family(f, "rpma_recv_archive_files", "gauge",
+	       "Files in the log's archive.");
+	per_log(f, m, "rpma_recv_archive_files", archive_files_of);
 }
 
 int recv_metrics_write(const char *path, const struct recv_metrics *m,

@@ -18,6 +18,8 @@ struct recv_metrics_log {
 	const char *name; /* "" for `rpma-recv POOL` */
 	const char *pool;
 	uint64_t log_bytes, used_bytes;
+	uint64_t rotated_bytes, archive_bytes; /* rotation (rotation.h) */
+	unsigned archive_files;
 	struct recv_log_counts counts;
 };
 
@@ -43,6 +45,7 @@ struct recv_metrics_found {
 	long pid;
 	double written;
 	struct recv_log_counts counts;
+	uint64_t rotated_bytes, archive_bytes, archive_files;
 };
 
 /* Finds the log served from pool in the metrics file at path: 0 and *out

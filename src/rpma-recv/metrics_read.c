@@ -58,6 +58,12 @@ static void take(const char *line, struct recv_metrics_found *out)
 		out->counts.commits = v;
 	else if (!strncmp(line, "rpma_recv_senders{", 18))
 		out->counts.senders = (unsigned)v;
+	else if (!strncmp(line, "rpma_recv_log_rotated_bytes{", 28))
+		out->rotated_bytes = v;
+	else if (!strncmp(line, "rpma_recv_archive_bytes{", 24))
+		out->archive_bytes = v;
+	else if (!strncmp(line, "rpma_recv_archive_files{", 24))
+		out->archive_files = v;
 	else if (!strncmp(line, "rpma_recv_persist_seconds_sum{", 30))
 		out->counts.persist_ns =
 		    (uint64_t)(strtod(sp ? sp + 1 : "0", 0) * 1e9);

@@ -1,5 +1,6 @@
 #include "pool_peek.h"
 
+#include "log_state.h"
 #include "pool_kind.h"
 #include "proto/pool_layout.h"
 
@@ -35,6 +36,10 @@ static int peek_mapped(const char *path, const uint8_t *base, size_t size,
 		return rs_error_set(err, RS_E_MALFORMED, 0,
 				    "%s: unexpected pmemlog layout (%s)", path,
 				    why.msg);
+	struct log_state st = {0};
+	if (out->start >= RS_LOG_STATE_END)
+		log_state_decode(base + RS_LOG_STATE_OFFSET, out->uuid, &st);
+	out->base = st.base;
 	return 0;
 }
 

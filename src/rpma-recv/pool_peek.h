@@ -13,6 +13,7 @@
 struct recv_pool_peek {
 	uint8_t uuid[16];
 	uint64_t start, end, write; /* absolute offsets of the log */
+	uint64_t base; /* the log position of start (log_state.h) */
 	enum pmem2_granularity granularity;
 };
 

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,21 @@ struct recv_rotation {
 	bool failed;	   /* it met an error: the writer's rebase retries */
 	uint64_t synced;   /* bytes of the stretch made durable */
 	bool stopped_copy; /* RPMA_RECV_STOP_AT=archive-copy done */
+	/* What another thread (the service's metrics) may read. */
+	_Atomic uint64_t pub_base, pub_archived;
+	atomic_uint pub_files;
 };
+
+/* The figures other threads read, after they changed. */
+static void publish(struct recv_rotation *r)
+{
+	struct archive_usage u = {0};
+	if (r->archive)
+		u = archive_usage(r->archive);
+	atomic_store(&r->pub_base, r->state.base);
+	atomic_store(&r->pub_archived, u.end - u.start);
+	atomic_store(&r->pub_files, u.files);
+}
 
 static const char *label(const struct recv_rotation *r)
 {
@@ -80,6 +95,7 @@ static void state_store(struct recv_rotation *r, uint64_t base)
 	    r->t, RS_LOG_STATE_OFFSET + (uint64_t)i * RS_LOG_STATE_SLOT, slot,
 	    sizeof(slot));
 	r->state = next;
+	publish(r);
 }
 
 static uint64_t pool_used(const struct recv_rotation *r)
@@ -241,6 +257,7 @@ static uint8_t seal_pool(struct recv_rotation *r, uint64_t write)
 	stop_at("archive-sealed");
 	if (archive_prune(r->archive, r->cfg.keep, r->cfg.max_bytes, &err) < 0)
 		rs_err("log %s: %s", label(r), err.msg);
+	publish(r);
 	return RS_MSG_OK;
 }
 
@@ -287,6 +304,7 @@ void recv_rotation_forget(struct recv_rotation *r)
 		rs_err("log %s: %s", label(r), err.msg);
 	if (r->recordable && r->state.base)
 		state_store(r, 0);
+	publish(r);
 	r->failed = false;
 	pthread_mutex_unlock(&r->lock);
 }
@@ -322,6 +340,7 @@ int recv_rotation_open(const struct recv_rotation_config *cfg,
 	pthread_cond_init(&r->wake, 0);
 	state_load(r);
 	int rc = cfg->dir[0] ? start_archiver(r, err) : 0;
+	publish(r);
 	if (rc) {
 		recv_rotation_close(&r);
 		return rc;
@@ -372,14 +391,12 @@ uint64_t recv_rotation_end(const struct recv_rotation *r)
 	return r->state.base + pool_used(r);
 }
 
-void recv_rotation_archived(const struct recv_rotation *r, unsigned *files,
-			    uint64_t *bytes)
+void recv_rotation_archived(struct recv_rotation *r, unsigned *files,
+			    uint64_t *bytes, uint64_t *base)
 {
-	struct archive_usage u = {0};
-	if (r->archive)
-		u = archive_usage(r->archive);
-	*files = u.files;
-	*bytes = u.end - u.start;
+	*files = atomic_load(&r->pub_files);
+	*bytes = atomic_load(&r->pub_archived);
+	*base = atomic_load(&r->pub_base);
 }
 
 int recv_rotation_read_archive(const struct recv_rotation *r, uint64_t pos,

@@ -58,10 +58,10 @@ uint64_t recv_rotation_first(const struct recv_rotation *r);
 /* The log position just after its last committed byte. */
 uint64_t recv_rotation_end(const struct recv_rotation *r);
 
-/* What the archive holds (files, first and end position); zeros when
- * none. */
-void recv_rotation_archived(const struct recv_rotation *r, unsigned *files,
-			    uint64_t *bytes);
+/* What the archive holds (files, bytes; zeros when none) and the base,
+ * as of the last change: safe from any thread. */
+void recv_rotation_archived(struct recv_rotation *r, unsigned *files,
+			    uint64_t *bytes, uint64_t *base);
 
 /* Copies len bytes of the archive from log position pos (below the base)
  * into dst. RS_E_IO or RS_E_INVAL (not in the archive) with err. */

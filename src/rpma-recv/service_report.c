@@ -59,7 +59,13 @@ static unsigned snapshot(struct service *svc, struct recv_metrics_log *logs)
 		struct recv_metrics_log *m = &logs[n];
 		m->name = l->settings.name;
 		m->pool = l->settings.pool_path;
-		recv_log_worker_usage(l->worker, &m->log_bytes, &m->used_bytes);
+		struct recv_log_usage u;
+		recv_log_worker_usage(l->worker, &u);
+		m->log_bytes = u.size;
+		m->used_bytes = u.used;
+		m->rotated_bytes = u.rotated;
+		m->archive_bytes = u.archived;
+		m->archive_files = u.archive_files;
 		recv_counters_read(recv_log_worker_counters(l->worker),
 				   &m->counts);
 	}

@@ -67,9 +67,18 @@ for step in archive-copy archive-sealed pool-rewound base-recorded; do
 	kill -9 "$RECV_PID"
 	wait_recv
 done
-start_recv "$WORK/recv.log" --archive "$arch" "$pool" || fail "receiver did not start: $(cat "$WORK/recv.log")"
+start_recv "$WORK/recv.log" --archive "$arch" --metrics-file "$WORK/m.prom" --metrics-interval 1s "$pool" ||
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
 reap "$SEND_PID"
 [ "$REAP_RC" = 0 ] || fail "sender exit $REAP_RC: $(tail -n 5 "$WORK/send.log")"
+# What the receiver shows of it: the metrics file and --info.
+nap 1.5
+files=$(ls "$arch" | grep -c '\.log$')
+grep -q "^rpma_recv_archive_files{.*} $files\$" "$WORK/m.prom" || fail "metrics do not count $files archive files: $(grep archive "$WORK/m.prom")"
+"$RECV" --info --metrics-file "$WORK/m.prom" "$pool" >"$WORK/info" 2>&1 || fail "--info failed: $(cat "$WORK/info")"
+grep -q "^archive: $files files" "$WORK/info" || fail "--info does not show the archive: $(cat "$WORK/info")"
+grep -q "^log position of its first byte: " "$WORK/info" || fail "--info does not show the pool's log position: $(cat "$WORK/info")"
+grep -q "^used: .*%)" "$WORK/info" || fail "--info does not show the fill level: $(cat "$WORK/info")"
 grep -q "finishing a rotation cut short" "$WORK/recv-pool-rewound.log" "$WORK/recv-base-recorded.log" "$WORK/recv.log" ||
 	log "(no rotation was left half done by a kill)"
 check_log "$arch" "$pool" "$WORK/in18"

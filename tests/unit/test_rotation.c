@@ -121,10 +121,11 @@ static void rebase_moves_the_pool_into_the_archive(void **state)
 	assert_int_equal(base, 3u << 20);
 	assert_int_equal(pool_used(f), 0);
 	unsigned files;
-	uint64_t bytes;
-	recv_rotation_archived(f->rot, &files, &bytes);
+	uint64_t bytes, at;
+	recv_rotation_archived(f->rot, &files, &bytes, &at);
 	assert_int_equal(files, 1);
 	assert_int_equal(bytes, 3u << 20);
+	assert_int_equal(at, 3u << 20);
 	/* The file is the pool's bytes, named for position 0. */
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/app-00000000000000000000.log", f->dir);
@@ -243,8 +244,8 @@ static void forgetting_starts_the_log_over(void **state)
 	recv_rotation_forget(f->rot);
 	assert_int_equal(recv_rotation_base(f->rot), 0);
 	unsigned files;
-	uint64_t bytes;
-	recv_rotation_archived(f->rot, &files, &bytes);
+	uint64_t bytes, at;
+	recv_rotation_archived(f->rot, &files, &bytes, &at);
 	assert_int_equal(files, 0);
 	close_log(f);
 	open_log(f);
