@@ -1,53 +1,21 @@
-#include "rotation.h"
+#include "rotation_internal.h"
 
-#include "archive.h"
 #include "cli/log.h"
 #include "error.h"
-#include "log_state.h"
 #include "proto/message.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#define COPY_CHUNK (1u << 20)	 /* copied at a time, the lock held */
-#define SYNC_EVERY (64ull << 20) /* the stretch made durable this often */
-#define ARCHIVER_IDLE_MS 50	 /* how often an idle archiver looks */
-
-struct recv_rotation {
-	struct recv_rotation_config cfg;
-	char name[RS_LOG_NAME_MAX + 1];
-	struct rs_pmem_target *t;
-	bool recordable;	 /* the pool has room for our record */
-	struct log_state state;	 /* the record in force */
-	struct archive *archive; /* NULL: no archive */
-	/* The archiver: copies the pool's committed bytes into the open
-	 * stretch while the writer appends. The lock covers the stretch
-	 * and the pool's emptying; the writer's rebase takes it. */
-	pthread_t thread;
-	bool running;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop;
-	bool failed;	   /* it met an error: the writer's rebase retries */
-	uint64_t synced;   /* bytes of the stretch made durable */
-	bool stopped_copy; /* RPMA_RECV_STOP_AT=archive-copy done */
-	/* What another thread (the service's metrics) may read. */
-	_Atomic uint64_t pub_base, pub_archived;
-	atomic_uint pub_files;
-};
-
 /* The figures other threads read, after they changed. */
-static void publish(struct recv_rotation *r)
+void rotation_publish(struct recv_rotation *r)
 {
 	struct archive_usage u = {0};
 	if (r->archive)
@@ -57,14 +25,14 @@ static void publish(struct recv_rotation *r)
 	atomic_store(&r->pub_files, u.files);
 }
 
-static const char *label(const struct recv_rotation *r)
+const char *rotation_label(const struct recv_rotation *r)
 {
 	return r->name[0] ? r->name : r->t->path;
 }
 
 /* The tests' knob: stop here (SIGSTOP) when asked to, so that a test can
  * kill the receiver at exactly this step. */
-static void stop_at(const char *step)
+void rotation_stop_at(const char *step)
 {
 	const char *want = getenv("RPMA_RECV_STOP_AT");
 	if (!want || strcmp(want, step))
@@ -85,7 +53,7 @@ static void state_load(struct recv_rotation *r)
 				 &r->state);
 }
 
-static void state_store(struct recv_rotation *r, uint64_t base)
+void rotation_store(struct recv_rotation *r, uint64_t base)
 {
 	struct log_state next = {.seq = r->state.seq + 1, .base = base};
 	uint8_t slot[RS_LOG_STATE_SLOT];
@@ -95,10 +63,10 @@ static void state_store(struct recv_rotation *r, uint64_t base)
 	    r->t, RS_LOG_STATE_OFFSET + (uint64_t)i * RS_LOG_STATE_SLOT, slot,
 	    sizeof(slot));
 	r->state = next;
-	publish(r);
+	rotation_publish(r);
 }
 
-static uint64_t pool_used(const struct recv_rotation *r)
+uint64_t rotation_pool_used(const struct recv_rotation *r)
 {
 	return rs_pmem_target_write_offset(r->t) - r->t->start;
 }
@@ -108,19 +76,20 @@ static uint64_t pool_used(const struct recv_rotation *r)
 static int recover(struct recv_rotation *r, struct rs_error *err)
 {
 	struct archive_usage u = archive_usage(r->archive);
-	uint64_t base = r->state.base, used = pool_used(r);
+	uint64_t base = r->state.base, used = rotation_pool_used(r);
 	if (u.files && u.end < base)
 		rs_info("log %s: its archive %s ends at log position %" PRIu64
 			", before the pool's start at %" PRIu64
 			": the bytes between are no longer kept",
-			label(r), archive_dir(r->archive), u.end, base);
+			rotation_label(r), archive_dir(r->archive), u.end,
+			base);
 	if (!u.files || u.end <= base)
 		return 0;
 	if (used == u.end - base) {
 		/* Sealed, then cut short: the pool still holds it. */
 		rs_info("log %s: finishing a rotation cut short: the pool's "
 			"%" PRIu64 " bytes are in the archive already",
-			label(r), used);
+			rotation_label(r), used);
 		rs_pmem_target_commit(r->t, r->t->start);
 	} else if (used != 0) {
 		return rs_error_set(
@@ -130,9 +99,10 @@ static int recover(struct recv_rotation *r, struct rs_error *err)
 		    ", and the pool holds %" PRIu64
 		    " bytes: they do not fit together (another log's "
 		    "archive?); give the log an archive of its own",
-		    label(r), archive_dir(r->archive), u.end, base, used);
+		    rotation_label(r), archive_dir(r->archive), u.end, base,
+		    used);
 	}
-	state_store(r, u.end);
+	rotation_store(r, u.end);
 	return 0;
 }
 
@@ -144,85 +114,13 @@ static int check_config(const struct recv_rotation *r, struct rs_error *err)
 				    "log %s: its pool's layout leaves no room "
 				    "for the receiver's record, so it cannot "
 				    "rotate; remove its archive",
-				    label(r));
+				    rotation_label(r));
 	if (r->cfg.max_bytes && r->cfg.max_bytes < size)
 		return rs_error_set(err, RS_E_INVAL, 0,
 				    "log %s: archive-max %" PRIu64
 				    " is less than the pool's %" PRIu64
 				    " bytes, one rotation's worth; raise it",
-				    label(r), r->cfg.max_bytes, size);
-	return 0;
-}
-
-/* ---- the archiver: copying while the writer appends ---- */
-
-static void archiver_failed(struct recv_rotation *r, const struct rs_error *e)
-{
-	rs_err("log %s: %s", label(r), e->msg);
-	r->failed = true; /* the writer's rebase tries again */
-}
-
-/* Copies up to n pool bytes after what the stretch holds into it. */
-static int copy_more(struct recv_rotation *r, uint64_t n, struct rs_error *err)
-{
-	const struct rs_pmem_target *t = r->t;
-	if (!archive_stretch_active(r->archive)) {
-		int rc = archive_stretch_begin(r->archive, r->state.base, err);
-		if (rc)
-			return rc;
-		r->synced = 0;
-	}
-	uint64_t at = t->start + archive_stretch_length(r->archive);
-	int rc = archive_stretch_append(r->archive, t->base + at, n, err);
-	uint64_t len = archive_stretch_length(r->archive);
-	if (!rc && len - r->synced >= SYNC_EVERY) {
-		rc = archive_stretch_sync(r->archive, err);
-		r->synced = len;
-	}
-	return rc;
-}
-
-/* One chunk, the lock held, once the pool is rotate-at full. True when
- * it copied something. */
-static bool archive_some(struct recv_rotation *r)
-{
-	uint64_t size = r->t->end - r->t->start, used = pool_used(r);
-	uint64_t copied = archive_stretch_length(r->archive);
-	if (r->failed || used * 100 < size * r->cfg.rotate_at || copied >= used)
-		return false;
-	uint64_t n = used - copied < COPY_CHUNK ? used - copied : COPY_CHUNK;
-	struct rs_error err = {0};
-	if (copy_more(r, n, &err)) {
-		archiver_failed(r, &err);
-		return false;
-	}
-	if (!r->stopped_copy) {
-		r->stopped_copy = true;
-		stop_at("archive-copy");
-	}
-	return true;
-}
-
-static void idle_wait(struct recv_rotation *r)
-{
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += ARCHIVER_IDLE_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&r->wake, &r->lock, &until);
-}
-
-static void *archiver_main(void *arg)
-{
-	struct recv_rotation *r = arg;
-	pthread_mutex_lock(&r->lock);
-	while (!r->stop)
-		if (!archive_some(r))
-			idle_wait(r);
-	pthread_mutex_unlock(&r->lock);
+				    rotation_label(r), r->cfg.max_bytes, size);
 	return 0;
 }
 
@@ -240,24 +138,24 @@ static uint8_t seal_pool(struct recv_rotation *r, uint64_t write)
 	struct rs_error err = {0};
 	uint64_t used = write - r->t->start;
 	uint64_t copied = archive_stretch_length(r->archive);
-	int rc = copied < used ? copy_more(r, used - copied, &err) : 0;
+	int rc = copied < used ? rotation_copy_more(r, used - copied, &err) : 0;
 	if (!rc && r->cfg.max_bytes &&
 	    archive_stretch_length(r->archive) > r->cfg.max_bytes) {
 		rs_err("log %s: the pool's %" PRIu64
 		       " bytes are more than archive-max keeps",
-		       label(r), used);
+		       rotation_label(r), used);
 		return RS_MSG_ARCHIVE_LIMIT;
 	}
 	if (!rc)
 		rc = archive_stretch_seal(r->archive, &err);
 	if (rc) {
-		archiver_failed(r, &err);
+		rotation_archiver_failed(r, &err);
 		return status_of(rc);
 	}
-	stop_at("archive-sealed");
+	rotation_stop_at("archive-sealed");
 	if (archive_prune(r->archive, r->cfg.keep, r->cfg.max_bytes, &err) < 0)
-		rs_err("log %s: %s", label(r), err.msg);
-	publish(r);
+		rs_err("log %s: %s", rotation_label(r), err.msg);
+	rotation_publish(r);
 	return RS_MSG_OK;
 }
 
@@ -273,15 +171,16 @@ static uint8_t rebase_locked(struct recv_rotation *r, uint64_t write,
 		return status;
 	/* Durable in the archive: only now is the pool's space reused. */
 	rs_pmem_target_commit(t, t->start);
-	stop_at("pool-rewound");
-	state_store(r, r->state.base + (write - t->start));
-	stop_at("base-recorded");
+	rotation_stop_at("pool-rewound");
+	rotation_store(r, r->state.base + (write - t->start));
+	rotation_stop_at("base-recorded");
 	r->failed = false;
 	r->stopped_copy = false;
 	*base = r->state.base;
 	rs_info("log %s: rotated %" PRIu64 " bytes into %s; the pool starts "
 		"over at log position %" PRIu64,
-		label(r), write - t->start, archive_dir(r->archive), *base);
+		rotation_label(r), write - t->start, archive_dir(r->archive),
+		*base);
 	return RS_MSG_OK;
 }
 
@@ -301,10 +200,10 @@ void recv_rotation_forget(struct recv_rotation *r)
 	struct rs_error err = {0};
 	pthread_mutex_lock(&r->lock);
 	if (r->archive && archive_remove_all(r->archive, &err))
-		rs_err("log %s: %s", label(r), err.msg);
+		rs_err("log %s: %s", rotation_label(r), err.msg);
 	if (r->recordable && r->state.base)
-		state_store(r, 0);
-	publish(r);
+		rotation_store(r, 0);
+	rotation_publish(r);
 	r->failed = false;
 	pthread_mutex_unlock(&r->lock);
 }
@@ -318,10 +217,10 @@ static int start_archiver(struct recv_rotation *r, struct rs_error *err)
 		rc = archive_open(r->cfg.dir, r->name, &r->archive, err);
 	if (!rc)
 		rc = recover(r, err);
-	if (!rc && pthread_create(&r->thread, 0, archiver_main, r))
-		rc =
-		    rs_error_set(err, RS_E_NOMEM, errno,
-				 "log %s: cannot start its archiver", label(r));
+	if (!rc && pthread_create(&r->thread, 0, rotation_archiver_main, r))
+		rc = rs_error_set(err, RS_E_NOMEM, errno,
+				  "log %s: cannot start its archiver",
+				  rotation_label(r));
 	r->running = rc == 0;
 	return rc;
 }
@@ -340,7 +239,7 @@ int recv_rotation_open(const struct recv_rotation_config *cfg,
 	pthread_cond_init(&r->wake, 0);
 	state_load(r);
 	int rc = cfg->dir[0] ? start_archiver(r, err) : 0;
-	publish(r);
+	rotation_publish(r);
 	if (rc) {
 		recv_rotation_close(&r);
 		return rc;
@@ -388,7 +287,7 @@ uint64_t recv_rotation_first(const struct recv_rotation *r)
 
 uint64_t recv_rotation_end(const struct recv_rotation *r)
 {
-	return r->state.base + pool_used(r);
+	return r->state.base + rotation_pool_used(r);
 }
 
 void recv_rotation_archived(struct recv_rotation *r, unsigned *files,
