@@ -71,8 +71,9 @@ static uint8_t methods_of(const struct recv_sender *a)
 
 /* Remote read for a verifying sender: of the log itself, and where the
  * device cannot register the pool or the log has archived bytes, of a
- * ring of its own the receiver copies ranges into (never the writer's staging ring: a verify may run
- * while the log is written). Deregistered when the session ends. */
+ * ring of its own the receiver copies ranges into (never the writer's staging
+ * ring: a verify may run while the log is written). Deregistered when the
+ * session ends. */
 static void prepare_read(struct recv_sender *a)
 {
 	const struct rs_pmem_target *t = a->adm->target;

@@ -25,9 +25,23 @@
 #define RS_LOG_STATE_END                                                       \
 	(RS_LOG_STATE_OFFSET + RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT)
 
+/* A replacement being switched in (--truncate): its bytes, written beside
+ * the old content at file offset src, are moved to the data range's start
+ * in chunks of `chunk` bytes, `done` of them moved; then the write offset
+ * covers them, the archive's files go, and the switch is cleared. Recorded
+ * before the first byte moves, so a crash is finished on the next open:
+ * the log is the old content until then, the new one after. */
+struct log_switch {
+	uint64_t src;	/* where the new content starts, a file offset */
+	uint64_t len;	/* its bytes; 0: no switch under way */
+	uint64_t chunk; /* bytes moved at a time */
+	uint64_t done;	/* chunks moved */
+};
+
 struct log_state {
 	uint64_t seq;  /* which slot is newer: the higher one */
 	uint64_t base; /* log position of the data range's first byte */
+	struct log_switch sw;
 };
 
 /* Reads the two slots (RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT bytes at

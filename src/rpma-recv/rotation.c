@@ -55,7 +55,8 @@ static void state_load(struct recv_rotation *r)
 
 void rotation_store(struct recv_rotation *r, uint64_t base)
 {
-	struct log_state next = {.seq = r->state.seq + 1, .base = base};
+	struct log_state next = {
+	    .seq = r->state.seq + 1, .base = base, .sw = r->state.sw};
 	uint8_t slot[RS_LOG_STATE_SLOT];
 	unsigned i;
 	log_state_encode(&next, r->t->uuid, slot, &i);
@@ -210,19 +211,29 @@ void recv_rotation_forget(struct recv_rotation *r)
 
 /* ---- opening, closing, looking ---- */
 
-static int start_archiver(struct recv_rotation *r, struct rs_error *err)
+static int open_archive(struct recv_rotation *r, struct rs_error *err)
 {
 	int rc = check_config(r, err);
-	if (!rc)
-		rc = archive_open(r->cfg.dir, r->name, &r->archive, err);
-	if (!rc)
-		rc = recover(r, err);
+	return rc ? rc : archive_open(r->cfg.dir, r->name, &r->archive, err);
+}
+
+static int start_archiver(struct recv_rotation *r, struct rs_error *err)
+{
+	int rc = recover(r, err);
 	if (!rc && pthread_create(&r->thread, 0, rotation_archiver_main, r))
 		rc = rs_error_set(err, RS_E_NOMEM, errno,
 				  "log %s: cannot start its archiver",
 				  rotation_label(r));
 	r->running = rc == 0;
 	return rc;
+}
+
+void rotation_abandon_stretch(struct recv_rotation *r)
+{
+	if (r->archive)
+		archive_stretch_abandon(r->archive);
+	r->failed = false;
+	r->stopped_copy = false;
 }
 
 int recv_rotation_open(const struct recv_rotation_config *cfg,
@@ -238,7 +249,13 @@ int recv_rotation_open(const struct recv_rotation_config *cfg,
 	pthread_mutex_init(&r->lock, 0);
 	pthread_cond_init(&r->wake, 0);
 	state_load(r);
-	int rc = cfg->dir[0] ? start_archiver(r, err) : 0;
+	/* A switch cut short first: after it, the archive is the new
+	 * content's (none). */
+	int rc = cfg->dir[0] ? open_archive(r, err) : 0;
+	if (!rc)
+		rotation_switch_recover(r);
+	if (!rc && r->archive)
+		rc = start_archiver(r, err);
 	rotation_publish(r);
 	if (rc) {
 		recv_rotation_close(&r);

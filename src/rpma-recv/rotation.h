@@ -74,6 +74,15 @@ int recv_rotation_read_archive(const struct recv_rotation *r, uint64_t pos,
 uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
 			     uint64_t *base);
 
+/* Makes the replacement at file offset src, len bytes (written beside the
+ * old content, generation.h), the log's content: from position 0, its
+ * archive emptied. Recorded first, so that a crash at any step is finished
+ * when the log is next opened: the log is either all old or all new.
+ * RS_MSG_OK, or RS_MSG_BAD_REQUEST for a range outside the pool. The
+ * caller is the log's writer, nothing else in flight. */
+uint8_t recv_rotation_switch(struct recv_rotation *r, uint64_t src,
+			     uint64_t len);
+
 /* A destructive --truncate: the archive's files are removed and the log
  * starts at position 0 again (the caller empties the pool first). */
 void recv_rotation_forget(struct recv_rotation *r);

@@ -47,6 +47,14 @@ uint64_t rotation_pool_used(const struct recv_rotation *r);
 /* The figures other threads read, after they changed. */
 void rotation_publish(struct recv_rotation *r);
 
+/* Drops the stretch the archiver was writing (the pool's bytes are
+ * about to change by other means than a rebase), the lock held. */
+void rotation_abandon_stretch(struct recv_rotation *r);
+
+/* A switch to a replacement the record says is under way, finished
+ * (rotation_switch.c), at open. */
+void rotation_switch_recover(struct recv_rotation *r);
+
 /* The archiver (rotation_archiver.c). Copies up to n pool bytes after
  * what the open stretch holds into it (opening one at the base when none
  * is), the lock held. */

@@ -59,6 +59,24 @@ static void newer_record_wins_and_slots_alternate(void **state)
 	}
 }
 
+static void a_switch_round_trips(void **state)
+{
+	(void)state;
+	uint8_t page[RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT] = {0};
+	struct log_state in = {
+	    .seq = 3,
+	    .base = 77,
+	    .sw = {.src = 1u << 20, .len = 5000, .chunk = 4096, .done = 1}};
+	store(page, &in);
+	struct log_state out;
+	assert_true(log_state_decode(page, uuid, &out));
+	assert_int_equal(out.base, 77);
+	assert_int_equal(out.sw.src, 1u << 20);
+	assert_int_equal(out.sw.len, 5000);
+	assert_int_equal(out.sw.chunk, 4096);
+	assert_int_equal(out.sw.done, 1);
+}
+
 static void torn_slot_falls_back_to_the_other(void **state)
 {
 	(void)state;
@@ -101,6 +119,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(zero_page_has_no_record),
 	    cmocka_unit_test(newer_record_wins_and_slots_alternate),
+	    cmocka_unit_test(a_switch_round_trips),
 	    cmocka_unit_test(torn_slot_falls_back_to_the_other),
 	    cmocka_unit_test(another_pools_record_does_not_count),
 	    cmocka_unit_test(the_area_is_in_the_header_page),

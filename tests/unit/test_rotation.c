@@ -13,6 +13,7 @@
 
 #include "commit.h"
 #include "error.h"
+#include "generation.h"
 #include "log_state.h"
 #include "pmem_target.h"
 #include "recv_method.h"
@@ -252,6 +253,113 @@ static void forgetting_starts_the_log_over(void **state)
 	assert_int_equal(recv_rotation_base(f->rot), 0);
 }
 
+/* The replacement's bytes: a pattern of its own. */
+static void replacement(uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 17 + 3);
+}
+
+/* What the pool holds, as libpmemlog sees it, is buf. */
+static void pool_is(struct fixture *f, const uint8_t *buf, uint64_t len)
+{
+	assert_int_equal(pool_used(f), len);
+	assert_memory_equal(f->t.base + f->t.start, buf, len);
+}
+
+static void replacement_goes_beside_and_switches_in(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 1u << 20);
+	uint64_t base, write = rs_pmem_target_write_offset(&f->t);
+	assert_int_equal(recv_rotation_rebase(f->rot, write, &base),
+			 RS_MSG_OK); /* some of the old content archived */
+	commit_next(f, 300000);
+	struct recv_generation g;
+	uint64_t room;
+	assert_int_equal(
+	    recv_generation_place(&g, &f->t, f->rot, 700000, &room), RS_MSG_OK);
+	/* Beside the old content, a gap of an eighth of the pool at least. */
+	assert_true(g.at >= f->t.start + POOL_SIZE / 8 - 8192);
+	assert_true(g.at >= rs_pmem_target_write_offset(&f->t));
+	assert_int_equal(room, f->t.end - g.at);
+	static uint8_t next[700000];
+	replacement(next, sizeof(next));
+	memcpy(f->t.base + g.at, next, sizeof(next));
+	/* The old content is the log until the switch. */
+	assert_int_equal(recv_rotation_end(f->rot), f->committed);
+	assert_int_equal(recv_rotation_switch(f->rot, g.at, sizeof(next)),
+			 RS_MSG_OK);
+	pool_is(f, next, sizeof(next));
+	assert_int_equal(recv_rotation_base(f->rot), 0);
+	unsigned files;
+	uint64_t bytes, at;
+	recv_rotation_archived(f->rot, &files, &bytes, &at);
+	assert_int_equal(files, 0);
+	close_log(f);
+	open_log(f);
+	pool_is(f, next, sizeof(next));
+	assert_int_equal(recv_rotation_end(f->rot), sizeof(next));
+}
+
+/* A crash after the first of three chunks moved: the next open moves the
+ * rest, from the record's count. */
+static void switch_cut_short_is_finished(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 300000);
+	static uint8_t next[700000];
+	replacement(next, sizeof(next));
+	uint64_t src = f->t.start + 300000;
+	memcpy(f->t.base + src, next, sizeof(next));
+	memcpy(f->t.base + f->t.start, next, 300000); /* chunk 0 moved */
+	struct log_state st = {
+	    .seq = 9,
+	    .sw = {
+		.src = src, .len = sizeof(next), .chunk = 300000, .done = 1}};
+	uint8_t slot[RS_LOG_STATE_SLOT];
+	unsigned i;
+	log_state_encode(&st, f->t.uuid, slot, &i);
+	rs_pmem_target_write_header(&f->t,
+				    RS_LOG_STATE_OFFSET + i * RS_LOG_STATE_SLOT,
+				    slot, sizeof(slot));
+	close_log(f);
+	open_log(f);
+	pool_is(f, next, sizeof(next));
+	assert_int_equal(recv_rotation_base(f->rot), 0);
+}
+
+static void replacement_without_room_is_refused_or_seals_first(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 3u << 20);
+	struct recv_generation g = {0};
+	uint64_t room;
+	/* More than the pool: never. */
+	assert_int_equal(
+	    recv_generation_place(&g, &f->t, f->rot, 5u << 20, &room),
+	    RS_MSG_NO_ROOM);
+	assert_false(g.active);
+	assert_int_equal(pool_used(f), 3u << 20);
+	/* No room beside the old content: it is sealed into the archive. */
+	assert_int_equal(
+	    recv_generation_place(&g, &f->t, f->rot, 2u << 20, &room),
+	    RS_MSG_OK);
+	assert_int_equal(g.at, f->t.start);
+	assert_int_equal(pool_used(f), 0);
+	assert_int_equal(recv_rotation_base(f->rot), 3u << 20);
+	assert_int_equal(recv_rotation_end(f->rot), 3u << 20);
+	/* Without an archive it is refused, the room there named. */
+	close_log(f);
+	f->cfg.dir[0] = '\0';
+	open_log(f);
+	commit_next(f, 3u << 20);
+	assert_int_equal(
+	    recv_generation_place(&g, &f->t, f->rot, 2u << 20, &room),
+	    RS_MSG_NO_ROOM);
+	assert_true(room < (2u << 20));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +375,13 @@ int main(void)
 		archive_that_does_not_fit_is_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(forgetting_starts_the_log_over,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		replacement_goes_beside_and_switches_in, setup, teardown),
+	    cmocka_unit_test_setup_teardown(switch_cut_short_is_finished, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		replacement_without_room_is_refused_or_seals_first, setup,
+		teardown),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -25,6 +25,11 @@ const char *rs_msg_status_str(uint8_t status)
 		return "the log's archive cannot be written";
 	case RS_MSG_NO_ARCHIVE:
 		return "the log has no archive";
+	case RS_MSG_NO_ROOM:
+		return "the pool has no room for the replacement beside the "
+		       "content it keeps until the replacement is whole";
+	case RS_MSG_NO_REPLACEMENT:
+		return "no replacement under way (the receiver restarted)";
 	default:
 		return "unknown status";
 	}
@@ -120,6 +125,24 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 			return "unknown reply status";
 		if (msg->length || msg->ring_offset)
 			return "range in a rebase reply";
+		return 0;
+	case RS_MSG_REPLACE:
+	case RS_MSG_SWITCH:
+		if (msg->status != RS_MSG_OK)
+			return "request carries a status";
+		if (msg->ring_offset)
+			return "ring offset in a request without the ring";
+		if (msg->type == RS_MSG_REPLACE && msg->offset > 1)
+			return "unknown replacement request";
+		if (msg->type == RS_MSG_SWITCH && msg->length)
+			return "range in a switch request";
+		return 0;
+	case RS_MSG_REPLACE_DONE:
+	case RS_MSG_SWITCH_DONE:
+		if (msg->status > RS_MSG_STATUS_LAST)
+			return "unknown reply status";
+		if (msg->ring_offset)
+			return "ring offset in a reply without the ring";
 		return 0;
 	default:
 		return "unknown message type";

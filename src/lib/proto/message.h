@@ -30,6 +30,14 @@ enum rs_msg_type {
 				       `offset`: archive it, start over */
 	RS_MSG_REBASE_DONE = 12,    /* reply: the pool's data range now starts
 				       at log position `offset`, empty */
+	RS_MSG_REPLACE = 13,	    /* a replacement of `length` bytes (0: not
+				       known) follows; offset 1: carry on with
+				       the one this session began */
+	RS_MSG_REPLACE_DONE = 14,   /* reply: it goes at file offset `offset`,
+				       `length` bytes of it committed */
+	RS_MSG_SWITCH = 15,	    /* the replacement is whole, ending at file
+				       offset `offset`: make it the log */
+	RS_MSG_SWITCH_DONE = 16,    /* reply: it is (status OK) */
 };
 
 enum rs_msg_status {
@@ -43,8 +51,12 @@ enum rs_msg_status {
 	RS_MSG_ARCHIVE_LIMIT = 5,     /* the pool holds more than archive-max */
 	RS_MSG_ARCHIVE_FAILED = 6,    /* the archive cannot be written */
 	RS_MSG_NO_ARCHIVE = 7,	      /* the log has no archive */
+	/* REPLACE_DONE, SWITCH_DONE: */
+	RS_MSG_NO_ROOM = 8,	   /* no room beside the old content: `length`
+				      says how much there is */
+	RS_MSG_NO_REPLACEMENT = 9, /* none under way (the receiver restarted) */
 };
-#define RS_MSG_STATUS_LAST RS_MSG_NO_ARCHIVE
+#define RS_MSG_STATUS_LAST RS_MSG_NO_REPLACEMENT
 
 struct rs_msg {
 	uint8_t type;	/* enum rs_msg_type */
