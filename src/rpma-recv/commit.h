@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct recv_generation;
 struct recv_method;
 
 /* Fills *reply for req from a session using method m (NULL: a session that
@@ -24,5 +25,15 @@ bool recv_commit_apply(const struct rs_pmem_target *target,
 		       const struct recv_staging *staging,
 		       const struct recv_method *m, const struct rs_msg *req,
 		       struct rs_msg *reply);
+
+/* The same into a replacement under way (generation.h; NULL or inactive:
+ * the log itself): the batch must continue the replacement and lie inside
+ * the pool, and committing moves the replacement's end, not the log's
+ * write offset (the reply's offset is that end). */
+bool recv_commit_apply_to(const struct rs_pmem_target *target,
+			  const struct recv_staging *staging,
+			  const struct recv_method *m,
+			  struct recv_generation *gen, const struct rs_msg *req,
+			  struct rs_msg *reply);
 
 #endif

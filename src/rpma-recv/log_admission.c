@@ -64,9 +64,20 @@ static const char *log_label(const struct recv_admission *adm)
 
 /* The methods a connection may use: what the device allows of the pool,
  * and of those what the log's configuration allows. */
+static uint8_t offered_for(const struct recv_admission *adm,
+			   const struct rs_connect_req *req, uint8_t allowed)
+{
+	uint8_t m = recv_exposure_methods(adm->exposure) & allowed;
+	/* An apm sender writes the log's write offset itself: it would
+	 * commit a replacement over the content kept meanwhile. */
+	if (req->flags & RS_CONNECT_REPLACE)
+		m &= (uint8_t)~RS_METHOD_BIT(RS_METHOD_APM);
+	return m;
+}
+
 static uint8_t methods_of(const struct recv_sender *a)
 {
-	return recv_exposure_methods(a->adm->exposure) & a->rules.methods;
+	return offered_for(a->adm, &a->req, a->rules.methods);
 }
 
 /* Remote read for a verifying sender: of the log itself, and where the
@@ -178,8 +189,17 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 			break;
 		}
 	}
-	if (adm->holder == a)
+	if (adm->holder == a) {
 		adm->holder = 0;
+		/* Its sender did not come back for it: forgotten, the log
+		 * keeps its content. */
+		if (adm->gen.active && !a->taken_over)
+			rs_info("log %s: the replacement %s began is "
+				"abandoned; the log keeps its content",
+				log_label(adm), a->s.peer);
+		if (!a->taken_over)
+			adm->gen.active = false;
+	}
 	adm->nsessions--;
 	sender_gone(adm);
 	memset(&a->rules.key, 0, sizeof(a->rules.key));
@@ -261,6 +281,8 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 			     : NULL,
 	    .staging = recv_exposure_staging(adm->exposure),
 	    .rotation = adm->rotation,
+	    .gen = &a->adm->gen,
+	    .replace = (a->req.flags & RS_CONNECT_REPLACE) != 0,
 	    .read_ring = {.base = a->read_ring,
 			  .length = a->read_ring ? ring_len : 0},
 	    .verify = !writer,
@@ -367,13 +389,15 @@ void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 		refuse(adm, h, RS_REJECT_INTERNAL, 0);
 		return;
 	}
-	uint8_t methods =
-	    recv_exposure_methods(adm->exposure) & h->rules.methods;
+	uint8_t methods = offered_for(adm, &h->req, h->rules.methods);
 	if (h->req.method != RS_METHOD_AUTO &&
 	    !(methods & RS_METHOD_BIT(h->req.method))) {
 		rs_err("refusing sender %s: it asks for method %s, which this "
-		       "log does not offer",
-		       h->peer, rs_method_name(h->req.method));
+		       "log does not offer%s",
+		       h->peer, rs_method_name(h->req.method),
+		       h->req.flags & RS_CONNECT_REPLACE
+			   ? " for replacing its content"
+			   : "");
 		refuse(adm, h, RS_REJECT_METHOD, methods);
 		return;
 	}

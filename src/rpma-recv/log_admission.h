@@ -7,6 +7,7 @@
 
 #include "counters.h"
 #include "exposure.h"
+#include "generation.h"
 #include "inbox.h"
 #include "log_config.h"
 #include "pmem_target.h"
@@ -40,6 +41,7 @@ struct recv_admission {
 	struct recv_log_counters *log_counters; /* this log's */
 	struct rs_pmem_target *target;
 	struct recv_rotation *rotation; /* its positions and archive */
+	struct recv_generation gen;	/* the writer's replacement */
 	struct recv_exposure *exposure; /* NULL until a sender comes */
 	struct recv_sender *sessions;	/* every connected sender */
 	unsigned nsessions;

@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "error.h"
+#include "generation.h"
 #include "rotation.h"
 
 #include <stdarg.h>
@@ -102,8 +103,8 @@ static bool commit(struct recv_session *s, const struct rs_msg *req,
 {
 	const struct recv_session_config *c = &s->cfg;
 	uint64_t start = c->counters ? recv_now_ns() : 0;
-	bool ok =
-	    recv_commit_apply(c->target, &c->staging, c->method, req, reply);
+	bool ok = recv_commit_apply_to(c->target, &c->staging, c->method,
+				       c->gen, req, reply);
 	if (ok && c->counters)
 		recv_counters_committed(c->counters, req->length,
 					recv_now_ns() - start);
@@ -118,7 +119,7 @@ static bool rebase(struct recv_session *s, const struct rs_msg *req,
 {
 	const struct recv_session_config *c = &s->cfg;
 	*reply = (struct rs_msg){.type = RS_MSG_REBASE_DONE, .seq = req->seq};
-	if (!c->method)
+	if (!c->method || (c->gen && c->gen->active))
 		reply->status = RS_MSG_BAD_REQUEST;
 	else if (!c->rotation)
 		reply->status = RS_MSG_NO_ARCHIVE;
@@ -126,6 +127,73 @@ static bool rebase(struct recv_session *s, const struct rs_msg *req,
 		reply->status = recv_rotation_rebase(c->rotation, req->offset,
 						     &reply->offset);
 	return reply->status != RS_MSG_BAD_REQUEST;
+}
+
+/* A writer that asked to replace the log places its replacement (or, back
+ * on a new connection, learns where the one it began stands). */
+static bool replace(struct recv_session *s, const struct rs_msg *req,
+		    struct rs_msg *reply)
+{
+	const struct recv_session_config *c = &s->cfg;
+	struct recv_generation *g = c->gen;
+	*reply = (struct rs_msg){.type = RS_MSG_REPLACE_DONE, .seq = req->seq};
+	if (!c->method || !c->replace || !g) {
+		reply->status = RS_MSG_BAD_REQUEST;
+	} else if (req->offset == 1) { /* carry on */
+		reply->status = g->active ? RS_MSG_OK : RS_MSG_NO_REPLACEMENT;
+		reply->offset = g->at;
+		reply->length = g->active ? g->end - g->at : 0;
+	} else if (g->active) {
+		reply->status = RS_MSG_BAD_REQUEST;
+	} else {
+		uint64_t room = 0;
+		reply->status = recv_generation_place(g, c->target, c->rotation,
+						      req->length, &room);
+		reply->offset = g->at;
+		reply->length = reply->status == RS_MSG_NO_ROOM ? room : 0;
+		if (g->active)
+			rs_info("sender %s replaces the log: %llu bytes at "
+				"offset %llu, the old content kept until "
+				"then",
+				s->peer, (unsigned long long)req->length,
+				(unsigned long long)g->at);
+	}
+	return reply->status != RS_MSG_BAD_REQUEST;
+}
+
+/* The replacement is whole: it becomes the log. */
+static bool switch_in(struct recv_session *s, const struct rs_msg *req,
+		      struct rs_msg *reply)
+{
+	const struct recv_session_config *c = &s->cfg;
+	struct recv_generation *g = c->gen;
+	*reply = (struct rs_msg){.type = RS_MSG_SWITCH_DONE, .seq = req->seq};
+	if (!c->method || !c->replace || !g)
+		reply->status = RS_MSG_BAD_REQUEST;
+	else if (!g->active)
+		reply->status = RS_MSG_NO_REPLACEMENT;
+	else if (req->offset != g->end)
+		reply->status = RS_MSG_BAD_REQUEST;
+	else
+		reply->status =
+		    recv_rotation_switch(c->rotation, g->at, g->end - g->at);
+	if (reply->status == RS_MSG_OK)
+		g->active = false;
+	return reply->status != RS_MSG_BAD_REQUEST;
+}
+
+/* The requests that change what the log is, not only its length. */
+static bool change(struct recv_session *s, const struct rs_msg *req,
+		   struct rs_msg *reply)
+{
+	switch (req->type) {
+	case RS_MSG_REBASE:
+		return rebase(s, req, reply);
+	case RS_MSG_REPLACE:
+		return replace(s, req, reply);
+	default:
+		return switch_in(s, req, reply);
+	}
 }
 
 /* Applies one request and answers it. */
@@ -136,14 +204,17 @@ static void serve(struct recv_session *s, uint16_t slot,
 	struct rs_msg reply;
 	bool verifying =
 	    req->type == RS_MSG_HASH || req->type == RS_MSG_READ_STAGE;
-	bool committing = !verifying && req->type != RS_MSG_KEEPALIVE &&
-			  req->type != RS_MSG_REBASE;
+	bool changing = req->type == RS_MSG_REBASE ||
+			req->type == RS_MSG_REPLACE ||
+			req->type == RS_MSG_SWITCH;
+	bool committing =
+	    !verifying && !changing && req->type != RS_MSG_KEEPALIVE;
 	bool ok = true;
 	if (req->type == RS_MSG_KEEPALIVE)
 		reply = (struct rs_msg){.type = RS_MSG_KEEPALIVE_DONE,
 					.seq = req->seq};
-	else if (req->type == RS_MSG_REBASE)
-		ok = rebase(s, req, &reply);
+	else if (changing)
+		ok = change(s, req, &reply);
 	else if (verifying)
 		ok = recv_verify_apply(c->target, c->rotation, &c->read_ring,
 				       c->verify, req, &reply);

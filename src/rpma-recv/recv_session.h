@@ -12,7 +12,9 @@
  *   any --bad message, wrong key, deadline, error, disconnect--> CLOSING
  *
  * An idle sender keeps its session with keepalives, answered here; a
- * writer whose pool is full asks it to be started over (rotation.h). */
+ * writer whose pool is full asks it to be started over (rotation.h); a
+ * writer replacing the log places its replacement and switches it in once
+ * whole (generation.h). */
 #ifndef RECV_SESSION_H
 #define RECV_SESSION_H
 
@@ -28,6 +30,7 @@ struct rs_error;
 struct recv_method;
 struct recv_log_counters;
 struct recv_rotation;
+struct recv_generation;
 
 enum recv_session_state {
 	RECV_SESSION_ADMITTED,	     /* accepted; the sender completes it */
@@ -57,6 +60,10 @@ struct recv_session_config {
 	/* The log's positions and archive: verify ranges, a writer's rebase
 	 * (NULL: the pool alone, from position 0, no rotation). */
 	struct recv_rotation *rotation;
+	/* The log's replacement under way (NULL: none may be), and whether
+	 * this writer asked to replace the log (RS_CONNECT_REPLACE). */
+	struct recv_generation *gen;
+	bool replace;
 	struct recv_ring read_ring; /* verify: where ranges are copied */
 	bool verify;		    /* the sender asked to verify */
 	bool auth;		    /* a key is required */
