@@ -35,6 +35,6 @@ int commit_message_take(const struct method_ctx *m,
 				    "refused batch %u: %s", reply->seq,
 				    rs_msg_status_str(reply->status));
 	out->seq = reply->seq;
-	out->offset = reply->offset - m->log_start + m->pos_base;
+	out->offset = reply->offset - m->log_start - m->pool_at + m->pos_base;
 	return 1;
 }

@@ -7,6 +7,7 @@
 #include "cli/size.h"
 #include "error.h"
 #include "input.h"
+#include "proto/message.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,11 +141,48 @@ static int check_expected(const struct fleet *f)
 	return RS_E_DIVERGED;
 }
 
-int fleet_start(struct fleet *f)
+bool fleet_replacing(const struct fleet *f)
+{
+	return f->cfg->truncate && !f->cfg->truncate_in_place;
+}
+
+/* Where the replacement goes on r: a refusal names the room there is. */
+static int place_replacement(struct replica *r, uint64_t input_size)
+{
+	struct rs_msg reply;
+	int rc = replica_replace(r, false, input_size, &reply);
+	if (rc) {
+		rs_err("%s: the connection failed while placing the "
+		       "replacement; the log keeps its content",
+		       replica_label(r));
+		return rc;
+	}
+	if (reply.status == RS_MSG_OK)
+		return 0;
+	if (reply.status == RS_MSG_NO_ROOM)
+		rs_err("%s: cannot replace the log: its pool has room for "
+		       "%llu bytes beside the content it keeps until the "
+		       "replacement is whole%s%llu bytes; give the log an "
+		       "archive (archive = DIR), or replace it in place with "
+		       "--truncate=in-place (its content is lost if the run "
+		       "fails)",
+		       replica_label(r), (unsigned long long)reply.length,
+		       input_size ? ", and the input is " : "",
+		       (unsigned long long)input_size);
+	else
+		rs_err("%s: cannot replace the log: %s; the log keeps its "
+		       "content",
+		       replica_label(r), rs_msg_status_str(reply.status));
+	return RS_E_FULL;
+}
+
+int fleet_start(struct fleet *f, uint64_t input_size)
 {
 	int rc = 0;
 	for (unsigned i = 0; i < f->n && !rc; i++)
 		rc = connect_first(f, f->replicas[i]);
+	for (unsigned i = 0; i < f->n && !rc && fleet_replacing(f); i++)
+		rc = place_replacement(f->replicas[i], input_size);
 	if (!rc)
 		rc = check_expected(f);
 	if (!rc)
@@ -160,6 +198,38 @@ int fleet_start(struct fleet *f)
 }
 
 /* ---- the end ---- */
+
+int fleet_switch(struct fleet *f)
+{
+	const struct quorum *q = window_quorum(f->w);
+	uint64_t end = quorum_committed(q);
+	unsigned switched = 0, live = 0;
+	int failure = 0;
+	for (unsigned i = 0; i < f->n; i++) {
+		struct replica *r = f->replicas[i];
+		if (quorum_replica_state(q, i) == REPLICA_DROPPED)
+			continue;
+		live++;
+		struct rs_msg reply = {0};
+		int rc =
+		    replica_connected(r) && quorum_replica_offset(q, i) == end
+			? replica_switch(r, end, &reply)
+			: RS_E_LOST;
+		if (!rc && reply.status == RS_MSG_OK) {
+			switched++;
+			continue;
+		}
+		rs_err("%s keeps its previous content: %s", replica_label(r),
+		       rc ? "the replacement could not be switched in (the "
+			    "connection is lost)"
+			  : rs_msg_status_str(reply.status));
+		if (!failure)
+			failure = rc ? rc : RS_E_LOST;
+	}
+	if (!failure)
+		return 0;
+	return switched && switched < live ? RS_E_DEGRADED : failure;
+}
 
 int fleet_finish(const struct fleet *f, int rc)
 {

@@ -29,10 +29,20 @@ void fleet_delete(struct fleet *f);
 /* The window the replicas share: the shipper fills it. */
 struct send_window *fleet_window(const struct fleet *f);
 
-/* Connects every replica (each retried up to --retry times), checks that
- * they agree, sizes and registers the ring. Returns 0 or a negative enum
- * rs_errc, reported. */
-int fleet_start(struct fleet *f);
+/* Connects every replica (each retried up to --retry times), places the
+ * replacement when --truncate asks for one (input_size bytes, 0: not
+ * known), checks that they agree, sizes and registers the ring. Returns 0
+ * or a negative enum rs_errc, reported. */
+int fleet_start(struct fleet *f, uint64_t input_size);
+
+/* --truncate: the stream ended with every byte committed; each replica
+ * holding them all is asked to make the replacement its log. 0 when every
+ * live replica did; RS_E_DEGRADED when some did, else the first failure's
+ * code. Says which replica kept its old content, and why. */
+int fleet_switch(struct fleet *f);
+
+/* Whether this stream writes a replacement (--truncate, not in place). */
+bool fleet_replacing(const struct fleet *f);
 
 /* Posts b to replica i. Non-zero (RS_E_LOST, or the post's code): its
  * link is lost. */

@@ -157,6 +157,22 @@ static int reconnect_timeout(const struct fleet *f)
 	return t;
 }
 
+/* Back on a new connection while replacing the log: the replacement must
+ * still be there (a receiver that restarted forgot it). */
+static int carry_on_replacing(struct fleet *f, struct replica *r)
+{
+	struct rs_msg reply;
+	if (!fleet_replacing(f))
+		return 0;
+	int rc = replica_replace(r, true, 0, &reply);
+	if (rc || reply.status == RS_MSG_OK)
+		return rc;
+	rs_err("%s no longer holds the replacement (%s); the log keeps its "
+	       "previous content",
+	       replica_label(r), rs_msg_status_str(reply.status));
+	return RS_E_REJECTED;
+}
+
 static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 {
 	int rc = send_stop_requested
@@ -167,6 +183,8 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 		rc = check_still_compatible(f, r);
 	if (!rc)
 		rc = replica_register(r, f->w);
+	if (!rc)
+		rc = carry_on_replacing(f, r);
 	if (!rc) {
 		replica_started(r);
 		rejoin(f, r);

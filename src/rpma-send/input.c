@@ -113,3 +113,12 @@ int send_input_wait_fd(const struct send_input *in)
 {
 	return in->is_regular ? -1 : in->fd;
 }
+
+uint64_t send_input_size(const struct send_input *in)
+{
+	struct stat st;
+	if (!in->is_regular || in->follow || in->fd < 0 || fstat(in->fd, &st))
+		return 0;
+	off_t at = lseek(in->fd, 0, SEEK_CUR);
+	return st.st_size > at && at >= 0 ? (uint64_t)(st.st_size - at) : 0;
+}

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct rs_error;
@@ -31,6 +32,10 @@ extern volatile sig_atomic_t send_stop_requested;
 
 /* Returns 0, or RS_E_IO (cannot open path, a directory) or RS_E_INVAL
  * (--follow of standard input) with the reason in err. */
+/* Bytes a regular file (not followed) has left to read, else 0: what a
+ * replacement of the log will take. */
+uint64_t send_input_size(const struct send_input *in);
+
 int send_input_open(struct send_input *in, const char *path, bool follow,
 		    struct rs_error *err);
 void send_input_close(struct send_input *in);

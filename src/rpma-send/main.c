@@ -81,8 +81,13 @@ static const struct argp_option options[] = {
      "while earlier batches are in flight; with none in flight it is "
      "committed at once (default 5ms; a bare number is milliseconds)",
      0},
-    {"truncate", OPT_TRUNCATE, 0, 0,
-     "Rewind the remote log before writing, instead of appending", 0},
+    {"truncate", OPT_TRUNCATE, "in-place", OPTION_ARG_OPTIONAL,
+     "Replace the remote log's content instead of appending: the new "
+     "content is written beside the old, which the log keeps until every "
+     "byte is committed (a failed run leaves it); =in-place rewinds the log "
+     "first, for a pool too small to hold both (its content is lost if the "
+     "run fails)",
+     0},
     {"timeout", OPT_TIMEOUT, "TIME", 0,
      "Give up connecting after this long (default 5s; a bare number is "
      "milliseconds)",
@@ -351,7 +356,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	switch (key) {
 	case OPT_TRUNCATE:
+		if (arg && strcmp(arg, "in-place"))
+			argp_error(
+			    state,
+			    "--truncate='%s': give --truncate, or "
+			    "--truncate=in-place to rewind the log first",
+			    arg);
 		a->cfg.truncate = true;
+		a->cfg.truncate_in_place = arg != 0;
 		break;
 	case 'f':
 		a->follow = true;

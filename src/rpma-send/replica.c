@@ -24,8 +24,11 @@ struct replica {
 	uint8_t pool_uuid[16];		  /* the pool it started on */
 	uint64_t log_start;		  /* its pool's data range, absolute */
 	uint64_t log_end;		  /* its bytes */
-	uint64_t pos_base;		  /* the log position of log_start */
-	uint64_t rebase_end;		  /* a rebase asked at this end, or 0 */
+	uint64_t pos_base;		  /* the log position at pool_at */
+	uint64_t pool_at;		  /* bytes into the data range */
+	bool replacing;	     /* writes a replacement (--truncate) */
+	uint64_t replaced;   /* bytes of it its receiver holds */
+	uint64_t rebase_end; /* a rebase asked at this end, or 0 */
 	uint64_t rebase_sent_ns;
 	struct rs_mr *ring_mr;
 	void *words; /* the method's words, per credit slot, or NULL */
@@ -112,8 +115,13 @@ int replica_connect(struct replica *r, bool first, uint16_t slots,
 				 .key = r->cfg->auth_key,
 				 .takeover = r->have_token ? &r->token : 0,
 				 .busy_poll = r->cfg->busy_poll};
+	uint8_t flags = 0;
+	if (r->cfg->truncate && r->cfg->truncate_in_place)
+		flags = first ? RS_CONNECT_TRUNCATE : 0;
+	else if (r->cfg->truncate) /* every connection of the replacement */
+		flags = RS_CONNECT_REPLACE;
 	struct rs_connect_req req = {
-	    .flags = first && r->cfg->truncate ? RS_CONNECT_TRUNCATE : 0,
+	    .flags = flags,
 	    .method = (uint8_t)(first ? r->cfg->method : r->method->id)};
 	/* A batch is one chain: at most CHAIN_MAX work requests. */
 	return send_connect(&peer, req, slots, CHAIN_MAX, &r->rs);
@@ -164,7 +172,7 @@ int replica_plan(struct replica *r, enum rs_method requested,
 
 uint64_t replica_log_end(const struct replica *r)
 {
-	return r->pos_base + r->log_end;
+	return r->pos_base + (r->log_end - r->pool_at);
 }
 
 uint32_t replica_batch_cap(const struct replica *r)
@@ -191,6 +199,8 @@ int replica_check_fit(const struct replica *r, uint16_t depth,
 uint64_t replica_granted_end(const struct replica *r)
 {
 	const struct rs_accept_info *info = replica_grant(r);
+	if (r->replacing)
+		return r->pos_base + r->replaced;
 	return info->log_base + info->write_offset_value - info->start_offset;
 }
 
@@ -202,7 +212,8 @@ void replica_started(struct replica *r)
 	r->peer_timeout_ns = (uint64_t)info->peer_timeout_ms * 1000000ull;
 	r->last_sent_ns = r->last_confirm_ns = send_stats_now_ns();
 	r->keepalive_sent_ns = 0;
-	r->pos_base = info->log_base;
+	if (!r->replacing)
+		r->pos_base = info->log_base;
 	r->rebase_end = 0;
 	r->rebase_sent_ns = 0;
 }
@@ -215,6 +226,7 @@ static struct method_ctx method_ctx_of(const struct replica *r,
 	return (struct method_ctx){.grant = replica_grant(r),
 				   .log_start = r->log_start,
 				   .pos_base = r->pos_base,
+				   .pool_at = r->pool_at,
 				   .w = w,
 				   .words = r->words};
 }
@@ -238,7 +250,9 @@ int replica_post(struct replica *r, const struct send_window *w,
 
 bool replica_rotates(const struct replica *r)
 {
-	return r->rs && (replica_grant(r)->peer_flags & RS_PEER_ARCHIVE);
+	/* A replacement never rotates: it is not the log yet. */
+	return r->rs && !r->replacing &&
+	       (replica_grant(r)->peer_flags & RS_PEER_ARCHIVE);
 }
 
 bool replica_rebasing(const struct replica *r)
@@ -249,7 +263,8 @@ bool replica_rebasing(const struct replica *r)
 int replica_rebase(struct replica *r, uint64_t end)
 {
 	struct rs_msg msg = {.type = RS_MSG_REBASE,
-			     .offset = r->log_start + (end - r->pos_base)};
+			     .offset = r->log_start + r->pool_at +
+				       (end - r->pos_base)};
 	/* Nothing is in flight: the first slot is free. */
 	if (rs_session_send(r->rs, 0, &msg, UINT64_MAX, RS_POST_SIGNALED))
 		return RS_E_LOST;
@@ -259,6 +274,71 @@ int replica_rebase(struct replica *r, uint64_t end)
 		   "and start over",
 		   r->label, (unsigned long long)(end - r->pos_base));
 	return 0;
+}
+
+/* ---- replacing the log (--truncate) ---- */
+
+#define REPLICA_ASK_MS 300000 /* sealing or switching may move a pool */
+
+/* Sends msg on the first slot (nothing is in flight) and waits for its
+ * reply of type want. */
+static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
+	       struct rs_msg *reply)
+{
+	struct rs_conn *c = rs_session_conn(r->rs);
+	if (rs_session_send(r->rs, 0, msg, UINT64_MAX, RS_POST_SIGNALED))
+		return RS_E_LOST;
+	uint64_t until = send_stats_now_ns() + REPLICA_ASK_MS * 1000000ull;
+	for (;;) {
+		uint64_t now = send_stats_now_ns();
+		if (now >= until)
+			return RS_E_TIMEOUT;
+		struct rs_completion wc;
+		enum rs_wait_result res = rs_conn_next_completion(
+		    c, &wc, (int)((until - now) / 1000000ull) + 1);
+		if (res == RS_WAIT_TIMEOUT)
+			continue;
+		if (res != RS_WAIT_COMPLETION || !wc.ok)
+			return RS_E_LOST;
+		uint16_t slot;
+		if (wc.op != RS_OP_RECV)
+			continue;
+		if (rs_session_take(r->rs, &wc, reply, &slot, 0))
+			return RS_E_MALFORMED;
+		if (reply->type == want)
+			return 0;
+		if (reply->type != RS_MSG_KEEPALIVE_DONE)
+			return RS_E_MALFORMED;
+	}
+}
+
+int replica_replace(struct replica *r, bool carry_on, uint64_t expected,
+		    struct rs_msg *reply)
+{
+	struct rs_msg msg = {.type = RS_MSG_REPLACE,
+			     .offset = carry_on ? 1 : 0,
+			     .length = expected};
+	int rc = ask(r, &msg, RS_MSG_REPLACE_DONE, reply);
+	if (rc || reply->status != RS_MSG_OK)
+		return rc;
+	const struct rs_accept_info *info = replica_grant(r);
+	if (reply->offset < info->start_offset ||
+	    reply->offset > info->end_offset ||
+	    reply->length > info->end_offset - reply->offset)
+		return RS_E_MALFORMED;
+	r->replacing = true;
+	r->pos_base = 0;
+	r->pool_at = reply->offset - info->start_offset;
+	r->replaced = reply->length;
+	return 0;
+}
+
+int replica_switch(struct replica *r, uint64_t end, struct rs_msg *reply)
+{
+	struct rs_msg msg = {.type = RS_MSG_SWITCH,
+			     .offset = r->log_start + r->pool_at +
+				       (end - r->pos_base)};
+	return ask(r, &msg, RS_MSG_SWITCH_DONE, reply);
 }
 
 /* The answer to a rebase: the pool starts at the position the log ended
@@ -279,7 +359,7 @@ static enum replica_news rebased(struct replica *r, const struct rs_msg *msg,
 		out->status = msg->status;
 		return REPLICA_FULL;
 	}
-	if (msg->offset != end) {
+	if (msg->offset != end) { /* the log's end: no byte lost, none new */
 		rs_err("%s started its pool over at log position %llu, not "
 		       "%llu where its log ends",
 		       r->label, (unsigned long long)msg->offset,

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 struct rs_error;
+struct rs_msg;
 
 /* Its state is its own (replica.c). */
 struct replica;
@@ -82,6 +83,18 @@ bool replica_rebasing(const struct replica *r);
 /* Asks its receiver to archive its pool and start it over; nothing may be
  * in flight to it, its log ending at position end. Non-zero: lost. */
 int replica_rebase(struct replica *r, uint64_t end);
+
+/* Replacing the log (--truncate, not in place): asks its receiver where a
+ * replacement of `expected` bytes (0: not known) goes, or, carry_on, where
+ * the one this stream began stands after a reconnection; from then on
+ * window positions count from the replacement's start. 0 with the reply
+ * (its status the receiver's), or the link's RS_E_* (lost, timed out,
+ * malformed). Nothing may be in flight. */
+int replica_replace(struct replica *r, bool carry_on, uint64_t expected,
+		    struct rs_msg *reply);
+/* The replacement is whole, ending at window position end: asks its
+ * receiver to make it the log. 0 with the reply, or the link's RS_E_*. */
+int replica_switch(struct replica *r, uint64_t end, struct rs_msg *reply);
 
 /* Writes batch b and asks for its commit, as one chain. Non-zero: lost. */
 int replica_post(struct replica *r, const struct send_window *w,

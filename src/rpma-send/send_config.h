@@ -32,7 +32,11 @@ struct ship_config {
 	uint16_t depth; /* batches in flight, capped by the receiver, or AUTO */
 	int flush_interval_ms;
 	int connect_timeout_ms;
+	/* --truncate: replace the log, switched in once the whole input is
+	 * committed (the old content kept until then); with in_place, rewind
+	 * it first, as --truncate=in-place asks. */
 	bool truncate;
+	bool truncate_in_place;
 	bool busy_poll;			    /* --busy-poll */
 	const struct rs_auth_key *auth_key; /* --auth-key, or NULL */
 	bool expect_offset;	/* --resume: the log must end where checked */

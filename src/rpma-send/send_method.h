@@ -28,7 +28,11 @@ struct rs_error;
 struct method_ctx {
 	const struct rs_accept_info *grant; /* its session's */
 	uint64_t log_start; /* its pool's data range, absolute */
-	uint64_t pos_base;  /* the log position of log_start (rotation) */
+	/* The log position pos_base lies pool_at bytes into the data range:
+	 * at its start (rotation moved pos_base), or where a replacement
+	 * begins (counting from 0). */
+	uint64_t pos_base;
+	uint64_t pool_at;
 	const struct send_window *w; /* the batches, their credit slots */
 	void *words; /* window_depth times words_per_slot bytes, registered */
 };
@@ -45,7 +49,7 @@ struct method_event {
  * start. */
 static inline uint64_t method_in_pool(const struct method_ctx *m, uint64_t pos)
 {
-	return pos - m->pos_base;
+	return m->pool_at + (pos - m->pos_base);
 }
 
 /* Batch seq is committed: the log ends at log position offset. */

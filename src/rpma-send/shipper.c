@@ -205,17 +205,30 @@ static void stream(struct shipper *s)
 	}
 }
 
-/* The code of a finished stream, reporting what went wrong. */
+/* The code of a finished stream, reporting what went wrong. A
+ * replacement becomes the log only when the whole input is committed. */
 static int finish(struct shipper *s)
 {
 	uint64_t committed = window_committed_input(s->w);
+	bool replacing = fleet_replacing(s->f);
 	int rc = s->rc;
-	if (rc == RS_E_FULL)
+	if (rc == RS_E_FULL && replacing)
+		rs_err("remote log full: the replacement did not fit after "
+		       "%llu input bytes; the log keeps its previous content "
+		       "(give it an archive, or a larger pool)",
+		       (unsigned long long)committed);
+	else if (rc == RS_E_FULL)
 		rs_err("remote log full: committed %llu input bytes; the rest "
 		       "did not fit (rewind it with --truncate or use a larger "
 		       "pool)",
 		       (unsigned long long)committed);
-	return fleet_finish(s->f, rc);
+	rc = fleet_finish(s->f, rc);
+	if (!rc && replacing && window_error(s->w) == WINDOW_OK)
+		rc = fleet_switch(s->f);
+	else if (rc && replacing && rc != RS_E_FULL)
+		rs_err("the log keeps its previous content: --truncate "
+		       "replaces it only once every byte is committed");
+	return rc;
 }
 
 int ship_run(const struct ship_config *cfg, struct send_input *in,
@@ -236,7 +249,7 @@ int ship_run(const struct ship_config *cfg, struct send_input *in,
 	s->stats = &result->stats;
 	send_stats_start(s->stats);
 	send_progress_init(&s->progress, cfg->progress, cfg->progress_forced);
-	int rc = fleet_start(s->f);
+	int rc = fleet_start(s->f, send_input_size(in));
 	if (!rc) {
 		stream(s);
 		rc = finish(s);

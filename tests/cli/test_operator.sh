@@ -29,6 +29,14 @@ if [ "$no_device" = 1 ]; then
 	expect_error "send: --flush-interval 10ms is taken" 3 "no RDMA device" "$SEND" --flush-interval 10ms 192.0.2.1
 fi
 
+# --- --truncate replaces; =in-place is the only argument it takes
+expect_error "send: --truncate with an unknown argument" 2 \
+	"--truncate='now': give --truncate, or --truncate=in-place to rewind the log first" "$SEND" --truncate=now host
+if [ "$no_device" = 1 ]; then
+	expect_error "send: --truncate=in-place is taken" 3 "no RDMA device" "$SEND" --truncate=in-place 192.0.2.1
+	expect_error "send: --truncate is taken" 3 "no RDMA device" "$SEND" --truncate 192.0.2.1
+fi
+
 # --- empty values: never "no key" or a path named ''; sizes in their units
 for opt in allow metrics-file auth-key; do
 	expect_error "recv: --$opt ''" 2 "--$opt: an empty value; give" "$RECV" --$opt= "$tmp/x.pool"
