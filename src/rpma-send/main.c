@@ -40,9 +40,11 @@ static const char doc[] =
     "that is not a prefix of FILE, or replicas that do not hold the same "
     "log (a line for each says what it holds); 7 committed on fewer "
     "replicas than listed (--quorum: the message says which replica "
-    "stopped at which length). With --verify: 0 same (on every "
+    "stopped at which length); 20 interrupted by SIGINT or SIGTERM "
+    "before the run's end (a pipe or --follow ends on the signal with 0, "
+    "after committing what was read). With --verify: 0 same (on every "
     "replica listed), 1 different (the message names the replica), "
-    "2 trouble.";
+    "2 trouble, 20 interrupted.";
 
 static const char args_doc[] =
     "HOST[:PORT][/NAME][,HOST2...] [FILE|-]\n--verify[=hash|read] FILE "
