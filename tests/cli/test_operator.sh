@@ -49,6 +49,26 @@ for look in "" --info; do
 done
 check "recv: the small file is untouched" "$(ok cmp -s "$tmp/small" <(head -c 1000 /dev/zero))" "it changed"
 
+# --- an auth key that is not a key file: what it is, and the fix; a FIFO
+# is refused, not waited for (both programs)
+mkfifo "$tmp/key-fifo"
+head -c 32 /dev/urandom >"$tmp/root.key"
+chmod 600 "$tmp/root.key"
+head -c 5000000 /dev/zero >"$tmp/pool-for-key"
+for key in "$tmp/dir:a directory" "/dev/null:a character device" "$tmp/key-fifo:a FIFO"; do
+	path=${key%%:*}
+	expect_error "send: --auth-key ${key#*:}" 2 "auth key $path is ${key#*:}: give the regular file that holds the key" \
+		timeout 5 "$SEND" --auth-key "$path" 192.0.2.1
+	expect_error "recv: --auth-key ${key#*:}" 2 "auth key $path is ${key#*:}: give the regular file that holds the key" \
+		timeout 5 "$RECV" --auth-key "$path" --check-config --log a="$tmp/pool-for-key"
+done
+expect_error "send: --auth-key missing" 2 "cannot open auth key $tmp/none.key: No such file or directory: give the file that holds the shared key" \
+	"$SEND" --auth-key "$tmp/none.key" 192.0.2.1
+if [ "$(id -u)" = 0 ]; then
+	expect_error "recv: --auth-key unreadable" 2 "cannot open auth key $tmp/root.key: permission denied: it must be readable by this user (nobody)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$RECV" --auth-key "$tmp/root.key" --check-config --log a="$tmp/pool-for-key"
+fi
+
 # --- argp's own errors say rpma-send:, not the path the program was run by
 for prog in rpma-send rpma-recv; do
 	first=$(cd "$BUILD/src/$prog" && "./$prog" --no-such-option 2>&1 </dev/null | head -n 1)

@@ -561,7 +561,8 @@ static void log_value_errors(void **state)
 	    {LOG_A "auth-key = @/missing.key\n", 3,
 	     "cannot open auth key @/missing.key: No such file or directory"},
 	    {LOG_A "auth-key = @/keydir\n", 3,
-	     "auth key @/keydir must hold 16 to 4096 bytes"},
+	     "auth key @/keydir is a directory: give the regular file that "
+	     "holds the key"},
 	    {LOG_A "auth-key = @/short.key\n", 3,
 	     "auth key @/short.key must hold 16 to 4096 bytes"},
 	    {LOG_A "auth-key = key600\n", 3,
