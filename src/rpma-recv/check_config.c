@@ -2,6 +2,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "metrics.h"
 #include "pool_access.h"
 #include "settings_check.h"
 
@@ -48,6 +49,8 @@ int recv_check_config(const struct recv_settings_source *source)
 	int rc = source->build(source->ctx, &s, &err);
 	if (!rc)
 		rc = check_logs(&s, &err);
+	if (!rc && s.metrics_file[0])
+		rc = recv_metrics_path_check(s.metrics_file, &err);
 	if (rc)
 		rs_err("%s", err.msg);
 	else

@@ -54,7 +54,7 @@ check "recv: the small file is untouched" "$(ok cmp -s "$tmp/small" <(head -c 10
 mkfifo "$tmp/key-fifo"
 head -c 32 /dev/urandom >"$tmp/root.key"
 chmod 600 "$tmp/root.key"
-head -c 5000000 /dev/zero >"$tmp/pool-for-key"
+pmempool create log "$tmp/pool-for-key"
 for key in "$tmp/dir:a directory" "/dev/null:a character device" "$tmp/key-fifo:a FIFO"; do
 	path=${key%%:*}
 	expect_error "send: --auth-key ${key#*:}" 2 "auth key $path is ${key#*:}: give the regular file that holds the key" \
@@ -68,6 +68,19 @@ if [ "$(id -u)" = 0 ]; then
 	expect_error "recv: --auth-key unreadable" 2 "cannot open auth key $tmp/root.key: permission denied: it must be readable by this user (nobody)" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$RECV" --auth-key "$tmp/root.key" --check-config --log a="$tmp/pool-for-key"
 fi
+
+# --- a metrics file that would be replaced (a directory, /dev/null, a
+# FIFO) or cannot be written is refused by --check-config; --info does
+# not wait on a FIFO given as one
+for m in "$tmp/dir:a directory" "/dev/null:a device" "$tmp/key-fifo:a FIFO"; do
+	expect_error "recv --check-config: --metrics-file ${m#*:}" 2 "metrics file ${m%%:*} is ${m#*:}: give the path of a regular file" \
+		"$RECV" --check-config --metrics-file "${m%%:*}" --log a="$tmp/pool-for-key"
+done
+expect_error "recv --check-config: --metrics-file in no directory" 2 "metrics file $tmp/nodir/m.prom: its directory $tmp/nodir does not exist: create it, or fix the path" \
+	"$RECV" --check-config --metrics-file "$tmp/nodir/m.prom" --log a="$tmp/pool-for-key"
+pmempool create log "$tmp/info.pool"
+timeout 5 "$RECV" --info --metrics-file "$tmp/key-fifo" "$tmp/info.pool" >"$tmp/out" 2>&1
+check "recv --info: a FIFO as the metrics file is not waited on" "$(ok grep -q "^served: not listed in $tmp/key-fifo" "$tmp/out")" "$(cat "$tmp/out")"
 
 # --- argp's own errors say rpma-send:, not the path the program was run by
 for prog in rpma-send rpma-recv; do
