@@ -4,9 +4,29 @@
 #include "error.h"
 #include "metrics.h"
 #include "pool_access.h"
+#include "pool_open.h"
 #include "settings_check.h"
 
+#include <limits.h>
 #include <stdio.h>
+
+/* What the service looks at before it listens (what the path is, a pool
+ * header), read-only; named where the log was given. */
+static int look_at_pool(const struct recv_settings *s,
+			const struct recv_log_settings *log,
+			struct rs_error *err)
+{
+	int rc = recv_pool_precheck(log->pool_path, log->create_size, err);
+	if (!rc)
+		return 0;
+	char where[PATH_MAX + 64];
+	if (log->pool_line)
+		snprintf(where, sizeof(where), "%s:%u: log %s", s->path,
+			 log->pool_line, log->name);
+	else
+		settings_place(s, log, 0, where, sizeof(where));
+	return rs_error_wrap(err, "%s", where);
+}
 
 static int check_logs(const struct recv_settings *s, struct rs_error *err)
 {
@@ -19,6 +39,8 @@ static int check_logs(const struct recv_settings *s, struct rs_error *err)
 			rc = settings_check_pool_exists(s, log, 0, err);
 		if (!rc)
 			rc = recv_pool_access_check(s, log, err);
+		if (!rc)
+			rc = look_at_pool(s, log, err);
 		if (rc)
 			return rc;
 	}

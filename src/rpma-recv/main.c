@@ -62,7 +62,8 @@ static const struct argp_option options[] = {
      "--log " RECV_DEFAULT_CONFIG
      "; its lines, key files and pools (each exists or "
      "may be created, readable and writable by this user). 0 and one line "
-     "if good, 2 and FILE:LINE if not; opens no pool, needs no RDMA device",
+     "if good, 2 and FILE:LINE if not; writes to no pool (reads its header), "
+     "needs no RDMA device",
      0},
     {"info", 'i', 0, 0,
      "Print the pool's size, use and UUID, and for a log a receiver serves "

@@ -1,5 +1,7 @@
 #include "settings_check.h"
 
+#include "pool_kind.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -145,6 +147,10 @@ int settings_check_pool_exists(const struct recv_settings *s,
 	struct stat st;
 	if (stat(path, &st) == 0 || (errno == ENOENT && log->create_size))
 		return 0;
+	/* A link to nothing is named as such (pool_kind.h), not as a pool
+	 * to create where creating it would fail. */
+	if (errno == ENOENT && recv_pool_kind_check(path, err))
+		return rs_error_wrap(err, "%s", where);
 	/* The fix is said the way the log was given: a key or an option. */
 	if (errno == ENOENT)
 		return rs_error_set(err, RS_E_INVAL, 0,

@@ -93,7 +93,42 @@ expect_error "recv: --create 1M" 2 "cannot create pool $tmp/small.pool of 1.0 Mi
 	"$RECV" --create 1M "$tmp/small.pool"
 check "recv: --create 1M leaves no file" "$(ok [ ! -e "$tmp/small.pool" ])" "$(ls -l "$tmp/small.pool" 2>&1)"
 
+# --- pools a start cannot use, named before it listens: a read-only
+# mount, a directory that is not there, a symbolic link to nothing, a file
+# that is not a pool (the same with --check-config)
+pmempool create log "$tmp/serve.pool"
+ln -s "$tmp/nothing.pool" "$tmp/dangling.pool"
+head -c 3000000 /dev/zero >"$tmp/zeros"
+expect_error "recv: --create with no directory" 2 "cannot create pool $tmp/nodir/new.pool: its directory $tmp/nodir does not exist: create it, or fix the path" \
+	"$RECV" --create 8M "$tmp/nodir/new.pool"
+for look in "" --info "--create 8M"; do
+	expect_error "recv $look: a dangling symlink" 2 "$tmp/dangling.pool is a symbolic link to $tmp/nothing.pool, which does not exist: give the pool's own path" \
+		"$RECV" $look "$tmp/dangling.pool"
+done
+expect_error "recv: not a pool" 2 "$tmp/zeros is not a usable pmemlog pool (no PMEMLOG signature): give a pool" "$RECV" "$tmp/zeros"
+expect_error "recv --create: not a pool" 2 "$tmp/zeros exists and is not a usable pmemlog pool; refusing to overwrite it" "$RECV" --create 8M "$tmp/zeros"
+for p in "/dev/null:a character device" "$tmp/pool-fifo:a FIFO" "$tmp/zeros:not a usable pmemlog pool"; do
+	expect_error "recv --check-config: ${p#*:}" 2 "--log a=${p%%:*}: ${p%%:*} is ${p#*:}" "$RECV" --check-config --log a="${p%%:*}"
+done
+expect_error "recv --info: missing" 2 "pool $tmp/missing.pool does not exist: give the path of a pool file or a device-DAX" "$RECV" --info "$tmp/missing.pool"
+if [ "$(id -u)" = 0 ] && mkdir "$tmp/ro" && mount -t tmpfs -o size=8m tmpfs "$tmp/ro" 2>/dev/null; then
+	pmempool create log "$tmp/ro/p.pool" && mount -o remount,ro "$tmp/ro"
+	expect_error "recv: a pool on a read-only mount" 2 "$tmp/ro/p.pool is on a read-only file system: rpma-recv writes to its pools; remount it read-write" \
+		"$RECV" "$tmp/ro/p.pool"
+	expect_error "recv --check-config: a pool on a read-only mount" 2 "pool $tmp/ro/p.pool: read-only file system" \
+		"$RECV" --check-config --log a="$tmp/ro/p.pool"
+	umount "$tmp/ro"
+fi
+
 if [ "$no_device" = 1 ]; then
+	# --- a start that fails for want of a device leaves the pools as they
+	# were and creates none
+	before=$(sha256sum <"$tmp/serve.pool")
+	expect_error "recv: no device" 3 "no RDMA device" "$RECV" "$tmp/serve.pool"
+	check "recv: a failed start leaves the pool as it was" "$(ok [ "$(sha256sum <"$tmp/serve.pool")" = "$before" ])" "changed"
+	expect_error "recv --create: no device" 3 "no RDMA device" "$RECV" --create 8M "$tmp/new.pool"
+	check "recv --create: a failed start creates no pool" "$(ok [ ! -e "$tmp/new.pool" ])" "$(ls -l "$tmp/new.pool" 2>&1)"
+
 	# --- a missing device is not waited for, whatever --retry says
 	start=$SECONDS
 	expect_error "send: no device with --retry 50" 3 "no RDMA device on this machine" "$SEND" --retry 50 192.0.2.1
