@@ -104,7 +104,8 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 		if (a->nnamed == RECV_CLI_LOGS_MAX)
 			argp_error(state, "--log: at most %d",
 				   RECV_CLI_LOGS_MAX);
-		if (!strchr(arg, '='))
+		/* An empty NAME would be the unnamed log of a bare POOL. */
+		if (!strchr(arg, '=') || arg[0] == '=')
 			argp_error(state,
 				   "--log '%s': give NAME=POOL, e.g. "
 				   "app=/mnt/pmem/app.pool",
@@ -118,6 +119,10 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 		a->config = arg;
 		return true;
 	case OPT_CHECK_CONFIG:
+		if (arg && !*arg)
+			argp_error(state, "--check-config: an empty FILE "
+					  "name; give the configuration file, "
+					  "or no '='");
 		a->check = true;
 		a->check_file = arg;
 		return true;

@@ -204,7 +204,7 @@ pool = $nb/root.pool
 auth-key = $nb/root.key"
 	expect_bad "nobody: key not readable" "$nb/nb.conf:3" "cannot open auth key $nb/root.key: permission denied: it must be readable by this user (nobody)" --check-config "$nb/nb.conf"
 	chmod 600 "$nb/nb.conf"
-	expect_bad "nobody: file not readable" "$nb/nb.conf" "cannot read it: Permission denied" --check-config "$nb/nb.conf"
+	expect_bad "nobody: file not readable" "$nb/nb.conf" "cannot read it: permission denied: rpma-recv needs read access to it (user nobody)" --check-config "$nb/nb.conf"
 	pmempool create log --size=8M "$nb/own.pool"
 	chown 65534:65534 "$nb/own.pool"
 	conf_nb "[app]

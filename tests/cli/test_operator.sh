@@ -82,6 +82,18 @@ pmempool create log "$tmp/info.pool"
 timeout 5 "$RECV" --info --metrics-file "$tmp/key-fifo" "$tmp/info.pool" >"$tmp/out" 2>&1
 check "recv --info: a FIFO as the metrics file is not waited on" "$(ok grep -q "^served: not listed in $tmp/key-fifo" "$tmp/out")" "$(cat "$tmp/out")"
 
+# --- a configuration file that is not one: named, not waited on (a FIFO),
+# and what to give; --check-config= and --log =POOL are refused
+for c in "$tmp/dir:a directory" "/dev/null:a character device" "$tmp/key-fifo:a FIFO"; do
+	for how in --check-config --config; do
+		expect_error "recv $how: ${c#*:}" 2 "${c%%:*}: it is ${c#*:}, not a configuration file: give the file itself" timeout 5 "$RECV" $how "${c%%:*}"
+	done
+done
+expect_error "recv --config: missing" 2 "$tmp/none.conf: cannot read it: No such file or directory: give the path of the configuration file" \
+	"$RECV" --config "$tmp/none.conf"
+expect_error "recv --check-config=''" 2 "--check-config: an empty FILE name; give the configuration file, or no '='" "$RECV" --check-config=
+expect_error "recv --log with no NAME" 2 "--log '=$tmp/pool-for-key': give NAME=POOL" "$RECV" --log="=$tmp/pool-for-key"
+
 # --- argp's own errors say rpma-send:, not the path the program was run by
 for prog in rpma-send rpma-recv; do
 	first=$(cd "$BUILD/src/$prog" && "./$prog" --no-such-option 2>&1 </dev/null | head -n 1)

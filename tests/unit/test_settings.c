@@ -676,7 +676,9 @@ static void unreadable_file(void **state)
 		       "cannot read it: No such file or directory");
 	in_dir("keydir", path);
 	assert_int_equal(recv_settings_load(path, &s, &err), RS_E_INVAL);
-	expect_message(&err, path, 0, "cannot read it: Is a directory");
+	expect_message(&err, path, 0,
+		       "it is a directory, not a configuration file: give "
+		       "the file itself");
 	assert_string_equal(s.path, "");
 	assert_int_equal(s.nlogs, 0);
 }
