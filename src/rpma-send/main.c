@@ -1,4 +1,5 @@
 /* rpma-send: streams a file or a pipe into a remote PMem log over RDMA. */
+#include "cli/count.h"
 #include "cli/duration.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
@@ -161,10 +162,11 @@ static uint64_t parse_number(struct argp_state *state, const char *opt,
 			     const char *arg, uint64_t min, uint64_t max,
 			     bool size)
 {
-	uint64_t v;
-	char *end = 0;
+	uint64_t v = 0;
+	/* Digits only, as rpma-recv takes a count: strtoull would take
+	 * ' 5', '+5' and '-0' too. */
 	int bad = size ? rs_size_parse(arg, &v)
-		       : (v = strtoull(arg, &end, 10), !*arg || *end != '\0');
+		       : !rs_count_parse(arg, 0, UINT64_MAX, &v);
 	if (!bad && v >= min && v <= max)
 		return v;
 	if (size) {

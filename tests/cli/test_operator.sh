@@ -4,7 +4,11 @@
 # people type, a missing device that no --retry waits for, a name that
 # does not resolve named as such, --stats of a run that never streamed,
 # signals while opening the input, --follow of a file not there yet,
-# operands given source first.
+# operands given source first; and what the audit found: every
+# kind of path given as an auth key, a metrics file, a configuration
+# file, a pool or rpma-send's FILE named as what it is with the fix (a
+# FIFO refused rather than waited on), a failed start that leaves its
+# pools as they were, counts that are digits only.
 #   test_operator.sh BUILD
 set -u
 BUILD="$1"
@@ -36,6 +40,31 @@ done
 expect_error "recv: --config ''" 2 "--config: an empty FILE name; give the configuration file" "$RECV" --config= "$tmp/x.pool"
 expect_error "send: --auth-key ''" 2 "auth key: an empty file name; give the key FILE" "$SEND" --auth-key= 192.0.2.1
 expect_error "send: --batch in its units" 2 "--batch: '5x' must be a size from 1 to 1G (such as 64K or 1M)" "$SEND" --batch 5x 192.0.2.1
+
+# --- a count is digits only, as rpma-recv takes one
+for v in " 5" "+5" "-0"; do
+	for opt in depth retry quorum; do
+		expect_error "send: --$opt '$v'" 2 "--$opt: '$v' must be a number from" "$SEND" --$opt="$v" 192.0.2.1
+	done
+done
+
+# --- rpma-send's FILE: a directory named before connecting, also for
+# --verify; what to do about a missing or unreadable one; --resume of a
+# FIFO refused without waiting for a writer
+mkdir -p "$tmp/dir"
+expect_error "verify: a directory" 2 "input $tmp/dir is a directory; give a file" "$SEND" --verify "$tmp/dir" 192.0.2.1
+expect_error "send: FILE missing" 2 "cannot open input $tmp/none.txt: No such file or directory: check the path, or give - for standard input" \
+	"$SEND" 192.0.2.1 "$tmp/none.txt"
+expect_error "verify: FILE missing" 2 "cannot open input $tmp/none.txt: No such file or directory: check the path" \
+	"$SEND" --verify "$tmp/none.txt" 192.0.2.1
+mkfifo "$tmp/resume-fifo"
+expect_error "send --resume: a FIFO" 2 "--resume needs a regular FILE to check and seek in" timeout 5 "$SEND" --resume 192.0.2.1 "$tmp/resume-fifo"
+if [ "$(id -u)" = 0 ]; then
+	echo data >"$tmp/root-only.txt"
+	chmod 600 "$tmp/root-only.txt"
+	expect_error "send: FILE unreadable" 2 "cannot open input $tmp/root-only.txt: permission denied: it must be readable by this user (nobody)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$SEND" 192.0.2.1 "$tmp/root-only.txt"
+fi
 
 # --- a pool path that is not a pool file: named as what it is, with the fix
 mkdir -p "$tmp/dir"
@@ -188,6 +217,7 @@ interrupt() { # NAME SIGNAL PATTERN COMMAND...
 interrupt "send: SIGINT opening a FIFO" INT "interrupted by SIGINT before sending anything" "$SEND" 192.0.2.1 "$tmp/fifo"
 interrupt "send: SIGTERM opening a FIFO" TERM "interrupted by SIGTERM before sending anything" "$SEND" 192.0.2.1 "$tmp/fifo"
 interrupt "verify: SIGTERM opening a FIFO" TERM "interrupted by SIGTERM" "$SEND" --verify "$tmp/fifo" 192.0.2.1
+interrupt "verify --send: SIGINT opening a FIFO" INT "interrupted by SIGINT" "$SEND" --verify --send "$tmp/fifo" 192.0.2.1
 
 # --- --follow of a file that is not there yet waits for it, as tail -F
 if [ "$no_device" = 1 ]; then
