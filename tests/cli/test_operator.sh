@@ -160,6 +160,11 @@ if [ "$(id -u)" = 0 ] && mkdir "$tmp/ro" && mount -t tmpfs -o size=8m tmpfs "$tm
 		"$RECV" --check-config --log a="$tmp/ro/p.pool"
 	umount "$tmp/ro"
 fi
+if [ "$(id -u)" = 0 ]; then
+	mkdir -m 700 "$tmp/locked"
+	expect_error "recv --check-config: a pool beyond a directory it cannot search" 2 "cannot reach pool $tmp/locked/new.pool: permission denied: rpma-recv needs search access to each directory above it (user nobody)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$RECV" --check-config --create 8M --log a="$tmp/locked/new.pool"
+fi
 
 if [ "$no_device" = 1 ]; then
 	# --- a start that fails for want of a device leaves the pools as they
