@@ -2,10 +2,31 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "metrics.h"
 #include "pool_access.h"
+#include "pool_open.h"
 #include "settings_check.h"
 
+#include <limits.h>
 #include <stdio.h>
+
+/* What the service looks at before it listens (what the path is, a pool
+ * header), read-only; named where the log was given. */
+static int look_at_pool(const struct recv_settings *s,
+			const struct recv_log_settings *log,
+			struct rs_error *err)
+{
+	int rc = recv_pool_precheck(log->pool_path, log->create_size, err);
+	if (!rc)
+		return 0;
+	char where[PATH_MAX + 64];
+	if (log->pool_line)
+		snprintf(where, sizeof(where), "%s:%u: log %s", s->path,
+			 log->pool_line, log->name);
+	else
+		settings_place(s, log, 0, where, sizeof(where));
+	return rs_error_wrap(err, "%s", where);
+}
 
 static int check_logs(const struct recv_settings *s, struct rs_error *err)
 {
@@ -18,6 +39,8 @@ static int check_logs(const struct recv_settings *s, struct rs_error *err)
 			rc = settings_check_pool_exists(s, log, 0, err);
 		if (!rc)
 			rc = recv_pool_access_check(s, log, err);
+		if (!rc)
+			rc = look_at_pool(s, log, err);
 		if (rc)
 			return rc;
 	}
@@ -48,6 +71,8 @@ int recv_check_config(const struct recv_settings_source *source)
 	int rc = source->build(source->ctx, &s, &err);
 	if (!rc)
 		rc = check_logs(&s, &err);
+	if (!rc && s.metrics_file[0])
+		rc = recv_metrics_path_check(s.metrics_file, &err);
 	if (rc)
 		rs_err("%s", err.msg);
 	else

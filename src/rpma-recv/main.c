@@ -63,7 +63,8 @@ static const struct argp_option options[] = {
      "--log " RECV_DEFAULT_CONFIG
      "; its lines, key files and pools (each exists or "
      "may be created, readable and writable by this user). 0 and one line "
-     "if good, 2 and FILE:LINE if not; opens no pool, needs no RDMA device",
+     "if good, 2 and FILE:LINE if not; writes to no pool (reads its header), "
+     "needs no RDMA device",
      0},
     {"info", 'i', 0, 0,
      "Print the pool's size, use and UUID, and for a log a receiver serves "
@@ -104,7 +105,8 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 		if (a->nnamed == RECV_CLI_LOGS_MAX)
 			argp_error(state, "--log: at most %d",
 				   RECV_CLI_LOGS_MAX);
-		if (!strchr(arg, '='))
+		/* An empty NAME would be the unnamed log of a bare POOL. */
+		if (!strchr(arg, '=') || arg[0] == '=')
 			argp_error(state,
 				   "--log '%s': give NAME=POOL, e.g. "
 				   "app=/mnt/pmem/app.pool",
@@ -118,6 +120,10 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 		a->config = arg;
 		return true;
 	case OPT_CHECK_CONFIG:
+		if (arg && !*arg)
+			argp_error(state, "--check-config: an empty FILE "
+					  "name; give the configuration file, "
+					  "or no '='");
 		a->check = true;
 		a->check_file = arg;
 		return true;

@@ -1,8 +1,11 @@
 #include "metrics.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A label value, escaped as the text format wants. */
@@ -160,9 +163,53 @@ void recv_metrics_render(FILE *f, const struct recv_metrics *m)
 	per_log(f, m, "rpma_recv_archive_files", archive_files_of);
 }
 
+static const char *kind_of(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	return "not a regular file";
+}
+
+int recv_metrics_path_check(const char *path, struct rs_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return rs_error_set(err, RS_E_IO, 0,
+				    "metrics file %s is %s: give the path of a "
+				    "regular file, such as "
+				    "/run/rpma-ship/rpma-recv.prom (each write "
+				    "replaces it whole)",
+				    path, kind_of(st.st_mode));
+	char copy[4096];
+	snprintf(copy, sizeof(copy), "%s", path);
+	const char *dir = dirname(copy);
+	if (access(dir, W_OK | X_OK) == 0)
+		return 0;
+	int e = errno;
+	if (e == ENOENT)
+		return rs_error_set(err, RS_E_IO, e,
+				    "metrics file %s: its directory %s does "
+				    "not exist: create it, or fix the path",
+				    path, dir);
+	return rs_error_set(err, RS_E_IO, e,
+			    "metrics file %s: cannot create files in %s: %s: "
+			    "rpma-recv needs write access to that directory",
+			    path, dir,
+			    e == EACCES	 ? "permission denied"
+			    : e == EROFS ? "read-only file system"
+					 : strerror(e));
+}
+
 int recv_metrics_write(const char *path, const struct recv_metrics *m,
 		       struct rs_error *err)
 {
+	int rc = recv_metrics_path_check(path, err);
+	if (rc)
+		return rc;
 	char tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
 	FILE *f = fopen(tmp, "w");

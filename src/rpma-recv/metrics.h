@@ -35,7 +35,15 @@ struct recv_metrics {
 
 void recv_metrics_render(FILE *f, const struct recv_metrics *m);
 
-/* Renders m into path, atomically. RS_E_IO with the file named. */
+/* Whether path can be the metrics file, asked without writing: it is a
+ * regular file or not there yet, and its directory takes the temporary
+ * file. 0, or RS_E_IO with "metrics file PATH ...: why; the fix". A
+ * directory, device or FIFO is refused: the rename would replace it
+ * (/dev/null, for a root service). */
+int recv_metrics_path_check(const char *path, struct rs_error *err);
+
+/* Renders m into path, atomically, when recv_metrics_path_check() passes.
+ * RS_E_IO with the file named. */
 int recv_metrics_write(const char *path, const struct recv_metrics *m,
 		       struct rs_error *err);
 

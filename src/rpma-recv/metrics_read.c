@@ -3,9 +3,12 @@
 #include "metrics.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The label text that names pool: ,pool="ESCAPED" */
 static void pool_needle(const char *pool, char *out, size_t len)
@@ -78,10 +81,22 @@ static void take(const char *line, struct recv_metrics_found *out)
 int recv_metrics_find(const char *path, const char *pool,
 		      struct recv_metrics_found *out, struct rs_error *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return rs_error_set(err, RS_E_IO, errno, "cannot read %s: %s",
-				    path, strerror(errno));
+	/* --info only looks: a FIFO or a device here is not waited on. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return rs_error_set(err, RS_E_IO, 0, "%s is not a regular file",
+				    path);
+	}
+	FILE *f = fd < 0 ? 0 : fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return rs_error_set(err, RS_E_IO, e, "cannot read %s: %s", path,
+				    strerror(e));
+	}
 	memset(out, 0, sizeof(*out));
 	char needle[4200], *line = 0;
 	size_t cap = 0;

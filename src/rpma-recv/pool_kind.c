@@ -2,6 +2,7 @@
 
 #include "cli/size.h"
 
+#include <errno.h>
 #include <libpmemlog.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -42,11 +43,28 @@ static const char *kind_name(mode_t mode)
 	return "not a regular file";
 }
 
+/* A symbolic link to nothing: PMDK would call the pool missing, and then
+ * refuse to create it there ("File exists"). */
+static int dangling_link(const char *path, struct rs_error *err)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = '\0';
+	return rs_error_set(err, RS_E_IO, ENOENT,
+			    "%s is a symbolic link to %s, which does not "
+			    "exist: give the pool's own path, or create the "
+			    "pool at %s",
+			    path, target, target);
+}
+
 int recv_pool_kind_check(const char *path, struct rs_error *err)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
-		return 0; /* absent or unreadable: the opener says which */
+		/* absent or unreadable: the opener says which */
+		return errno == ENOENT ? dangling_link(path, err) : 0;
 	if (S_ISREG(st.st_mode) && st.st_size >= (off_t)PMEMLOG_MIN_POOL)
 		return 0;
 	if (S_ISCHR(st.st_mode) && is_device_dax(&st))

@@ -8,7 +8,7 @@
 
 /* 0 for a regular file of at least a pool's minimum, a device-DAX, or a
  * path that does not exist (the caller may create it); RS_E_IO with the
- * line otherwise. */
+ * line otherwise, a symbolic link to nothing included. */
 int recv_pool_kind_check(const char *path, struct rs_error *err);
 
 #endif

@@ -2,13 +2,17 @@
 
 #include "cli/size.h"
 #include "pool_kind.h"
+#include "pool_peek.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <libpmem2.h>
 #include <libpmemlog.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,16 +85,22 @@ static int explain_open_failure(const char *path, uint64_t create_size,
 
 /* Creates the pool: a file of create_size bytes, or a whole device-DAX
  * (it has no file size to pass: 0 takes it whole). */
+static int too_small(const char *path, uint64_t create_size,
+		     struct rs_error *err)
+{
+	char size[32];
+	rs_size_format(create_size, size, sizeof(size));
+	return rs_error_set(err, RS_E_INVAL, 0,
+			    "cannot create pool %s of %s: a log pool needs at "
+			    "least 2 MiB; give --create 2M or more",
+			    path, size);
+}
+
 static PMEMlogpool *pool_create(const char *path, uint64_t create_size,
 				bool device, struct rs_error *err)
 {
 	if (!device && create_size < PMEMLOG_MIN_POOL) {
-		char size[32];
-		rs_size_format(create_size, size, sizeof(size));
-		rs_error_set(err, RS_E_INVAL, 0,
-			     "cannot create pool %s of %s: a log pool needs at "
-			     "least 2 MiB; give --create 2M or more",
-			     path, size);
+		too_small(path, create_size, err);
 		return 0;
 	}
 	PMEMlogpool *plp =
@@ -168,6 +178,88 @@ static PMEMlogpool *pool_open_waiting(const char *path, int *open_errno)
 			return plp;
 		usleep(100 * 1000);
 	}
+}
+
+/* A pool file to be created: of a pool's size at least, in a directory
+ * that takes a new entry. */
+static int precheck_creatable(const char *path, uint64_t create_size,
+			      struct rs_error *err)
+{
+	if (create_size < PMEMLOG_MIN_POOL)
+		return too_small(path, create_size, err);
+	char copy[PATH_MAX];
+	snprintf(copy, sizeof(copy), "%s", path);
+	const char *dir = dirname(copy);
+	if (access(dir, W_OK | X_OK) == 0)
+		return 0;
+	int e = errno;
+	if (e == ENOENT || e == ENOTDIR)
+		return rs_error_set(
+		    err, RS_E_IO, e,
+		    "cannot create pool %s: its directory %s "
+		    "does not exist: create it, or fix the path",
+		    path, dir);
+	return rs_error_set(err, RS_E_IO, e,
+			    "cannot create pool %s in %s: %s: rpma-recv needs "
+			    "write access to that directory (user %s)",
+			    path, dir,
+			    e == EROFS ? "read-only file system"
+				       : "permission denied",
+			    user_name());
+}
+
+/* An existing pool: read and write access, and a pool header. */
+static int precheck_existing(const char *path, uint64_t create_size,
+			     const struct stat *st, struct rs_error *err)
+{
+	if (access(path, R_OK | W_OK) != 0 && errno == EROFS)
+		return rs_error_set(err, RS_E_IO, EROFS,
+				    "%s is on a read-only file system: "
+				    "rpma-recv writes to its pools; remount it "
+				    "read-write, or give a pool elsewhere",
+				    path);
+	if (access(path, R_OK | W_OK) != 0)
+		return explain_open_failure(path, create_size, errno, err);
+	/* A blank device-DAX is what `create` is for: nothing to read. */
+	if (S_ISCHR(st->st_mode) && create_size && device_is_blank(path))
+		return 0;
+	struct recv_pool_peek peek;
+	int rc = recv_pool_peek(path, &peek, err);
+	if (rc == RS_E_MALFORMED && create_size)
+		return rs_error_set(
+		    err, RS_E_IO, 0,
+		    "%s exists and is not a usable pmemlog pool; "
+		    "refusing to overwrite it: remove it or give "
+		    "another path",
+		    path);
+	return rc ? RS_E_IO : 0;
+}
+
+int recv_pool_precheck(const char *path, uint64_t create_size,
+		       struct rs_error *err)
+{
+	int rc = recv_pool_kind_check(path, err);
+	if (rc)
+		return rc;
+	struct stat st;
+	if (stat(path, &st) == 0)
+		return precheck_existing(path, create_size, &st, err);
+	int e = errno;
+	if (e == ENOENT && create_size)
+		return precheck_creatable(path, create_size, err);
+	if (e == ENOENT)
+		return rs_error_set(
+		    err, RS_E_IO, ENOENT,
+		    "pool %s does not exist; create it with --create SIZE",
+		    path);
+	if (e == EACCES)
+		return rs_error_set(err, RS_E_IO, e,
+				    "cannot reach pool %s: permission denied: "
+				    "rpma-recv needs search access to each "
+				    "directory above it (user %s)",
+				    path, user_name());
+	return rs_error_set(err, RS_E_IO, e, "cannot reach pool %s: %s", path,
+			    strerror(e));
 }
 
 int recv_pool_validate(const char *path, uint64_t create_size,

@@ -25,4 +25,13 @@ struct recv_pool_view {
 int recv_pool_validate(const char *path, uint64_t create_size,
 		       struct recv_pool_view *view, struct rs_error *err);
 
+/* What can be learnt of a pool without writing to it or taking its lock,
+ * for the receiver to say before it listens (and --check-config): what
+ * the path is, that it exists or may be created (its directory takes a new
+ * entry), read and write access, a writable file system, and a pool
+ * header read through a read-only mapping. 0, or RS_E_IO with the line
+ * recv_pool_validate() would give, or one as plain. */
+int recv_pool_precheck(const char *path, uint64_t create_size,
+		       struct rs_error *err);
+
 #endif

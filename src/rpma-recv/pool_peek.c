@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,10 +24,13 @@ static int peek_mapped(const char *path, const uint8_t *base, size_t size,
 {
 	if (size < RS_LOG_HDR_END ||
 	    memcmp(base, RS_POOL_SIGNATURE, sizeof(RS_POOL_SIGNATURE)))
-		return rs_error_set(err, RS_E_MALFORMED, 0,
-				    "%s is not a usable pmemlog pool (no "
-				    "PMEMLOG signature)",
-				    path);
+		return rs_error_set(
+		    err, RS_E_MALFORMED, 0,
+		    "%s is not a usable pmemlog pool (no "
+		    "PMEMLOG signature): give a pool, or create "
+		    "one at a new path with --create SIZE or "
+		    "`pmempool create log`",
+		    path);
 	memcpy(out->uuid, base + RS_POOL_UUID_OFFSET, sizeof(out->uuid));
 	out->start = le64_at(base + RS_LOG_START_OFFSET);
 	out->end = le64_at(base + RS_LOG_END_OFFSET);
@@ -41,6 +45,24 @@ static int peek_mapped(const char *path, const uint8_t *base, size_t size,
 		log_state_decode(base + RS_LOG_STATE_OFFSET, out->uuid, &st);
 	out->base = st.base;
 	return 0;
+}
+
+static int cannot_read(const char *path, int e, struct rs_error *err)
+{
+	if (e == ENOENT || e == ENOTDIR)
+		return rs_error_set(err, RS_E_IO, e,
+				    "pool %s does not exist: give the path of "
+				    "a pool file or a device-DAX",
+				    path);
+	if (e == EACCES || e == EPERM) {
+		const struct passwd *pw = getpwuid(geteuid());
+		return rs_error_set(err, RS_E_IO, e,
+				    "cannot read %s: permission denied: a look "
+				    "needs read access to it (user %s)",
+				    path, pw ? pw->pw_name : "this user");
+	}
+	return rs_error_set(err, RS_E_IO, e, "cannot read %s: %s", path,
+			    strerror(e));
 }
 
 static int map_read_only(int fd, struct pmem2_source **src,
@@ -69,8 +91,7 @@ int recv_pool_peek(const char *path, struct recv_pool_peek *out,
 		return kind;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return rs_error_set(err, RS_E_IO, errno, "cannot read %s: %s",
-				    path, strerror(errno));
+		return cannot_read(path, errno, err);
 	struct pmem2_source *src = 0;
 	struct pmem2_map *map = 0;
 	int rc = 0;

@@ -4,6 +4,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "pool_open.h"
 #include "rdma/listener.h"
 #include "sd_notify.h"
 #include "settings_reload.h"
@@ -42,8 +43,20 @@ worker_config(const struct service *svc, const struct recv_log_settings *l)
 	return c;
 }
 
-/* Opens a log's pool and starts its thread. A pool that cannot be used is
- * reported at the place that names it: FILE:LINE, or the command line. */
+/* A pool that cannot be used is reported at the place that names it:
+ * FILE:LINE, or the command line. */
+static void report_pool(const struct service *svc,
+			const struct recv_log_settings *s,
+			const struct rs_error *err)
+{
+	if (s->pool_line)
+		rs_err("%s:%u: log %s: %s", svc->settings.path, s->pool_line,
+		       s->name, err->msg);
+	else
+		rs_err("%s", err->msg);
+}
+
+/* Opens a log's pool and starts its thread. */
 static int log_start(struct service *svc, const struct recv_log_settings *s)
 {
 	struct served_log *l = calloc(1, sizeof(*l));
@@ -54,11 +67,7 @@ static int log_start(struct service *svc, const struct recv_log_settings *s)
 	struct rs_error err = {0};
 	int rc = recv_log_worker_start(&cfg, &svc->counters, &l->worker, &err);
 	if (rc) {
-		if (s->pool_line)
-			rs_err("%s:%u: log %s: %s", svc->settings.path,
-			       s->pool_line, s->name, err.msg);
-		else
-			rs_err("%s", err.msg);
+		report_pool(svc, s, &err);
 		free(l);
 		return rc;
 	}
@@ -115,22 +124,42 @@ static void print_serving(const struct service *svc)
 	}
 }
 
-/* Starts every log, then the listener; each failure reported. */
-static int service_open(struct service *svc)
+/* Every pool looked at without writing to it: libpmemlog writes to a pool
+ * it opens, and a start that fails after that (no RDMA device, the port
+ * taken) must leave the pools as they were, and create none. */
+static int pools_precheck(const struct service *svc)
 {
 	for (unsigned i = 0; i < svc->settings.nlogs; i++) {
-		int rc = log_start(svc, &svc->settings.logs[i]);
+		const struct recv_log_settings *s = &svc->settings.logs[i];
+		struct rs_error err = {0};
+		int rc = recv_pool_precheck(s->pool_path, s->create_size, &err);
 		if (rc) {
-			logs_stop(svc);
+			report_pool(svc, s, &err);
 			return rc;
 		}
 	}
+	return 0;
+}
+
+/* Looks at every pool, sets up the listener, then starts every log; each
+ * failure reported. */
+static int service_open(struct service *svc)
+{
+	int rc = pools_precheck(svc);
+	if (rc)
+		return rc;
 	struct rs_error err = {0};
 	const struct rs_endpoint *ep = &svc->settings.listen;
-	int rc = rs_listener_new(ep->host, ep->port, &svc->listener, &err);
+	rc = rs_listener_new(ep->host, ep->port, &svc->listener, &err);
 	if (rc) {
 		rs_err("%s", err.msg);
+		return rc;
+	}
+	for (unsigned i = 0; !rc && i < svc->settings.nlogs; i++)
+		rc = log_start(svc, &svc->settings.logs[i]);
+	if (rc) {
 		logs_stop(svc);
+		rs_listener_delete(&svc->listener);
 	}
 	return rc;
 }

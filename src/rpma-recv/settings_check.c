@@ -1,9 +1,13 @@
 #include "settings_check.h"
 
+#include "pool_kind.h"
+
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *settings_place(const struct recv_settings *s,
 			   const struct recv_log_settings *log, unsigned line,
@@ -145,6 +149,10 @@ int settings_check_pool_exists(const struct recv_settings *s,
 	struct stat st;
 	if (stat(path, &st) == 0 || (errno == ENOENT && log->create_size))
 		return 0;
+	/* A link to nothing is named as such (pool_kind.h), not as a pool
+	 * to create where creating it would fail. */
+	if (errno == ENOENT && recv_pool_kind_check(path, err))
+		return rs_error_wrap(err, "%s", where);
 	/* The fix is said the way the log was given: a key or an option. */
 	if (errno == ENOENT)
 		return rs_error_set(err, RS_E_INVAL, 0,
@@ -153,7 +161,16 @@ int settings_check_pool_exists(const struct recv_settings *s,
 				    where, path, path,
 				    line ? "add `create = SIZE`"
 					 : "give --create SIZE");
-	return rs_error_set(err, RS_E_INVAL, errno,
-			    "%s: cannot reach pool %s: %s", where, path,
-			    strerror(errno));
+	int e = errno;
+	if (e == EACCES) {
+		const struct passwd *pw = getpwuid(getuid());
+		return rs_error_set(err, RS_E_INVAL, e,
+				    "%s: cannot reach pool %s: permission "
+				    "denied: rpma-recv needs search access to "
+				    "each directory above it (user %s)",
+				    where, path,
+				    pw ? pw->pw_name : "this user");
+	}
+	return rs_error_set(err, RS_E_INVAL, e, "%s: cannot reach pool %s: %s",
+			    where, path, strerror(e));
 }

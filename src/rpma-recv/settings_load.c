@@ -9,12 +9,16 @@
 #include "settings_reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int settings_fail_at(const struct settings_reader *r, unsigned line,
 		     const char *fmt, ...)
@@ -202,6 +206,60 @@ static int file_end(struct settings_reader *r)
 			    r->s.path);
 }
 
+/* Why the file could not be opened, with the fix. */
+static int open_failed(const char *path, int e, struct rs_error *err)
+{
+	if (e == ENOENT || e == ENOTDIR)
+		return rs_error_set(
+		    err, RS_E_INVAL, e,
+		    "%s: cannot read it: %s: give the path of "
+		    "the configuration file (rpma-recv.conf(5))",
+		    path, strerror(e));
+	if (e == EACCES || e == EPERM) {
+		const struct passwd *pw = getpwuid(getuid());
+		return rs_error_set(err, RS_E_INVAL, e,
+				    "%s: cannot read it: permission denied: "
+				    "rpma-recv needs read access to it (user "
+				    "%s)",
+				    path, pw ? pw->pw_name : "this user");
+	}
+	return rs_error_set(err, RS_E_INVAL, e, "%s: cannot read it: %s", path,
+			    strerror(e));
+}
+
+/* The file, which must be a regular one: it is read again on each SIGHUP,
+ * and a FIFO with no writer would hang the start, or a reload. */
+static int file_open(const char *path, FILE **f, struct rs_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return open_failed(path, errno, err);
+	struct stat st;
+	if (fstat(fd, &st)) {
+		int e = errno;
+		close(fd);
+		return open_failed(path, e, err);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "%s: it is %s, not a configuration file: "
+				    "give the file itself (rpma-recv.conf(5))",
+				    path,
+				    S_ISDIR(st.st_mode)	   ? "a directory"
+				    : S_ISFIFO(st.st_mode) ? "a FIFO"
+				    : S_ISCHR(st.st_mode)
+					? "a character device"
+					: "not a regular file");
+	}
+	*f = fdopen(fd, "r");
+	if (*f)
+		return 0;
+	close(fd);
+	return rs_error_set(err, RS_E_NOMEM, errno, "out of memory to read %s",
+			    path);
+}
+
 static int reader_run(struct settings_reader *r, const char *path,
 		      const struct recv_settings *s)
 {
@@ -209,11 +267,10 @@ static int reader_run(struct settings_reader *r, const char *path,
 	if (rc)
 		return rc;
 	strcpy(r->s.path, path);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return rs_error_set(r->err, RS_E_INVAL, errno,
-				    "%s: cannot read it: %s", path,
-				    strerror(errno));
+	FILE *f = 0;
+	rc = file_open(path, &f, r->err);
+	if (rc)
+		return rc;
 	rc = file_read(r, f);
 	fclose(f);
 	return rc ? rc : file_end(r);

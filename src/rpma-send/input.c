@@ -4,20 +4,42 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 volatile sig_atomic_t send_stop_requested;
 
+/* Why the input could not be opened, and the fix. A signal that ends the
+ * wait for a FIFO's writer is no error of the file: the caller reports
+ * it. */
+int send_input_open_failed(const char *path, int e, struct rs_error *err)
+{
+	if (e == EINTR && send_stop_requested)
+		return rs_error_set(err, RS_E_INTERRUPTED, e,
+				    "interrupted while opening %s", path);
+	if (e == ENOENT || e == ENOTDIR)
+		return rs_error_set(err, RS_E_IO, e,
+				    "cannot open input %s: %s: check the path, "
+				    "or give - for standard input",
+				    path, strerror(e));
+	if (e == EACCES || e == EPERM) {
+		const struct passwd *pw = getpwuid(geteuid());
+		return rs_error_set(err, RS_E_IO, e,
+				    "cannot open input %s: permission denied: "
+				    "it must be readable by this user (%s)",
+				    path, pw ? pw->pw_name : "this user");
+	}
+	return rs_error_set(err, RS_E_IO, e, "cannot open input %s: %s", path,
+			    strerror(e));
+}
+
 static int open_path(struct send_input *in, struct rs_error *err)
 {
 	in->fd = open(in->path, O_RDONLY | O_CLOEXEC);
-	if (in->fd < 0) {
-		int e = errno;
-		return rs_error_set(err, RS_E_IO, e, "cannot open input %s: %s",
-				    in->path, strerror(e));
-	}
+	if (in->fd < 0)
+		return send_input_open_failed(in->path, errno, err);
 	struct stat st;
 	if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		send_input_close(in);

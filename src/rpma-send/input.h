@@ -30,15 +30,21 @@ struct send_input {
  * was read. */
 extern volatile sig_atomic_t send_stop_requested;
 
-/* Returns 0, or RS_E_IO (cannot open path, a directory) or RS_E_INVAL
- * (--follow of standard input) with the reason in err. */
 /* Bytes a regular file (not followed) has left to read, else 0: what a
  * replacement of the log will take. */
 uint64_t send_input_size(const struct send_input *in);
 
+/* Returns 0, or RS_E_IO (cannot open path, a directory), RS_E_INVAL
+ * (--follow of standard input) or RS_E_INTERRUPTED (a stop signal while a
+ * FIFO waited for its writer: the caller says so) with the reason in
+ * err. */
 int send_input_open(struct send_input *in, const char *path, bool follow,
 		    struct rs_error *err);
 void send_input_close(struct send_input *in);
+
+/* The line for an input path that open(2) refused with errno e, and its
+ * code: RS_E_INTERRUPTED, or RS_E_IO with the fix. */
+int send_input_open_failed(const char *path, int e, struct rs_error *err);
 
 /* Reads what is there, up to cap bytes: the count; 0 when the input ended
  * (in->eof), or with --follow when nothing new has arrived yet (try again

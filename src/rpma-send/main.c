@@ -1,4 +1,5 @@
 /* rpma-send: streams a file or a pipe into a remote PMem log over RDMA. */
+#include "cli/count.h"
 #include "cli/duration.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
@@ -40,9 +41,11 @@ static const char doc[] =
     "that is not a prefix of FILE, or replicas that do not hold the same "
     "log (a line for each says what it holds); 7 committed on fewer "
     "replicas than listed (--quorum: the message says which replica "
-    "stopped at which length). With --verify: 0 same (on every "
+    "stopped at which length); 20 interrupted by SIGINT or SIGTERM "
+    "before the run's end (a pipe or --follow ends on the signal with 0, "
+    "after committing what was read). With --verify: 0 same (on every "
     "replica listed), 1 different (the message names the replica), "
-    "2 trouble.";
+    "2 trouble, 20 interrupted.";
 
 static const char args_doc[] =
     "HOST[:PORT][/NAME][,HOST2...] [FILE|-]\n--verify[=hash|read] FILE "
@@ -164,10 +167,11 @@ static uint64_t parse_number(struct argp_state *state, const char *opt,
 			     const char *arg, uint64_t min, uint64_t max,
 			     bool size)
 {
-	uint64_t v;
-	char *end = 0;
+	uint64_t v = 0;
+	/* Digits only, as rpma-recv takes a count: strtoull would take
+	 * ' 5', '+5' and '-0' too. */
 	int bad = size ? rs_size_parse(arg, &v)
-		       : (v = strtoull(arg, &end, 10), !*arg || *end != '\0');
+		       : !rs_count_parse(arg, 0, UINT64_MAX, &v);
 	if (!bad && v >= min && v <= max)
 		return v;
 	if (size) {

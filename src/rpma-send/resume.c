@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The prefix check is a connection of the run like the stream's: with
@@ -78,11 +79,19 @@ static int check_prefix(const struct ship_config *cfg, struct send_input *in,
 int resume_run(const struct ship_config *cfg, const char *file,
 	       struct ship_result *result)
 {
+	/* Refused before it is opened: a FIFO would wait for a writer. */
+	struct stat st;
+	if (strcmp(file, "-") != 0 && stat(file, &st) == 0 &&
+	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		rs_err("--resume needs a regular FILE to check and seek in");
+		return RS_E_INVAL;
+	}
 	struct send_input in;
 	struct rs_error err = {0};
 	int rc = send_input_open(&in, file, false, &err);
 	if (rc) {
-		rs_err("%s", err.msg);
+		if (rc != RS_E_INTERRUPTED) /* main() says that */
+			rs_err("%s", err.msg);
 		return rc;
 	}
 	if (!in.is_regular) {

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *method_name(enum verify_method m)
@@ -23,7 +24,8 @@ static int ship_first(const struct verify_command *cmd,
 	struct rs_error err = {0};
 	int rc = send_input_open(&in, cmd->file, false, &err);
 	if (rc) {
-		rs_err("%s", err.msg);
+		if (rc != RS_E_INTERRUPTED) /* main() says that */
+			rs_err("%s", err.msg);
 		return rc;
 	}
 	struct ship_result r;
@@ -82,6 +84,17 @@ static void report(const struct verify_command *cmd,
 			method_name(cmd->verify.method));
 }
 
+/* A directory opens, and fails only when read, after connecting. */
+static int refuse_directory(const char *file, int fd, struct rs_error *err)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	close(fd);
+	return rs_error_set(err, RS_E_IO, EISDIR,
+			    "input %s is a directory; give a file", file);
+}
+
 /* Verifies FILE against one receiver: 0 with *same, or the trouble's
  * code, reported. */
 static int verify_one(const struct verify_command *cmd,
@@ -90,12 +103,14 @@ static int verify_one(const struct verify_command *cmd,
 	int fd = STDIN_FILENO;
 	if (strcmp(cmd->file, "-") != 0) {
 		fd = open(cmd->file, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 && send_stop_requested)
-			return RS_E_INTERRUPTED; /* a FIFO with no writer yet */
-		if (fd < 0) {
-			rs_err("cannot open %s: %s", cmd->file,
-			       strerror(errno));
-			return RS_E_IO;
+		struct rs_error err = {0};
+		int rc = fd < 0 ? send_input_open_failed(cmd->file, errno, &err)
+				: refuse_directory(cmd->file, fd, &err);
+		if (rc == RS_E_INTERRUPTED) /* a FIFO with no writer yet */
+			return rc;
+		if (rc) {
+			rs_err("%s", err.msg);
+			return rc;
 		}
 	}
 	struct verify_result r;

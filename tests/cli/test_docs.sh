@@ -1,7 +1,8 @@
 #!/bin/bash
 # The docs say what the programs do: every option a man page documents is
 # in the program's --help (test_cli.sh checks the other way round), every
-# example command line of the man pages and the README parses, and the
+# example command line of the man pages and the README parses, every exit
+# status of a man page is in --help and the README, and the
 # example configurations pass --check-config.
 #   test_docs.sh BUILD SOURCE
 set -u
@@ -18,6 +19,20 @@ for prog in rpma-send rpma-recv; do
 	check "$prog: the man page documents options" "$(ok [ "$(wc -w <<<"$documented")" -gt 10 ])" "only: $documented"
 	for opt in $documented; do
 		check "$prog $opt of the man page in --help" "$(ok grep -q -- "$opt\b" "$tmp/help")" "missing from $prog --help"
+	done
+done
+
+# --- every exit status of a man page's EXIT STATUS (its .B N items) is in
+# the Exit status paragraph of --help and in the README's exit codes
+for prog in rpma-send rpma-recv; do
+	"$BUILD/src/$prog/$prog" --help 2>&1 | sed -n '/^Exit status:/,$p' | tr '\n' ' ' >"$tmp/exits"
+	case $prog in
+	rpma-send) readme_exits=$(sed -n '/^Exit codes/,/^$/p' "$SRC/README.md") ;;
+	rpma-recv) readme_exits=$(sed -n '/^rpma-recv exits/,/^$/p' "$SRC/README.md") ;;
+	esac
+	for code in $(sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$SRC/man/$prog.1" | awk '/^\.B [0-9]+$/ { print $2 }'); do
+		check "$prog: exit $code of the man page in --help" "$(ok grep -qw -- "$code" "$tmp/exits")" "$(cat "$tmp/exits")"
+		check "$prog: exit $code of the man page in the README" "$(ok grep -qw -- "$code" <<<"$readme_exits")" "$readme_exits"
 	done
 done
 

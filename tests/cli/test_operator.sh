@@ -4,7 +4,11 @@
 # people type, a missing device that no --retry waits for, a name that
 # does not resolve named as such, --stats of a run that never streamed,
 # signals while opening the input, --follow of a file not there yet,
-# operands given source first.
+# operands given source first; and what the issue's audit found: every
+# kind of path given as an auth key, a metrics file, a configuration
+# file, a pool or rpma-send's FILE named as what it is with the fix (a
+# FIFO refused rather than waited on), a failed start that leaves its
+# pools as they were, counts that are digits only.
 #   test_operator.sh BUILD
 set -u
 BUILD="$1"
@@ -45,6 +49,31 @@ expect_error "recv: --config ''" 2 "--config: an empty FILE name; give the confi
 expect_error "send: --auth-key ''" 2 "auth key: an empty file name; give the key FILE" "$SEND" --auth-key= 192.0.2.1
 expect_error "send: --batch in its units" 2 "--batch: '5x' must be a size from 1 to 1G (such as 64K or 1M)" "$SEND" --batch 5x 192.0.2.1
 
+# --- a count is digits only, as rpma-recv takes one
+for v in " 5" "+5" "-0"; do
+	for opt in depth retry quorum; do
+		expect_error "send: --$opt '$v'" 2 "--$opt: '$v' must be a number from" "$SEND" --$opt="$v" 192.0.2.1
+	done
+done
+
+# --- rpma-send's FILE: a directory named before connecting, also for
+# --verify; what to do about a missing or unreadable one; --resume of a
+# FIFO refused without waiting for a writer
+mkdir -p "$tmp/dir"
+expect_error "verify: a directory" 2 "input $tmp/dir is a directory; give a file" "$SEND" --verify "$tmp/dir" 192.0.2.1
+expect_error "send: FILE missing" 2 "cannot open input $tmp/none.txt: No such file or directory: check the path, or give - for standard input" \
+	"$SEND" 192.0.2.1 "$tmp/none.txt"
+expect_error "verify: FILE missing" 2 "cannot open input $tmp/none.txt: No such file or directory: check the path" \
+	"$SEND" --verify "$tmp/none.txt" 192.0.2.1
+mkfifo "$tmp/resume-fifo"
+expect_error "send --resume: a FIFO" 2 "--resume needs a regular FILE to check and seek in" timeout 5 "$SEND" --resume 192.0.2.1 "$tmp/resume-fifo"
+if [ "$(id -u)" = 0 ]; then
+	echo data >"$tmp/root-only.txt"
+	chmod 600 "$tmp/root-only.txt"
+	expect_error "send: FILE unreadable" 2 "cannot open input $tmp/root-only.txt: permission denied: it must be readable by this user (nobody)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$SEND" 192.0.2.1 "$tmp/root-only.txt"
+fi
+
 # --- a pool path that is not a pool file: named as what it is, with the fix
 mkdir -p "$tmp/dir"
 mkfifo "$tmp/pool-fifo"
@@ -57,6 +86,51 @@ for look in "" --info; do
 done
 check "recv: the small file is untouched" "$(ok cmp -s "$tmp/small" <(head -c 1000 /dev/zero))" "it changed"
 
+# --- an auth key that is not a key file: what it is, and the fix; a FIFO
+# is refused, not waited for (both programs)
+mkfifo "$tmp/key-fifo"
+head -c 32 /dev/urandom >"$tmp/root.key"
+chmod 600 "$tmp/root.key"
+pmempool create log "$tmp/pool-for-key"
+for key in "$tmp/dir:a directory" "/dev/null:a character device" "$tmp/key-fifo:a FIFO"; do
+	path=${key%%:*}
+	expect_error "send: --auth-key ${key#*:}" 2 "auth key $path is ${key#*:}: give the regular file that holds the key" \
+		timeout 5 "$SEND" --auth-key "$path" 192.0.2.1
+	expect_error "recv: --auth-key ${key#*:}" 2 "auth key $path is ${key#*:}: give the regular file that holds the key" \
+		timeout 5 "$RECV" --auth-key "$path" --check-config --log a="$tmp/pool-for-key"
+done
+expect_error "send: --auth-key missing" 2 "cannot open auth key $tmp/none.key: No such file or directory: give the file that holds the shared key" \
+	"$SEND" --auth-key "$tmp/none.key" 192.0.2.1
+if [ "$(id -u)" = 0 ]; then
+	expect_error "recv: --auth-key unreadable" 2 "cannot open auth key $tmp/root.key: permission denied: it must be readable by this user (nobody)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$RECV" --auth-key "$tmp/root.key" --check-config --log a="$tmp/pool-for-key"
+fi
+
+# --- a metrics file that would be replaced (a directory, /dev/null, a
+# FIFO) or cannot be written is refused by --check-config; --info does
+# not wait on a FIFO given as one
+for m in "$tmp/dir:a directory" "/dev/null:a device" "$tmp/key-fifo:a FIFO"; do
+	expect_error "recv --check-config: --metrics-file ${m#*:}" 2 "metrics file ${m%%:*} is ${m#*:}: give the path of a regular file" \
+		"$RECV" --check-config --metrics-file "${m%%:*}" --log a="$tmp/pool-for-key"
+done
+expect_error "recv --check-config: --metrics-file in no directory" 2 "metrics file $tmp/nodir/m.prom: its directory $tmp/nodir does not exist: create it, or fix the path" \
+	"$RECV" --check-config --metrics-file "$tmp/nodir/m.prom" --log a="$tmp/pool-for-key"
+pmempool create log "$tmp/info.pool"
+timeout 5 "$RECV" --info --metrics-file "$tmp/key-fifo" "$tmp/info.pool" >"$tmp/out" 2>&1
+check "recv --info: a FIFO as the metrics file is not waited on" "$(ok grep -q "^served: not listed in $tmp/key-fifo" "$tmp/out")" "$(cat "$tmp/out")"
+
+# --- a configuration file that is not one: named, not waited on (a FIFO),
+# and what to give; --check-config= and --log =POOL are refused
+for c in "$tmp/dir:a directory" "/dev/null:a character device" "$tmp/key-fifo:a FIFO"; do
+	for how in --check-config --config; do
+		expect_error "recv $how: ${c#*:}" 2 "${c%%:*}: it is ${c#*:}, not a configuration file: give the file itself" timeout 5 "$RECV" $how "${c%%:*}"
+	done
+done
+expect_error "recv --config: missing" 2 "$tmp/none.conf: cannot read it: No such file or directory: give the path of the configuration file" \
+	"$RECV" --config "$tmp/none.conf"
+expect_error "recv --check-config=''" 2 "--check-config: an empty FILE name; give the configuration file, or no '='" "$RECV" --check-config=
+expect_error "recv --log with no NAME" 2 "--log '=$tmp/pool-for-key': give NAME=POOL" "$RECV" --log="=$tmp/pool-for-key"
+
 # --- argp's own errors say rpma-send:, not the path the program was run by
 for prog in rpma-send rpma-recv; do
 	first=$(cd "$BUILD/src/$prog" && "./$prog" --no-such-option 2>&1 </dev/null | head -n 1)
@@ -68,7 +142,47 @@ expect_error "recv: --create 1M" 2 "cannot create pool $tmp/small.pool of 1.0 Mi
 	"$RECV" --create 1M "$tmp/small.pool"
 check "recv: --create 1M leaves no file" "$(ok [ ! -e "$tmp/small.pool" ])" "$(ls -l "$tmp/small.pool" 2>&1)"
 
+# --- pools a start cannot use, named before it listens: a read-only
+# mount, a directory that is not there, a symbolic link to nothing, a file
+# that is not a pool (the same with --check-config)
+pmempool create log "$tmp/serve.pool"
+ln -s "$tmp/nothing.pool" "$tmp/dangling.pool"
+head -c 3000000 /dev/zero >"$tmp/zeros"
+expect_error "recv: --create with no directory" 2 "cannot create pool $tmp/nodir/new.pool: its directory $tmp/nodir does not exist: create it, or fix the path" \
+	"$RECV" --create 8M "$tmp/nodir/new.pool"
+for look in "" --info "--create 8M"; do
+	expect_error "recv $look: a dangling symlink" 2 "$tmp/dangling.pool is a symbolic link to $tmp/nothing.pool, which does not exist: give the pool's own path" \
+		"$RECV" $look "$tmp/dangling.pool"
+done
+expect_error "recv: not a pool" 2 "$tmp/zeros is not a usable pmemlog pool (no PMEMLOG signature): give a pool" "$RECV" "$tmp/zeros"
+expect_error "recv --create: not a pool" 2 "$tmp/zeros exists and is not a usable pmemlog pool; refusing to overwrite it" "$RECV" --create 8M "$tmp/zeros"
+for p in "/dev/null:a character device" "$tmp/pool-fifo:a FIFO" "$tmp/zeros:not a usable pmemlog pool"; do
+	expect_error "recv --check-config: ${p#*:}" 2 "--log a=${p%%:*}: ${p%%:*} is ${p#*:}" "$RECV" --check-config --log a="${p%%:*}"
+done
+expect_error "recv --info: missing" 2 "pool $tmp/missing.pool does not exist: give the path of a pool file or a device-DAX" "$RECV" --info "$tmp/missing.pool"
+if [ "$(id -u)" = 0 ] && mkdir "$tmp/ro" && mount -t tmpfs -o size=8m tmpfs "$tmp/ro" 2>/dev/null; then
+	pmempool create log "$tmp/ro/p.pool" && mount -o remount,ro "$tmp/ro"
+	expect_error "recv: a pool on a read-only mount" 2 "$tmp/ro/p.pool is on a read-only file system: rpma-recv writes to its pools; remount it read-write" \
+		"$RECV" "$tmp/ro/p.pool"
+	expect_error "recv --check-config: a pool on a read-only mount" 2 "pool $tmp/ro/p.pool: read-only file system" \
+		"$RECV" --check-config --log a="$tmp/ro/p.pool"
+	umount "$tmp/ro"
+fi
+if [ "$(id -u)" = 0 ]; then
+	mkdir -m 700 "$tmp/locked"
+	expect_error "recv --check-config: a pool beyond a directory it cannot search" 2 "cannot reach pool $tmp/locked/new.pool: permission denied: rpma-recv needs search access to each directory above it (user nobody)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$RECV" --check-config --create 8M --log a="$tmp/locked/new.pool"
+fi
+
 if [ "$no_device" = 1 ]; then
+	# --- a start that fails for want of a device leaves the pools as they
+	# were and creates none
+	before=$(sha256sum <"$tmp/serve.pool")
+	expect_error "recv: no device" 3 "no RDMA device" "$RECV" "$tmp/serve.pool"
+	check "recv: a failed start leaves the pool as it was" "$(ok [ "$(sha256sum <"$tmp/serve.pool")" = "$before" ])" "changed"
+	expect_error "recv --create: no device" 3 "no RDMA device" "$RECV" --create 8M "$tmp/new.pool"
+	check "recv --create: a failed start creates no pool" "$(ok [ ! -e "$tmp/new.pool" ])" "$(ls -l "$tmp/new.pool" 2>&1)"
+
 	# --- a missing device is not waited for, whatever --retry says
 	start=$SECONDS
 	expect_error "send: no device with --retry 50" 3 "no RDMA device on this machine" "$SEND" --retry 50 192.0.2.1
@@ -116,6 +230,7 @@ interrupt() { # NAME SIGNAL PATTERN COMMAND...
 interrupt "send: SIGINT opening a FIFO" INT "interrupted by SIGINT before sending anything" "$SEND" 192.0.2.1 "$tmp/fifo"
 interrupt "send: SIGTERM opening a FIFO" TERM "interrupted by SIGTERM before sending anything" "$SEND" 192.0.2.1 "$tmp/fifo"
 interrupt "verify: SIGTERM opening a FIFO" TERM "interrupted by SIGTERM" "$SEND" --verify "$tmp/fifo" 192.0.2.1
+interrupt "verify --send: SIGINT opening a FIFO" INT "interrupted by SIGINT" "$SEND" --verify --send "$tmp/fifo" 192.0.2.1
 
 # --- --follow of a file that is not there yet waits for it, as tail -F
 if [ "$no_device" = 1 ]; then

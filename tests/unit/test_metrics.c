@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void commits_fall_in_their_bucket(void **state)
@@ -147,6 +148,29 @@ static void written_whole_and_read_back(void **state)
 			 RS_E_IO);
 }
 
+/* A FIFO (or /dev/null, for a root service) given as the metrics file is
+ * refused, not replaced by the rename. */
+static void not_a_regular_file_is_left_alone(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rs-test-metrics-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	struct recv_metrics m = sample();
+	struct rs_error err = {0};
+	assert_int_equal(recv_metrics_write(path, &m, &err), RS_E_IO);
+	assert_non_null(strstr(err.msg, "is a FIFO: give the path of a "
+					"regular file"));
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(recv_metrics_path_check(dir, &err), RS_E_IO);
+	assert_non_null(strstr(err.msg, "is a directory"));
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +178,7 @@ int main(void)
 	    cmocka_unit_test(refusals_by_reason),
 	    cmocka_unit_test(the_text_format),
 	    cmocka_unit_test(written_whole_and_read_back),
+	    cmocka_unit_test(not_a_regular_file_is_left_alone),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

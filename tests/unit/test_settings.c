@@ -562,7 +562,8 @@ static void log_value_errors(void **state)
 	    {LOG_A "auth-key = @/missing.key\n", 3,
 	     "cannot open auth key @/missing.key: No such file or directory"},
 	    {LOG_A "auth-key = @/keydir\n", 3,
-	     "auth key @/keydir must hold 16 to 4096 bytes"},
+	     "auth key @/keydir is a directory: give the regular file that "
+	     "holds the key"},
 	    {LOG_A "auth-key = @/short.key\n", 3,
 	     "auth key @/short.key must hold 16 to 4096 bytes"},
 	    {LOG_A "auth-key = key600\n", 3,
@@ -676,7 +677,9 @@ static void unreadable_file(void **state)
 		       "cannot read it: No such file or directory");
 	in_dir("keydir", path);
 	assert_int_equal(recv_settings_load(path, &s, &err), RS_E_INVAL);
-	expect_message(&err, path, 0, "cannot read it: Is a directory");
+	expect_message(&err, path, 0,
+		       "it is a directory, not a configuration file: give "
+		       "the file itself");
 	assert_string_equal(s.path, "");
 	assert_int_equal(s.nlogs, 0);
 }

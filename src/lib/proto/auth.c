@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -17,6 +18,42 @@
  * the same key is no answer here. */
 static const char auth_label[] = "rpma-ship auth v2";
 
+/* What a key path that is not a regular file is, for the message. */
+static const char *kind_of(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	return "not a regular file";
+}
+
+/* Why path could not be opened, and what to do about it. */
+static int open_failed(const char *path, int e, struct rs_error *err)
+{
+	if (e == ENOENT || e == ENOTDIR)
+		return rs_error_set(
+		    err, RS_E_INVAL, e,
+		    "cannot open auth key %s: %s: give the file "
+		    "that holds the shared key (the same file "
+		    "on the sender and the receiver)",
+		    path, strerror(e));
+	if (e == EACCES || e == EPERM) {
+		const struct passwd *pw = getpwuid(geteuid());
+		return rs_error_set(err, RS_E_INVAL, e,
+				    "cannot open auth key %s: permission "
+				    "denied: it must be readable by this user "
+				    "(%s), its owner",
+				    path, pw ? pw->pw_name : "this user");
+	}
+	return rs_error_set(err, RS_E_INVAL, e, "cannot open auth key %s: %s",
+			    path, strerror(e));
+}
+
 int rs_auth_key_load(const char *path, struct rs_auth_key *key,
 		     struct rs_error *err)
 {
@@ -24,14 +61,27 @@ int rs_auth_key_load(const char *path, struct rs_auth_key *key,
 		return rs_error_set(err, RS_E_INVAL, 0,
 				    "auth key: an empty file name; give the "
 				    "key FILE");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		return rs_error_set(err, RS_E_INVAL, errno,
-				    "cannot open auth key %s: %s", path,
-				    strerror(errno));
-	}
+	/* O_NONBLOCK: a FIFO with no writer must be refused, not waited
+	 * for; it changes nothing for a regular file. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return open_failed(path, errno, err);
 	struct stat st;
-	if (fstat(fd, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO))) {
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return open_failed(path, e, err);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return rs_error_set(
+		    err, RS_E_INVAL, 0,
+		    "auth key %s is %s: give the regular file "
+		    "that holds the key (make one with `head -c "
+		    "32 /dev/urandom > FILE; chmod 600 FILE`)",
+		    path, kind_of(st.st_mode));
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
 		close(fd);
 		return rs_error_set(
 		    err, RS_E_INVAL, 0,
