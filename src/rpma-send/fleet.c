@@ -203,13 +203,16 @@ int fleet_switch(struct fleet *f)
 {
 	const struct quorum *q = window_quorum(f->w);
 	uint64_t end = quorum_committed(q);
-	unsigned switched = 0, live = 0;
+	unsigned switched = 0;
 	int failure = 0;
 	for (unsigned i = 0; i < f->n; i++) {
 		struct replica *r = f->replicas[i];
-		if (quorum_replica_state(q, i) == REPLICA_DROPPED)
+		if (quorum_replica_state(q, i) == REPLICA_DROPPED) {
+			rs_err("%s keeps its previous content: it did not take "
+			       "the whole replacement",
+			       replica_label(r));
 			continue;
-		live++;
+		}
 		struct rs_msg reply = {0};
 		int rc =
 		    replica_connected(r) && quorum_replica_offset(q, i) == end
@@ -227,8 +230,8 @@ int fleet_switch(struct fleet *f)
 			failure = rc ? rc : RS_E_LOST;
 	}
 	if (!failure)
-		return 0;
-	return switched && switched < live ? RS_E_DEGRADED : failure;
+		return switched < f->n ? RS_E_DEGRADED : 0;
+	return switched ? RS_E_DEGRADED : failure;
 }
 
 int fleet_finish(const struct fleet *f, int rc)

@@ -223,9 +223,14 @@ static int finish(struct shipper *s)
 		       "pool)",
 		       (unsigned long long)committed);
 	rc = fleet_finish(s->f, rc);
-	if (!rc && replacing && window_error(s->w) == WINDOW_OK)
-		rc = fleet_switch(s->f);
-	else if (rc && replacing && rc != RS_E_FULL)
+	/* Committed on the replicas the rule asks for: those that hold it
+	 * all switch it in. */
+	bool whole = !rc || rc == RS_E_DEGRADED;
+	if (whole && replacing && window_error(s->w) == WINDOW_OK) {
+		int sw = fleet_switch(s->f);
+		if (sw) /* one that kept its old content says which */
+			rc = sw;
+	} else if (rc && replacing && rc != RS_E_FULL)
 		rs_err("the log keeps its previous content: --truncate "
 		       "replaces it only once every byte is committed");
 	return rc;

@@ -1,11 +1,17 @@
 #!/bin/bash
-# Rotation: a log with an archive takes a stream several times its pool's
-# size; the archive's files, in name order, followed by the pool's content
-# are the input exactly. The receiver is killed -9 at each step of a
-# rotation (RPMA_RECV_STOP_AT stops it there first) while a sender with
-# --retry streams on; an archive whose disk fills ends the stream with exit
-# 4 and loses nothing; verify, --resume and replicas see the log whole.
-# Runs inside the VM test bed: scripts/vm-run -- rotation.sh BUILD
+# A log's life (issue 26). Rotation: a log with an archive takes a stream
+# several times its pool's size; the archive's files, in name order,
+# followed by the pool's content are the input exactly. The receiver is
+# killed -9 at each step of a rotation (RPMA_RECV_STOP_AT stops it there
+# first) while a sender with --retry streams on; an archive whose disk
+# fills ends the stream with exit 4 and loses nothing; verify, --resume and
+# replicas see the log whole. Replacement (--truncate): a run killed at
+# 10%, 50% and 99% (sender kill -9, receiver kill -9, the link down) leaves
+# the previous content byte for byte, the next run replaces it; a receiver
+# killed during the switch comes back with the new content whole; a pool
+# without room refuses before anything moves, unless an archive can take
+# the old content. Runs inside the VM test bed: scripts/vm-run --
+# lifecycle.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
 
@@ -181,6 +187,163 @@ reap "$pid2"
 for p in 7301 7302; do
 	check_log "$WORK/arch$p" "$RPMA_TMPDIR/rep$p.pool" "$WORK/in18"
 done
+end_case
+
+# --- replacement ----------------------------------------------------------
+
+link_down() {
+	tc qdisc replace dev veth1 root netem loss 100%
+	tc qdisc replace dev veth0 root netem loss 100%
+}
+
+link_up() {
+	tc qdisc del dev veth1 root 2>/dev/null
+	tc qdisc del dev veth0 root 2>/dev/null
+}
+
+# feed_until FILE PERCENT FIFO: writes FILE into FIFO in 1% steps; at
+# PERCENT it touches $WORK/fed and holds the FIFO open without writing
+# more. Run it in the background.
+feed_until() {
+	local size step i
+	size=$(stat -c %s "$1")
+	step=$(((size + 99) / 100))
+	exec 8>"$3"
+	for ((i = 0; i < 100; i++)); do
+		if [ "$i" = "$2" ]; then
+			: >"$WORK/fed"
+			sleep 60
+			break
+		fi
+		dd if="$1" bs="$step" skip="$i" count=1 status=none >&8
+		sleep 0.01
+	done
+	exec 8>&-
+}
+
+# wait_file FILE SECONDS: FILE exists.
+wait_file() {
+	local end=$((SECONDS + $2))
+	while [ ! -e "$1" ]; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		nap 0.05
+	done
+}
+
+# wait_count FILE TEXT N SECONDS: FILE holds TEXT on N lines or more.
+wait_count() {
+	local end=$((SECONDS + $4))
+	while [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -lt "$3" ]; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		nap 0.1
+	done
+}
+
+abandoned=0
+pool="$RPMA_TMPDIR/repl.pool"
+rm -f "$pool"
+head -c 6M /dev/urandom >"$WORK/old"
+head -c 8M /dev/urandom >"$WORK/new"
+start_recv "$WORK/recv.log" --create 32M "$pool" || fail "receiver did not start: $(cat "$WORK/recv.log")"
+rc=0
+timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/old" 2>"$WORK/send.log" || rc=$?
+[ "$rc" = 0 ] || fail "the first content: exit $rc: $(cat "$WORK/send.log")"
+
+for fault in sender receiver link; do
+	for pct in 10 50 99; do
+		start_case "a replacement cut at $pct% ($fault): the log keeps its previous content"
+		rm -f "$WORK/fifo" "$WORK/fed"
+		mkfifo "$WORK/fifo"
+		feed_until "$WORK/new" "$pct" "$WORK/fifo" &
+		feeder=$!
+		spawn 120 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" - <"$WORK/fifo"
+		send_pid=$SPAWN_PID
+		wait_file "$WORK/fed" 60 || fail "the feeder did not get to $pct%"
+		nap 1.5 # what was fed is committed (a quiet pipe's batch goes at once)
+		case $fault in
+		sender) kill -9 "$send_pid" ;;
+		receiver) kill -9 "$RECV_PID" ;;
+		link) link_down ;;
+		esac
+		reap "$send_pid"
+		[ "$fault" = sender ] || [ "$REAP_RC" != 0 ] || fail "the sender exited 0 after the $fault fault"
+		[ "$fault" = sender ] || grep -q "keeps its previous content" "$WORK/send.log" ||
+			fail "the sender does not say the log keeps its content: $(tr '\r' '\n' <"$WORK/send.log" | tail -n 3)"
+		kill "$feeder" 2>/dev/null
+		wait "$feeder" 2>/dev/null
+		link_up
+		# the receiver lets the replacement go (the next run may start)
+		if [ "$fault" != receiver ]; then
+			abandoned=$((abandoned + 1))
+			wait_count "$WORK/recv.log" "is abandoned" "$abandoned" 30 ||
+				fail "the receiver did not let the replacement go: $(tail -n 3 "$WORK/recv.log")"
+		fi
+		if [ "$fault" = receiver ]; then
+			wait_recv
+			start_recv "$WORK/recv.log" "$pool" || fail "receiver did not restart: $(cat "$WORK/recv.log")"
+			abandoned=0
+		fi
+		check_pool "$pool" "$WORK/old"
+		end_case
+	done
+done
+
+start_case "the next run replaces it; a receiver killed during the switch comes back with the new content whole"
+rc=0
+timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/new" 2>"$WORK/send.log" || rc=$?
+[ "$rc" = 0 ] || fail "exit $rc: $(cat "$WORK/send.log")"
+check_pool "$pool" "$WORK/new"
+# The old content now 8 MiB at the start: a 6 MiB replacement goes beside
+# it, 8 MiB on, and moves in one chunk; a 1 MiB log then takes a 12 MiB
+# replacement in three chunks of 4 MiB (an eighth of the pool).
+for step in switch-recorded switch-moving switch-committed; do
+	head -c 1M /dev/urandom >"$WORK/small"
+	timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/small" 2>"$WORK/send.log" || fail "1 MiB: $(cat "$WORK/send.log")"
+	head -c 12M /dev/urandom >"$WORK/big"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	RPMA_RECV_STOP_AT=$step start_recv "$WORK/recv-$step.log" "$pool" || fail "receiver did not start"
+	spawn 120 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" "$WORK/big"
+	send_pid=$SPAWN_PID
+	if wait_stopped "$RECV_PID" 60; then
+		log "receiver stopped at $step: kill -9"
+	else
+		fail "receiver did not stop at $step: $(tail -n 3 "$WORK/recv-$step.log")"
+	fi
+	kill -9 "$RECV_PID"
+	wait_recv
+	reap "$send_pid"
+	start_recv "$WORK/recv.log" "$pool" || fail "receiver did not restart: $(cat "$WORK/recv.log")"
+	grep -q "finishing the switch to its replacement" "$WORK/recv.log" || fail "no switch finished at $step: $(cat "$WORK/recv.log")"
+	check_pool "$pool" "$WORK/big"
+done
+end_case
+
+start_case "no room for both: refused before anything moves; with an archive, the old content is sealed into it first"
+kill -TERM "$RECV_PID"
+wait_recv
+pool="$RPMA_TMPDIR/tight.pool" arch="$WORK/arch-tight"
+rm -f "$pool"
+mkdir -p "$arch"
+head -c 5M /dev/urandom >"$WORK/five"
+head -c 4M /dev/urandom >"$WORK/four"
+start_recv "$WORK/recv.log" --create 8M "$pool" || fail "receiver did not start"
+timeout 120 "$SEND" "$RECV_IP" "$WORK/five" 2>"$WORK/send.log" || fail "5 MiB: $(cat "$WORK/send.log")"
+rc=0
+timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/four" 2>"$WORK/send.log" || rc=$?
+[ "$rc" = 4 ] || fail "no room: exit $rc, want 4: $(cat "$WORK/send.log")"
+grep -q "cannot replace the log: its pool has room for [0-9]* bytes beside the content it keeps" "$WORK/send.log" ||
+	fail "no line naming the room: $(cat "$WORK/send.log")"
+check_pool "$pool" "$WORK/five"
+kill -TERM "$RECV_PID"
+wait_recv
+start_recv "$WORK/recv.log" --archive "$arch" "$pool" || fail "receiver did not start with an archive"
+rc=0
+timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/four" 2>"$WORK/send.log" || rc=$?
+[ "$rc" = 0 ] || fail "with an archive: exit $rc: $(cat "$WORK/send.log")"
+kill -TERM "$RECV_PID"
+wait_recv
+check_log "$arch" "$pool" "$WORK/four"
 end_case
 
 rm -rf "$WORK"
