@@ -66,7 +66,7 @@ stream_round() {
 	# a round that fills the log goes as fast as it can: it is long
 	pace "$in" "$([ "$full" = 1 ] && echo 0 || echo "$PACE")" >"$fifo" &
 	feeder=$!
-	send_run "$name" "$log" --truncate --retry 1000 --progress=always --stats \
+	send_run "$name" "$log" --truncate=in-place --retry 1000 --progress=always --stats \
 		${STREAM_OPTS[$name]} "${STREAM_TARGET[$name]}" - <"$fifo"
 	rc=$RC killed=$KILLED
 	kill "$feeder" 2>/dev/null

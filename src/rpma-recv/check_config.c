@@ -72,7 +72,7 @@ int recv_check_config(const struct recv_settings_source *source)
 	if (!rc)
 		rc = check_logs(&s, &err);
 	if (!rc && s.metrics_file[0])
-		rc = recv_metrics_path_check(s.metrics_file, &err);
+		rc = recv_metrics_path_check(s.metrics_file, true, &err);
 	if (rc)
 		rs_err("%s", err.msg);
 	else

@@ -174,7 +174,8 @@ static const char *kind_of(mode_t mode)
 	return "not a regular file";
 }
 
-int recv_metrics_path_check(const char *path, struct rs_error *err)
+int recv_metrics_path_check(const char *path, bool missing_dir_ok,
+			    struct rs_error *err)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
@@ -190,6 +191,8 @@ int recv_metrics_path_check(const char *path, struct rs_error *err)
 	if (access(dir, W_OK | X_OK) == 0)
 		return 0;
 	int e = errno;
+	if (e == ENOENT && missing_dir_ok)
+		return 0;
 	if (e == ENOENT)
 		return rs_error_set(err, RS_E_IO, e,
 				    "metrics file %s: its directory %s does "
@@ -207,7 +210,7 @@ int recv_metrics_path_check(const char *path, struct rs_error *err)
 int recv_metrics_write(const char *path, const struct recv_metrics *m,
 		       struct rs_error *err)
 {
-	int rc = recv_metrics_path_check(path, err);
+	int rc = recv_metrics_path_check(path, false, err);
 	if (rc)
 		return rc;
 	char tmp[4200];

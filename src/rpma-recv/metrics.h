@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "error.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -39,8 +40,11 @@ void recv_metrics_render(FILE *f, const struct recv_metrics *m);
  * regular file or not there yet, and its directory takes the temporary
  * file. 0, or RS_E_IO with "metrics file PATH ...: why; the fix". A
  * directory, device or FIFO is refused: the rename would replace it
- * (/dev/null, for a root service). */
-int recv_metrics_path_check(const char *path, struct rs_error *err);
+ * (/dev/null, for a root service). With missing_dir_ok, a directory not
+ * there yet passes (--check-config before the service's first start: its
+ * RuntimeDirectory comes with the unit; the receiver tries each interval). */
+int recv_metrics_path_check(const char *path, bool missing_dir_ok,
+			    struct rs_error *err);
 
 /* Renders m into path, atomically, when recv_metrics_path_check() passes.
  * RS_E_IO with the file named. */

@@ -37,7 +37,7 @@ delay() {
 }
 
 start_sender() { # start_sender METHOD: streams the input into rpma-send.
-	start_fed_sender "$input" --truncate --method "$1" --batch 64K "$RECV_IP"
+	start_fed_sender "$input" --truncate=in-place --method "$1" --batch 64K "$RECV_IP"
 }
 
 # begin_stream POOL METHOD [RECV ARGS...]: a receiver on POOL and a sender

@@ -65,7 +65,7 @@ honest_send() {
 	printf 'honest chunk %02d on %s, after %s\n' "$chunks" "$label" "$scenario" >"$WORK/chunk"
 	local args=(--retry 5)
 	if [ "$chunks" = 1 ]; then
-		args+=(--truncate)
+		args+=(--truncate=in-place)
 		: >"$expected"
 	fi
 	local rc=0

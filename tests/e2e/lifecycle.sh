@@ -156,7 +156,7 @@ head -c "$size" /dev/urandom >"$WORK/indax"
 start_recv "$WORK/recv.log" --archive "$arch" --direct-write-to-pmem --create 1 "$RPMA_DEVDAX" ||
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
 rc=0
-timeout 600 "$SEND" --truncate --method apm "$RECV_IP" "$WORK/indax" 2>"$WORK/send.log" || rc=$?
+timeout 600 "$SEND" --truncate=in-place --method apm "$RECV_IP" "$WORK/indax" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 0 ] || fail "apm: exit $rc: $(cat "$WORK/send.log")"
 kill -TERM "$RECV_PID"
 wait_recv
@@ -201,23 +201,16 @@ link_up() {
 	tc qdisc del dev veth0 root 2>/dev/null
 }
 
-# feed_until FILE PERCENT FIFO: writes FILE into FIFO in 1% steps; at
-# PERCENT it touches $WORK/fed and holds the FIFO open without writing
-# more. Run it in the background.
+# feed_until FILE PERCENT FIFO: writes the first PERCENT of FILE into
+# FIFO, touches $WORK/fed and holds the FIFO open without writing more.
+# Run it in the background.
 feed_until() {
-	local size step i
+	local size
 	size=$(stat -c %s "$1")
-	step=$(((size + 99) / 100))
 	exec 8>"$3"
-	for ((i = 0; i < 100; i++)); do
-		if [ "$i" = "$2" ]; then
-			: >"$WORK/fed"
-			sleep 60
-			break
-		fi
-		dd if="$1" bs="$step" skip="$i" count=1 status=none >&8
-		sleep 0.01
-	done
+	head -c $((size * $2 / 100)) "$1" >&8
+	: >"$WORK/fed"
+	sleep 120
 	exec 8>&-
 }
 
@@ -297,8 +290,8 @@ check_pool "$pool" "$WORK/new"
 # it, 8 MiB on, and moves in one chunk; a 1 MiB log then takes a 12 MiB
 # replacement in three chunks of 4 MiB (an eighth of the pool).
 for step in switch-recorded switch-moving switch-committed; do
-	head -c 1M /dev/urandom >"$WORK/small"
-	timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/small" 2>"$WORK/send.log" || fail "1 MiB: $(cat "$WORK/send.log")"
+	head -c 1M /dev/urandom >"$WORK/one"
+	timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/one" 2>"$WORK/send.log" || fail "1 MiB: $(cat "$WORK/send.log")"
 	head -c 12M /dev/urandom >"$WORK/big"
 	kill -TERM "$RECV_PID"
 	wait_recv

@@ -37,7 +37,7 @@ FEED_PAUSE=0.12
 for secs in 2 4 8; do
 	start_case "network silent (every packet dropped) $secs s mid-stream under --retry: exact, exit 0"
 	if start_recv "$WORK/recv.log" "$pool"; then
-		start_fed_sender "$input" -v --retry 40 --truncate "$RECV_IP"
+		start_fed_sender "$input" -v --retry 40 --truncate=in-place "$RECV_IP"
 		wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 		nap 2
 		link_down
@@ -59,7 +59,7 @@ done
 
 start_case "network silent past the peer timeout, sender killed: the log is freed and served"
 if start_recv "$WORK/recv.log" --peer-timeout 3 "$pool"; then
-	start_fed_sender "$input" -v --truncate "$RECV_IP"
+	start_fed_sender "$input" -v --truncate=in-place "$RECV_IP"
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
 	nap 1
 	link_down
@@ -71,7 +71,7 @@ if start_recv "$WORK/recv.log" --peer-timeout 3 "$pool"; then
 	wait_for "$WORK/recv.log" "peer timeout" 10 || fail "log not freed within 10 s: $(cat "$WORK/recv.log")"
 	log "freed after $((SECONDS - t0)) s (peer timeout 3 s)"
 	link_up
-	echo "after the outage" | timeout 60 "$SEND" --truncate "$RECV_IP" - 2>"$WORK/send2.log" ||
+	echo "after the outage" | timeout 60 "$SEND" --truncate=in-place "$RECV_IP" - 2>"$WORK/send2.log" ||
 		fail "next sender not served: $(cat "$WORK/send2.log")"
 	kill -TERM "$RECV_PID"
 	wait_recv
@@ -87,7 +87,7 @@ if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo"
 	exec 7<>"$WORK/fifo"
-	spawn 120 "$WORK/send.log" "$SEND" -v --truncate "$RECV_IP" - <"$WORK/fifo"
+	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
 	send_pid=$SPAWN_PID
 	echo "before the quiet night" >&7
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
@@ -113,7 +113,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	tc qdisc replace dev veth0 root netem loss 1% delay 1ms
 	t0=$SECONDS
 	rc=0
-	timeout 120 "$SEND" --retry 40 --truncate --stats "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
+	timeout 120 "$SEND" --retry 40 --truncate=in-place --stats "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
 	log "3 MiB through 1% loss in $((SECONDS - t0)) s: $(grep -i 'committed' "$WORK/send.log" | head -1)"
 	link_up
 	[ "$rc" = 0 ] || fail "sender exited $rc: $(cat "$WORK/send.log")"
@@ -137,7 +137,7 @@ chmod 600 "$wrong"
 # reconnect goes over lo, and no case may follow this one.
 start_case "with --auth-key: after the link went down the sender takes its session over at once; a stranger and a wrong key get nothing"
 if start_recv "$WORK/recv.log" --auth-key "$key" "$pool"; then
-	start_fed_sender "$input" -v --auth-key "$key" --retry 40 --truncate "$RECV_IP"
+	start_fed_sender "$input" -v --auth-key "$key" --retry 40 --truncate=in-place "$RECV_IP"
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	rc=0
 	echo "stranger" | timeout 30 "$SEND" --auth-key "$key" "$RECV_IP" - 2>"$WORK/stranger.log" || rc=$?

@@ -71,7 +71,7 @@ check_prefix() {
 
 start_case "three replicas (devdax, fsdax, plain file): 32 MiB bit-exact"
 if start_all; then
-	ship --truncate --stats "$targets" "$input"
+	ship --truncate=in-place --stats "$targets" "$input"
 	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
 	n=$(grep -c 'stats: replica=.* state=active bytes=33554432 lag=0 ' "$WORK/send.log")
 	[ "$n" = 3 ] || fail "want 3 replica stats lines, got $n: $(cat "$WORK/send.log")"
@@ -118,8 +118,8 @@ start_case "replicas of the same length, different bytes, are refused (exit 6)"
 if start_all; then
 	head -c 1M /dev/urandom >"$WORK/x"
 	head -c 1M /dev/urandom >"$WORK/y"
-	ship --truncate "$RECV_IP:7301" "$WORK/x"
-	ship --truncate "$RECV_IP:7302,$RECV_IP:7303" "$WORK/y"
+	ship --truncate=in-place "$RECV_IP:7301" "$WORK/x"
+	ship --truncate=in-place "$RECV_IP:7302,$RECV_IP:7303" "$WORK/y"
 	[ "$REAP_RC" = 0 ] || fail "two replicas exited $REAP_RC: $(cat "$WORK/send.log")"
 	ship "$targets" "$small"
 	[ "$REAP_RC" = 6 ] || fail "sender exited $REAP_RC, want 6: $(cat "$WORK/send.log")"
@@ -141,7 +141,7 @@ lose_one_case() {
 	[ "$how" = kill ] || what="hung (SIGSTOP)"
 	start_case "--quorum 2 $*: one receiver $what mid-stream: exit 7, the others exact"
 	if start_all; then
-		FEED_PAUSE=0.05 start_fed_sender "$input" --truncate --quorum 2 "$@" "$targets"
+		FEED_PAUSE=0.05 start_fed_sender "$input" --truncate=in-place --quorum 2 "$@" "$targets"
 		wait_for "$WORK/recv2.log" "connected at" || fail "no connection: $(cat "$WORK/send.log")"
 		nap 1
 		if [ "$how" = kill ]; then
@@ -174,7 +174,7 @@ RECV_EXTRA=()
 
 start_case "--quorum 2 --retry: a receiver restarted within the ring's window catches up"
 if start_all; then
-	FEED_PAUSE=0.1 start_fed_sender "$input" --truncate --quorum 2 --retry 30 "$targets"
+	FEED_PAUSE=0.1 start_fed_sender "$input" --truncate=in-place --quorum 2 --retry 30 "$targets"
 	wait_for "$WORK/recv2.log" "connected at" || fail "no connection: $(cat "$WORK/send.log")"
 	nap 1
 	kill -9 "${rpid[2]}"
@@ -201,7 +201,7 @@ end_case
 
 start_case "the sender killed -9 mid-stream: every replica holds a prefix"
 if start_all; then
-	FEED_PAUSE=0.05 start_fed_sender "$input" --truncate --progress=always "$targets"
+	FEED_PAUSE=0.05 start_fed_sender "$input" --truncate=in-place --progress=always "$targets"
 	wait_for "$WORK/send.log" "MiB committed" 60 "$SEND_PID" || fail "no progress: $(cat "$WORK/send.log")"
 	# each replica's bytes on the progress line
 	wait_for "$WORK/send.log" ", $RECV_IP:7303 " 10 || fail "no replica on the progress line: $(cat "$WORK/send.log")"

@@ -52,7 +52,7 @@ ship_to() {
 	local name="$1" input="$2"
 	shift 2
 	RC=0
-	timeout 300 "$SEND" "$@" --truncate "$RECV_IP/$name" "$input" 2>"$WORK/send-$name.log" || RC=$?
+	timeout 300 "$SEND" "$@" --truncate=in-place "$RECV_IP/$name" "$input" 2>"$WORK/send-$name.log" || RC=$?
 }
 
 write_conf
@@ -61,10 +61,10 @@ if start_recv "$WORK/recv.log" --config "$conf"; then
 	pids=()
 	for pair in plain:1 fsdax:2 devdax:3; do
 		name=${pair%:*}
-		spawn 300 "$WORK/send-$name.log" "$SEND" --truncate --stats "$RECV_IP/$name" "$WORK/in${pair#*:}"
+		spawn 300 "$WORK/send-$name.log" "$SEND" --truncate=in-place --stats "$RECV_IP/$name" "$WORK/in${pair#*:}"
 		pids+=("$SPAWN_PID")
 	done
-	spawn 300 "$WORK/send-keyed.log" "$SEND" --auth-key "$key" --truncate --stats "$RECV_IP/keyed" "$WORK/in4"
+	spawn 300 "$WORK/send-keyed.log" "$SEND" --auth-key "$key" --truncate=in-place --stats "$RECV_IP/keyed" "$WORK/in4"
 	pids+=("$SPAWN_PID")
 	for p in "${pids[@]}"; do
 		reap "$p"
@@ -83,7 +83,7 @@ end_case
 
 start_case "a second writer on a busy log, or a second receiver on its pool, is refused while another log is served; names are listed"
 if start_recv "$WORK/recv.log" --config "$conf"; then
-	FEED_PAUSE=0.1 start_fed_sender "$WORK/in1" -v --truncate "$RECV_IP/plain"
+	FEED_PAUSE=0.1 start_fed_sender "$WORK/in1" -v --truncate=in-place "$RECV_IP/plain"
 	wait_for "$WORK/send.log" "method" || fail "first sender did not connect: $(cat "$WORK/send.log")"
 	ship_to plain "$WORK/in2"
 	[ "$RC" = 5 ] || fail "second writer of plain exited $RC, want 5: $(cat "$WORK/send-plain.log")"
@@ -141,7 +141,7 @@ if start_recv "$WORK/recv.log" --config "$conf"; then
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo"
 	exec 7<>"$WORK/fifo"
-	spawn 120 "$WORK/send.log" "$SEND" -v --truncate "$RECV_IP/plain" - <"$WORK/fifo"
+	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP/plain" - <"$WORK/fifo"
 	writer=$SPAWN_PID
 	cat "$WORK/first" >&7
 	wait_for "$WORK/send.log" "method" || fail "writer did not connect"
@@ -163,7 +163,7 @@ end_case
 
 start_case "SIGHUP adds a log while a stream runs; a broken reload keeps the old configuration"
 if start_recv "$WORK/recv.log" --config "$conf"; then
-	FEED_PAUSE=0.1 start_fed_sender "$WORK/in1" -v --truncate "$RECV_IP/plain"
+	FEED_PAUSE=0.1 start_fed_sender "$WORK/in1" -v --truncate=in-place "$RECV_IP/plain"
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
 	printf '[added]\npool = %s\ncreate = 16M\n' "$WORK/added.pool" >>"$conf"
 	kill -HUP "$RECV_PID"

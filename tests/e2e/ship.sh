@@ -22,7 +22,7 @@ ship_case() {
 		return
 	fi
 	local rc=0
-	timeout 120 "$SEND" -v --truncate --method "$method" "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
+	timeout 120 "$SEND" -v --truncate=in-place --method "$method" "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
 	[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"
 	grep -q "committed 16777216 bytes in .* ($method)" "$WORK/send.log" || fail "no commit summary: $(cat "$WORK/send.log")"
 	wait_recv
@@ -91,7 +91,7 @@ fi
 
 start_case "auto picks the fastest method offered"
 if start_recv "$WORK/recv.log" --once --direct-write-to-pmem "$RPMA_DEVDAX"; then
-	timeout 60 "$SEND" -v --truncate "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed: $(cat "$WORK/send.log")"
+	timeout 60 "$SEND" -v --truncate=in-place "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed: $(cat "$WORK/send.log")"
 	grep -q "method apm" "$WORK/send.log" || fail "did not pick apm: $(cat "$WORK/send.log")"
 	wait_recv
 	check_pool "$RPMA_DEVDAX" "$input"
@@ -115,7 +115,7 @@ end_case
 
 start_case "--batch and --depth shape the pipeline"
 if start_recv "$WORK/recv.log" --once "$plain"; then
-	timeout 60 "$SEND" -v --truncate --method gpspm --batch 64K --depth 1 "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed"
+	timeout 60 "$SEND" -v --truncate=in-place --method gpspm --batch 64K --depth 1 "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed"
 	grep -q "1 batches of 65536 bytes" "$WORK/send.log" || fail "sizes not applied: $(cat "$WORK/send.log")"
 	grep -q "committed 16777216 bytes in 256 batches" "$WORK/send.log" || fail "wrong batch count: $(cat "$WORK/send.log")"
 	wait_recv
@@ -127,7 +127,7 @@ end_case
 
 start_case "--busy-poll on both sides"
 if start_recv "$WORK/recv.log" --once --busy-poll "$plain"; then
-	timeout 60 "$SEND" --busy-poll --stats --truncate --method gpspm --batch 256K "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed: $(cat "$WORK/send.log")"
+	timeout 60 "$SEND" --busy-poll --stats --truncate=in-place --method gpspm --batch 256K "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed: $(cat "$WORK/send.log")"
 	grep -q "stats: bytes=16777216 batches=64 " "$WORK/send.log" || fail "no stats: $(cat "$WORK/send.log")"
 	wait_recv
 	check_pool "$plain" "$input"
@@ -138,7 +138,7 @@ end_case
 
 start_case "--staging-slot and --credits cap staged batches"
 if start_recv "$WORK/recv.log" --once --staging-slot 64K --credits 2 "$plain"; then
-	timeout 60 "$SEND" -v --truncate --method staged "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed"
+	timeout 60 "$SEND" -v --truncate=in-place --method staged "$RECV_IP" "$input" 2>"$WORK/send.log" || fail "send failed"
 	grep -q "2 batches of 65536 bytes" "$WORK/send.log" || fail "receiver caps not applied: $(cat "$WORK/send.log")"
 	wait_recv
 	check_pool "$plain" "$input"
@@ -160,7 +160,7 @@ quiet_pipe() {
 		echo "$first"
 		sleep "$pause"
 		[ -z "$second" ] || echo "$second"
-	} | timeout 60 "$SEND" --truncate --flush-interval "$flush" "$RECV_IP" - 2>"$WORK/send.log" &
+	} | timeout 60 "$SEND" --truncate=in-place --flush-interval "$flush" "$RECV_IP" - 2>"$WORK/send.log" &
 	local send_pid=$!
 	sleep "$check_at"
 	pool_data "$plain" "$WORK/partial"
@@ -195,7 +195,7 @@ else
 	fail "receiver did not start"
 fi
 if start_recv "$WORK/recv.log" --once --allow 192.0.2.0/24 "$plain"; then
-	echo "allowed" | timeout 30 "$SEND" --truncate "$RECV_IP" - 2>"$WORK/send.log" || fail "allowed sender failed: $(cat "$WORK/send.log")"
+	echo "allowed" | timeout 30 "$SEND" --truncate=in-place "$RECV_IP" - 2>"$WORK/send.log" || fail "allowed sender failed: $(cat "$WORK/send.log")"
 	wait_recv
 	echo "allowed" >"$WORK/expected"
 	check_pool "$plain" "$WORK/expected"
@@ -209,13 +209,13 @@ head -c 32 /dev/urandom >"$WORK/key"
 head -c 32 /dev/urandom >"$WORK/wrong"
 chmod 600 "$WORK/key" "$WORK/wrong"
 if start_recv "$WORK/recv.log" --auth-key "$WORK/key" "$plain"; then
-	echo "honest" | timeout 30 "$SEND" --truncate --auth-key "$WORK/key" "$RECV_IP" - 2>"$WORK/send.log" ||
+	echo "honest" | timeout 30 "$SEND" --truncate=in-place --auth-key "$WORK/key" "$RECV_IP" - 2>"$WORK/send.log" ||
 		fail "sender with the key failed: $(cat "$WORK/send.log")"
 	for who in nokey wrong; do
 		rc=0
 		args=()
 		[ "$who" = wrong ] && args=(--auth-key "$WORK/wrong")
-		echo "intruder" | timeout 30 "$SEND" --truncate "${args[@]}" "$RECV_IP" - 2>"$WORK/send.log" || rc=$?
+		echo "intruder" | timeout 30 "$SEND" --truncate=in-place "${args[@]}" "$RECV_IP" - 2>"$WORK/send.log" || rc=$?
 		[ "$rc" = 5 ] || fail "$who: exit $rc, want 5: $(cat "$WORK/send.log")"
 		one_line_error "$WORK/send.log"
 	done

@@ -24,7 +24,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo"
 	exec 7<>"$WORK/fifo" # opened first: opening a fifo to read blocks
-	spawn 60 "$WORK/send.log" "$SEND" -v --truncate --flush-interval 5 "$RECV_IP" - <"$WORK/fifo"
+	spawn 60 "$WORK/send.log" "$SEND" -v --truncate=in-place --flush-interval 5 "$RECV_IP" - <"$WORK/fifo"
 	send_pid=$SPAWN_PID
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	expected=0
@@ -55,7 +55,7 @@ input="$WORK/input"
 head -c 8M /dev/urandom >"$input"
 start_case "receiver killed and restarted mid-stream with --retry"
 if start_recv "$WORK/recv.log" "$pool"; then
-	start_fed_sender "$input" -v --truncate --retry 50 --batch 64K "$RECV_IP"
+	start_fed_sender "$input" -v --truncate=in-place --retry 50 --batch 64K "$RECV_IP"
 	send_pid=$SEND_PID
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	sleep 0.3
@@ -78,7 +78,7 @@ end_case
 start_case "a growing log sent twice with append semantics"
 head -c 300000 /dev/urandom >"$WORK/app.log"
 if start_recv "$WORK/recv.log" "$pool"; then
-	"$SEND" -q --truncate "$RECV_IP" "$WORK/app.log" 2>"$WORK/send.log" || fail "first send failed: $(cat "$WORK/send.log")"
+	"$SEND" -q --truncate=in-place "$RECV_IP" "$WORK/app.log" 2>"$WORK/send.log" || fail "first send failed: $(cat "$WORK/send.log")"
 	cp "$WORK/app.log" "$WORK/expected"
 	head -c 200000 /dev/urandom >>"$WORK/app.log"
 	"$SEND" -q "$RECV_IP" "$WORK/app.log" 2>"$WORK/send.log" || fail "second send failed: $(cat "$WORK/send.log")"
@@ -95,7 +95,7 @@ end_case
 
 start_case "--resume continues an interrupted file without loss or duplicate"
 if start_recv "$WORK/recv.log" "$pool"; then
-	start_fed_sender "$input" --truncate --batch 64K "$RECV_IP"
+	start_fed_sender "$input" --truncate=in-place --batch 64K "$RECV_IP"
 	send_pid=$SEND_PID
 	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect"
 	sleep 0.5
@@ -145,7 +145,7 @@ start_case "--resume --retry waits for a receiver that is not there yet: its pre
 head -c 3M /dev/urandom >"$WORK/later"
 head -c 1M "$WORK/later" >"$WORK/later-head"
 if start_recv "$WORK/recv.log" "$pool"; then
-	"$SEND" --truncate "$RECV_IP" "$WORK/later-head" 2>"$WORK/send.log" || fail "first part: $(cat "$WORK/send.log")"
+	"$SEND" --truncate=in-place "$RECV_IP" "$WORK/later-head" 2>"$WORK/send.log" || fail "first part: $(cat "$WORK/send.log")"
 	kill -TERM "$RECV_PID"
 	wait_recv
 	# the receiver is down when --resume starts, and comes back 3 s later
@@ -168,7 +168,7 @@ start_case "--resume --retry: a prefix check cut off half-way starts again from 
 head -c 24M /dev/urandom >"$WORK/cut"
 head -c 20M "$WORK/cut" >"$WORK/cut-head"
 if start_recv "$WORK/recv.log" "$pool"; then
-	"$SEND" --truncate "$RECV_IP" "$WORK/cut-head" 2>"$WORK/send.log" || fail "first part: $(cat "$WORK/send.log")"
+	"$SEND" --truncate=in-place "$RECV_IP" "$WORK/cut-head" 2>"$WORK/send.log" || fail "first part: $(cat "$WORK/send.log")"
 	kill -TERM "$RECV_PID"
 	wait_recv
 	tc qdisc replace dev veth0 root netem delay 50ms
@@ -196,7 +196,7 @@ start_case "--follow tails a growing file across rotation"
 if start_recv "$WORK/recv.log" "$pool"; then
 	log="$WORK/rotating.log"
 	: >"$log"
-	spawn 60 "$WORK/send.log" "$SEND" --truncate --follow "$RECV_IP" "$log"
+	spawn 60 "$WORK/send.log" "$SEND" --truncate=in-place --follow "$RECV_IP" "$log"
 	send_pid=$SPAWN_PID
 	for i in $(seq 1 20); do echo "first file, line $i" >>"$log"; sleep 0.02; done
 	sleep 0.3
@@ -221,7 +221,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo"
 	exec 7<>"$WORK/fifo"
-	spawn 60 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" - <"$WORK/fifo"
+	spawn 60 "$WORK/send.log" "$SEND" --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
 	send_pid=$SPAWN_PID
 	head -c 100000 "$input" >&7
 	sleep 0.5
@@ -245,7 +245,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	# 50 ms each way, 4 batches of 64K in flight: about 2.5 MB/s, so the
 	# signal comes seconds before the end
 	tc qdisc replace dev veth0 root netem delay 50ms
-	spawn 120 "$WORK/send.log" "$SEND" -v --truncate --batch 64K --depth 4 "$RECV_IP" "$WORK/big"
+	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place --batch 64K --depth 4 "$RECV_IP" "$WORK/big"
 	send_pid=$SPAWN_PID
 	wait_for "$WORK/send.log" "method" 30 "$send_pid" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	sleep 0.5
@@ -279,7 +279,7 @@ end_case
 start_case "--follow of a file not there yet waits for it like tail -F, then ships it"
 if start_recv "$WORK/recv.log" "$pool"; then
 	rm -f "$WORK/later.log"
-	spawn 60 "$WORK/send.log" "$SEND" --truncate -f "$RECV_IP" "$WORK/later.log"
+	spawn 60 "$WORK/send.log" "$SEND" --truncate=in-place -f "$RECV_IP" "$WORK/later.log"
 	send_pid=$SPAWN_PID
 	wait_for "$WORK/send.log" "waiting for it to appear" 30 "$send_pid" || fail "no wait: $(cat "$WORK/send.log")"
 	sleep 1
@@ -298,7 +298,7 @@ end_case
 
 start_case "SIGINT on the receiver mid-stream: it exits 0, the pool is a clean prefix"
 if start_recv "$WORK/recv.log" "$pool"; then
-	start_fed_sender "$input" --truncate --batch 64K "$RECV_IP"
+	start_fed_sender "$input" --truncate=in-place --batch 64K "$RECV_IP"
 	send_pid=$SEND_PID
 	wait_for "$WORK/recv.log" "connected at" || fail "sender did not connect"
 	sleep 0.3
@@ -324,7 +324,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo"
 	exec 7<>"$WORK/fifo"
-	spawn 60 "$WORK/send.log" "$SEND" -v --truncate "$RECV_IP" - <"$WORK/fifo"
+	spawn 60 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
 	send_pid=$SPAWN_PID
 	echo "from the first sender" >&7
 	# The second sender must come once the first one holds the log.
@@ -352,7 +352,7 @@ small="$WORK/small.pool"
 if start_recv "$WORK/recv.log" --once --create 2M "$small"; then
 	room=$(($(od -An -t u8 -j 4104 -N 8 "$small" | tr -d ' ') - 8192))
 	rc=0
-	"$SEND" --truncate --batch 64K "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
+	"$SEND" --truncate=in-place --batch 64K "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
 	[ "$rc" = 4 ] || fail "exit $rc, want 4: $(cat "$WORK/send.log")"
 	one_line_error "$WORK/send.log"
 	grep -q "remote log full: committed $room input bytes" "$WORK/send.log" || fail "unclear: $(cat "$WORK/send.log") (room $room)"

@@ -52,7 +52,7 @@ ship_to() {
 	local name="$1" input="$2"
 	shift 2
 	RC=0
-	timeout 300 "$SEND" "$@" --truncate "$RECV_IP/$name" "$input" 2>"$WORK/send-$name.log" || RC=$?
+	timeout 300 "$SEND" "$@" --truncate=in-place "$RECV_IP/$name" "$input" 2>"$WORK/send-$name.log" || RC=$?
 }
 # same_as NAME INPUT [ARGS...]: the log NAME holds exactly INPUT (verify).
 same_as() {
@@ -201,7 +201,7 @@ grep -q "^committed since it started: 2097152 bytes" "$WORK/info" ||
 end_case
 
 start_case "systemctl reload adds a log while a stream runs; the stream is undisturbed; status follows"
-FEED_PAUSE=0.1 start_fed_sender "$WORK/in3" --truncate "$RECV_IP/app"
+FEED_PAUSE=0.1 start_fed_sender "$WORK/in3" --truncate=in-place "$RECV_IP/app"
 status_is "serving 3 logs (app, audit, locked), 1 sender connected, *" 30
 write_conf
 printf '[extra]\npool = %s/extra.pool\ncreate = 8M\n' "$pool_dir" >>"$conf"

@@ -73,7 +73,7 @@ verify_target() { # NAME POOL METHOD [RECV ARGS...]
 		return
 	fi
 	expect_verify "ship and verify" 0 "identical (16777216 bytes" \
-		--send --verify --truncate --method "$method" "$input" "$RECV_IP"
+		--send --verify --truncate=in-place --method "$method" "$input" "$RECV_IP"
 	for m in hash read; do
 		expect_verify "identical, $m" 0 "identical (16777216 bytes, checked by $m)" \
 			--verify="$m" --stats "$input" "$RECV_IP"
@@ -99,7 +99,7 @@ verify_target() { # NAME POOL METHOD [RECV ARGS...]
 
 	start_case "$target: truncated and longer replicas"
 	expect_verify "ship again" 0 "identical" \
-		--send --verify --truncate --method "$method" "$input" "$RECV_IP"
+		--send --verify --truncate=in-place --method "$method" "$input" "$RECV_IP"
 	local cut=$(((RANDOM * 32768 + RANDOM) % size))
 	set_write_offset "$pool" $((8192 + cut))
 	head -c "$cut" "$input" >"$WORK/prefix"
@@ -126,7 +126,7 @@ start_case "--verify FILE HOST/a,HOST/b checks every replica"
 head -c 4M "$input" >"$WORK/four"
 if start_recv "$WORK/recv.log" --create 32M --log a="$WORK/a.pool" --log b="$WORK/b.pool"; then
 	for n in a b; do
-		timeout 60 "$SEND" --truncate "$RECV_IP/$n" "$WORK/four" 2>"$WORK/err" ||
+		timeout 60 "$SEND" --truncate=in-place "$RECV_IP/$n" "$WORK/four" 2>"$WORK/err" ||
 			fail "shipping to $n: $(cat "$WORK/err")"
 	done
 	expect_verify "both identical" 0 "identical" --verify "$WORK/four" "$RECV_IP/a,$RECV_IP/b"
@@ -144,7 +144,7 @@ if start_recv "$WORK/recv.log" --create 32M --log a="$WORK/a.pool" --log b="$WOR
 	expect_verify "same replica twice" 2 "replica 2 is the same as replica 1" \
 		--verify "$WORK/four" "$RECV_IP/a,$RECV_IP:7204/a"
 	# --send ships to the list first, then verifies every replica
-	expect_verify "--send to both" 0 "identical" --verify --send --truncate "$WORK/four" "$RECV_IP/a,$RECV_IP/b"
+	expect_verify "--send to both" 0 "identical" --verify --send --truncate=in-place "$WORK/four" "$RECV_IP/a,$RECV_IP/b"
 	[ "$(grep -c "identical (4194304 bytes" "$WORK/out")" = 2 ] ||
 		fail "want two 'identical' lines after --send: $(cat "$WORK/out")"
 	kill -TERM "$RECV_PID"

@@ -165,8 +165,15 @@ static void not_a_regular_file_is_left_alone(void **state)
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(S_ISFIFO(st.st_mode));
-	assert_int_equal(recv_metrics_path_check(dir, &err), RS_E_IO);
+	assert_int_equal(recv_metrics_path_check(dir, true, &err), RS_E_IO);
 	assert_non_null(strstr(err.msg, "is a directory"));
+	/* A directory not there yet: the service's, before its first start,
+	 * for --check-config; not for a write. */
+	snprintf(path, sizeof(path), "%s/not-yet/m.prom", dir);
+	assert_int_equal(recv_metrics_path_check(path, true, &err), 0);
+	assert_int_equal(recv_metrics_path_check(path, false, &err), RS_E_IO);
+	assert_non_null(strstr(err.msg, "does not exist"));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
 	unlink(path);
 	rmdir(dir);
 }
