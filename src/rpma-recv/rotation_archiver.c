@@ -35,6 +35,12 @@ int rotation_copy_more(struct recv_rotation *r, uint64_t n,
 		rc = archive_stretch_sync(r->archive, err);
 		r->synced = len;
 	}
+	/* The tests' first stop: bytes copied, nothing sealed (whether this
+	 * thread or the writer's rebase copied them). */
+	if (!rc && !r->stopped_copy) {
+		r->stopped_copy = true;
+		rotation_stop_at("archive-copy");
+	}
 	return rc;
 }
 
@@ -51,10 +57,6 @@ static bool archive_some(struct recv_rotation *r)
 	if (rotation_copy_more(r, n, &err)) {
 		rotation_archiver_failed(r, &err);
 		return false;
-	}
-	if (!r->stopped_copy) {
-		r->stopped_copy = true;
-		rotation_stop_at("archive-copy");
 	}
 	return true;
 }

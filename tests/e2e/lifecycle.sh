@@ -16,8 +16,10 @@ BUILD="$1"
 . "$(dirname "$0")/lib.sh"
 
 RECV_OPTS+=(--peer-timeout 2s)
-head -c 18M /dev/urandom >"$WORK/in18"
-head -c 12M /dev/urandom >"$WORK/in12"
+head -c 9M /dev/urandom >"$WORK/in9"
+# enough for seven rotations of a 2 MiB pool: each kill may cost one
+head -c 15M /dev/urandom >"$WORK/inrot"
+head -c 6M /dev/urandom >"$WORK/in6"
 
 # log_content ARCHIVE POOL OUT: the log's whole content, as a reader
 # without our tools gets it: the archive's files in name order, then the
@@ -56,16 +58,16 @@ wait_stopped() {
 	done
 }
 
-start_case "18 MiB through a 4 MiB pool, the receiver killed -9 at each step of a rotation"
+start_case "15 MiB through a 2 MiB pool, the receiver killed -9 at each step of a rotation"
 pool="$RPMA_TMPDIR/rot.pool" arch="$WORK/arch"
 mkdir -p "$arch"
 rm -f "$pool"
-spawn 300 "$WORK/send.log" "$SEND" --retry 100 --batch 256K "$RECV_IP" "$WORK/in18"
+spawn 300 "$WORK/send.log" "$SEND" --retry 100 --batch 256K "$RECV_IP" "$WORK/inrot"
 SEND_PID=$SPAWN_PID
 for step in archive-copy archive-sealed pool-rewound base-recorded; do
-	RPMA_RECV_STOP_AT=$step start_recv "$WORK/recv-$step.log" --archive "$arch" --create 4M "$pool" ||
+	RPMA_RECV_STOP_AT=$step start_recv "$WORK/recv-$step.log" --archive "$arch" --create 2M "$pool" ||
 		fail "receiver did not start: $(cat "$WORK/recv-$step.log")"
-	if wait_stopped "$RECV_PID" 120; then
+	if wait_stopped "$RECV_PID" 60; then
 		log "receiver stopped at $step: kill -9"
 	else
 		fail "receiver did not stop at $step: $(tail -n 5 "$WORK/recv-$step.log")"
@@ -87,43 +89,43 @@ grep -q "^log position of its first byte: " "$WORK/info" || fail "--info does no
 grep -q "^used: .*%)" "$WORK/info" || fail "--info does not show the fill level: $(cat "$WORK/info")"
 grep -q "finishing a rotation cut short" "$WORK/recv-pool-rewound.log" "$WORK/recv-base-recorded.log" "$WORK/recv.log" ||
 	log "(no rotation was left half done by a kill)"
-check_log "$arch" "$pool" "$WORK/in18"
+check_log "$arch" "$pool" "$WORK/inrot"
 n=$(ls "$arch" | grep -c '\.log$')
-[ "$n" -ge 4 ] || fail "only $n archive files for 18 MiB through 4 MiB"
+[ "$n" -ge 6 ] || fail "only $n archive files for 15 MiB through 2 MiB"
 ls -a "$arch" | grep -q part && fail "a .part file was left: $(ls -a "$arch")"
 end_case
 
 start_case "verify and --resume see the archive and the pool as one log"
 for how in hash read; do
 	rc=0
-	timeout 120 "$SEND" --verify="$how" "$WORK/in18" "$RECV_IP" 2>"$WORK/v.log" || rc=$?
+	timeout 120 "$SEND" --verify="$how" "$WORK/inrot" "$RECV_IP" 2>"$WORK/v.log" || rc=$?
 	[ "$rc" = 0 ] || fail "--verify=$how of the rotated log: exit $rc: $(cat "$WORK/v.log")"
 done
 # One byte changed in the first archived stretch: found there.
-cp "$WORK/in18" "$WORK/in18x"
-printf 'X' | dd of="$WORK/in18x" bs=1 seek=1000 conv=notrunc status=none
+cp "$WORK/inrot" "$WORK/inrotx"
+printf 'X' | dd of="$WORK/inrotx" bs=1 seek=1000 conv=notrunc status=none
 rc=0
-timeout 120 "$SEND" --verify "$WORK/in18x" "$RECV_IP" >"$WORK/v.out" 2>"$WORK/v.log" || rc=$?
+timeout 120 "$SEND" --verify "$WORK/inrotx" "$RECV_IP" >"$WORK/v.out" 2>"$WORK/v.log" || rc=$?
 [ "$rc" = 1 ] || fail "--verify of a file that differs in the archive: exit $rc, want 1: $(cat "$WORK/v.log")"
 grep -q "differ: byte offset 1000" "$WORK/v.out" "$WORK/v.log" || fail "first difference not at byte offset 1000: $(cat "$WORK/v.out" "$WORK/v.log")"
 # --resume: the log is a prefix of a longer file; only the rest is sent.
-cat "$WORK/in18" "$WORK/in12" >"$WORK/in30"
+cat "$WORK/inrot" "$WORK/in6" >"$WORK/in21"
 rc=0
-timeout 300 "$SEND" --resume "$RECV_IP" "$WORK/in30" 2>"$WORK/r.log" || rc=$?
+timeout 300 "$SEND" --resume "$RECV_IP" "$WORK/in21" 2>"$WORK/r.log" || rc=$?
 [ "$rc" = 0 ] || fail "--resume of a rotated log: exit $rc: $(cat "$WORK/r.log")"
 kill -TERM "$RECV_PID"
 wait_recv
-check_log "$arch" "$pool" "$WORK/in30"
+check_log "$arch" "$pool" "$WORK/in21"
 end_case
 
 start_case "an archive whose disk fills: exit 4 naming it, nothing committed lost"
 small="$WORK/small" pool="$RPMA_TMPDIR/full.pool"
 mkdir -p "$small"
-mount -t tmpfs -o size=6m tmpfs "$small"
+mount -t tmpfs -o size=3m tmpfs "$small"
 rm -f "$pool"
-start_recv "$WORK/recv.log" --archive "$small" --create 4M "$pool" || fail "receiver did not start: $(cat "$WORK/recv.log")"
+start_recv "$WORK/recv.log" --archive "$small" --create 2M "$pool" || fail "receiver did not start: $(cat "$WORK/recv.log")"
 rc=0
-timeout 300 "$SEND" --batch 256K "$RECV_IP" "$WORK/in18" 2>"$WORK/send.log" || rc=$?
+timeout 300 "$SEND" --batch 256K "$RECV_IP" "$WORK/in9" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 4 ] || fail "exit $rc, want 4: $(cat "$WORK/send.log")"
 grep -q "disk of the log's archive is full" "$WORK/send.log" || fail "no line naming the archive's disk: $(cat "$WORK/send.log")"
 grep -q "its disk is full" "$WORK/recv.log" || fail "the receiver does not say its archive's disk is full: $(cat "$WORK/recv.log")"
@@ -132,7 +134,7 @@ kill -TERM "$RECV_PID"
 wait_recv
 log_content "$small" "$pool" "$WORK/content"
 len=$(stat -c %s "$WORK/content")
-cmp -n "$len" "$WORK/content" "$WORK/in18" >&2 || fail "archive + pool ($len bytes) is not a prefix of the input"
+cmp -n "$len" "$WORK/content" "$WORK/in9" >&2 || fail "archive + pool ($len bytes) is not a prefix of the input"
 [ "$len" -ge "${committed:-1}" ] || fail "archive + pool hold $len bytes, the sender reported ${committed:-?} committed"
 ls -a "$small" | grep -q part && fail "a .part file was left: $(ls -a "$small")"
 umount "$small"
@@ -142,13 +144,13 @@ start_case "each method through rotation: staged on fsdax, apm on devdax"
 pool="$RPMA_FSDAX_DIR/rot.pool" arch="$WORK/arch-fsdax"
 mkdir -p "$arch"
 rm -f "$pool"
-start_recv "$WORK/recv.log" --archive "$arch" --create 4M "$pool" || fail "receiver did not start: $(cat "$WORK/recv.log")"
+start_recv "$WORK/recv.log" --archive "$arch" --create 2M "$pool" || fail "receiver did not start: $(cat "$WORK/recv.log")"
 rc=0
-timeout 300 "$SEND" --method staged "$RECV_IP" "$WORK/in12" 2>"$WORK/send.log" || rc=$?
+timeout 300 "$SEND" --method staged "$RECV_IP" "$WORK/in6" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 0 ] || fail "staged: exit $rc: $(cat "$WORK/send.log")"
 kill -TERM "$RECV_PID"
 wait_recv
-check_log "$arch" "$pool" "$WORK/in12"
+check_log "$arch" "$pool" "$WORK/in6"
 arch="$WORK/arch-devdax"
 mkdir -p "$arch"
 size=$(($(cat /sys/bus/dax/devices/"${RPMA_DEVDAX#/dev/}"/size) + 20 * 1048576))
@@ -169,23 +171,23 @@ for p in 7301 7302; do
 	rm -f "$RPMA_TMPDIR/rep$p.pool"
 	mkdir -p "$WORK/arch$p"
 done
-start_recv "$WORK/recv1.log" --listen "$RECV_IP:7301" --archive "$WORK/arch7301" --create 4M "$RPMA_TMPDIR/rep7301.pool" ||
+start_recv "$WORK/recv1.log" --listen "$RECV_IP:7301" --archive "$WORK/arch7301" --create 2M "$RPMA_TMPDIR/rep7301.pool" ||
 	fail "receiver 1 did not start"
 pid1=$RECV_PID
-start_recv "$WORK/recv2.log" --listen "$RECV_IP:7302" --archive "$WORK/arch7302" --rotate-at 50% --create 6M "$RPMA_TMPDIR/rep7302.pool" ||
+start_recv "$WORK/recv2.log" --listen "$RECV_IP:7302" --archive "$WORK/arch7302" --rotate-at 50% --create 3M "$RPMA_TMPDIR/rep7302.pool" ||
 	fail "receiver 2 did not start"
 pid2=$RECV_PID
 rc=0
-timeout 300 "$SEND" --quorum 2 --retry 5 "$RECV_IP:7301,$RECV_IP:7302" "$WORK/in18" 2>"$WORK/send.log" || rc=$?
+timeout 300 "$SEND" --quorum 2 --retry 5 "$RECV_IP:7301,$RECV_IP:7302" "$WORK/in9" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 0 ] || fail "exit $rc: $(cat "$WORK/send.log")"
 rc=0
-timeout 120 "$SEND" --verify "$WORK/in18" "$RECV_IP:7301,$RECV_IP:7302" 2>"$WORK/v.log" || rc=$?
+timeout 120 "$SEND" --verify "$WORK/in9" "$RECV_IP:7301,$RECV_IP:7302" 2>"$WORK/v.log" || rc=$?
 [ "$rc" = 0 ] || fail "--verify of both: exit $rc: $(cat "$WORK/v.log")"
 kill -TERM "$pid1" "$pid2"
 reap "$pid1"
 reap "$pid2"
 for p in 7301 7302; do
-	check_log "$WORK/arch$p" "$RPMA_TMPDIR/rep$p.pool" "$WORK/in18"
+	check_log "$WORK/arch$p" "$RPMA_TMPDIR/rep$p.pool" "$WORK/in9"
 done
 end_case
 
@@ -235,9 +237,9 @@ wait_count() {
 abandoned=0
 pool="$RPMA_TMPDIR/repl.pool"
 rm -f "$pool"
-head -c 6M /dev/urandom >"$WORK/old"
-head -c 8M /dev/urandom >"$WORK/new"
-start_recv "$WORK/recv.log" --create 32M "$pool" || fail "receiver did not start: $(cat "$WORK/recv.log")"
+head -c 2M /dev/urandom >"$WORK/old"
+head -c 3M /dev/urandom >"$WORK/new"
+start_recv "$WORK/recv.log" --create 16M "$pool" || fail "receiver did not start: $(cat "$WORK/recv.log")"
 rc=0
 timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/old" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 0 ] || fail "the first content: exit $rc: $(cat "$WORK/send.log")"
@@ -286,13 +288,12 @@ rc=0
 timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/new" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 0 ] || fail "exit $rc: $(cat "$WORK/send.log")"
 check_pool "$pool" "$WORK/new"
-# The old content now 8 MiB at the start: a 6 MiB replacement goes beside
-# it, 8 MiB on, and moves in one chunk; a 1 MiB log then takes a 12 MiB
-# replacement in three chunks of 4 MiB (an eighth of the pool).
+# A 1 MiB log takes a 5 MiB replacement 2 MiB on (an eighth of the pool),
+# moved in three chunks of 2 MiB.
 for step in switch-recorded switch-moving switch-committed; do
 	head -c 1M /dev/urandom >"$WORK/one"
 	timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/one" 2>"$WORK/send.log" || fail "1 MiB: $(cat "$WORK/send.log")"
-	head -c 12M /dev/urandom >"$WORK/big"
+	head -c 5M /dev/urandom >"$WORK/big"
 	kill -TERM "$RECV_PID"
 	wait_recv
 	RPMA_RECV_STOP_AT=$step start_recv "$WORK/recv-$step.log" "$pool" || fail "receiver did not start"
@@ -318,25 +319,25 @@ wait_recv
 pool="$RPMA_TMPDIR/tight.pool" arch="$WORK/arch-tight"
 rm -f "$pool"
 mkdir -p "$arch"
-head -c 5M /dev/urandom >"$WORK/five"
-head -c 4M /dev/urandom >"$WORK/four"
-start_recv "$WORK/recv.log" --create 8M "$pool" || fail "receiver did not start"
-timeout 120 "$SEND" "$RECV_IP" "$WORK/five" 2>"$WORK/send.log" || fail "5 MiB: $(cat "$WORK/send.log")"
+head -c 3M /dev/urandom >"$WORK/three"
+head -c 2M /dev/urandom >"$WORK/two"
+start_recv "$WORK/recv.log" --create 4M "$pool" || fail "receiver did not start"
+timeout 120 "$SEND" "$RECV_IP" "$WORK/three" 2>"$WORK/send.log" || fail "3 MiB: $(cat "$WORK/send.log")"
 rc=0
-timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/four" 2>"$WORK/send.log" || rc=$?
+timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/two" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 4 ] || fail "no room: exit $rc, want 4: $(cat "$WORK/send.log")"
 grep -q "cannot replace the log: its pool has room for [0-9]* bytes beside the content it keeps" "$WORK/send.log" ||
 	fail "no line naming the room: $(cat "$WORK/send.log")"
-check_pool "$pool" "$WORK/five"
+check_pool "$pool" "$WORK/three"
 kill -TERM "$RECV_PID"
 wait_recv
 start_recv "$WORK/recv.log" --archive "$arch" "$pool" || fail "receiver did not start with an archive"
 rc=0
-timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/four" 2>"$WORK/send.log" || rc=$?
+timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/two" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 0 ] || fail "with an archive: exit $rc: $(cat "$WORK/send.log")"
 kill -TERM "$RECV_PID"
 wait_recv
-check_log "$arch" "$pool" "$WORK/four"
+check_log "$arch" "$pool" "$WORK/two"
 end_case
 
 rm -rf "$WORK"
