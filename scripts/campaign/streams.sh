@@ -59,6 +59,7 @@ stream_round() {
 	log="$RUN/send-$name-$round.log"
 	head -c "$size" /dev/urandom >"$in"
 	[ "$full" = 0 ] || note=", more than the log holds"
+	[ "$full" = 0 ] || [ -z "${STREAM_ARCHIVE[$name]:-}" ] || note=", more than its pool holds: it rotates"
 	hist "round $name $round: $size bytes$note"
 	fifo="$RUN/fifo-$name"
 	rm -f "$fifo"

@@ -133,8 +133,7 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 		return rc;
 	}
 	if (a->req.flags & RS_CONNECT_TRUNCATE) {
-		rs_pmem_target_commit(adm->target, adm->target->start);
-		recv_rotation_forget(adm->rotation);
+		recv_rotation_empty(adm->rotation);
 		rs_info("log %s truncated at the request of %s", log_label(adm),
 			a->s.peer);
 	}

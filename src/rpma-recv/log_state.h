@@ -33,8 +33,8 @@
  * the log is the old content until then, the new one after. */
 struct log_switch {
 	uint64_t src;	/* where the new content starts, a file offset */
-	uint64_t len;	/* its bytes; 0: no switch under way */
-	uint64_t chunk; /* bytes moved at a time */
+	uint64_t len;	/* its bytes (0: the log emptied) */
+	uint64_t chunk; /* bytes moved at a time; 0: no switch under way */
 	uint64_t done;	/* chunks moved */
 };
 

@@ -196,19 +196,6 @@ uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
 	return status;
 }
 
-void recv_rotation_forget(struct recv_rotation *r)
-{
-	struct rs_error err = {0};
-	pthread_mutex_lock(&r->lock);
-	if (r->archive && archive_remove_all(r->archive, &err))
-		rs_err("log %s: %s", rotation_label(r), err.msg);
-	if (r->recordable && r->state.base)
-		rotation_store(r, 0);
-	rotation_publish(r);
-	r->failed = false;
-	pthread_mutex_unlock(&r->lock);
-}
-
 /* ---- opening, closing, looking ---- */
 
 static int open_archive(struct recv_rotation *r, struct rs_error *err)

@@ -83,8 +83,9 @@ uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
 uint8_t recv_rotation_switch(struct recv_rotation *r, uint64_t src,
 			     uint64_t len);
 
-/* A destructive --truncate: the archive's files are removed and the log
- * starts at position 0 again (the caller empties the pool first). */
-void recv_rotation_forget(struct recv_rotation *r);
+/* A destructive --truncate (in place): the log emptied at once, its
+ * archive's files removed, from position 0 again; one decision, recorded
+ * first (an empty switch), so that a crash never leaves half of it. */
+void recv_rotation_empty(struct recv_rotation *r);
 
 #endif

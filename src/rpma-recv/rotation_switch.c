@@ -52,7 +52,7 @@ static void finish(struct recv_rotation *r)
 
 void rotation_switch_recover(struct recv_rotation *r)
 {
-	if (!r->state.sw.len)
+	if (!r->state.sw.chunk)
 		return;
 	rs_info("log %s: finishing the switch to its replacement, cut short",
 		rotation_label(r));
@@ -67,16 +67,26 @@ uint8_t recv_rotation_switch(struct recv_rotation *r, uint64_t src,
 	    len > t->end - src)
 		return RS_MSG_BAD_REQUEST;
 	uint64_t gap = src - t->start;
+	/* chunk is never 0 in a switch under way: an empty replacement (the
+	 * log emptied) moves nothing in one chunk. */
 	struct log_switch sw = {
 	    .src = src, .len = len, .chunk = gap && gap < len ? gap : len};
+	if (!sw.chunk)
+		sw.chunk = 1;
 	pthread_mutex_lock(&r->lock);
 	rotation_abandon_stretch(r);
-	if (len) {
-		/* Decided: from here on the next open finishes it. */
-		store_switch(r, r->state.base, &sw);
-		rotation_stop_at("switch-recorded");
-	}
-	finish(r); /* an empty replacement: the log is emptied at once */
+	/* Decided: from here on the next open finishes it. */
+	store_switch(r, r->state.base, &sw);
+	rotation_stop_at("switch-recorded");
+	finish(r);
 	pthread_mutex_unlock(&r->lock);
 	return RS_MSG_OK;
+}
+
+void recv_rotation_empty(struct recv_rotation *r)
+{
+	if (r->recordable)
+		recv_rotation_switch(r, r->t->start, 0);
+	else /* no record, no archive: one store empties it */
+		rs_pmem_target_commit(r->t, r->t->start);
 }

@@ -50,6 +50,7 @@ check "the log-full line's count" "$(ok [ "$(reported_committed "$tmp/send.log")
 # --- rounds: an input, logs as files
 declare -A STREAM_POOLS=([one]="$tmp/p1" [rep]="$tmp/r1 $tmp/r2 $tmp/r3")
 declare -A STREAM_QUORUM=([one]=1 [rep]=2)
+declare -A STREAM_ARCHIVE=()
 head -c 100000 /dev/urandom >"$RUN/in-one-2"
 head -c 100000 /dev/urandom >"$RUN/in-one-1"
 in="$RUN/in-one-2"
@@ -79,6 +80,18 @@ judged "the last round's bytes, yet bytes reported committed" 3 \
 head -c 80000 "$in" >"$tmp/r1"
 head -c 60000 "$in" >"$tmp/r2"
 head -c 10000 "$in" >"$tmp/r3"
+# --- a log with an archive: its files, then its pool, are the log
+STREAM_POOLS[arc]="$tmp/pa" STREAM_QUORUM[arc]=1 STREAM_ARCHIVE[arc]="$tmp/arc"
+mkdir -p "$tmp/arc"
+head -c 30000 "$in" >"$tmp/arc/arc-00000000000000000000.log"
+tail -c +30001 "$in" | head -c 40000 >"$tmp/arc/arc-00000000000000030000.log"
+tail -c +70001 "$in" >"$tmp/pa"
+judged "archive and pool: the whole input, exit 0" 0 check_round arc 2 0 0 0 "$in" "$tmp/r.log"
+judged "a round larger than the pool rotates: exit 0 is right" 0 check_round arc 2 0 0 1 "$in" "$tmp/r.log"
+judged "a log that rotates is never 'full'" 1 check_round arc 2 4 0 1 "$in" "$tmp/r.log"
+rm "$tmp/arc/arc-00000000000000030000.log"
+judged "a file of the archive missing" 2 check_round arc 2 0 0 0 "$in" "$tmp/r.log"
+
 judged "replicas: two of three hold what was reported (quorum 2)" 0 check_round rep 2 7 0 0 "$in" "$tmp/r.log"
 head -c 50000 "$in" >"$tmp/r2"
 judged "replicas: one of three holds it" 1 check_round rep 2 7 0 0 "$in" "$tmp/r.log"
