@@ -58,6 +58,18 @@ wait_stopped() {
 	done
 }
 
+# kill_when_stopped STEP: the receiver (RPMA_RECV_STOP_AT=STEP, its log
+# $WORK/recv-STEP.log) stops there; then kill -9.
+kill_when_stopped() {
+	if wait_stopped "$RECV_PID" 60; then
+		log "receiver stopped at $1: kill -9"
+	else
+		fail "receiver did not stop at $1: $(tail -n 3 "$WORK/recv-$1.log")"
+	fi
+	kill -9 "$RECV_PID"
+	wait_recv
+}
+
 start_case "15 MiB through a 2 MiB pool, the receiver killed -9 at each step of a rotation"
 pool="$RPMA_TMPDIR/rot.pool" arch="$WORK/arch"
 mkdir -p "$arch"
@@ -67,13 +79,7 @@ SEND_PID=$SPAWN_PID
 for step in archive-copy archive-sealed pool-rewound base-recorded; do
 	RPMA_RECV_STOP_AT=$step start_recv "$WORK/recv-$step.log" --archive "$arch" --create 2M "$pool" ||
 		fail "receiver did not start: $(cat "$WORK/recv-$step.log")"
-	if wait_stopped "$RECV_PID" 60; then
-		log "receiver stopped at $step: kill -9"
-	else
-		fail "receiver did not stop at $step: $(tail -n 5 "$WORK/recv-$step.log")"
-	fi
-	kill -9 "$RECV_PID"
-	wait_recv
+	kill_when_stopped "$step"
 done
 start_recv "$WORK/recv.log" --archive "$arch" --metrics-file "$WORK/m.prom" --metrics-interval 1s "$pool" ||
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
@@ -299,13 +305,7 @@ for step in switch-recorded switch-moving switch-committed; do
 	RPMA_RECV_STOP_AT=$step start_recv "$WORK/recv-$step.log" "$pool" || fail "receiver did not start"
 	spawn 120 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" "$WORK/big"
 	send_pid=$SPAWN_PID
-	if wait_stopped "$RECV_PID" 60; then
-		log "receiver stopped at $step: kill -9"
-	else
-		fail "receiver did not stop at $step: $(tail -n 3 "$WORK/recv-$step.log")"
-	fi
-	kill -9 "$RECV_PID"
-	wait_recv
+	kill_when_stopped "$step"
 	reap "$send_pid"
 	start_recv "$WORK/recv.log" "$pool" || fail "receiver did not restart: $(cat "$WORK/recv.log")"
 	grep -q "finishing the switch to its replacement" "$WORK/recv.log" || fail "no switch finished at $step: $(cat "$WORK/recv.log")"

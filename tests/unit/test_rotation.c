@@ -235,6 +235,15 @@ static void archive_that_does_not_fit_is_refused(void **state)
 	open_log(f);
 }
 
+/* Files in the log's archive. */
+static unsigned archive_files(struct fixture *f)
+{
+	unsigned files;
+	uint64_t bytes, at;
+	recv_rotation_archived(f->rot, &files, &bytes, &at);
+	return files;
+}
+
 static void forgetting_starts_the_log_over(void **state)
 {
 	struct fixture *f = *state;
@@ -244,10 +253,7 @@ static void forgetting_starts_the_log_over(void **state)
 	recv_rotation_empty(f->rot); /* --truncate=in-place */
 	assert_int_equal(pool_used(f), 0);
 	assert_int_equal(recv_rotation_base(f->rot), 0);
-	unsigned files;
-	uint64_t bytes, at;
-	recv_rotation_archived(f->rot, &files, &bytes, &at);
-	assert_int_equal(files, 0);
+	assert_int_equal(archive_files(f), 0);
 	close_log(f);
 	open_log(f);
 	assert_int_equal(recv_rotation_base(f->rot), 0);
@@ -292,10 +298,7 @@ static void replacement_goes_beside_and_switches_in(void **state)
 			 RS_MSG_OK);
 	pool_is(f, next, sizeof(next));
 	assert_int_equal(recv_rotation_base(f->rot), 0);
-	unsigned files;
-	uint64_t bytes, at;
-	recv_rotation_archived(f->rot, &files, &bytes, &at);
-	assert_int_equal(files, 0);
+	assert_int_equal(archive_files(f), 0);
 	close_log(f);
 	open_log(f);
 	pool_is(f, next, sizeof(next));
