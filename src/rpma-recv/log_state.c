@@ -4,13 +4,14 @@
 #include <xxhash.h>
 
 /* Slot layout, little-endian: magic, seq, base, uuid, the switch (src,
- * len, chunk, done), then zeros, and the checksum of everything before it
- * in the slot's last 8 bytes. */
+ * len, chunk, done), the content's number, then zeros, and the checksum
+ * of everything before it in the slot's last 8 bytes. */
 #define MAGIC "RPMALOG1"
 #define AT_SEQ 8
 #define AT_BASE 16
 #define AT_UUID 24
 #define AT_SWITCH 40
+#define AT_CONTENT 72
 #define AT_SUM (RS_LOG_STATE_SLOT - 8)
 
 static uint64_t get_le64(const uint8_t *p)
@@ -65,6 +66,7 @@ bool log_state_decode(const uint8_t *page, const uint8_t uuid[16],
 	out->sw.len = get_le64(s + AT_SWITCH + 8);
 	out->sw.chunk = get_le64(s + AT_SWITCH + 16);
 	out->sw.done = get_le64(s + AT_SWITCH + 24);
+	out->content = get_le64(s + AT_CONTENT);
 	return true;
 }
 
@@ -80,6 +82,7 @@ void log_state_encode(const struct log_state *next, const uint8_t uuid[16],
 	put_le64(slot + AT_SWITCH + 8, next->sw.len);
 	put_le64(slot + AT_SWITCH + 16, next->sw.chunk);
 	put_le64(slot + AT_SWITCH + 24, next->sw.done);
+	put_le64(slot + AT_CONTENT, next->content);
 	put_le64(slot + AT_SUM, XXH3_64bits(slot, AT_SUM));
 	/* Alternate by sequence number: the current record (seq - 1) is in
 	 * the other slot. */

@@ -42,6 +42,9 @@ struct log_state {
 	uint64_t seq;  /* which slot is newer: the higher one */
 	uint64_t base; /* log position of the data range's first byte */
 	struct log_switch sw;
+	/* Which content the log holds: one more each time it is replaced or
+	 * emptied (a reader that saw another one has read another log). */
+	uint64_t content;
 };
 
 /* Reads the two slots (RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT bytes at

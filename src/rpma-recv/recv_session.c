@@ -196,6 +196,69 @@ static bool change(struct recv_session *s, const struct rs_msg *req,
 	}
 }
 
+/* ---- a reader's waits ---- */
+
+/* Where the log stands, as a WAIT_DONE says it. */
+static void log_state(const struct recv_session_config *c, struct rs_msg *reply)
+{
+	if (c->rotation) {
+		reply->offset = recv_rotation_end(c->rotation);
+		reply->length = recv_rotation_base(c->rotation);
+		reply->ring_offset = recv_rotation_first(c->rotation);
+		reply->hash = recv_rotation_content(c->rotation);
+	} else {
+		reply->offset =
+		    rs_pmem_target_write_offset(c->target) - c->target->start;
+	}
+}
+
+static uint64_t content_of(const struct recv_session_config *c)
+{
+	return c->rotation ? recv_rotation_content(c->rotation) : 0;
+}
+
+/* A parked wait is due: the log grew past the reader, its content
+ * changed, or it waited long enough to prove the session alive. */
+static bool wait_due(const struct recv_session *s, int64_t now_ms)
+{
+	const struct recv_parked_wait *p = &s->parked;
+	struct rs_msg st = {0};
+	log_state(&s->cfg, &st);
+	return st.offset > p->offset || st.hash != p->content ||
+	       now_ms - p->since_ms >= s->cfg.peer_timeout_ms / 4;
+}
+
+static void answer_wait(struct recv_session *s)
+{
+	struct rs_msg reply = {.type = RS_MSG_WAIT_DONE, .seq = s->parked.seq};
+	log_state(&s->cfg, &reply);
+	s->parked.on = false;
+	if (s->link.reply(s->link.ctx, s->parked.slot, &reply, true))
+		close_with(s, "cannot reply");
+}
+
+/* A reader's WAIT: answered now, or parked until it is due. */
+static void on_wait(struct recv_session *s, uint16_t slot,
+		    const struct rs_msg *req, int64_t now_ms)
+{
+	if (!s->cfg.verify || s->parked.on) {
+		rs_err("refused a wait from %s: %s; closing the connection",
+		       s->peer,
+		       s->cfg.verify ? "one is waiting already"
+				     : "it did not connect to read");
+		close_with(s, "refused request");
+		return;
+	}
+	s->parked = (struct recv_parked_wait){.on = true,
+					      .slot = slot,
+					      .seq = req->seq,
+					      .offset = req->offset,
+					      .content = content_of(&s->cfg),
+					      .since_ms = now_ms};
+	if (!req->length || wait_due(s, now_ms))
+		answer_wait(s);
+}
+
 /* Applies one request and answers it. */
 static void serve(struct recv_session *s, uint16_t slot,
 		  const struct rs_msg *req)
@@ -251,6 +314,8 @@ void recv_session_on_message(struct recv_session *s, uint16_t slot,
 		established_by_message(s);
 	if (s->state == RECV_SESSION_AUTHENTICATING)
 		on_auth_answer(s, msg);
+	else if (s->state == RECV_SESSION_SERVING && msg->type == RS_MSG_WAIT)
+		on_wait(s, slot, msg, now_ms);
 	else if (s->state == RECV_SESSION_SERVING)
 		serve(s, slot, msg);
 }
@@ -272,7 +337,10 @@ void recv_session_on_timer(struct recv_session *s, int64_t now_ms)
 		recv_session_on_failure(s, "auth deadline passed");
 	else if (s->state == RECV_SESSION_ADMITTED && now_ms >= s->deadline_ms)
 		close_with(s, "sender did not complete the connection");
-	else if (s->state == RECV_SESSION_SERVING &&
+	else if (s->state == RECV_SESSION_SERVING && s->parked.on &&
+		 wait_due(s, now_ms))
+		answer_wait(s);
+	else if (s->state == RECV_SESSION_SERVING && !s->parked.on &&
 		 now_ms - s->heard_ms >= s->cfg.peer_timeout_ms) {
 		rs_info("sender %s: no word for %lld ms (peer timeout); ending "
 			"its session, the log is free",

@@ -14,7 +14,9 @@
  * An idle sender keeps its session with keepalives, answered here; a
  * writer whose pool is full asks it to be started over (rotation.h); a
  * writer replacing the log places its replacement and switches it in once
- * whole (generation.h). */
+ * whole (generation.h); a reader asks where the log ends and may wait for
+ * it to grow (answered from the timer, which the log's loop runs every
+ * turn). */
 #ifndef RECV_SESSION_H
 #define RECV_SESSION_H
 
@@ -73,6 +75,17 @@ struct recv_session_config {
 	struct recv_log_counters *counters; /* the log's, or NULL */
 };
 
+/* A reader's wait for the log to grow, answered when it does (or a
+ * quarter of the peer timeout passed, which keeps the session alive). */
+struct recv_parked_wait {
+	bool on;
+	uint16_t slot;
+	uint32_t seq;
+	uint64_t offset;  /* the reader's log position */
+	uint64_t content; /* the log's content then */
+	int64_t since_ms;
+};
+
 struct recv_session {
 	enum recv_session_state state;
 	struct recv_session_config cfg;
@@ -80,6 +93,7 @@ struct recv_session {
 	int64_t deadline_ms; /* ADMITTED, AUTHENTICATING: give up after */
 	int64_t heard_ms;    /* the sender's last message */
 	uint32_t replies;
+	struct recv_parked_wait parked;
 	uint64_t commits;
 	uint64_t bytes;
 	bool served; /* it reached SERVING */

@@ -55,8 +55,10 @@ static void state_load(struct recv_rotation *r)
 
 void rotation_store(struct recv_rotation *r, uint64_t base)
 {
-	struct log_state next = {
-	    .seq = r->state.seq + 1, .base = base, .sw = r->state.sw};
+	struct log_state next = {.seq = r->state.seq + 1,
+				 .base = base,
+				 .sw = r->state.sw,
+				 .content = r->state.content};
 	uint8_t slot[RS_LOG_STATE_SLOT];
 	unsigned i;
 	log_state_encode(&next, r->t->uuid, slot, &i);
@@ -287,6 +289,11 @@ uint64_t recv_rotation_first(const struct recv_rotation *r)
 		return r->state.base;
 	struct archive_usage u = archive_usage(r->archive);
 	return u.files && u.end == r->state.base ? u.start : r->state.base;
+}
+
+uint64_t recv_rotation_content(const struct recv_rotation *r)
+{
+	return r->state.content;
 }
 
 uint64_t recv_rotation_end(const struct recv_rotation *r)

@@ -57,6 +57,9 @@ uint64_t recv_rotation_base(const struct recv_rotation *r);
 uint64_t recv_rotation_first(const struct recv_rotation *r);
 /* The log position just after its last committed byte. */
 uint64_t recv_rotation_end(const struct recv_rotation *r);
+/* Which content the log holds: it changes when the log is replaced or
+ * emptied, never when it grows or rotates. */
+uint64_t recv_rotation_content(const struct recv_rotation *r);
 
 /* What the archive holds (files, bytes; zeros when none) and the base,
  * as of the last change: safe from any thread. */

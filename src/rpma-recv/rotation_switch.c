@@ -47,6 +47,7 @@ static void finish(struct recv_rotation *r)
 		rs_err("log %s: %s", rotation_label(r), err.msg);
 	rs_info("log %s: its replacement of %" PRIu64 " bytes is the log now",
 		rotation_label(r), r->state.sw.len);
+	r->state.content++; /* readers of the old one must know */
 	store_switch(r, 0, &(struct log_switch){0});
 }
 

@@ -66,7 +66,8 @@ static void a_switch_round_trips(void **state)
 	struct log_state in = {
 	    .seq = 3,
 	    .base = 77,
-	    .sw = {.src = 1u << 20, .len = 5000, .chunk = 4096, .done = 1}};
+	    .sw = {.src = 1u << 20, .len = 5000, .chunk = 4096, .done = 1},
+	    .content = 12};
 	store(page, &in);
 	struct log_state out;
 	assert_true(log_state_decode(page, uuid, &out));
@@ -75,6 +76,7 @@ static void a_switch_round_trips(void **state)
 	assert_int_equal(out.sw.len, 5000);
 	assert_int_equal(out.sw.chunk, 4096);
 	assert_int_equal(out.sw.done, 1);
+	assert_int_equal(out.content, 12);
 }
 
 static void torn_slot_falls_back_to_the_other(void **state)

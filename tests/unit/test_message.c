@@ -132,6 +132,20 @@ static void malformed_fails(void **state)
 	m = (struct rs_msg){.type = RS_MSG_REBASE,
 			    .status = RS_MSG_ARCHIVE_FAILED};
 	assert_int_equal(RS_E_MALFORMED, decode(m));
+	/* A reader's wait: now or later, and the log's state in the reply:
+	 * first <= base <= end, the content's number in hash. */
+	m = (struct rs_msg){.type = RS_MSG_WAIT, .offset = 5, .length = 1};
+	assert_int_equal(0, decode(m));
+	m.length = 2;
+	assert_int_equal(RS_E_MALFORMED, decode(m));
+	m = (struct rs_msg){.type = RS_MSG_WAIT_DONE,
+			    .offset = 300,
+			    .length = 200,
+			    .ring_offset = 100,
+			    .hash = 7};
+	assert_int_equal(0, decode(m));
+	m.ring_offset = 201;
+	assert_int_equal(RS_E_MALFORMED, decode(m));
 
 	uint8_t buf[RS_MSG_SIZE];
 	struct rs_msg out;

@@ -255,6 +255,54 @@ static void commits_by_its_method_only(void **state)
 }
 
 /* An idle sender's keepalives keep its session; silence ends it. */
+/* A reader's wait is answered when the log grows past it, or after a
+ * quarter of the peer timeout with the log as it is; one at a time, and
+ * only for a session that connected to read. */
+static void reader_waits_for_the_log_to_grow(void **state)
+{
+	struct fixture *f = *state;
+	start_with(f, false, NULL);
+	f->s.cfg.verify = true;
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg wait = {.type = RS_MSG_WAIT, .seq = 4, .length = 1};
+	recv_session_on_message(&f->s, 2, &wait, 1200);
+	recv_session_on_timer(&f->s, 1300);
+	assert_int_equal(f->link.replies, 0); /* nothing to read yet */
+	rs_pmem_target_commit(&f->t, f->t.start + 100); /* a writer's */
+	recv_session_on_timer(&f->s, 1400);
+	assert_int_equal(f->link.replies, 1);
+	assert_int_equal(f->link.last_reply.type, RS_MSG_WAIT_DONE);
+	assert_int_equal(f->link.last_reply.seq, 4);
+	assert_int_equal(f->link.last_reply.offset, 100);
+	/* Caught up: the answer comes after 10 s / 4 all the same. */
+	wait.offset = 100;
+	recv_session_on_message(&f->s, 2, &wait, 1500);
+	recv_session_on_timer(&f->s, 1500 + 2499);
+	assert_int_equal(f->link.replies, 1);
+	recv_session_on_timer(&f->s, 1500 + 2500);
+	assert_int_equal(f->link.replies, 2);
+	assert_int_equal(f->link.last_reply.offset, 100);
+	/* Length 0: at once. */
+	wait.length = 0;
+	recv_session_on_message(&f->s, 2, &wait, 4100);
+	assert_int_equal(f->link.replies, 3);
+	/* A second wait while one is parked ends the session. */
+	wait.length = 1;
+	recv_session_on_message(&f->s, 2, &wait, 4200);
+	recv_session_on_message(&f->s, 3, &wait, 4300);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+}
+
+static void a_writer_does_not_wait(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg wait = {.type = RS_MSG_WAIT, .length = 1};
+	recv_session_on_message(&f->s, 0, &wait, 1200);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+}
+
 static void keepalives_keep_silence_ends(void **state)
 {
 	struct fixture *f = *state;
@@ -289,6 +337,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		message_before_established_is_served, setup, teardown),
 	    cmocka_unit_test_setup_teardown(refused_request_closes, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(reader_waits_for_the_log_to_grow,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_writer_does_not_wait, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(keepalives_keep_silence_ends, setup,
 					    teardown),

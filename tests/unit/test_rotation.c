@@ -298,6 +298,7 @@ static void replacement_goes_beside_and_switches_in(void **state)
 			 RS_MSG_OK);
 	pool_is(f, next, sizeof(next));
 	assert_int_equal(recv_rotation_base(f->rot), 0);
+	assert_int_equal(recv_rotation_content(f->rot), 1); /* another log */
 	assert_int_equal(archive_files(f), 0);
 	close_log(f);
 	open_log(f);

@@ -79,7 +79,8 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 	msg->length = rs_wire_get_u64(&w);
 	msg->ring_offset = rs_wire_get_u64(&w);
 	msg->hash = rs_wire_get_u64(&w);
-	if (msg->type != RS_MSG_HASH_DONE && msg->hash != 0)
+	if (msg->type != RS_MSG_HASH_DONE && msg->type != RS_MSG_WAIT_DONE &&
+	    msg->hash != 0)
 		return "hash in a message that carries none";
 
 	switch (msg->type) {
@@ -136,6 +137,18 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 			return "unknown replacement request";
 		if (msg->type == RS_MSG_SWITCH && msg->length)
 			return "range in a switch request";
+		return 0;
+	case RS_MSG_WAIT:
+		if (msg->status != RS_MSG_OK)
+			return "request carries a status";
+		if (msg->length > 1 || msg->ring_offset)
+			return "unknown wait request";
+		return 0;
+	case RS_MSG_WAIT_DONE:
+		if (msg->status != RS_MSG_OK)
+			return "unknown reply status";
+		if (msg->length > msg->offset || msg->ring_offset > msg->length)
+			return "log positions out of order in a wait reply";
 		return 0;
 	case RS_MSG_REPLACE_DONE:
 	case RS_MSG_SWITCH_DONE:

@@ -38,6 +38,13 @@ enum rs_msg_type {
 	RS_MSG_SWITCH = 15,	    /* the replacement is whole, ending at file
 				       offset `offset`: make it the log */
 	RS_MSG_SWITCH_DONE = 16,    /* reply: it is (status OK) */
+	RS_MSG_WAIT = 17,	    /* a reader at log position `offset`:
+				       length 0, tell now; 1, tell once the
+				       log ends past it (or a while passed) */
+	RS_MSG_WAIT_DONE = 18,	    /* reply: the log ends at `offset`, its
+				       pool starts at `length`, its oldest
+				       byte held is `ring_offset`, its
+				       content is number `hash` */
 };
 
 enum rs_msg_status {
