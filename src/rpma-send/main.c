@@ -6,6 +6,7 @@
 #include "cli/signals.h"
 #include "cli/size.h"
 #include "error.h"
+#include "fetch_command.h"
 #include "input.h"
 #include "resume.h"
 #include "send_exit_status.h"
@@ -49,7 +50,7 @@ static const char doc[] =
 
 static const char args_doc[] =
     "HOST[:PORT][/NAME][,HOST2...] [FILE|-]\n--verify[=hash|read] FILE "
-    "HOST[:PORT][/NAME][,HOST2...]";
+    "HOST[:PORT][/NAME][,HOST2...]\n--fetch HOST[:PORT][/NAME] [FILE|-]";
 
 enum {
 	OPT_METHOD = 0x100,
@@ -68,6 +69,8 @@ enum {
 	OPT_AUTH_KEY,
 	OPT_BUSY_POLL,
 	OPT_QUORUM,
+	OPT_FETCH,
+	OPT_FROM,
 };
 
 static const struct argp_option options[] = {
@@ -123,6 +126,17 @@ static const struct argp_option options[] = {
      "FILE before HOST. hash (default): the receiver hashes 1 MiB chunks; "
      "read: read the replica back with RDMA reads",
      0},
+    {"fetch", OPT_FETCH, 0, 0,
+     "Read the remote log back instead of sending: its committed bytes "
+     "into FILE (or standard output with '-' or no FILE), from its oldest "
+     "byte; with --follow, go on as it grows until SIGINT or SIGTERM; "
+     "with --resume, append to FILE only what it lacks, after checking by "
+     "hashes that it is a copy of the log's first bytes",
+     0},
+    {"from", OPT_FROM, "BYTE|end", 0,
+     "With --fetch: start at this byte of the log, or at its end (only "
+     "what comes next, as tail -f)",
+     0},
     {"send", OPT_SEND, 0, 0,
      "With --verify: ship FILE first (appending), then verify what was "
      "shipped",
@@ -153,6 +167,9 @@ struct send_args {
 	enum verify_method verify_method;
 	bool send_first;
 	bool resume;
+	bool fetch;
+	struct fetch_start from; /* --from */
+	bool from_given;
 	const char *auth_key_path;
 	struct rs_auth_key auth_key;
 	struct rs_target replicas[RS_TARGETS_MAX]; /* HOST1,HOST2,... */
@@ -270,11 +287,32 @@ static void refuse_swapped(struct argp_state *state, const struct send_args *a)
 		   host, file, file, host);
 }
 
+/* --fetch HOST [FILE|-]: what goes with it. */
+static void check_fetch(struct argp_state *state, struct send_args *a)
+{
+	if (a->verify || a->send_first || a->cfg.truncate || a->cfg.quorum ||
+	    a->cfg.method != RS_METHOD_AUTO)
+		argp_error(state, "--fetch reads a log: it goes without "
+				  "--verify, --send, --truncate, --quorum and "
+				  "--method");
+	if (a->from_given && a->resume)
+		argp_error(state, "--fetch --resume starts where FILE ends: "
+				  "give --from or --resume, not both");
+	if (a->resume && (!a->args[1] || strcmp(a->args[1], "-") == 0))
+		argp_error(state,
+			   "--fetch --resume appends to a FILE: name it");
+	if (a->nreplicas > 1)
+		argp_error(state, "--fetch reads one log: give one HOST");
+}
+
 static void assign_positionals(struct argp_state *state, struct send_args *a)
 {
 	if (a->send_first && !a->verify)
 		argp_error(state, "--send goes with --verify");
-	if (a->resume && (a->verify || a->cfg.truncate || a->follow))
+	if (a->from_given && !a->fetch)
+		argp_error(state, "--from goes with --fetch");
+	if (!a->fetch && a->resume &&
+	    (a->verify || a->cfg.truncate || a->follow))
 		argp_error(state, "--resume goes without --verify, --truncate "
 				  "and --follow");
 	refuse_swapped(state, a);
@@ -294,6 +332,8 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 		argp_error(state, "'%s': %s",
 			   prints_plainly(host) ? host : "HOST", err.msg);
 	a->cfg.remote = a->replicas[0];
+	if (a->fetch)
+		check_fetch(state, a);
 	check_replica_list(a, state);
 }
 
@@ -340,6 +380,13 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 	case OPT_AUTH_KEY:
 		a->auth_key_path = arg;
 		return true;
+	case OPT_FROM:
+		a->from_given = true;
+		a->from.at_end = strcmp(arg, "end") == 0;
+		if (!a->from.at_end)
+			a->from.from = parse_number(state, "--from", arg, 0,
+						    UINT64_MAX, false);
+		return true;
 	case OPT_RETRY:
 		a->cfg.retries = (unsigned)parse_number(state, "--retry", arg,
 							0, 1000000, false);
@@ -380,6 +427,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_RESUME:
 		a->resume = true;
+		break;
+	case OPT_FETCH:
+		a->fetch = true;
 		break;
 	case OPT_STATS:
 		a->stats = true;
@@ -479,6 +529,32 @@ static int load_auth_key(struct send_args *a)
 	return 0;
 }
 
+/* --fetch HOST [FILE]: the log's bytes out; a send's exit status. */
+static int run_fetch(const struct send_args *a)
+{
+	struct fetch_command cmd = {
+	    .fetch = {.remote = a->cfg.remote,
+		      .timeout_ms = a->cfg.connect_timeout_ms,
+		      .auth_key = a->cfg.auth_key,
+		      .retries = a->cfg.retries,
+		      .follow = a->follow,
+		      .start = a->from,
+		      .progress = a->cfg.progress,
+		      .progress_forced = a->cfg.progress_forced},
+	    .file = a->input ? a->input : "-",
+	    .resume = a->resume,
+	    .stats = a->stats};
+	struct fetch_result r;
+	int rc = fetch_command_run(&cmd, &r);
+	if (rc == RS_E_INTERRUPTED) {
+		rs_err("interrupted by %s after fetching %llu bytes",
+		       send_stop_requested == SIGTERM ? "SIGTERM" : "SIGINT",
+		       (unsigned long long)r.fetched);
+		return RS_EXIT_INTERRUPTED;
+	}
+	return exit_status_send(rc);
+}
+
 /* --verify FILE HOST, optionally after --send: cmp's exit status. */
 static int run_verify(const struct send_args *a)
 {
@@ -537,6 +613,8 @@ int main(int argc, char **argv)
 				: exit_status_send(rc);
 	if (a.verify)
 		return run_verify(&a);
+	if (a.fetch)
+		return run_fetch(&a);
 
 	struct ship_result result;
 	memset(&result, 0, sizeof(result));

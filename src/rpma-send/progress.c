@@ -8,6 +8,7 @@
 
 void send_progress_init(struct send_progress *p, bool enabled, bool forced)
 {
+	p->what = 0;
 	p->enabled = enabled && (forced || isatty(STDERR_FILENO));
 	p->drawn = false;
 	p->last_ns = 0;
@@ -20,10 +21,10 @@ void send_progress_draw(struct send_progress *p, const struct send_stats *st,
 	double secs = send_stats_elapsed(st);
 	double rate = secs > 0 ? (double)st->bytes / secs / 1e6 : 0;
 	unsigned whole = (unsigned)secs;
-	fprintf(stderr,
-		"\rrpma-send: %s committed, %.1f MB/s, %u:%02u elapsed%s ",
-		rs_size_format(st->bytes, bytes, sizeof(bytes)), rate,
-		whole / 60, whole % 60, detail);
+	fprintf(stderr, "\rrpma-send: %s %s, %.1f MB/s, %u:%02u elapsed%s ",
+		rs_size_format(st->bytes, bytes, sizeof(bytes)),
+		p->what ? p->what : "committed", rate, whole / 60, whole % 60,
+		detail);
 	fflush(stderr);
 	rs_log_line_open(true);
 	p->drawn = true;

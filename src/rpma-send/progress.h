@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 struct send_progress {
+	const char *what; /* what the bytes were: "committed" when NULL */
 	bool enabled;
 	bool drawn;
 	uint64_t last_ns;
