@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,12 +45,44 @@ static int check_prefix(const struct fetch_command *cmd, int fd, uint64_t len)
 	return RS_E_DIVERGED;
 }
 
-/* FILE for --resume: appended to, after its bytes are checked. */
-static int open_resume(struct fetch_command *cmd, int *fd)
+/* Where the bytes go: standard output; FILE appended to (--resume) or
+ * opened as the first bytes come (--follow); or, for a fetch that ends, a
+ * temporary file beside FILE renamed over it at the end, so that a fetch
+ * that fails leaves FILE as it was. */
+struct output {
+	const char *file;
+	int fd;		/* -1 until opened */
+	char tmp[4200]; /* the temporary file, or "" */
+	bool lazy;	/* FILE itself, opened at the first write */
+};
+
+static int out_write(void *ctx, const uint8_t *p, uint64_t len)
 {
-	*fd = open(cmd->file, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	struct output *o = ctx;
+	if (o->fd < 0 && o->lazy)
+		o->fd = open(o->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			     0644);
+	while (len) {
+		ssize_t n = o->fd < 0 ? -1 : write(o->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rs_err("cannot write %s: %s", o->file,
+			       strerror(n < 0 ? errno : EIO));
+			return RS_E_IO;
+		}
+		p += n;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/* FILE for --resume: appended to, after its bytes are checked. */
+static int open_resume(struct fetch_command *cmd, struct output *o)
+{
+	o->fd = open(cmd->file, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	struct stat st;
-	if (*fd < 0 || fstat(*fd, &st)) {
+	if (o->fd < 0 || fstat(o->fd, &st)) {
 		rs_err("cannot open %s: %s", cmd->file, strerror(errno));
 		return RS_E_IO;
 	}
@@ -59,45 +92,72 @@ static int open_resume(struct fetch_command *cmd, int *fd)
 		return RS_E_IO;
 	}
 	uint64_t len = (uint64_t)st.st_size;
-	int rc = len ? check_prefix(cmd, *fd, len) : 0;
-	if (!rc && lseek(*fd, 0, SEEK_END) < 0)
+	int rc = len ? check_prefix(cmd, o->fd, len) : 0;
+	if (!rc && lseek(o->fd, 0, SEEK_END) < 0)
 		rc = RS_E_IO;
 	cmd->fetch.start = (struct fetch_start){.from = len};
-	if (len)
+	if (len && !rc)
 		rs_verbose("%s holds the log's first %llu bytes; fetching the "
 			   "rest",
 			   cmd->file, (unsigned long long)len);
 	return rc;
 }
 
-static int open_output(struct fetch_command *cmd, int *fd)
+static int open_tmp(struct output *o)
 {
-	if (strcmp(cmd->file, "-") == 0) {
-		*fd = STDOUT_FILENO;
-		return 0;
-	}
-	if (cmd->resume)
-		return open_resume(cmd, fd);
-	*fd = open(cmd->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (*fd >= 0)
+	snprintf(o->tmp, sizeof(o->tmp), "%s.fetch-XXXXXX", o->file);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd >= 0 && fchmod(o->fd, 0644) == 0)
 		return 0;
 	rs_err("cannot create %s: %s; give a path in a directory you may "
 	       "write, or - for standard output",
-	       cmd->file, strerror(errno));
+	       o->tmp, strerror(errno));
+	o->tmp[0] = '\0';
 	return RS_E_IO;
+}
+
+static int open_output(struct fetch_command *cmd, struct output *o)
+{
+	*o = (struct output){.file = cmd->file, .fd = -1};
+	if (strcmp(cmd->file, "-") == 0) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	if (cmd->resume)
+		return open_resume(cmd, o);
+	o->lazy = cmd->fetch.follow;
+	return o->lazy ? 0 : open_tmp(o);
+}
+
+/* Closes the output; a fetch that ended well renames its temporary file
+ * over FILE, one that did not removes it. */
+static int close_output(struct output *o, int rc)
+{
+	if (o->fd > STDOUT_FILENO && close(o->fd) && !rc) {
+		rs_err("cannot write %s: %s", o->file, strerror(errno));
+		rc = RS_E_IO;
+	}
+	if (!o->tmp[0])
+		return rc;
+	if (!rc && rename(o->tmp, o->file)) {
+		rs_err("cannot rename %s to %s: %s", o->tmp, o->file,
+		       strerror(errno));
+		rc = RS_E_IO;
+	}
+	if (rc)
+		unlink(o->tmp);
+	return rc;
 }
 
 int fetch_command_run(struct fetch_command *cmd, struct fetch_result *result)
 {
 	memset(result, 0, sizeof(*result));
-	int fd = -1;
-	int rc = open_output(cmd, &fd);
+	struct output o;
+	int rc = open_output(cmd, &o);
+	struct fetch_sink sink = {&o, out_write};
 	if (!rc)
-		rc = fetch_run(&cmd->fetch, fd, cmd->file, result);
-	if (fd > STDOUT_FILENO && close(fd) && !rc) {
-		rs_err("cannot write %s: %s", cmd->file, strerror(errno));
-		rc = RS_E_IO;
-	}
+		rc = fetch_run(&cmd->fetch, &sink, result);
+	rc = close_output(&o, rc);
 	if (cmd->stats)
 		fprintf(stderr,
 			"rpma-send: stats: fetched=%llu at=%llu seconds=%.3f "

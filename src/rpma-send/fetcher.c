@@ -8,15 +8,11 @@
 #include "progress.h"
 #include "stats.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 struct fetcher {
 	const struct fetch_config *cfg;
-	int fd;
-	const char *name;
+	const struct fetch_sink *sink;
 	struct fetch_link *link;
 	bool started;	  /* the first state is known */
 	uint64_t content; /* the content being read */
@@ -27,23 +23,6 @@ struct fetcher {
 	struct send_progress progress;
 	char label[RS_TARGET_LABEL_SIZE];
 };
-
-static int write_out(struct fetcher *f, const uint8_t *p, uint64_t len)
-{
-	while (len) {
-		ssize_t n = write(f->fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rs_err("cannot write %s: %s", f->name,
-			       strerror(n < 0 ? errno : EIO));
-			return RS_E_IO;
-		}
-		p += n;
-		len -= (uint64_t)n;
-	}
-	return 0;
-}
 
 /* What a state means for the read; reported when it ends it. */
 static int judge(struct fetcher *f)
@@ -106,7 +85,7 @@ static int written(struct fetcher *f, const uint8_t *bytes, uint64_t len,
 		if (!stands) /* read them again, from where they are now */
 			return judge(f);
 	}
-	int rc = write_out(f, bytes, len);
+	int rc = f->sink->write(f->sink->ctx, bytes, len);
 	if (rc)
 		return rc;
 	f->pos += len;
@@ -177,10 +156,10 @@ static bool again(struct fetcher *f, int rc, unsigned *tries,
 	return !send_stop_requested;
 }
 
-int fetch_run(const struct fetch_config *cfg, int fd, const char *name,
+int fetch_run(const struct fetch_config *cfg, const struct fetch_sink *sink,
 	      struct fetch_result *result)
 {
-	struct fetcher f = {.cfg = cfg, .fd = fd, .name = name};
+	struct fetcher f = {.cfg = cfg, .sink = sink};
 	rs_target_label(&cfg->remote, f.label, sizeof(f.label));
 	send_stats_start(&f.stats);
 	send_progress_init(&f.progress, cfg->progress, cfg->progress_forced);

@@ -13,13 +13,20 @@
 
 #include "fetch_config.h"
 
-/* Writes the log's bytes to fd (named name in messages). 0 when done
- * (--follow: stopped by a signal), else a negative rs_errc, reported:
- * RS_E_DIVERGED when the log became another content (replaced, emptied)
- * or no longer holds the next byte, RS_E_IO when fd cannot be written,
- * RS_E_INTERRUPTED for a stop before the end (not --follow), or the
- * connection's. */
-int fetch_run(const struct fetch_config *cfg, int fd, const char *name,
+#include <stdint.h>
+
+/* Where the bytes go: write returns 0 or a negative rs_errc, reported. */
+struct fetch_sink {
+	void *ctx;
+	int (*write)(void *ctx, const uint8_t *bytes, uint64_t len);
+};
+
+/* Writes the log's bytes to sink. 0 when done (--follow: stopped by a
+ * signal), else a negative rs_errc, reported: RS_E_DIVERGED when the log
+ * became another content (replaced, emptied) or no longer holds the next
+ * byte, the sink's, RS_E_INTERRUPTED for a stop before the end (not
+ * --follow), or the connection's. */
+int fetch_run(const struct fetch_config *cfg, const struct fetch_sink *sink,
 	      struct fetch_result *result);
 
 #endif

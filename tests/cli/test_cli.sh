@@ -77,7 +77,7 @@ expect_error "send: missing input" 2 "cannot open input" "$SEND" host /nonexiste
 # may contain (argp's "Try --help" hint aside).
 "$SEND" --help >"$tmp/help" 2>&1
 check "send --help shows /NAME and replicas" "$(grep -q 'HOST\[:PORT\]\[/NAME\]\[,HOST2...\] \[FILE|-\]' "$tmp/help" && echo 0 || echo 1)" "$(head -n 2 "$tmp/help")"
-check "send man page shows /NAME" "$(grep -c 'fIHOST\\fR\[:\\fIPORT\\fR\]\[/\\fINAME\\fR\]' "$SRC/man/rpma-send.1" | grep -q '^2$' && echo 0 || echo 1)" "synopsis lines lack [/NAME]"
+check "send man page shows /NAME" "$(grep -c 'fIHOST\\fR\[:\\fIPORT\\fR\]\[/\\fINAME\\fR\]' "$SRC/man/rpma-send.1" | grep -q '^3$' && echo 0 || echo 1)" "synopsis lines lack [/NAME]"
 check "send README shows /NAME and replicas" "$(grep -q 'rpma-send \[OPTION...\] HOST\[:PORT\]\[/NAME\]\[,HOST2...\] \[FILE|-\]' "$SRC/README.md" && echo 0 || echo 1)" "usage line lacks [/NAME][,HOST2...]"
 rule="a log name is 1 to 31 letters, digits, '.', '_' or '-', not starting with '.' or '-'"
 expect_name_error() { # NAME PATTERN ARGS...: exit 2, the rule, one line

@@ -41,6 +41,24 @@ if [ "$no_device" = 1 ]; then
 	expect_error "send: --truncate is taken" 3 "no RDMA device" "$SEND" --truncate 192.0.2.1
 fi
 
+# --- --fetch reads a log: what goes with it and what does not
+expect_error "send: --from without --fetch" 2 "--from goes with --fetch" "$SEND" --from 5 host
+expect_error "send: --fetch with --verify" 2 "--fetch reads a log: it goes without --verify" "$SEND" --fetch --verify host x
+expect_error "send: --fetch with --truncate" 2 "--fetch reads a log: it goes without" "$SEND" --fetch --truncate host
+expect_error "send: --fetch of replicas" 2 "--fetch reads one log: give one HOST" "$SEND" --fetch h1,h2
+expect_error "send: --fetch --resume to stdout" 2 "--fetch --resume appends to a FILE: name it" "$SEND" --fetch --resume host
+expect_error "send: --fetch --resume and --from" 2 "give --from or --resume, not both" "$SEND" --fetch --resume --from 5 host "$tmp/copy"
+expect_error "send: --from not a number" 2 "--from: '5x' must be a number" "$SEND" --fetch --from 5x host
+if [ "$no_device" = 1 ]; then
+	expect_error "send: --fetch --from end is taken" 3 "no RDMA device" "$SEND" --fetch --from end 192.0.2.1
+	expect_error "send: --fetch -f FILE is taken" 3 "no RDMA device" "$SEND" --fetch -f 192.0.2.1 "$tmp/copy"
+	check "send: a --follow fetch that failed created no FILE" "$(ok [ ! -e "$tmp/copy" ])" "$(ls -l "$tmp/copy" 2>&1)"
+	echo "an older copy" >"$tmp/keep"
+	expect_error "send: --fetch into a FILE that is there" 3 "no RDMA device" "$SEND" --fetch 192.0.2.1 "$tmp/keep"
+	check "send: a fetch that failed left FILE as it was" "$(ok [ "$(cat "$tmp/keep")" = "an older copy" ])" "$(cat "$tmp/keep")"
+	check "send: and no temporary file beside it" "$(ok [ -z "$(ls "$tmp" | grep 'keep.fetch-')" ])" "$(ls "$tmp")"
+fi
+
 # --- empty values: never "no key" or a path named ''; sizes in their units
 for opt in allow metrics-file auth-key; do
 	expect_error "recv: --$opt ''" 2 "--$opt: an empty value; give" "$RECV" --$opt= "$tmp/x.pool"
