@@ -76,6 +76,33 @@ static int check_prefix(const struct ship_config *cfg, struct send_input *in,
 	}
 }
 
+#define RESUME_RECHECKS 3 /* a log that grew since it was checked */
+
+/* Checks what the log holds of FILE (*checked: it is a prefix), then
+ * sends the rest. */
+static int check_and_send(const struct ship_config *cfg, struct send_input *in,
+			  struct ship_result *result, bool *checked)
+{
+	uint64_t held = 0;
+	int rc = check_prefix(cfg, in, &held);
+	*checked = rc == 0;
+	if (!rc && lseek(in->fd, (off_t)held, SEEK_SET) < 0) {
+		rs_err("cannot seek in %s: %s", in->name, strerror(errno));
+		rc = RS_E_IO;
+	}
+	if (rc)
+		return rc;
+	rs_info("the remote log holds the first %llu bytes of %s; sending "
+		"the rest",
+		(unsigned long long)held, in->name);
+	struct ship_config resumed = *cfg;
+	resumed.truncate = false;
+	resumed.expect_offset = true;
+	resumed.expected_used = held;
+	in->pos = (off_t)held;
+	return ship_run(&resumed, in, result);
+}
+
 int resume_run(const struct ship_config *cfg, const char *file,
 	       struct ship_result *result)
 {
@@ -99,22 +126,17 @@ int resume_run(const struct ship_config *cfg, const char *file,
 		send_input_close(&in);
 		return RS_E_INVAL;
 	}
-	uint64_t held = 0;
-	rc = check_prefix(cfg, &in, &held);
-	if (!rc && lseek(in.fd, (off_t)held, SEEK_SET) < 0) {
-		rs_err("cannot seek in %s: %s", file, strerror(errno));
-		rc = RS_E_IO;
-	}
-	if (!rc) {
-		rs_info("the remote log holds the first %llu bytes of %s; "
-			"sending the rest",
-			(unsigned long long)held, file);
-		struct ship_config resumed = *cfg;
-		resumed.truncate = false;
-		resumed.expect_offset = true;
-		resumed.expected_used = held;
-		in.pos = (off_t)held;
-		rc = ship_run(&resumed, &in, result);
+	/* A log that grew between the check and the send (the late commits
+	 * of a sender that died, applied once its receiver got to them) is
+	 * checked again, with --retry: what it holds may still be FILE's. */
+	rc = check_and_send(cfg, &in, result);
+	for (unsigned n = 0;
+	     rc == RS_E_DIVERGED && result->committed == 0 && cfg->retries &&
+	     n < RESUME_RECHECKS && !send_stop_requested;
+	     n++) {
+		rs_info("checking again what the log holds of %s", file);
+		memset(result, 0, sizeof(*result));
+		rc = check_and_send(cfg, &in, result);
 	}
 	send_input_close(&in);
 	return rc;
