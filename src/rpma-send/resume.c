@@ -129,14 +129,15 @@ int resume_run(const struct ship_config *cfg, const char *file,
 	/* A log that grew between the check and the send (the late commits
 	 * of a sender that died, applied once its receiver got to them) is
 	 * checked again, with --retry: what it holds may still be FILE's. */
-	rc = check_and_send(cfg, &in, result);
+	bool checked;
+	rc = check_and_send(cfg, &in, result, &checked);
 	for (unsigned n = 0;
-	     rc == RS_E_DIVERGED && result->committed == 0 && cfg->retries &&
-	     n < RESUME_RECHECKS && !send_stop_requested;
+	     checked && rc == RS_E_DIVERGED && result->committed == 0 &&
+	     cfg->retries && n < RESUME_RECHECKS && !send_stop_requested;
 	     n++) {
 		rs_info("checking again what the log holds of %s", file);
 		memset(result, 0, sizeof(*result));
-		rc = check_and_send(cfg, &in, result);
+		rc = check_and_send(cfg, &in, result, &checked);
 	}
 	send_input_close(&in);
 	return rc;
