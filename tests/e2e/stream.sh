@@ -192,6 +192,35 @@ tc qdisc del dev veth0 root 2>/dev/null
 tc qdisc del dev veth1 root 2>/dev/null
 end_case
 
+start_case "--resume --retry: a log that grows between the check and the send is checked again"
+# Found by the fault campaign (round a 29 of a 400-fault run): the late
+# commits of a killed sender landed between --resume's check and its send,
+# which exited 6. RPMA_SEND_STOP_AT stops it there; another sender appends
+# the next part of the same file meanwhile.
+head -c 6M /dev/urandom >"$WORK/grow"
+head -c 2M "$WORK/grow" >"$WORK/grow-2"
+head -c 4M "$WORK/grow" | tail -c 2M >"$WORK/grow-3"
+if start_recv "$WORK/recv.log" "$pool"; then
+	"$SEND" --truncate=in-place "$RECV_IP" "$WORK/grow-2" 2>"$WORK/send.log" || fail "first part: $(cat "$WORK/send.log")"
+	RPMA_SEND_STOP_AT=resume-checked spawn 120 "$WORK/resume.log" "$SEND" --resume --retry 5 "$RECV_IP" "$WORK/grow"
+	resume_pid=$SPAWN_PID
+	end=$((SECONDS + 60))
+	until [ "$(sed 's/^[^)]*) //' "/proc/$resume_pid/stat" 2>/dev/null | cut -d' ' -f1)" = T ] ||
+		[ "$SECONDS" -ge "$end" ]; do nap 0.1; done
+	"$SEND" "$RECV_IP" "$WORK/grow-3" 2>"$WORK/send.log" || fail "the part in between: $(cat "$WORK/send.log")"
+	kill -CONT "$resume_pid"
+	reap "$resume_pid"
+	[ "$REAP_RC" = 0 ] || fail "--resume --retry exited $REAP_RC: $(cat "$WORK/resume.log")"
+	grep -q "checking again" "$WORK/resume.log" || fail "no second check: $(cat "$WORK/resume.log")"
+	grep -q "holds the first 4194304 bytes" "$WORK/resume.log" || fail "$(cat "$WORK/resume.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$pool" "$WORK/grow"
+else
+	fail "receiver did not start"
+fi
+end_case
+
 start_case "--follow tails a growing file across rotation"
 if start_recv "$WORK/recv.log" "$pool"; then
 	log="$WORK/rotating.log"
