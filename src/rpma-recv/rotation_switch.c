@@ -45,8 +45,10 @@ static void finish(struct recv_rotation *r)
 	rotation_stop_at("switch-committed");
 	if (r->archive && archive_remove_all(r->archive, &err))
 		rs_err("log %s: %s", rotation_label(r), err.msg);
-	rs_info("log %s: its replacement of %" PRIu64 " bytes is the log now",
-		rotation_label(r), r->state.sw.len);
+	if (r->state.sw.len) /* (an emptying is said by its caller) */
+		rs_info("log %s: its replacement of %" PRIu64
+			" bytes is the log now",
+			rotation_label(r), r->state.sw.len);
 	r->state.content++; /* readers of the old one must know */
 	store_switch(r, 0, &(struct log_switch){0});
 }

@@ -115,12 +115,11 @@ static void print_serving(const struct service *svc)
 	for (const struct served_log *l = svc->logs; l; l = l->next) {
 		struct recv_log_usage u;
 		recv_log_worker_usage(l->worker, &u);
-		rs_info(
-		    "serving %s%s%s (%llu bytes of log, %llu used) on %s:%s",
-		    l->settings.name[0] ? "log " : "", l->settings.name,
-		    l->settings.name[0] ? ": " : "", (unsigned long long)u.size,
-		    (unsigned long long)u.used, ep->host[0] ? ep->host : "*",
-		    ep->port);
+		rs_info("serving%s%s%s (%llu bytes of log, %llu used) on %s:%s",
+			l->settings.name[0] ? " log " : "", l->settings.name,
+			l->settings.name[0] ? ":" : "",
+			(unsigned long long)u.size, (unsigned long long)u.used,
+			ep->host[0] ? ep->host : "*", ep->port);
 	}
 }
 
