@@ -27,6 +27,7 @@ struct archive {
 	char dir[DIR_MAX];
 	char name[64];
 	int dir_fd;
+	bool tidy;		    /* removes what a crash left half-written */
 	struct archive_file *files; /* in log order */
 	unsigned nfiles, cap;
 	int part_fd; /* the open stretch, or -1 */
@@ -100,6 +101,8 @@ static int take_entry(struct archive *a, const char *entry,
 	bool part;
 	if (!parse_name(a, entry, &pos, &part))
 		return 0;
+	if (part && !a->tidy)
+		return 0;
 	if (part) {
 		if (unlinkat(a->dir_fd, entry, 0) && errno != ENOENT)
 			return rs_error_set(err, RS_E_IO, errno,
@@ -158,8 +161,8 @@ static int check_contiguous(const struct archive *a, struct rs_error *err)
 	return 0;
 }
 
-int archive_open(const char *dir, const char *name, struct archive **out,
-		 struct rs_error *err)
+static int open_archive(const char *dir, const char *name, bool tidy,
+			struct archive **out, struct rs_error *err)
 {
 	struct archive *a = calloc(1, sizeof(*a));
 	if (!a)
@@ -171,6 +174,7 @@ int archive_open(const char *dir, const char *name, struct archive **out,
 	}
 	snprintf(a->dir, sizeof(a->dir), "%s", dir);
 	snprintf(a->name, sizeof(a->name), "%s", name[0] ? name : "log");
+	a->tidy = tidy;
 	a->part_fd = -1;
 	a->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc = 0;
@@ -189,6 +193,18 @@ int archive_open(const char *dir, const char *name, struct archive **out,
 	}
 	*out = a;
 	return 0;
+}
+
+int archive_open(const char *dir, const char *name, struct archive **out,
+		 struct rs_error *err)
+{
+	return open_archive(dir, name, true, out, err);
+}
+
+int archive_look(const char *dir, const char *name, struct archive **out,
+		 struct rs_error *err)
+{
+	return open_archive(dir, name, false, out, err);
 }
 
 void archive_close(struct archive **ap)

@@ -36,6 +36,9 @@ struct archive_usage {
  * whole stretch) with the file named in err. */
 int archive_open(const char *dir, const char *name, struct archive **out,
 		 struct rs_error *err);
+/* The same without removing anything: a look (rpma-recv --export). */
+int archive_look(const char *dir, const char *name, struct archive **out,
+		 struct rs_error *err);
 void archive_close(struct archive **a);
 
 struct archive_usage archive_usage(const struct archive *a);

@@ -6,6 +6,7 @@
 #include "cli/log.h"
 #include "cli/signals.h"
 #include "error.h"
+#include "export.h"
 #include "info.h"
 #include "recv_exit_status.h"
 #include "service.h"
@@ -40,6 +41,7 @@ static const char args_doc[] = "[POOL]\n--check-config [FILE]";
 
 enum {
 	OPT_ONCE = 0x100, /* below SETTINGS_FLAGS_KEY, the settings' keys */
+	OPT_EXPORT,
 	OPT_LOG,
 	OPT_CONFIG,
 	OPT_CHECK_CONFIG,
@@ -72,6 +74,12 @@ static const struct argp_option options[] = {
      "or the configuration's), then exit; writes nothing, needs no RDMA "
      "device",
      0},
+    {"export", OPT_EXPORT, "FILE", 0,
+     "Write the log's committed content to FILE ('-': standard output) and "
+     "exit: its archive's files (--archive, or archive= of --log "
+     "NAME=POOL,...), then its pool, read by rpma-recv itself (no PMDK "
+     "tool); writes nothing to the pool, needs no RDMA device",
+     0},
     {"once", OPT_ONCE, 0, 0, "Exit after the first sender disconnects", 0},
     {"quiet", 'q', 0, 0, "Print errors only", 0},
     {"verbose", 'v', 0, 0, "Print details of each connection", 0},
@@ -94,6 +102,7 @@ struct recv_args {
 	bool once;
 	enum rs_log_level level;
 	bool info;
+	const char *export_file; /* --export */
 };
 
 /* Options that take a value. Returns false for any other key. */
@@ -164,6 +173,11 @@ static void parse_end(struct argp_state *state)
 	}
 	if (a->info && !a->pool)
 		argp_error(state, "--info needs POOL");
+	if (a->export_file && (a->info || a->config))
+		argp_error(state, "--export goes without --info and --config");
+	if (a->export_file && !!a->pool + a->nnamed != 1)
+		argp_error(state, "--export reads one log: give POOL, or one "
+				  "--log NAME=POOL[,archive=DIR]");
 	if (a->pool || a->nnamed || a->config)
 		return;
 	if (access(RECV_DEFAULT_CONFIG, F_OK) == 0) {
@@ -188,6 +202,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'i':
 		a->info = true;
+		break;
+	case OPT_EXPORT:
+		if (!*arg)
+			argp_error(state, "--export: an empty FILE name; give "
+					  "a file, or - for standard output");
+		a->export_file = arg;
 		break;
 	case OPT_ONCE:
 		a->once = true;
@@ -326,6 +346,25 @@ static int info(struct recv_args *a)
 	return rc;
 }
 
+/* --export FILE: the log of POOL or of the one --log. */
+static int export_log(struct recv_args *a)
+{
+	static struct recv_log_settings log; /* large: paths, a key */
+	log = a->flags.log;
+	snprintf(log.pool_path, sizeof(log.pool_path), "%s",
+		 a->pool ? a->pool : "");
+	struct rs_error err = {0};
+	if (a->nnamed && settings_log_arg_parse(a->named[0], &log, &err)) {
+		rs_err("%s", err.msg);
+		return err.code;
+	}
+	int rc =
+	    recv_export(log.pool_path, log.archive_dir[0] ? log.archive_dir : 0,
+			log.name, a->export_file);
+	explicit_bzero(&log, sizeof(log));
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static struct recv_args a; /* large: keys, paths */
@@ -348,6 +387,8 @@ int main(int argc, char **argv)
 	rs_log_init("rpma-recv", a.level);
 	if (a.info)
 		return recv_exit_status(info(&a));
+	if (a.export_file)
+		return recv_exit_status(export_log(&a));
 	if (a.check)
 		return recv_exit_status(check_config(&a));
 

@@ -83,8 +83,11 @@ static int map_read_only(int fd, struct pmem2_source **src,
 	return ret;
 }
 
-int recv_pool_peek(const char *path, struct recv_pool_peek *out,
-		   struct rs_error *err)
+/* What the mapping holds, and its log's committed bytes handed to
+ * consume (when not NULL) while it is mapped. */
+static int peek_with(const char *path, struct recv_pool_peek *out,
+		     recv_pool_consume_fn consume, void *ctx,
+		     struct rs_error *err)
 {
 	int kind = recv_pool_kind_check(path, err);
 	if (kind)
@@ -101,6 +104,11 @@ int recv_pool_peek(const char *path, struct recv_pool_peek *out,
 	else
 		rc = peek_mapped(path, pmem2_map_get_address(map),
 				 pmem2_map_get_size(map), out, err);
+	if (!rc && consume) {
+		const uint8_t *base = pmem2_map_get_address(map);
+		rc = consume(ctx, base + out->start, out->write - out->start,
+			     err);
+	}
 	if (map) {
 		out->granularity = pmem2_map_get_store_granularity(map);
 		pmem2_map_delete(&map);
@@ -108,4 +116,17 @@ int recv_pool_peek(const char *path, struct recv_pool_peek *out,
 	pmem2_source_delete(&src);
 	close(fd);
 	return rc;
+}
+
+int recv_pool_peek(const char *path, struct recv_pool_peek *out,
+		   struct rs_error *err)
+{
+	return peek_with(path, out, 0, 0, err);
+}
+
+int recv_pool_peek_data(const char *path, struct recv_pool_peek *out,
+			recv_pool_consume_fn consume, void *ctx,
+			struct rs_error *err)
+{
+	return peek_with(path, out, consume, ctx, err);
 }

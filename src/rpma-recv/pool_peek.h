@@ -22,4 +22,14 @@ struct recv_pool_peek {
 int recv_pool_peek(const char *path, struct recv_pool_peek *out,
 		   struct rs_error *err);
 
+/* Takes the log's committed bytes while the pool is mapped: returns 0 or
+ * a negative rs_errc with err. */
+typedef int (*recv_pool_consume_fn)(void *ctx, const uint8_t *bytes,
+				    uint64_t len, struct rs_error *err);
+
+/* recv_pool_peek, then the committed bytes handed to consume. */
+int recv_pool_peek_data(const char *path, struct recv_pool_peek *out,
+			recv_pool_consume_fn consume, void *ctx,
+			struct rs_error *err);
+
 #endif

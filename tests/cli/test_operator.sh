@@ -59,6 +59,15 @@ if [ "$no_device" = 1 ]; then
 	check "send: and no temporary file beside it" "$(ok [ -z "$(ls "$tmp" | grep 'keep.fetch-')" ])" "$(ls "$tmp")"
 fi
 
+# --- rpma-recv --export reads one log
+expect_error "recv: --export of two logs" 2 "--export reads one log" "$RECV" --export - --log a=/x.pool --log b=/y.pool
+expect_error "recv: --export with --info" 2 "--export goes without --info" "$RECV" --export - --info /x.pool
+expect_error "recv: --export ''" 2 "--export: an empty FILE name" "$RECV" --export= /x.pool
+expect_error "recv: --export of a pool that is not there" 2 "pool $tmp/none.pool does not exist" "$RECV" --export - "$tmp/none.pool"
+pmempool create log "$tmp/export.pool"
+"$RECV" --export "$tmp/export.out" "$tmp/export.pool" >"$tmp/out" 2>&1
+check "recv: --export of an empty pool writes an empty FILE" "$(ok [ -f "$tmp/export.out" ] && [ ! -s "$tmp/export.out" ])" "$(cat "$tmp/out")"
+
 # --- empty values: never "no key" or a path named ''; sizes in their units
 for opt in allow metrics-file auth-key; do
 	expect_error "recv: --$opt ''" 2 "--$opt: an empty value; give" "$RECV" --$opt= "$tmp/x.pool"

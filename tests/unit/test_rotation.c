@@ -13,6 +13,7 @@
 
 #include "commit.h"
 #include "error.h"
+#include "export.h"
 #include "generation.h"
 #include "log_state.h"
 #include "pmem_target.h"
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -364,6 +366,39 @@ static void replacement_without_room_is_refused_or_seals_first(void **state)
 	assert_true(room < (2u << 20));
 }
 
+/* rpma-recv --export: the archive's files, then the pool, by our own
+ * code; a look that writes nothing. */
+static void export_reads_the_archive_then_the_pool(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 3u << 20);
+	uint64_t base, write = rs_pmem_target_write_offset(&f->t);
+	assert_int_equal(recv_rotation_rebase(f->rot, write, &base), RS_MSG_OK);
+	commit_next(f, 123456);
+	char out[PATH_MAX];
+	snprintf(out, sizeof(out), "%s/export", f->dir);
+	assert_int_equal(recv_export(f->pool, f->dir, "app", out), 0);
+	FILE *fp = fopen(out, "r");
+	assert_non_null(fp);
+	static uint8_t back[4u << 20];
+	size_t n = fread(back, 1, sizeof(back), fp);
+	fclose(fp);
+	assert_int_equal(n, f->committed);
+	assert_memory_equal(back, f->input, n);
+	/* Without the archive: the pool's bytes alone. */
+	assert_int_equal(recv_export(f->pool, 0, "app", out), 0);
+	fp = fopen(out, "r");
+	n = fread(back, 1, sizeof(back), fp);
+	fclose(fp);
+	assert_int_equal(n, 123456);
+	assert_memory_equal(back, f->input + (3u << 20), n);
+	/* An output that cannot be written is an error. */
+	unlink(out);
+	assert_int_equal(mkdir(out, 0700), 0);
+	assert_int_equal(recv_export(f->pool, f->dir, "app", out), RS_E_IO);
+	rmdir(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +416,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		replacement_goes_beside_and_switches_in, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		export_reads_the_archive_then_the_pool, setup, teardown),
 	    cmocka_unit_test_setup_teardown(switch_cut_short_is_finished, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(
