@@ -101,7 +101,7 @@ n=$(ls "$arch" | grep -c '\.log$')
 ls -a "$arch" | grep -q part && fail "a .part file was left: $(ls -a "$arch")"
 end_case
 
-start_case "verify and --resume see the archive and the pool as one log"
+start_case "verify, --resume, --fetch and --export see the archive and the pool as one log"
 for how in hash read; do
 	rc=0
 	timeout 120 "$SEND" --verify="$how" "$WORK/inrot" "$RECV_IP" 2>"$WORK/v.log" || rc=$?
@@ -119,6 +119,13 @@ cat "$WORK/inrot" "$WORK/in6" >"$WORK/in21"
 rc=0
 timeout 300 "$SEND" --resume "$RECV_IP" "$WORK/in21" 2>"$WORK/r.log" || rc=$?
 [ "$rc" = 0 ] || fail "--resume of a rotated log: exit $rc: $(cat "$WORK/r.log")"
+# Read back whole, the archive first: over RDMA, and on the PMem host.
+rc=0
+timeout 120 "$SEND" --fetch "$RECV_IP" "$WORK/fetched" 2>"$WORK/f.log" || rc=$?
+[ "$rc" = 0 ] || fail "--fetch of a rotated log: exit $rc: $(cat "$WORK/f.log")"
+cmp "$WORK/fetched" "$WORK/in21" >&2 || fail "--fetch of a rotated log differs from its input"
+"$RECV" --export "$WORK/exported" --archive "$arch" "$pool" 2>"$WORK/x.log" || fail "--export: $(cat "$WORK/x.log")"
+cmp "$WORK/exported" "$WORK/in21" >&2 || fail "--export of a rotated log differs from its input"
 kill -TERM "$RECV_PID"
 wait_recv
 check_log "$arch" "$pool" "$WORK/in21"

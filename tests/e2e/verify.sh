@@ -1,8 +1,13 @@
 #!/bin/bash
-# End-to-end verify: rpma-send --verify=hash|read against replicas on devdax
-# (pool registrable: direct RDMA reads) and fsdax (not registrable on rxe:
-# reads go through the staging ring), identical, with one byte changed on
-# the receiver's side, truncated, longer, and with the receiver gone.
+# End-to-end read-back. rpma-send --verify=hash|read against replicas on
+# devdax (pool registrable: direct RDMA reads) and fsdax (not registrable
+# on rxe: reads go through the staging ring), identical, with one byte
+# changed on the receiver's side, truncated, longer, and with the receiver
+# gone. rpma-send --fetch: a 64 MiB log equals pmempool dump of it (and
+# rpma-recv --export); a --follow reader started before a writer prints
+# exactly its input, and goes through a receiver kill -9 and a 4 s link
+# outage with --retry; --resume of a partial copy appends exactly the rest;
+# a reader refused by the allow list or the key is told as a writer is.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/verify.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -152,6 +157,122 @@ if start_recv "$WORK/recv.log" --create 32M --log a="$WORK/a.pool" --log b="$WOR
 else
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
 fi
+end_case
+
+# --- rpma-send --fetch ---------------------------------------------------
+
+link_down() {
+	tc qdisc replace dev veth1 root netem loss 100%
+	tc qdisc replace dev veth0 root netem loss 100%
+}
+
+link_up() {
+	tc qdisc del dev veth1 root 2>/dev/null
+	tc qdisc del dev veth0 root 2>/dev/null
+}
+
+fpool="$RPMA_TMPDIR/fetch.pool"
+head -c 64M /dev/urandom >"$WORK/big"
+
+start_case "fetch of a 64 MiB log equals pmempool dump of it, and rpma-recv --export"
+rm -f "$fpool"
+if start_recv "$WORK/recv.log" --peer-timeout 2s --create 96M "$fpool"; then
+	timeout 120 "$SEND" "$RECV_IP" "$WORK/big" 2>"$WORK/err" || fail "shipping: $(cat "$WORK/err")"
+	rc=0
+	timeout 120 "$SEND" --fetch --stats "$RECV_IP" "$WORK/fetched" 2>"$WORK/err" || rc=$?
+	[ "$rc" = 0 ] || fail "--fetch: exit $rc: $(cat "$WORK/err")"
+	grep -q "stats: fetched=67108864 " "$WORK/err" || fail "no stats line: $(cat "$WORK/err")"
+	pool_data "$fpool" "$WORK/dump"
+	cmp "$WORK/fetched" "$WORK/dump" >&2 || fail "the fetched log differs from pmempool dump -b"
+	"$RECV" --export "$WORK/exported" "$fpool" 2>"$WORK/err" || fail "--export: $(cat "$WORK/err")"
+	cmp "$WORK/exported" "$WORK/dump" >&2 || fail "--export differs from pmempool dump -b"
+	rm -f "$WORK/fetched" "$WORK/exported" "$WORK/dump"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "--resume of a partial local copy appends exactly the rest"
+head -c 10M "$WORK/big" >"$WORK/copy"
+rc=0
+timeout 120 "$SEND" --fetch --resume "$RECV_IP" "$WORK/copy" 2>"$WORK/err" || rc=$?
+[ "$rc" = 0 ] || fail "exit $rc: $(cat "$WORK/err")"
+cmp "$WORK/copy" "$WORK/big" >&2 || fail "the completed copy differs from the log"
+printf 'X' | dd of="$WORK/copy" bs=1 seek=5 conv=notrunc status=none
+head -c 20M "$WORK/copy" >"$WORK/bad"
+rc=0
+timeout 120 "$SEND" --fetch --resume "$RECV_IP" "$WORK/bad" 2>"$WORK/err" || rc=$?
+[ "$rc" = 6 ] || fail "a copy that differs: exit $rc, want 6: $(cat "$WORK/err")"
+grep -q "differ at byte 5" "$WORK/err" || fail "no byte named: $(cat "$WORK/err")"
+[ "$(stat -c %s "$WORK/bad")" = 20971520 ] || fail "the copy was written to"
+rm -f "$WORK/copy" "$WORK/bad"
+end_case
+
+start_case "a --follow reader started before a writer prints exactly its input, through a receiver kill -9 and a 4 s outage"
+kill -TERM "$RECV_PID"
+wait_recv
+rm -f "$fpool"
+start_recv "$WORK/recv.log" --peer-timeout 2s --create 32M "$fpool" || fail "receiver did not start"
+head -c 6M /dev/urandom >"$WORK/lines"
+spawn 300 "$WORK/follow.log" "$SEND" --fetch --follow --retry 100 "$RECV_IP" "$WORK/followed"
+follower=$SPAWN_PID
+FEED_PAUSE=0.05 start_fed_sender "$WORK/lines" --retry 100 "$RECV_IP"
+# a third in: the receiver killed and restarted; two thirds: the link cut
+sleep 1
+kill -9 "$RECV_PID"
+wait_recv
+sleep 1
+start_recv "$WORK/recv.log" --peer-timeout 2s "$fpool" || fail "receiver did not restart: $(cat "$WORK/recv.log")"
+sleep 1
+link_down
+sleep 4
+link_up
+wait "$FEED_PID"
+reap "$SEND_PID"
+[ "$REAP_RC" = 0 ] || fail "writer: exit $REAP_RC: $(cat "$WORK/send.log")"
+# the follower has everything once the log ends where the input does
+end=$((SECONDS + 60))
+while [ "$(stat -c %s "$WORK/followed" 2>/dev/null || echo 0)" -lt "$(stat -c %s "$WORK/lines")" ] &&
+	[ "$SECONDS" -lt "$end" ]; do nap 0.2; done
+kill -INT "$follower"
+reap "$follower"
+[ "$REAP_RC" = 0 ] || fail "follower: exit $REAP_RC: $(cat "$WORK/follow.log")"
+cmp "$WORK/followed" "$WORK/lines" >&2 || fail "the follower's output differs from the input: $(cat "$WORK/follow.log")"
+grep -q "reading .* again" "$WORK/follow.log" || fail "the follower was never cut off: $(cat "$WORK/follow.log")"
+end_case
+
+start_case "a reader refused by the allow list or the key is told as a writer is"
+kill -TERM "$RECV_PID"
+wait_recv
+head -c 32 /dev/urandom >"$WORK/key"
+chmod 600 "$WORK/key"
+start_recv "$WORK/recv.log" --allow 198.51.100.0/24 "$fpool" || fail "receiver did not start"
+for mode in send fetch; do
+	rc=0
+	if [ "$mode" = send ]; then
+		timeout 60 "$SEND" "$RECV_IP" "$WORK/lines" 2>"$WORK/$mode.err" || rc=$?
+	else
+		timeout 60 "$SEND" --fetch "$RECV_IP" "$WORK/out" 2>"$WORK/$mode.err" || rc=$?
+	fi
+	echo "$rc" >"$WORK/$mode.rc"
+done
+[ "$(cat "$WORK/fetch.rc")" = "$(cat "$WORK/send.rc")" ] && [ "$(cat "$WORK/fetch.rc")" = 5 ] ||
+	fail "not allowed: fetch exit $(cat "$WORK/fetch.rc"), send exit $(cat "$WORK/send.rc"), want 5"
+cmp "$WORK/fetch.err" "$WORK/send.err" >&2 || fail "different messages: $(cat "$WORK/fetch.err" "$WORK/send.err")"
+kill -TERM "$RECV_PID"
+wait_recv
+start_recv "$WORK/recv.log" --auth-key "$WORK/key" "$fpool" || fail "receiver did not start with a key"
+rc=0
+timeout 60 "$SEND" --fetch "$RECV_IP" "$WORK/out" 2>"$WORK/fetch.err" || rc=$?
+timeout 60 "$SEND" "$RECV_IP" "$WORK/lines" 2>"$WORK/send.err" || echo "$?" >"$WORK/send.rc"
+[ "$rc" = "$(cat "$WORK/send.rc")" ] || fail "no key: fetch exit $rc, send exit $(cat "$WORK/send.rc")"
+cmp "$WORK/fetch.err" "$WORK/send.err" >&2 || fail "different messages: $(cat "$WORK/fetch.err" "$WORK/send.err")"
+rc=0
+timeout 60 "$SEND" --fetch --auth-key "$WORK/key" "$RECV_IP" "$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" = 0 ] || fail "with the key: exit $rc: $(cat "$WORK/err")"
+cmp "$WORK/out" "$WORK/lines" >&2 || fail "with the key: the log differs"
+kill -TERM "$RECV_PID"
+wait_recv
 end_case
 
 start_case "receiver gone: exit 2 with a clear message"
