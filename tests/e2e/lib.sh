@@ -95,3 +95,37 @@ one_line_error() {
 	[ "$n" = 1 ] || fail "expected one error line, got $n: $(cat "$1")"
 	grep -q '^rpma-\(send\|recv\): ' "$1" || fail "error line does not name the program: $(cat "$1")"
 }
+
+# link_down: the network between the two ends goes silent, both ways, as
+# when a switch reboots: every packet on the veth is dropped (netem). Not
+# `ip link set veth1 down`: on this kernel (6.1) an rxe port that goes down
+# under a live queue pair answers no new connection over that veth after
+# it comes back (connections then only work over lo), which would leave
+# the later cases without a real link.
+link_down() {
+	tc qdisc replace dev veth1 root netem loss 100%
+	tc qdisc replace dev veth0 root netem loss 100%
+}
+
+link_up() {
+	tc qdisc del dev veth1 root 2>/dev/null
+	tc qdisc del dev veth0 root 2>/dev/null
+}
+
+# stopped PID: the process is stopped (SIGSTOP: a test knob's stop).
+stopped() {
+	local stat
+	read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" = T ]
+}
+
+# wait_stopped PID SECONDS: it stops within SECONDS (1: it ended, or not).
+wait_stopped() {
+	local end=$((SECONDS + $2))
+	while ! stopped "$1"; do
+		kill -0 "$1" 2>/dev/null || return 1
+		[ "$SECONDS" -lt "$end" ] || return 1
+		nap 0.05
+	done
+}

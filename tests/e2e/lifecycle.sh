@@ -40,24 +40,6 @@ check_log() {
 		fail "archive + pool ($(stat -c %s "$WORK/content") bytes) differ from $3 ($(stat -c %s "$3") bytes)"
 }
 
-# stopped PID: the process is stopped (SIGSTOP).
-stopped() {
-	local stat
-	read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
-	stat=${stat##*) }
-	[ "${stat%% *}" = T ]
-}
-
-# wait_stopped PID SECONDS
-wait_stopped() {
-	local end=$((SECONDS + $2))
-	while ! stopped "$1"; do
-		kill -0 "$1" 2>/dev/null || return 1
-		[ "$SECONDS" -lt "$end" ] || return 1
-		nap 0.05
-	done
-}
-
 # kill_when_stopped STEP: the receiver (RPMA_RECV_STOP_AT=STEP, its log
 # $WORK/recv-STEP.log) stops there; then kill -9.
 kill_when_stopped() {
@@ -205,16 +187,6 @@ done
 end_case
 
 # --- replacement ----------------------------------------------------------
-
-link_down() {
-	tc qdisc replace dev veth1 root netem loss 100%
-	tc qdisc replace dev veth0 root netem loss 100%
-}
-
-link_up() {
-	tc qdisc del dev veth1 root 2>/dev/null
-	tc qdisc del dev veth0 root 2>/dev/null
-}
 
 # feed_until FILE PERCENT FIFO: writes the first PERCENT of FILE into
 # FIFO, touches $WORK/fed and holds the FIFO open without writing more.

@@ -15,22 +15,6 @@ head -c $((3 << 20)) /dev/urandom >"$input"
 start_recv "$WORK/recv.log" --create 32M "$pool" && kill -TERM "$RECV_PID"
 wait_recv
 
-# link_down: the network between the two ends goes silent, both ways, as
-# when a switch reboots: every packet on the veth is dropped (netem). Not
-# `ip link set veth1 down`: on this kernel (6.1) an rxe port that goes down
-# under a live queue pair answers no new connection over that veth after
-# it comes back (connections then only work over lo), which would leave
-# the later cases without a real link.
-link_down() {
-	tc qdisc replace dev veth1 root netem loss 100%
-	tc qdisc replace dev veth0 root netem loss 100%
-}
-
-link_up() {
-	tc qdisc del dev veth1 root
-	tc qdisc del dev veth0 root
-}
-
 # The input in 64 chunks over about 8 s (feed in lib.sh).
 FEED_PAUSE=0.12
 

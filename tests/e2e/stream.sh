@@ -204,9 +204,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	"$SEND" --truncate=in-place "$RECV_IP" "$WORK/grow-2" 2>"$WORK/send.log" || fail "first part: $(cat "$WORK/send.log")"
 	RPMA_SEND_STOP_AT=resume-checked spawn 120 "$WORK/resume.log" "$SEND" --resume --retry 5 "$RECV_IP" "$WORK/grow"
 	resume_pid=$SPAWN_PID
-	end=$((SECONDS + 60))
-	until [ "$(sed 's/^[^)]*) //' "/proc/$resume_pid/stat" 2>/dev/null | cut -d' ' -f1)" = T ] ||
-		[ "$SECONDS" -ge "$end" ]; do nap 0.1; done
+	wait_stopped "$resume_pid" 60 || fail "--resume did not stop after its check: $(cat "$WORK/resume.log")"
 	"$SEND" "$RECV_IP" "$WORK/grow-3" 2>"$WORK/send.log" || fail "the part in between: $(cat "$WORK/send.log")"
 	kill -CONT "$resume_pid"
 	reap "$resume_pid"

@@ -161,16 +161,6 @@ end_case
 
 # --- rpma-send --fetch ---------------------------------------------------
 
-link_down() {
-	tc qdisc replace dev veth1 root netem loss 100%
-	tc qdisc replace dev veth0 root netem loss 100%
-}
-
-link_up() {
-	tc qdisc del dev veth1 root 2>/dev/null
-	tc qdisc del dev veth0 root 2>/dev/null
-}
-
 fpool="$RPMA_TMPDIR/fetch.pool"
 head -c 64M /dev/urandom >"$WORK/big"
 

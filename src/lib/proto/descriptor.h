@@ -40,8 +40,9 @@ struct rs_mr_desc {
 #define RS_CONNECT_VERIFY 0x2u	 /* will read the replica back */
 #define RS_CONNECT_AUTH 0x4u	 /* the sender holds an auth key */
 #define RS_CONNECT_TAKEOVER 0x8u /* reconnecting: the token of its session */
-#define RS_CONNECT_REPLACE 0x10u /* will write a replacement (RS_MSG_REPLACE)  \
-				  */
+#define RS_CONNECT_REPLACE                                                     \
+	0x10u /* will write a replacement (RS_MSG_REPLACE)                     \
+	       */
 #define RS_CONNECT_FLAGS_KNOWN                                                 \
 	(RS_CONNECT_TRUNCATE | RS_CONNECT_VERIFY | RS_CONNECT_AUTH |           \
 	 RS_CONNECT_TAKEOVER | RS_CONNECT_REPLACE)
