@@ -49,6 +49,7 @@ static void parse(const uint8_t *p, struct rs_accept_info *a)
 	memcpy(a->pool_uuid, p + 28, 16);
 	memcpy(a->token.bytes, p + 44, RS_SESSION_TOKEN_SIZE);
 	a->peer_timeout_ms = (uint32_t)fuzz_le(p + 60, 4);
+	a->log_base = fuzz_le(p + 64, 8);
 }
 
 static bool mr_sound(const struct rs_mr_desc *d)

@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-/* The layout of version 3 (rpma-ship(7)): header (6), flags, method, token
+/* The layout of version 4 (rpma-ship(7)): header (6), flags, method, token
  * (16), log name (32). */
 #define REQ_SIZE 56
 #define TOKEN_AT 8

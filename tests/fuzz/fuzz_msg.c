@@ -3,9 +3,11 @@
  * the documented layout itself, finds well formed (magic, zero reserved
  * fields, a known type, requests without a status, non-empty and
  * non-wrapping, no ring offset outside a staged commit, replies with a known
- * status, a hash only in a hash reply), an accepted message re-encodes to the
- * same 48 bytes and decodes back the same, and anything shorter is refused;
- * every refusal is RS_E_MALFORMED with its one line of text. */
+ * status, a hash only in a hash or wait reply, the rotation, replacement
+ * and wait messages as rpma-ship(7) lays them out), an accepted message
+ * re-encodes to the same 48 bytes and decodes back the same, and anything
+ * shorter is refused; every refusal is RS_E_MALFORMED with its one line of
+ * text. */
 #include "fuzz_check.h"
 #include "proto/descriptor.h"
 #include "proto/message.h"
@@ -34,7 +36,7 @@ static bool well_formed(const uint8_t *p)
 		return false;
 	if (type == RS_MSG_AUTH) /* 32 bytes of MAC, any value */
 		return status == RS_MSG_OK;
-	if (type != RS_MSG_HASH_DONE && hash != 0)
+	if (type != RS_MSG_HASH_DONE && type != RS_MSG_WAIT_DONE && hash != 0)
 		return false;
 	switch (type) {
 	case RS_MSG_KEEPALIVE:
@@ -50,9 +52,28 @@ static bool well_formed(const uint8_t *p)
 		       (type == RS_MSG_STAGED_COMMIT ||
 			type == RS_MSG_READ_STAGE || ring_offset == 0);
 	case RS_MSG_COMMIT_DONE:
-	case RS_MSG_HASH_DONE:
-	case RS_MSG_READ_STAGE_DONE:
 		return status <= RS_MSG_BAD_REQUEST;
+	case RS_MSG_HASH_DONE:
+	case RS_MSG_READ_STAGE_DONE: /* or the archive could not be read */
+		return status <= RS_MSG_BAD_REQUEST ||
+		       status == RS_MSG_ARCHIVE_FAILED;
+	case RS_MSG_REBASE: /* the pool's end only */
+		return status == RS_MSG_OK && length == 0 && ring_offset == 0;
+	case RS_MSG_REBASE_DONE:
+		return status <= RS_MSG_STATUS_LAST && length == 0 &&
+		       ring_offset == 0;
+	case RS_MSG_REPLACE: /* offset 0: a new one, 1: carry on */
+		return status == RS_MSG_OK && offset <= 1 && ring_offset == 0;
+	case RS_MSG_SWITCH: /* where the replacement ends */
+		return status == RS_MSG_OK && length == 0 && ring_offset == 0;
+	case RS_MSG_REPLACE_DONE:
+	case RS_MSG_SWITCH_DONE:
+		return status <= RS_MSG_STATUS_LAST && ring_offset == 0;
+	case RS_MSG_WAIT: /* length 0: tell now, 1: when it grows */
+		return status == RS_MSG_OK && length <= 1 && ring_offset == 0;
+	case RS_MSG_WAIT_DONE: /* oldest held <= pool start <= end */
+		return status == RS_MSG_OK && length <= offset &&
+		       ring_offset <= length;
 	default:
 		return false;
 	}

@@ -18,7 +18,7 @@
 	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
 	 RS_METHOD_BIT(RS_METHOD_STAGED))
 
-/* The layout of version 3 (rpma-ship(7)): header (6), reason, methods, the
+/* The layout of version 4 (rpma-ship(7)): header (6), reason, methods, the
  * names a refused sender may use (129). */
 #define REJECT_SIZE 137
 #define LOGS_AT 8

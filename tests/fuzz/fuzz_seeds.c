@@ -85,6 +85,7 @@ static void accept_seeds(void)
 	    .end_offset = end,
 	    .write_offset_value = start + 4096,
 	    .pool_uuid = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+	    .peer_timeout_ms = 10000,
 	};
 	struct rs_accept_info staged = direct;
 	staged.peer_flags = 0;
@@ -103,9 +104,12 @@ static void accept_seeds(void)
 	gpspm.peer_flags = 0;
 	gpspm.methods = RS_METHOD_BIT(RS_METHOD_GPSPM);
 	gpspm.credits = 1;
+	struct rs_accept_info archived = gpspm; /* a log that has rotated */
+	archived.peer_flags = RS_PEER_ARCHIVE;
+	archived.log_base = 5ull << 30;
 
-	const struct rs_accept_info *grants[] = {&direct, &staged, &all,
-						 &gpspm};
+	const struct rs_accept_info *grants[] = {&direct, &staged, &all, &gpspm,
+						 &archived};
 	for (size_t i = 0; i < sizeof(grants) / sizeof(*grants); i++) {
 		uint8_t buf[RS_ACCEPT_PRIVATE_MAX] = {0};
 		size_t len = rs_accept_info_encode(grants[i], buf, sizeof(buf));
@@ -174,6 +178,22 @@ static void msg_seeds(void)
 	     .length = 64,
 	     .ring_offset = 4096},
 	    {.type = RS_MSG_AUTH, .mac = {1, 2, 3}},
+	    {.type = RS_MSG_REBASE, .seq = 7, .offset = 1 << 21},
+	    {.type = RS_MSG_REBASE_DONE, .seq = 7, .offset = 3 << 20},
+	    {.type = RS_MSG_REPLACE, .seq = 8, .offset = 1, .length = 4096},
+	    {.type = RS_MSG_REPLACE_DONE,
+	     .status = RS_MSG_NO_ROOM,
+	     .seq = 8,
+	     .length = 1 << 20},
+	    {.type = RS_MSG_SWITCH, .seq = 9, .offset = 1 << 22},
+	    {.type = RS_MSG_SWITCH_DONE, .seq = 9},
+	    {.type = RS_MSG_WAIT, .seq = 10, .offset = 1 << 20, .length = 1},
+	    {.type = RS_MSG_WAIT_DONE,
+	     .seq = 10,
+	     .offset = 3 << 20,
+	     .length = 2 << 20,
+	     .ring_offset = 1 << 20,
+	     .hash = 2},
 	};
 	for (size_t i = 0; i < sizeof(msgs) / sizeof(*msgs); i++) {
 		uint8_t buf[RS_MSG_SIZE];
