@@ -129,3 +129,18 @@ wait_stopped() {
 		nap 0.05
 	done
 }
+
+# flip_byte FILE OFFSET: the byte at OFFSET becomes another value (its bits
+# inverted), whatever it was: writing a fixed 'X' into random content leaves
+# it unchanged once in 256 runs.
+flip_byte() {
+	local old
+	old=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	[ -n "$old" ] || {
+		log "flip_byte: $1 has no byte at $2"
+		return 1
+	}
+	# shellcheck disable=SC2059 # the format is the octal escape itself
+	printf "\\$(printf %03o $((255 - old)))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}

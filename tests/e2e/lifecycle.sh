@@ -91,7 +91,7 @@ for how in hash read; do
 done
 # One byte changed in the first archived stretch: found there.
 cp "$WORK/inrot" "$WORK/inrotx"
-printf 'X' | dd of="$WORK/inrotx" bs=1 seek=1000 conv=notrunc status=none
+flip_byte "$WORK/inrotx" 1000
 rc=0
 timeout 120 "$SEND" --verify "$WORK/inrotx" "$RECV_IP" >"$WORK/v.out" 2>"$WORK/v.log" || rc=$?
 [ "$rc" = 1 ] || fail "--verify of a file that differs in the archive: exit $rc, want 1: $(cat "$WORK/v.log")"

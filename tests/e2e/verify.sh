@@ -188,7 +188,7 @@ rc=0
 timeout 120 "$SEND" --fetch --resume "$RECV_IP" "$WORK/copy" 2>"$WORK/err" || rc=$?
 [ "$rc" = 0 ] || fail "exit $rc: $(cat "$WORK/err")"
 cmp "$WORK/copy" "$WORK/big" >&2 || fail "the completed copy differs from the log"
-printf 'X' | dd of="$WORK/copy" bs=1 seek=5 conv=notrunc status=none
+flip_byte "$WORK/copy" 5
 head -c 20M "$WORK/copy" >"$WORK/bad"
 rc=0
 timeout 120 "$SEND" --fetch --resume "$RECV_IP" "$WORK/bad" 2>"$WORK/err" || rc=$?
