@@ -11,11 +11,14 @@
 #include <string.h>
 
 /* The log's data range, for the methods that write it in place. Failing
- * is not fatal: staged needs none of it. */
+ * is not fatal: staged needs none of it. An append-only log's pool is not
+ * registered at all: no key to write it exists. */
 static void register_pool(struct recv_exposure *e)
 {
 	const struct rs_pmem_target *t = e->target;
 	struct rs_error err = {0};
+	if (e->cfg.append_only)
+		return;
 	if (rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
 		      RS_MR_REMOTE_WRITE, &e->data_mr, &err))
 		rs_info("cannot register the pool for direct writes (%s): %s; "

@@ -15,6 +15,7 @@
 
 struct recv_exposure_config {
 	bool direct_write_to_pmem; /* the user says DDIO is off */
+	bool append_only;	   /* the pool takes no RDMA write */
 	uint32_t slot_size;	   /* staging ring slot = largest batch */
 	uint16_t slots;		   /* ring slots = credits */
 };

@@ -110,15 +110,25 @@ static void prepare_read(struct recv_sender *a)
 	}
 }
 
+/* A reading session is shown nothing it could write: no method, no key
+ * to the pool's data range, its write offset or the staging ring. What it
+ * reads is registered for reading only. */
 static void describe_read(const struct recv_sender *a,
 			  struct rs_accept_info *info)
 {
+	info->peer_flags |= RS_PEER_READ_ONLY;
+	info->methods = 0;
+	info->data = (struct rs_mr_desc){0};
+	info->write_offset = (struct rs_mr_desc){0};
+	info->staging = (struct rs_mr_desc){0};
 	if (a->read_mr)
 		info->data_read =
 		    rs_mr_describe(a->read_mr, RS_MR_USAGE_READ_SRC);
-	if (a->read_ring_mr)
+	if (a->read_ring_mr) {
 		info->staging_read =
 		    rs_mr_describe(a->read_ring_mr, RS_MR_USAGE_READ_SRC);
+		info->staging_slot_size = a->adm->cfg->exposure.slot_size;
+	}
 }
 
 /* What the sender may use, as of now: truncates first when asked, and

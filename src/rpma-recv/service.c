@@ -30,6 +30,7 @@ worker_config(const struct service *svc, const struct recv_log_settings *l)
 	struct recv_worker_config c = {
 	    .create_size = l->create_size,
 	    .exposure = {.direct_write_to_pmem = l->direct_write_to_pmem,
+			 .append_only = l->append_only,
 			 .slot_size = svc->settings.staging_slot,
 			 .slots = svc->settings.credits},
 	    .peer_timeout_ms = svc->settings.peer_timeout_ms,
@@ -120,6 +121,11 @@ static void print_serving(const struct service *svc)
 			l->settings.name[0] ? ":" : "",
 			(unsigned long long)u.size, (unsigned long long)u.used,
 			ep->host[0] ? ep->host : "*", ep->port);
+		if (l->settings.append_only)
+			rs_info("log %s is append-only: its pool takes no RDMA "
+				"write, senders commit through the staged "
+				"method",
+				log_label(&l->settings));
 	}
 }
 

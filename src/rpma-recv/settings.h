@@ -38,12 +38,13 @@ struct recv_log_settings {
 	struct rs_auth_key auth_key;  /* loaded from auth_key_path */
 	uint8_t methods;	      /* RS_METHOD_BIT() of each allowed */
 	bool direct_write_to_pmem;    /* DDIO off: apm may be offered */
-	char archive_dir[PATH_MAX];   /* "" : no archive, a full pool is full */
-	uint8_t rotate_at;	      /* percent of the pool that starts one */
-	uint32_t archive_keep;	      /* files kept at most, 0: all */
-	uint64_t archive_max;	      /* bytes kept at most, 0: all */
-	unsigned line;		      /* of its [name], 0 off the file */
-	unsigned pool_line;	      /* of its `pool =`, 0 off the file */
+	bool append_only; /* no RDMA write reaches the pool: staged only */
+	char archive_dir[PATH_MAX]; /* "" : no archive, a full pool is full */
+	uint8_t rotate_at;	    /* percent of the pool that starts one */
+	uint32_t archive_keep;	    /* files kept at most, 0: all */
+	uint64_t archive_max;	    /* bytes kept at most, 0: all */
+	unsigned line;		    /* of its [name], 0 off the file */
+	unsigned pool_line;	    /* of its `pool =`, 0 off the file */
 };
 
 struct recv_settings {

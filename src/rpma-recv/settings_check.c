@@ -1,6 +1,7 @@
 #include "settings_check.h"
 
 #include "pool_kind.h"
+#include "proto/method.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -93,6 +94,21 @@ static bool same_pool(const char *path, const struct stat *st,
 		return true;
 	return st && stat(other_path, &other) == 0 &&
 	       other.st_dev == st->st_dev && other.st_ino == st->st_ino;
+}
+
+int settings_check_methods(const struct recv_settings *s,
+			   const struct recv_log_settings *log, unsigned line,
+			   struct rs_error *err)
+{
+	char where[PATH_MAX + 64];
+	if (!log->append_only ||
+	    (log->methods & RS_METHOD_BIT(RS_METHOD_STAGED)))
+		return 0;
+	return rs_error_set(err, RS_E_INVAL, 0,
+			    "%s: an append-only log commits through the staged "
+			    "method only: add staged to its methods or remove "
+			    "append-only",
+			    settings_place(s, log, line, where, sizeof(where)));
 }
 
 int settings_check_room(const struct recv_settings *s,

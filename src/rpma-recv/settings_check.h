@@ -21,6 +21,12 @@ int settings_check_name(const struct recv_settings *s,
 			const struct recv_log_settings *log, unsigned line,
 			struct rs_error *err);
 
+/* The log's methods fit its other settings: an append-only log offers
+ * staged. */
+int settings_check_methods(const struct recv_settings *s,
+			   const struct recv_log_settings *log, unsigned line,
+			   struct rs_error *err);
+
 /* Room in s for one more log (RECV_LOGS_MAX). */
 int settings_check_room(const struct recv_settings *s,
 			const struct recv_log_settings *log, unsigned line,

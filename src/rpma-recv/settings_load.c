@@ -45,6 +45,8 @@ static int section_end(struct settings_reader *r)
 	log->pool_line = pool_line;
 	int rc = settings_check_pool_exists(&r->s, log, pool_line, r->err);
 	if (!rc)
+		rc = settings_check_methods(&r->s, log, log->line, r->err);
+	if (!rc)
 		rc = settings_check_room(&r->s, log, log->line, r->err);
 	if (!rc)
 		rc = settings_check_pool_free(&r->s, log, pool_line, r->err);

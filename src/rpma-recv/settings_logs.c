@@ -53,6 +53,8 @@ int recv_settings_add_log(struct recv_settings *s,
 				    log->name);
 	int rc = settings_check_name(s, log, 0, err);
 	if (!rc)
+		rc = settings_check_methods(s, log, 0, err);
+	if (!rc)
 		rc = settings_check_room(s, log, 0, err);
 	if (!rc)
 		rc = settings_check_pool_free(s, log, 0, err);

@@ -165,6 +165,15 @@ const struct settings_row settings_rows[] = {
      .flag = "direct-write-to-pmem",
      .help = "Declare that RDMA writes land directly in PMem (DDIO off), "
 	     "which allows the apm method on byte-addressable PMem"},
+    {.name = "append-only",
+     .type = SETTINGS_BOOL,
+     OF_LOG(append_only),
+     .reload = SETTINGS_RELOAD_RESTART,
+     .flag = "append-only",
+     .help = "Register the log's pool for no RDMA write at all: its senders "
+	     "commit through the staged method only (the receiver copies each "
+	     "batch to the write offset), so no sender can rewrite what is "
+	     "committed"},
     /* Rotation: a full pool moves its committed bytes into plain files
      * and is used again, instead of stopping its stream (archive.h). */
     {.name = "archive",

@@ -2,9 +2,13 @@
 # End-to-end against hostile senders: one rpma-recv (plain file, then devdax)
 # faces every tests/rogue/rogue_sender scenario (bad connect private data,
 # commits outside the log or the staging ring, malformed messages, RDMA
-# writes outside the granted regions). Each must be refused and logged, the
-# receiver must stay up and serve an honest rpma-send after each, and at the
-# end the pool holds exactly the honest chunks and checks clean.
+# writes outside the granted regions, a reader's write, a stale session's).
+# Each must be refused and logged, the receiver must stay up and serve an
+# honest rpma-send after each, and at the end the pool holds exactly the
+# honest chunks and checks clean. Then an append-only log (devdax) beside
+# another: writes over its committed bytes with every key a host was shown
+# fail at the NIC, its bytes unchanged, while a writer of the other log
+# streams on.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/hostile.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -14,7 +18,8 @@ HONEST_TEXT="rogue_sender honest: written and committed by gpspm"
 
 scenarios=(bad-magic bad-version short unknown-flags unknown-method bad-name
 	commit-out-of-range commit-not-contiguous staged-oversized
-	malformed-message write-outside honest)
+	malformed-message write-outside reader-writes reader-truncates
+	stale-session honest)
 
 # need FILE COUNT PATTERN: FILE has at least COUNT lines matching PATTERN.
 need() {
@@ -51,6 +56,8 @@ expect_logged() {
 		;;
 	# The NIC refuses these; the receiver only sees the sessions end.
 	write-outside) need "$f" 5 "done: 0 commits, 0 bytes" ;;
+	reader-truncates) need "$f" 2 "refusing sender .*: a reading session asks to write" ;;
+	stale-session) need "$f" 1 "sent a malformed message (bad message magic); closing" ;;
 	honest) need "$f" 1 "done: 1 commits, ${#HONEST_TEXT} bytes" ;;
 	esac
 }
@@ -142,8 +149,65 @@ fi
 
 hostile_run plain "$WORK/hostile.pool" --create 64M
 
+# append_only_run POOL: an append-only log `audit` on POOL and a log
+# `other` on a plain file, a writer streaming into `other` throughout.
+append_only_run() {
+	local pool="$1" rlog="$WORK/recv.ao.log" other="$WORK/other.pool"
+	local scenario out rc
+	start_case "append-only: the receiver says so at start"
+	if ! start_recv "$rlog" --create 64M --log "audit=$pool,append-only=yes" \
+		--log "other=$other"; then
+		fail "receiver did not start: $(cat "$rlog")"
+		end_case
+		return
+	fi
+	grep -q "log audit is append-only" "$rlog" || fail "no append-only line: $(cat "$rlog")"
+	end_case
+
+	start_case "append-only: an honest writer commits (staged), one insisting on gpspm is refused"
+	head -c 3M /dev/urandom >"$WORK/ao.in"
+	rc=0
+	timeout 120 "$SEND" --truncate=in-place "$RECV_IP/audit" "$WORK/ao.in" 2>"$WORK/ao.err" || rc=$?
+	[ "$rc" = 0 ] || fail "rpma-send to the append-only log: exit $rc: $(cat "$WORK/ao.err")"
+	rc=0
+	timeout 60 "$SEND" --method gpspm "$RECV_IP/audit" "$WORK/ao.in" 2>"$WORK/ao.err" || rc=$?
+	[ "$rc" = 5 ] || fail "--method gpspm to an append-only log: exit $rc, want 5: $(cat "$WORK/ao.err")"
+	grep -q "staged" "$WORK/ao.err" || fail "the refusal does not say what is offered: $(cat "$WORK/ao.err")"
+	pool_data "$pool" "$WORK/ao.before" || fail "pmempool dump failed"
+	cmp -s "$WORK/ao.before" "$WORK/ao.in" || fail "the append-only log does not hold its input"
+	end_case
+
+	head -c 24M /dev/urandom >"$WORK/other.in"
+	# 64 chunks half a second apart: it streams through every scenario.
+	FEED_PAUSE=0.5 start_fed_sender "$WORK/other.in" --truncate=in-place "$RECV_IP/other"
+	for scenario in rewrite-committed reader-writes stale-session; do
+		start_case "append-only: $scenario, the log's bytes unchanged"
+		rc=0
+		out=$(timeout 120 "$ROGUE" "$scenario" "$RECV_IP/audit" 2>"$WORK/rogue.err") || rc=$?
+		log "$out"
+		[ "$rc" = 0 ] || fail "rogue_sender exited $rc: $out $(cat "$WORK/rogue.err")"
+		kill -0 "$RECV_PID" 2>/dev/null || fail "receiver died: $(tail -n 20 "$rlog")"
+		pool_data "$pool" "$WORK/ao.after" || fail "pmempool dump failed"
+		cmp "$WORK/ao.before" "$WORK/ao.after" >&2 || fail "the append-only log changed"
+		end_case
+	done
+
+	start_case "append-only: the other log's writer was undisturbed"
+	reap "$SEND_PID"
+	stop_feed
+	# Without --retry, any loss of its connection would have ended it.
+	[ "$REAP_RC" = 0 ] || fail "the other log's writer exited $REAP_RC: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID" 2>/dev/null
+	wait_recv
+	[ "$REAP_RC" = 0 ] || fail "receiver exited $REAP_RC on SIGTERM: $(tail -n 20 "$rlog")"
+	check_pool "$other" "$WORK/other.in"
+	check_pool "$pool" "$WORK/ao.in"
+	end_case
+}
+
 if [ -n "${RPMA_DEVDAX:-}" ]; then
 	hostile_run devdax "$RPMA_DEVDAX" --create 1
+	append_only_run "$RPMA_DEVDAX"
 else
 	start_case "devdax present"
 	fail "RPMA_DEVDAX not set by the test bed"

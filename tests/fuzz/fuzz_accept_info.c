@@ -71,10 +71,17 @@ static bool grant_sound(const struct rs_accept_info *a)
 	    !mr_sound(&a->staging) || !mr_sound(&a->data_read) ||
 	    !mr_sound(&a->staging_read))
 		return false;
-	if (a->peer_flags & ~(RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE))
+	if (a->peer_flags & ~(RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE |
+			      RS_PEER_READ_ONLY))
 		return false;
-	if (a->methods == 0 || (a->methods & ~METHODS_KNOWN))
+	/* A reader's grant: nothing to write; a writer's: some method. */
+	if (a->peer_flags & RS_PEER_READ_ONLY) {
+		if (a->methods || a->data.length || a->write_offset.length ||
+		    a->staging.length)
+			return false;
+	} else if (a->methods == 0 || (a->methods & ~METHODS_KNOWN)) {
 		return false;
+	}
 	if (a->credits < 1 || a->credits > CREDITS_MAX)
 		return false;
 	if (a->peer_timeout_ms < 100) /* the keepalive is a fraction of it */
@@ -99,9 +106,10 @@ static bool grant_sound(const struct rs_accept_info *a)
 	    (a->data_read.length != end - start ||
 	     !(a->data_read.usage & RS_MR_USAGE_READ_SRC)))
 		return false;
-	/* So is the readable ring: the staging ring, exactly. */
+	/* The readable ring has a slot per credit. */
 	if (a->staging_read.length != 0 &&
-	    (a->staging_read.length != a->staging.length ||
+	    (a->staging_read.length !=
+		 (uint64_t)a->staging_slot_size * a->credits ||
 	     a->staging_slot_size == 0 ||
 	     !(a->staging_read.usage & RS_MR_USAGE_READ_SRC)))
 		return false;

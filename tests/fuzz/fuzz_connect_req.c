@@ -1,8 +1,9 @@
 /* The receiver decoding a sender's connect request from rdma_cm private data.
  * Properties: an accepted request is exactly what the encoder would produce
  * (round trip, byte for byte), every documented field check holds (flags,
- * method, token, and the log name: a text field of 32 bytes, the name then
- * zeros, empty or following the name rule) and every request satisfying
+ * method, token, a reader that asks nothing only a writer may, and the
+ * log name: a text field of 32 bytes, the name then zeros, empty or
+ * following the name rule) and every request satisfying
  * them is accepted, truncations are refused and CM zero padding is accepted;
  * a failure is reported as error.h says (RS_E_VERSION exactly for another
  * protocol version). The input byte after the request chooses what the
@@ -35,8 +36,12 @@ static bool fields_ok(const uint8_t *data)
 	bool name_ok = name_len == 0 ||
 		       (name_len > 0 &&
 			fuzz_log_name_ok(data + NAME_AT, (size_t)name_len));
+	/* A reader truncates, replaces and takes over nothing. */
+	bool reader_ok = !(flags & RS_CONNECT_VERIFY) ||
+			 !(flags & (RS_CONNECT_TRUNCATE | RS_CONNECT_REPLACE |
+				    RS_CONNECT_TAKEOVER));
 	return !(flags & ~RS_CONNECT_FLAGS_KNOWN) && method < RS_METHOD_COUNT &&
-	       token_ok && name_ok;
+	       token_ok && name_ok && reader_ok;
 }
 
 static bool req_equal(const struct rs_connect_req *a,

@@ -108,8 +108,15 @@ static void accept_seeds(void)
 	archived.peer_flags = RS_PEER_ARCHIVE;
 	archived.log_base = 5ull << 30;
 
-	const struct rs_accept_info *grants[] = {&direct, &staged, &all, &gpspm,
-						 &archived};
+	struct rs_accept_info reader = archived; /* a reading session's */
+	reader.peer_flags = RS_PEER_READ_ONLY | RS_PEER_ARCHIVE;
+	reader.methods = 0;
+	reader.data_read = direct.data;
+	reader.data_read.usage = RS_MR_USAGE_READ_SRC;
+	reader.data = (struct rs_mr_desc){0};
+	reader.write_offset = (struct rs_mr_desc){0};
+	const struct rs_accept_info *grants[] = {&direct, &staged,   &all,
+						 &gpspm,  &archived, &reader};
 	for (size_t i = 0; i < sizeof(grants) / sizeof(*grants); i++) {
 		uint8_t buf[RS_ACCEPT_PRIVATE_MAX] = {0};
 		size_t len = rs_accept_info_encode(grants[i], buf, sizeof(buf));

@@ -1,11 +1,12 @@
 /* rogue_sender: a hostile rpma-ship sender for tests/e2e/hostile.sh.
  *
- *   rogue_sender SCENARIO HOST[:PORT] [TEXT]
+ *   rogue_sender SCENARIO HOST[:PORT][/NAME] [TEXT]
  *
  * It connects with the library's own connection code and encoders, but sends
  * what a receiver must refuse: bad connect private data (log names too),
  * commits outside the log or the staging ring, malformed control messages,
- * RDMA writes outside the granted regions. Every wait has a timeout of a few
+ * RDMA writes outside the granted regions, writes into the log by a reader,
+ * by any key against an append-only log, by a session that ended. Every wait has a timeout of a few
  * seconds. It prints one line saying what happened and exits 0 when the
  * receiver refused safely, 1 when the receiver misbehaved (accepted, committed,
  * let a write through, did not answer or did not close), 2 when the scenario
@@ -65,6 +66,7 @@
 
 struct rogue {
 	struct rs_endpoint ep;
+	char name[RS_LOG_NAME_MAX + 1]; /* the log the sessions ask for */
 	struct rs_conn *conn;
 	struct rs_peer *peer;
 	uint8_t *buf;
@@ -232,11 +234,12 @@ static int attempt(struct rogue *r, const void *priv, uint8_t len,
 	}
 }
 
-/* Connects as an ordinary sender asking for method. */
-static int session_open(struct rogue *r, uint8_t method, char *err,
-			size_t errlen)
+/* Connects with flags (0: as an ordinary sender) asking for method. */
+static int session_open_as(struct rogue *r, uint8_t flags, uint8_t method,
+			   char *err, size_t errlen)
 {
-	struct rs_connect_req req = {.flags = 0, .method = method};
+	struct rs_connect_req req = {.flags = flags, .method = method};
+	snprintf(req.log_name, sizeof(req.log_name), "%s", r->name);
 	uint8_t priv[RS_CONNECT_PRIVATE_MAX];
 	size_t len = rs_connect_req_encode(&req, priv, sizeof(priv));
 	struct connect_result res;
@@ -267,6 +270,12 @@ static int session_open(struct rogue *r, uint8_t method, char *err,
 		return -1;
 	}
 	return 0;
+}
+
+static int session_open(struct rogue *r, uint8_t method, char *err,
+			size_t errlen)
+{
+	return session_open_as(r, 0, method, err, errlen);
 }
 
 /* What happened on an established connection after we sent something. */
@@ -923,6 +932,196 @@ static int scenario_write_outside(struct rogue *r, const char *arg)
 	return rc;
 }
 
+/* ---- no write into the log: readers, append-only logs, ended sessions ---- */
+
+/* What a reading session was shown that it could write with, or NULL. */
+static const char *reader_write_grant(const struct rs_accept_info *in)
+{
+	if (!(in->peer_flags & RS_PEER_READ_ONLY))
+		return "a grant not marked read only";
+	if (in->methods)
+		return "persistence methods";
+	if (in->data.length || in->write_offset.length || in->staging.length)
+		return "a region to write";
+	return 0;
+}
+
+/* Opens a reading session and keeps what it was shown: where the log's
+ * committed bytes are and a key to read them. */
+static int reader_learn(struct rogue *r, struct rs_mr_desc *log, char *err,
+			size_t errlen)
+{
+	if (session_open_as(r, RS_CONNECT_VERIFY, RS_METHOD_AUTO, err, errlen))
+		return ROGUE_NORUN;
+	const char *wrong = reader_write_grant(&r->info);
+	*log = r->info.data_read;
+	rogue_close(r);
+	if (wrong) {
+		snprintf(err, errlen, "a reader was shown %s", wrong);
+		return ROGUE_UNSAFE;
+	}
+	if (!log->length) {
+		snprintf(err, errlen, "the log is not readable in place");
+		return ROGUE_NORUN;
+	}
+	return 0;
+}
+
+/* On a new session opened with flags, RDMA-writes 16 bytes over the log's
+ * first byte (at log->addr) with key; safe when the receiver's NIC refuses
+ * it with a remote access error. */
+static int overwrite_case(struct rogue *r, const char *name, uint8_t flags,
+			  const struct rs_mr_desc *log, bool ring_key)
+{
+	char err[512];
+	if (session_open_as(r, flags, RS_METHOD_AUTO, err, sizeof(err))) {
+		note("%s: could not run: %s", name, err);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	struct rs_mr_desc dst = {.addr = log->addr,
+				 .length = 16,
+				 .rkey = ring_key ? r->info.staging.rkey
+						  : log->rkey};
+	if (ring_key && !r->info.staging.length) {
+		note("%s: could not run: no staging ring granted", name);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	memset(r->buf + OFF_PAYLOAD, 0xee, 16);
+	if (rs_conn_write(r->conn, &dst, 0, r->mr, OFF_PAYLOAD, 16, WR_WRITE,
+			  RS_POST_SIGNALED)) {
+		note("%s: could not run: cannot post a write: %s", name,
+		     POST_LOST);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	struct outcome o;
+	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
+	char what[128];
+	snprintf(what, sizeof(what), "%s (16 bytes at 0x%llx key 0x%x)", name,
+		 (unsigned long long)dst.addr, dst.rkey);
+	int rc = write_verdict(what, &o);
+	rogue_close(r);
+	return rc;
+}
+
+/* A reader writes into the committed bytes with the key it reads them
+ * with (the only one it is shown). */
+static int scenario_reader_writes(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	char err[512];
+	struct rs_mr_desc log;
+	int rc = reader_learn(r, &log, err, sizeof(err));
+	if (rc) {
+		note("%s", err);
+		return rc;
+	}
+	note("a reader is shown nothing to write");
+	return overwrite_case(r, "a reader over the log's first byte",
+			      RS_CONNECT_VERIFY, &log, false);
+}
+
+/* A reader asks to truncate, to replace, to take over: malformed. */
+static int scenario_reader_truncates(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	static const struct {
+		const char *what;
+		uint8_t flags;
+	} asks[] = {
+	    {"verify and truncate", RS_CONNECT_VERIFY | RS_CONNECT_TRUNCATE},
+	    {"verify and replace", RS_CONNECT_VERIFY | RS_CONNECT_REPLACE},
+	};
+	int rc = ROGUE_SAFE;
+	for (size_t i = 0; i < sizeof(asks) / sizeof(*asks); i++) {
+		uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+		size_t len = valid_request(asks[i].flags, RS_METHOD_AUTO, buf);
+		rc = worse(rc, connect_case(r, asks[i].what, buf, (uint8_t)len,
+					    RS_REJECT_BAD_REQUEST, true));
+	}
+	return rc;
+}
+
+/* Against an append-only log: a writer that knows where the committed
+ * bytes are (a reader is told) and holds every key it was ever shown
+ * writes over them; the NIC refuses each write. A writer shown a key to
+ * the pool fails it at once: the log is not append-only. */
+static int scenario_rewrite_committed(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	char err[512];
+	struct rs_mr_desc log;
+	int rc = reader_learn(r, &log, err, sizeof(err));
+	if (rc) {
+		note("%s", err);
+		return rc;
+	}
+	if (session_open(r, RS_METHOD_AUTO, err, sizeof(err))) {
+		note("could not run: %s", err);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	bool pool_writable = r->info.data.length != 0;
+	rogue_close(r);
+	if (pool_writable) {
+		note("a writer was shown a key to write the pool: the log is "
+		     "not append-only");
+		return ROGUE_UNSAFE;
+	}
+	rc = overwrite_case(r, "a writer with the staging ring's key", 0, &log,
+			    true);
+	return worse(rc, overwrite_case(r, "a writer with a reader's key", 0,
+					&log, false));
+}
+
+/* A session the receiver ended (a malformed message), whose queue pair
+ * writes on with the key it was shown: nothing lands. Gpspm where it is
+ * offered (the key to the pool), else staged (the ring's). */
+static int scenario_stale_session(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	char err[512];
+	uint8_t method = RS_METHOD_GPSPM;
+	if (session_open(r, method, err, sizeof(err))) {
+		rogue_close(r);
+		method = RS_METHOD_STAGED;
+		if (session_open(r, method, err, sizeof(err))) {
+			note("could not run: %s", err);
+			rogue_close(r);
+			return ROGUE_NORUN;
+		}
+	}
+	struct rs_mr_desc dst =
+	    method == RS_METHOD_GPSPM ? r->info.data : r->info.staging;
+	dst.length = 16;
+	send_raw(r, build_bad_msg(r, BM_GARBAGE));
+	/* The receiver ends the session; our side stays up to write. */
+	sleep_ms(CLOSE_GRACE_MS);
+	memset(r->buf + OFF_PAYLOAD, 0xee, 16);
+	int rc = ROGUE_SAFE;
+	if (!rs_conn_write(r->conn, &dst, 0, r->mr, OFF_PAYLOAD, 16, WR_WRITE,
+			   RS_POST_SIGNALED)) {
+		struct outcome o;
+		await(r, &o, 3 * REPLY_TIMEOUT_MS, WR_WRITE);
+		if (o.write_done && o.write.ok) {
+			note("a WRITE of an ended %s session SUCCEEDED",
+			     rs_method_name((enum rs_method)method));
+			rc = ROGUE_UNSAFE;
+		} else {
+			note("a write of an ended %s session: %s",
+			     rs_method_name((enum rs_method)method),
+			     o.write_done ? o.write.status : "no completion");
+		}
+	} else {
+		note("an ended %s session cannot post a write: %s",
+		     rs_method_name((enum rs_method)method), POST_LOST);
+	}
+	rogue_close(r);
+	return rc;
+}
+
 /* ---- a well-behaved sender: write, then commit (gpspm) ---- */
 
 /* Writes text to the write offset w of the log. Returns 0, or the verdict
@@ -1025,6 +1224,14 @@ static const struct scenario {
      "garbage, truncated, unknown, reply-type and oversized messages"},
     {"write-outside", scenario_write_outside,
      "RDMA writes outside the granted regions"},
+    {"reader-writes", scenario_reader_writes,
+     "a reader is shown nothing to write; its write over the log fails"},
+    {"reader-truncates", scenario_reader_truncates,
+     "connect to verify and truncate or replace"},
+    {"rewrite-committed", scenario_rewrite_committed,
+     "(append-only log) write over committed bytes with every key shown"},
+    {"stale-session", scenario_stale_session,
+     "write with the queue pair of a session the receiver ended"},
     {"honest", scenario_honest,
      "write TEXT (optional third argument) and commit it with gpspm"},
 };
@@ -1032,9 +1239,10 @@ static const struct scenario {
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: rogue_sender SCENARIO HOST[:PORT] [TEXT]\n"
-			"exit: 0 receiver refused safely, 1 receiver "
-			"misbehaved, 2 could not run\nscenarios:\n");
+	fprintf(stderr,
+		"usage: rogue_sender SCENARIO HOST[:PORT][/NAME] [TEXT]\n"
+		"exit: 0 receiver refused safely, 1 receiver "
+		"misbehaved, 2 could not run\nscenarios:\n");
 	for (size_t i = 0; i < NSCENARIOS; i++)
 		fprintf(stderr, "  %-22s %s\n", scenarios[i].name,
 			scenarios[i].what);
@@ -1054,11 +1262,14 @@ int main(int argc, char **argv)
 	struct rogue r;
 	memset(&r, 0, sizeof(r));
 	struct rs_error e = {0};
-	if (rs_endpoint_parse(argv[2], &r.ep, &e)) {
+	struct rs_target t;
+	if (rs_target_parse(argv[2], &t, &e)) {
 		fprintf(stderr, "rogue_sender: %s: %s\n", argv[2],
 			rs_error_str(&e));
 		return ROGUE_NORUN;
 	}
+	r.ep = t.endpoint;
+	snprintf(r.name, sizeof(r.name), "%s", t.name);
 	alarm(LAST_RESORT_S);
 	int rc = s->run(&r, argc > 3 ? argv[3] : 0);
 	printf("%s: %s: %s\n", s->name,

@@ -219,6 +219,39 @@ static void accept_staged_only_needs_no_data_region(void **state)
 	assert_int_equal(decode_mutated(i), 0);
 }
 
+/* A reading session's grant: read regions only; any method or region to
+ * write in a grant that says so is malformed. */
+static void accept_read_only_grant(void **state)
+{
+	(void)state;
+	struct rs_accept_info i = valid_info();
+	i.peer_flags = RS_PEER_READ_ONLY;
+	i.methods = 0;
+	i.data_read = i.data;
+	i.data_read.usage = RS_MR_USAGE_READ_SRC;
+	i.staging_read = i.staging;
+	i.staging_read.usage = RS_MR_USAGE_READ_SRC;
+	memset(&i.data, 0, sizeof(i.data));
+	memset(&i.write_offset, 0, sizeof(i.write_offset));
+	memset(&i.staging, 0, sizeof(i.staging));
+	assert_int_equal(decode_mutated(i), 0);
+	struct rs_accept_info bad = i;
+	bad.methods = RS_METHOD_BIT(RS_METHOD_STAGED);
+	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);
+	bad = i;
+	bad.data = valid_info().data;
+	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);
+	bad = i;
+	bad.write_offset = valid_info().write_offset;
+	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);
+	bad = i;
+	bad.staging = valid_info().staging;
+	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);
+	bad = i; /* without the flag, a grant of nothing to write */
+	bad.peer_flags = 0;
+	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);
+}
+
 static void header_checks(void **state)
 {
 	(void)state;
@@ -289,6 +322,24 @@ static void connect_round_trip_and_checks(void **state)
 	rs_connect_req_encode(&in, buf, sizeof(buf));
 	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0),
 			 RS_E_MALFORMED);
+
+	/* A reader asks nothing only a writer may. */
+	memset(in.token.bytes, 0, sizeof(in.token.bytes));
+	in.flags = RS_CONNECT_VERIFY | RS_CONNECT_AUTH;
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	const uint8_t writer_only[] = {RS_CONNECT_TRUNCATE, RS_CONNECT_REPLACE,
+				       RS_CONNECT_TAKEOVER};
+	for (size_t k = 0; k < sizeof(writer_only); k++) {
+		in.flags = RS_CONNECT_VERIFY | writer_only[k];
+		memset(in.token.bytes,
+		       writer_only[k] == RS_CONNECT_TAKEOVER ? 0x3c : 0,
+		       sizeof(in.token.bytes));
+		rs_connect_req_encode(&in, buf, sizeof(buf));
+		assert_int_equal(
+		    rs_connect_req_decode(buf, sizeof(buf), &out, 0),
+		    RS_E_MALFORMED);
+	}
 }
 
 /* Since protocol version 3: the log name, 32 bytes at offset 24, the name then
@@ -496,6 +547,7 @@ int main(void)
 	    cmocka_unit_test(accept_encode_refuses_small_buffer),
 	    cmocka_unit_test(accept_rejects_bad_fields),
 	    cmocka_unit_test(accept_staged_only_needs_no_data_region),
+	    cmocka_unit_test(accept_read_only_grant),
 	    cmocka_unit_test(header_checks),
 	    cmocka_unit_test(connect_round_trip_and_checks),
 	    cmocka_unit_test(connect_name_round_trip),

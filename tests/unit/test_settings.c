@@ -466,7 +466,7 @@ static void syntax_errors(void **state)
 	     "metrics-file, metrics-interval)"},
 	    {"# comment\n\n" LOG_A "pol = x\n", 5,
 	     "unknown key 'pol' (keys of a log: pool, create, allow, auth-key, "
-	     "methods, direct-write-to-pmem, archive, rotate-at, "
+	     "methods, direct-write-to-pmem, append-only, archive, rotate-at, "
 	     "archive-keep, archive-max)"},
 	    {"# comment\n\nport 7204\n" LOG_A, 3,
 	     "missing '=': write `key = value`"},
@@ -615,6 +615,10 @@ static void log_errors(void **state)
 	     "create log @/missing.pool` or add `create = SIZE`"},
 	    {"[a]\npool = @/a.pool/x\n", 2,
 	     "cannot reach pool @/a.pool/x: Not a directory"},
+	    {"[a]\nappend-only = yes\nmethods = gpspm apm\npool = @/a.pool\n",
+	     1,
+	     "an append-only log commits through the staged method only: add "
+	     "staged to its methods or remove append-only"},
 	};
 	expect_errors(cases, sizeof(cases) / sizeof(*cases));
 }
@@ -767,6 +771,21 @@ static void command_line_logs(void **state)
 	assert_int_equal(s.nlogs, 2);
 	assert_ptr_equal(recv_settings_find_log(&s, "audit"), &s.logs[1]);
 	assert_string_equal(s.logs[1].pool_path, log.pool_path);
+	assert_false(s.logs[1].append_only);
+
+	log = cli_log("evidence", "@/e.pool");
+	log.append_only = true;
+	assert_int_equal(recv_settings_add_log(&s, &log, &err), 0);
+	log = cli_log("rewritable", "@/r.pool");
+	log.append_only = true;
+	log.methods = RS_METHOD_BIT(RS_METHOD_GPSPM);
+	assert_int_equal(recv_settings_add_log(&s, &log, &err), RS_E_INVAL);
+	char *want = expand("--log rewritable=@/r.pool: an append-only log "
+			    "commits through the staged method only: add "
+			    "staged to its methods or remove append-only");
+	assert_string_equal(err.msg, want);
+	free(want);
+	assert_int_equal(s.nlogs, 3);
 
 	expect_add_error(&s, "bad/name", "@/b.pool",
 			 "--log bad/name=@/b.pool: 'bad/name' is not a log "

@@ -46,6 +46,7 @@ static const struct sample {
     {"auth-key", "@/a.key", "@/b.key", SETTINGS_RELOAD_NEW_SESSIONS},
     {"methods", "apm", "staged", SETTINGS_RELOAD_NEW_SESSIONS},
     {"direct-write-to-pmem", "no", "yes", SETTINGS_RELOAD_RESTART},
+    {"append-only", "no", "yes", SETTINGS_RELOAD_RESTART},
     {"archive", "@/a", "@/b", SETTINGS_RELOAD_RESTART},
     {"rotate-at", "75%", "80", SETTINGS_RELOAD_RESTART},
     {"archive-keep", "0", "10", SETTINGS_RELOAD_RESTART},

@@ -62,6 +62,7 @@ static const struct documented documented[] = {
     {"methods", LOG, NEW_SESSIONS, NONE, NONE, RS_METHOD_ALL, 0, 0},
     {"direct-write-to-pmem", LOG, RESTART, NONE, NONE, 0,
      "direct-write-to-pmem", 0},
+    {"append-only", LOG, RESTART, NONE, NONE, 0, "append-only", 0},
     {"archive", LOG, RESTART, NONE, NONE, NONE, "archive", "DIR"},
     {"rotate-at", LOG, RESTART, 10, 95, 75, "rotate-at", "PERCENT"},
     {"archive-keep", LOG, RESTART, 0, 1000000, 0, "archive-keep", "COUNT"},

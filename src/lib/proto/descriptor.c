@@ -184,6 +184,9 @@ int rs_connect_req_decode(const void *buf, size_t len,
 	if (!(req->flags & RS_CONNECT_TAKEOVER) &&
 	    memcmp(&req->token, &none, sizeof(none)))
 		return malformed(err, "session token without a takeover");
+	if ((req->flags & RS_CONNECT_VERIFY) &&
+	    (req->flags & RS_CONNECT_WRITER_ONLY))
+		return malformed(err, "a reading session asks to write");
 	return 0;
 }
 
@@ -218,8 +221,13 @@ static int accept_info_check(const struct rs_accept_info *info,
 {
 	if (info->peer_flags & ~RS_PEER_FLAGS_KNOWN)
 		return malformed(err, "unknown peer configuration flags");
-	if (info->methods == 0 || (info->methods & ~RS_METHODS_KNOWN))
+	if (info->peer_flags & RS_PEER_READ_ONLY) {
+		if (info->methods || info->data.length ||
+		    info->write_offset.length || info->staging.length)
+			return malformed(err, "a read-only grant to write");
+	} else if (info->methods == 0 || (info->methods & ~RS_METHODS_KNOWN)) {
 		return malformed(err, "no known persistence method allowed");
+	}
 	if (info->credits == 0 || info->credits > RS_CREDITS_MAX)
 		return malformed(err, "credits out of range");
 	if (info->peer_timeout_ms < RS_PEER_TIMEOUT_MIN_MS)
@@ -252,8 +260,11 @@ static int accept_info_check(const struct rs_accept_info *info,
 	     !(info->data_read.usage & RS_MR_USAGE_READ_SRC)))
 		return malformed(err,
 				 "readable data region does not match the log");
+	/* A slot per credit, as the staging ring (which a reader is not
+	 * shown). */
 	if (info->staging_read.length != 0 &&
-	    (info->staging_read.length != info->staging.length ||
+	    (info->staging_read.length !=
+		 (uint64_t)info->staging_slot_size * info->credits ||
 	     info->staging_slot_size == 0 ||
 	     !(info->staging_read.usage & RS_MR_USAGE_READ_SRC)))
 		return malformed(

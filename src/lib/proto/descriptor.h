@@ -40,12 +40,15 @@ struct rs_mr_desc {
 #define RS_CONNECT_VERIFY 0x2u	 /* will read the replica back */
 #define RS_CONNECT_AUTH 0x4u	 /* the sender holds an auth key */
 #define RS_CONNECT_TAKEOVER 0x8u /* reconnecting: the token of its session */
-#define RS_CONNECT_REPLACE                                                     \
-	0x10u /* will write a replacement (RS_MSG_REPLACE)                     \
-	       */
+/* will write a replacement (RS_MSG_REPLACE) */
+#define RS_CONNECT_REPLACE 0x10u
 #define RS_CONNECT_FLAGS_KNOWN                                                 \
 	(RS_CONNECT_TRUNCATE | RS_CONNECT_VERIFY | RS_CONNECT_AUTH |           \
 	 RS_CONNECT_TAKEOVER | RS_CONNECT_REPLACE)
+/* What only a writer may ask: a reading session (RS_CONNECT_VERIFY) that
+ * asks any of it is malformed. */
+#define RS_CONNECT_WRITER_ONLY                                                 \
+	(RS_CONNECT_TRUNCATE | RS_CONNECT_TAKEOVER | RS_CONNECT_REPLACE)
 
 /* A log's name: 1 to 31 letters, digits, '.', '_' or '-', not starting
  * with '.' or '-'. A request without one asks for the only log. */
@@ -65,7 +68,11 @@ struct rs_connect_req {
 /* The log rotates (it has an archive): a full pool is started over once
  * the sender asks (RS_MSG_REBASE), not the end. */
 #define RS_PEER_ARCHIVE 0x2u
-#define RS_PEER_FLAGS_KNOWN (RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE)
+/* A reading session's grant: no method and no region it may write (data,
+ * write offset and staging ring all empty), only what it may read. */
+#define RS_PEER_READ_ONLY 0x4u
+#define RS_PEER_FLAGS_KNOWN                                                    \
+	(RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE | RS_PEER_READ_ONLY)
 
 /* The shortest peer timeout a grant may carry: the keepalive interval is a
  * fraction of it. */
