@@ -36,17 +36,6 @@ static void family(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* One number of each log: name{labels} value. */
-static void per_log(FILE *f, const struct recv_metrics *m, const char *name,
-		    uint64_t (*value)(const struct recv_metrics_log *))
-{
-	for (unsigned i = 0; i < m->nlogs; i++) {
-		fputs(name, f);
-		put_labels(f, &m->logs[i]);
-		fprintf(f, "} %llu\n", (unsigned long long)value(&m->logs[i]));
-	}
-}
-
 static uint64_t bytes_of(const struct recv_metrics_log *l)
 {
 	return l->counts.committed_bytes;
@@ -79,6 +68,45 @@ static uint64_t archive_bytes_of(const struct recv_metrics_log *l)
 static uint64_t archive_files_of(const struct recv_metrics_log *l)
 {
 	return l->archive_files;
+}
+
+/* The series with one number per log: a row each, as the text format
+ * shows them (the histogram and the refusals by reason are apart). */
+static const struct per_log_series {
+	const char *name, *type, *help;
+	uint64_t (*value)(const struct recv_metrics_log *);
+} per_log_series[] = {
+    {"rpma_recv_committed_bytes_total", "counter",
+     "Bytes committed to the log since the receiver started.", bytes_of},
+    {"rpma_recv_commits_total", "counter",
+     "Batches committed to the log since the receiver started.", commits_of},
+    {"rpma_recv_senders", "gauge",
+     "Senders connected to the log now, verifiers included.", senders_of},
+    {"rpma_recv_log_size_bytes", "gauge", "Bytes of log the pool holds.",
+     size_of},
+    {"rpma_recv_log_used_bytes", "gauge",
+     "Bytes of the log committed and not yet reclaimed.", used_of},
+    {"rpma_recv_log_rotated_bytes", "gauge",
+     "Log position of the pool's first byte: what rotation moved out of "
+     "the pool before it.",
+     rotated_of},
+    {"rpma_recv_archive_bytes", "gauge",
+     "Bytes of the log kept in its archive's files.", archive_bytes_of},
+    {"rpma_recv_archive_files", "gauge", "Files in the log's archive.",
+     archive_files_of},
+};
+
+/* One number of each log: name{labels} value. */
+static void per_log(FILE *f, const struct recv_metrics *m,
+		    const struct per_log_series *row)
+{
+	family(f, row->name, row->type, row->help);
+	for (unsigned i = 0; i < m->nlogs; i++) {
+		fputs(row->name, f);
+		put_labels(f, &m->logs[i]);
+		fprintf(f, "} %llu\n",
+			(unsigned long long)row->value(&m->logs[i]));
+	}
 }
 
 static void persist_histogram(FILE *f, const struct recv_metrics_log *l)
@@ -124,20 +152,14 @@ void recv_metrics_render(FILE *f, const struct recv_metrics *m)
 	family(f, "rpma_recv_metrics_written_seconds", "gauge",
 	       "When this was written, in seconds since the epoch.");
 	fprintf(f, "rpma_recv_metrics_written_seconds %.3f\n", m->written);
-	family(f, "rpma_recv_committed_bytes_total", "counter",
-	       "Bytes committed to the log since the receiver started.");
-	per_log(f, m, "rpma_recv_committed_bytes_total", bytes_of);
-	family(f, "rpma_recv_commits_total", "counter",
-	       "Batches committed to the log since the receiver started.");
-	per_log(f, m, "rpma_recv_commits_total", commits_of);
+	for (size_t i = 0; i < sizeof(per_log_series) / sizeof(*per_log_series);
+	     i++)
+		per_log(f, m, &per_log_series[i]);
 	family(f, "rpma_recv_persist_seconds", "histogram",
 	       "How long a commit took to make its batch and offset "
 	       "persistent.");
 	for (unsigned i = 0; i < m->nlogs; i++)
 		persist_histogram(f, &m->logs[i]);
-	family(f, "rpma_recv_senders", "gauge",
-	       "Senders connected to the log now, verifiers included.");
-	per_log(f, m, "rpma_recv_senders", senders_of);
 	family(f, "rpma_recv_refused_total", "counter",
 	       "Senders refused, by reason (log=\"\": no log served by "
 	       "that name).");
@@ -145,22 +167,6 @@ void recv_metrics_render(FILE *f, const struct recv_metrics *m)
 		refusals(f, &m->logs[i], &m->logs[i].counts);
 	struct recv_metrics_log none = {.name = "", .pool = ""};
 	refusals(f, &none, &m->unrouted);
-	family(f, "rpma_recv_log_size_bytes", "gauge",
-	       "Bytes of log the pool holds.");
-	per_log(f, m, "rpma_recv_log_size_bytes", size_of);
-	family(f, "rpma_recv_log_used_bytes", "gauge",
-	       "Bytes of the log committed and not yet reclaimed.");
-	per_log(f, m, "rpma_recv_log_used_bytes", used_of);
-	family(f, "rpma_recv_log_rotated_bytes", "gauge",
-	       "Log position of the pool's first byte: what rotation moved "
-	       "out of the pool before it.");
-	per_log(f, m, "rpma_recv_log_rotated_bytes", rotated_of);
-	family(f, "rpma_recv_archive_bytes", "gauge",
-	       "Bytes of the log kept in its archive's files.");
-	per_log(f, m, "rpma_recv_archive_bytes", archive_bytes_of);
-	family(f, "rpma_recv_archive_files", "gauge",
-	       "Files in the log's archive.");
-	per_log(f, m, "rpma_recv_archive_files", archive_files_of);
 }
 
 static const char *kind_of(mode_t mode)

@@ -6,11 +6,11 @@
  * what a receiver must refuse: bad connect private data (log names too),
  * commits outside the log or the staging ring, malformed control messages,
  * RDMA writes outside the granted regions, writes into the log by a reader,
- * by any key against an append-only log, by a session that ended. Every wait has a timeout of a few
- * seconds. It prints one line saying what happened and exits 0 when the
- * receiver refused safely, 1 when the receiver misbehaved (accepted, committed,
- * let a write through, did not answer or did not close), 2 when the scenario
- * could not run. */
+ * by any key against an append-only log, by a session that ended. Every
+ * wait has a timeout of a few seconds. It prints one line saying what
+ * happened and exits 0 when the receiver refused safely, 1 when the receiver
+ * misbehaved (accepted, committed, let a write through, did not answer or did
+ * not close), 2 when the scenario could not run. */
 #include "cli/endpoint.h"
 #include "error.h"
 #include "proto/descriptor.h"
@@ -888,6 +888,30 @@ static int write_verdict(const char *what, const struct outcome *o)
 	return ROGUE_SAFE;
 }
 
+/* On the open session, RDMA-writes dst.length bytes to dst, judges it by
+ * write_verdict and closes the session. */
+static int write_judged(struct rogue *r, const char *name,
+			const struct rs_mr_desc *dst)
+{
+	uint32_t len = (uint32_t)dst->length;
+	memset(r->buf + OFF_PAYLOAD, 0xee, len);
+	if (rs_conn_write(r->conn, dst, 0, r->mr, OFF_PAYLOAD, len, WR_WRITE,
+			  RS_POST_SIGNALED)) {
+		note("%s: could not run: cannot post a write: %s", name,
+		     POST_LOST);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	struct outcome o;
+	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
+	char what[128];
+	snprintf(what, sizeof(what), "%s (%u bytes at 0x%llx key 0x%x)", name,
+		 len, (unsigned long long)dst->addr, dst->rkey);
+	int rc = write_verdict(what, &o);
+	rogue_close(r);
+	return rc;
+}
+
 static int write_case(struct rogue *r, const char *name, enum bad_write b)
 {
 	char err[512];
@@ -902,23 +926,7 @@ static int write_case(struct rogue *r, const char *name, enum bad_write b)
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
-	uint32_t len = (uint32_t)dst.length;
-	memset(r->buf + OFF_PAYLOAD, 0xee, len);
-	if (rs_conn_write(r->conn, &dst, 0, r->mr, OFF_PAYLOAD, len, WR_WRITE,
-			  RS_POST_SIGNALED)) {
-		note("%s: could not run: cannot post a write: %s", name,
-		     POST_LOST);
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
-	struct outcome o;
-	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
-	char what[96];
-	snprintf(what, sizeof(what), "%s (%u bytes at 0x%llx key 0x%x)", name,
-		 len, (unsigned long long)dst.addr, dst.rkey);
-	int rc = write_verdict(what, &o);
-	rogue_close(r);
-	return rc;
+	return write_judged(r, name, &dst);
 }
 
 static int scenario_write_outside(struct rogue *r, const char *arg)
@@ -988,22 +996,7 @@ static int overwrite_case(struct rogue *r, const char *name, uint8_t flags,
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
-	memset(r->buf + OFF_PAYLOAD, 0xee, 16);
-	if (rs_conn_write(r->conn, &dst, 0, r->mr, OFF_PAYLOAD, 16, WR_WRITE,
-			  RS_POST_SIGNALED)) {
-		note("%s: could not run: cannot post a write: %s", name,
-		     POST_LOST);
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
-	struct outcome o;
-	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
-	char what[128];
-	snprintf(what, sizeof(what), "%s (16 bytes at 0x%llx key 0x%x)", name,
-		 (unsigned long long)dst.addr, dst.rkey);
-	int rc = write_verdict(what, &o);
-	rogue_close(r);
-	return rc;
+	return write_judged(r, name, &dst);
 }
 
 /* A reader writes into the committed bytes with the key it reads them
