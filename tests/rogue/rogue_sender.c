@@ -278,6 +278,14 @@ static int session_open(struct rogue *r, uint8_t method, char *err,
 	return session_open_as(r, 0, method, err, errlen);
 }
 
+/* A case that could not run: says why, closes, and is NORUN. */
+static int cannot_run(struct rogue *r, const char *name, const char *why)
+{
+	note("%s: could not run: %s", name, why);
+	rogue_close(r);
+	return ROGUE_NORUN;
+}
+
 /* What happened on an established connection after we sent something. */
 struct outcome {
 	bool replied;
@@ -797,11 +805,8 @@ static int malformed_verdict(const char *name, const struct outcome *o)
 static int malformed_case(struct rogue *r, const char *name, enum bad_msg b)
 {
 	char err[512];
-	if (session_open(r, RS_METHOD_AUTO, err, sizeof(err))) {
-		note("%s: could not run: %s", name, err);
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
+	if (session_open(r, RS_METHOD_AUTO, err, sizeof(err)))
+		return cannot_run(r, name, err);
 	if (send_raw(r, build_bad_msg(r, b))) {
 		note("%s: could not run: cannot post a send: %s", name,
 		     POST_LOST);
@@ -915,17 +920,11 @@ static int write_judged(struct rogue *r, const char *name,
 static int write_case(struct rogue *r, const char *name, enum bad_write b)
 {
 	char err[512];
-	if (session_open(r, RS_METHOD_GPSPM, err, sizeof(err))) {
-		note("%s: could not run: %s", name, err);
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
+	if (session_open(r, RS_METHOD_GPSPM, err, sizeof(err)))
+		return cannot_run(r, name, err);
 	struct rs_mr_desc dst;
-	if (!bad_write_target(&r->info, b, &dst)) {
-		note("%s: could not run: region not granted", name);
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
+	if (!bad_write_target(&r->info, b, &dst))
+		return cannot_run(r, name, "region not granted");
 	return write_judged(r, name, &dst);
 }
 
@@ -982,20 +981,14 @@ static int overwrite_case(struct rogue *r, const char *name, uint8_t flags,
 			  const struct rs_mr_desc *log, bool ring_key)
 {
 	char err[512];
-	if (session_open_as(r, flags, RS_METHOD_AUTO, err, sizeof(err))) {
-		note("%s: could not run: %s", name, err);
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
+	if (session_open_as(r, flags, RS_METHOD_AUTO, err, sizeof(err)))
+		return cannot_run(r, name, err);
 	struct rs_mr_desc dst = {.addr = log->addr,
 				 .length = 16,
 				 .rkey = ring_key ? r->info.staging.rkey
 						  : log->rkey};
-	if (ring_key && !r->info.staging.length) {
-		note("%s: could not run: no staging ring granted", name);
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
+	if (ring_key && !r->info.staging.length)
+		return cannot_run(r, name, "no staging ring granted");
 	return write_judged(r, name, &dst);
 }
 
