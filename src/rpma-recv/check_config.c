@@ -2,6 +2,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "listen_check.h"
 #include "metrics.h"
 #include "pool_access.h"
 #include "pool_open.h"
@@ -71,6 +72,9 @@ int recv_check_config(const struct recv_settings_source *source)
 	int rc = source->build(source->ctx, &s, &err);
 	if (!rc)
 		rc = check_logs(&s, &err);
+	if (!rc)
+		rc = recv_listen_check(&s.listen,
+				       s.path[0] ? s.path : "--listen", &err);
 	if (!rc && s.metrics_file[0])
 		rc = recv_metrics_path_check(s.metrics_file, true, &err);
 	if (rc)

@@ -95,6 +95,12 @@ expect_ok "one log" "rpma-recv: $tmp/one.conf: configuration OK, 1 log: app" --c
 
 # ---- the command line, combined as the service combines it ----
 expect_ok "--log alone" "rpma-recv: the command line: configuration OK, 1 log: x" --check-config --log x="$pool"
+
+# ---- the listen address: one of this host's, or none ----
+expect_ok "--listen on loopback" "rpma-recv: the command line: configuration OK, 1 log: x" --check-config --listen 127.0.0.1 --log x="$pool"
+expect_bad "--listen not this host's" "--listen" "listen address '192.0.2.77' is not an address of this host: give the address of its RDMA device's network interface" --check-config --listen 192.0.2.77 --log x="$pool"
+printf 'listen = 192.0.2.9\n[app]\npool = %s\n' "$pool" >"$tmp/listen.conf"
+expect_bad "listen = not this host's" "$tmp/listen.conf" "listen address '192.0.2.9' is not an address of this host" --check-config "$tmp/listen.conf"
 pmempool create log --size=8M "$tmp/x.pool"
 expect_ok "--log with the file" "rpma-recv: $good: configuration OK, 3 logs: x, app, audit" --check-config "$good" --log x="$tmp/x.pool"
 expect_bad "--log named as a log of the file" "$good:4" "log 'app' is already defined (--log app=$tmp/x.pool)" --check-config "$good" --log app="$tmp/x.pool"
