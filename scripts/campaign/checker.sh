@@ -145,3 +145,21 @@ recv_sample() {
 	fds=(/proc/"$pid"/fd/*)
 	echo "$rss ${#fds[@]}"
 }
+
+# check_reader NAME ROUND RRC WRC OUT IN: a --fetch --follow reader of the
+# round's log, stopped by SIGTERM (exit 0) once its writer ended with WRC:
+# it printed a byte prefix of the input, nothing skipped or doubled, and
+# all of it when the writer left the log equal to its input. RRC "none":
+# no reader ran (its writer never committed a byte).
+check_reader() {
+	local name=$1 round=$2 rrc=$3 wrc=$4 out=$5 in=$6 len
+	[ "$rrc" != none ] || return 0
+	[ "$rrc" = 0 ] || violation "$name round $round: its reader exited $rrc: $(tail -n 2 "$out.log" 2>/dev/null | cut -c 1-300)"
+	[ -e "$out" ] || : >"$out"
+	len=$(stat -c %s "$out")
+	if ! is_prefix "$out" "$in"; then
+		violation "$name round $round: its reader's $len bytes are not a prefix of the input: $(cmp "$out" "$in" 2>&1 | head -n 1)"
+	elif [ "$wrc" = 0 ] && [ "$len" != "$(stat -c %s "$in")" ]; then
+		violation "$name round $round: its reader has $len of $(stat -c %s "$in") bytes after its writer ended"
+	fi
+}

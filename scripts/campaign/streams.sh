@@ -48,6 +48,46 @@ round_size() {
 	fi
 }
 
+# reader_start NAME ROUND: for a stream in STREAM_READER, a --fetch
+# --follow --retry reader of the round's log, started once the round's
+# sender reported a byte committed (its truncation is behind it: a reader
+# of the log before would see it replaced), reading into
+# $RUN/read-NAME-ROUND; its pid in READER_PID (empty: none).
+reader_start() {
+	local name=$1 round=$2 out="$RUN/read-$1-$2"
+	READER_PID=
+	[ -n "${STREAM_READER[$name]:-}" ] || return 0
+	rm -f "$out" "$out.log"
+	(
+		for ((i = 0; i < 600; i++)); do
+			grep -q ' committed, ' "$RUN/send-$name-$round.log" 2>/dev/null && break
+			nap 0.1
+		done
+		grep -q ' committed, ' "$RUN/send-$name-$round.log" 2>/dev/null || exit 99
+		exec "$SEND" --fetch --follow --retry 1000 "${STREAM_TARGET[$name]}" "$out" 2> >(stamp >>"$out.log")
+	) &
+	READER_PID=$!
+}
+
+# reader_stop NAME ROUND WRC IN: once the writer ended with WRC, gives the
+# reader up to 60 s (faults go on meanwhile) to catch up with a log that holds the whole input,
+# stops it and has check_reader judge it.
+reader_stop() {
+	local name=$1 round=$2 out="$RUN/read-$1-$2" rrc=0 i
+	[ -n "$READER_PID" ] || return 0
+	for ((i = 0; i < 600 && $3 == 0; i++)); do
+		[ "$(stat -c %s "$out" 2>/dev/null)" = "$(stat -c %s "$4")" ] && break
+		kill -0 "$READER_PID" 2>/dev/null || break
+		nap 0.1
+	done
+	kill -TERM "$READER_PID" 2>/dev/null
+	wait "$READER_PID" || rrc=$?
+	[ "$rrc" != 99 ] || rrc=none
+	check_reader "$name" "$round" "$rrc" "$3" "$out" "$4"
+	hist "reader $name $round: $(stat -c %s "$out" 2>/dev/null || echo 0) bytes, exit $rrc"
+	rm -f "$out"
+}
+
 # stream_round NAME ROUND: one round of stream NAME; its verdict by
 # check_round.
 stream_round() {
@@ -67,6 +107,7 @@ stream_round() {
 	# a round that fills the log goes as fast as it can: it is long
 	pace "$in" "$([ "$full" = 1 ] && echo 0 || echo "$PACE")" >"$fifo" &
 	feeder=$!
+	reader_start "$name" "$round"
 	send_run "$name" "$log" --truncate=in-place --retry 1000 --progress=always --stats \
 		${STREAM_OPTS[$name]} "${STREAM_TARGET[$name]}" - <"$fifo"
 	rc=$RC killed=$KILLED
@@ -81,6 +122,7 @@ stream_round() {
 		rc=$RC
 	done
 	check_round "$name" "$round" "$rc" "$killed" "$full" "$in" "$log"
+	reader_stop "$name" "$round" "$rc" "$in"
 	note=
 	[ "$killed" = 0 ] || note=" (its first sender killed)"
 	hist "round $name $round ended: exit $rc$note"

@@ -111,4 +111,21 @@ check "one sender back 31 s after its loss with no fault since is late" \
 	"$(ok [ "$(grep -c . <<<"$late")" = 1 ])" "$late"
 check "the late one is named with its delay" "$(ok grep -q 'h:1/a came back 31.0 s' <<<"$late")" "$late"
 
+# --- a --fetch --follow reader of a round
+head -c 60000 "$in" >"$tmp/read"
+judged "a reader's prefix, writer cut off" 0 check_reader one 2 0 137 "$tmp/read" "$in"
+judged "a reader's prefix, writer done: it fell behind" 1 check_reader one 2 0 0 "$tmp/read" "$in"
+cp "$in" "$tmp/read"
+judged "a reader with the whole input" 0 check_reader one 2 0 0 "$tmp/read" "$in"
+cat "$in" "$in" >"$tmp/read"
+judged "a reader that printed bytes twice" 1 check_reader one 2 0 0 "$tmp/read" "$in"
+{ head -c 1000 "$in"; tail -c +2001 "$in"; } >"$tmp/read"
+judged "a reader that skipped bytes" 1 check_reader one 2 0 3 "$tmp/read" "$in"
+check "the skip is named" "$(ok grep -q 'reader.s [0-9]* bytes are not a prefix of the input: .* differ: byte' "$RUN/violations")" "$(tail -n 3 "$RUN/violations")"
+head -c 100 "$in" >"$tmp/read"
+judged "a reader that failed" 1 check_reader one 2 6 3 "$tmp/read" "$in"
+rm -f "$tmp/read"
+judged "no reader ran" 0 check_reader one 2 none 0 "$tmp/read" "$in"
+judged "a reader that printed nothing, writer cut off" 0 check_reader one 2 0 137 "$tmp/read" "$in"
+
 summary
