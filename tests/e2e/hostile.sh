@@ -205,6 +205,25 @@ append_only_run() {
 	end_case
 }
 
+# Type-2 memory windows (rdma/mw.h) on this device, over the link: a
+# window's key works on its own queue pair and range only, and moves.
+start_case "memory windows: a window's key reaches its range on its queue pair only"
+WINDOW_CHECK="$BUILD/tests/rogue/window_check"
+spawn 60 "$WORK/window.serve" "$WINDOW_CHECK" serve "$RECV_IP:7399"
+wserve=$SPAWN_PID
+if wait_for "$WORK/window.serve" listening 20 "$wserve"; then
+	rc=0
+	out=$(timeout 60 "$WINDOW_CHECK" write "$RECV_IP:7399" 2>&1) || rc=$?
+	log "$out"
+	[ "$rc" = 0 ] || fail "the writer's side: exit $rc: $out"
+	reap "$wserve"
+	[ "$REAP_RC" = 0 ] || fail "the server's side: exit $REAP_RC: $(cat "$WORK/window.serve")"
+	log "$(cat "$WORK/window.serve")"
+else
+	fail "window_check did not listen: $(cat "$WORK/window.serve")"
+fi
+end_case
+
 if [ -n "${RPMA_DEVDAX:-}" ]; then
 	hostile_run devdax "$RPMA_DEVDAX" --create 1
 	append_only_run "$RPMA_DEVDAX"

@@ -360,6 +360,17 @@ static int post_send_wr(struct rs_conn *c, enum ibv_wr_opcode op,
 	return ibv_post_send(c->id->qp, &c->chain[0], &bad) ? RS_E_LOST : 0;
 }
 
+int rs_conn_post_raw(struct rs_conn *c, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad)
+{
+	if (c->chained) { /* what was held back goes first */
+		c->chain[c->chained - 1].next = wr;
+		c->chained = 0;
+		return ibv_post_send(c->id->qp, &c->chain[0], bad);
+	}
+	return ibv_post_send(c->id->qp, wr, bad);
+}
+
 static struct ibv_sge sge_of(const struct rs_mr *mr, size_t offset,
 			     uint32_t len)
 {

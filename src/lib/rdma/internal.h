@@ -52,4 +52,10 @@ const char *rs_rdma_errno_hint(int err);
 void rs_private_data_copy(const struct rdma_cm_event *ev,
 			  struct rs_private_data *pd);
 
+/* Posts one work request the connection's own calls do not build (a
+ * window's binding), after what they chained: on the same queue pair, in
+ * order. */
+int rs_conn_post_raw(struct rs_conn *c, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad);
+
 #endif

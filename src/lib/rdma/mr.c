@@ -18,6 +18,9 @@ static int access_flags(unsigned access)
 		flags |= IBV_ACCESS_REMOTE_WRITE;
 	if (access & RS_MR_REMOTE_READ)
 		flags |= IBV_ACCESS_REMOTE_READ;
+	/* A window that may write needs local write on its region. */
+	if (access & RS_MR_BIND)
+		flags |= IBV_ACCESS_MW_BIND | IBV_ACCESS_LOCAL_WRITE;
 	return flags;
 }
 

@@ -17,6 +17,7 @@ struct rs_peer;
 #define RS_MR_LOCAL 0x1u	/* the source or sink of our own work */
 #define RS_MR_REMOTE_WRITE 0x2u /* written by the peer */
 #define RS_MR_REMOTE_READ 0x4u	/* read by the peer */
+#define RS_MR_BIND 0x8u		/* reached through memory windows (mw.h) */
 
 /* Registers [addr, +len). On EOPNOTSUPP retries with on-demand paging when
  * the device supports it for RC. On failure err->sys_errno holds the errno

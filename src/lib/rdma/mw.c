@@ -1,0 +1,96 @@
+#include "rdma/mw.h"
+
+#include "error.h"
+#include "rdma/internal.h"
+#include "rdma/mr.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rs_mw {
+	struct ibv_mw *mw;
+	uint64_t addr, length; /* of the last binding */
+	uint32_t rkey;
+};
+
+bool rs_peer_has_windows(const struct rs_peer *peer)
+{
+	struct ibv_device_attr attr;
+	if (ibv_query_device(peer->verbs, &attr))
+		return false;
+	return attr.device_cap_flags &
+	       (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+}
+
+int rs_mw_new(struct rs_peer *peer, struct rs_mw **out, struct rs_error *err)
+{
+	struct rs_mw *w = calloc(1, sizeof(*w));
+	if (!w)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	errno = 0;
+	w->mw = ibv_alloc_mw(peer->pd, IBV_MW_TYPE_2);
+	if (!w->mw) {
+		int e = errno ? errno : EOPNOTSUPP;
+		free(w);
+		return rs_error_set(err, RS_E_PROVIDER, e,
+				    "cannot allocate a memory window: %s",
+				    strerror(e));
+	}
+	w->rkey = w->mw->rkey;
+	*out = w;
+	return 0;
+}
+
+void rs_mw_delete(struct rs_mw **mw)
+{
+	if (!*mw)
+		return;
+	ibv_dealloc_mw((*mw)->mw);
+	free(*mw);
+	*mw = 0;
+}
+
+static unsigned window_access(unsigned access)
+{
+	return ((access & RS_MR_REMOTE_WRITE) ? IBV_ACCESS_REMOTE_WRITE : 0) |
+	       ((access & RS_MR_REMOTE_READ) ? IBV_ACCESS_REMOTE_READ : 0);
+}
+
+int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
+	       size_t offset, size_t length, unsigned access, uint64_t wr_id,
+	       unsigned flags)
+{
+	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	uint64_t addr = (uint64_t)(uintptr_t)mr->mr->addr + offset;
+	struct ibv_send_wr wr = {
+	    .wr_id = wr_id,
+	    .opcode = IBV_WR_BIND_MW,
+	    .send_flags = (flags & RS_POST_SIGNALED) ? IBV_SEND_SIGNALED : 0,
+	};
+	wr.bind_mw.mw = mw->mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+	    .mr = mr->mr,
+	    .addr = addr,
+	    .length = length,
+	    .mw_access_flags = window_access(access),
+	};
+	struct ibv_send_wr *bad;
+	if (rs_conn_post_raw(c, &wr, &bad))
+		return RS_E_LOST;
+	mw->rkey = rkey;
+	mw->addr = addr;
+	mw->length = length;
+	return 0;
+}
+
+struct rs_mr_desc rs_mw_describe(const struct rs_mw *mw, uint8_t usage)
+{
+	return (struct rs_mr_desc){
+	    .addr = mw->addr,
+	    .length = mw->length,
+	    .rkey = mw->rkey,
+	    .usage = usage,
+	};
+}

@@ -1,0 +1,41 @@
+/* Memory windows (type 2): remote access to a part of a registered region,
+ * bound to one queue pair by a work request posted on it. A window's key
+ * works on that queue pair only, and changes with every binding: binding
+ * it again moves the access (the old key stops working), binding it to
+ * nothing revokes it. The region must be registered with RS_MR_BIND and
+ * needs no remote access of its own, so that no key but a window's reaches
+ * it. */
+#ifndef RS_MW_H
+#define RS_MW_H
+
+#include "proto/descriptor.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rs_conn;
+struct rs_error;
+struct rs_mr;
+struct rs_mw;
+struct rs_peer;
+
+/* Whether the peer's device binds type-2 windows. */
+bool rs_peer_has_windows(const struct rs_peer *peer);
+
+/* A window on peer's protection domain, bound to nothing. */
+int rs_mw_new(struct rs_peer *peer, struct rs_mw **mw, struct rs_error *err);
+void rs_mw_delete(struct rs_mw **mw);
+
+/* Posts, on c's queue pair, the binding of mw to [offset, +length) of mr
+ * for access (RS_MR_REMOTE_WRITE and/or RS_MR_REMOTE_READ; length 0 and no
+ * access: revoked). The work requests posted after it on c see it done. From
+ * now on rs_mw_describe gives the new key. 0 or RS_E_LOST. */
+int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
+	       size_t offset, size_t length, unsigned access, uint64_t wr_id,
+	       unsigned flags);
+
+/* The window as its last binding made it, for the remote peer. */
+struct rs_mr_desc rs_mw_describe(const struct rs_mw *mw, uint8_t usage);
+
+#endif
