@@ -59,6 +59,10 @@ reader_start() {
 	[ -n "${STREAM_READER[$name]:-}" ] || return 0
 	rm -f "$out" "$out.log"
 	(
+		# stopped before it began (its writer never said it committed
+		# a byte): no reader ran; the reader itself gets SIGTERM's
+		# default back with exec
+		trap 'exit 99' TERM
 		for ((i = 0; i < 600; i++)); do
 			grep -q ' committed, ' "$RUN/send-$name-$round.log" 2>/dev/null && break
 			nap 0.1

@@ -178,6 +178,11 @@ int fetch_run(const struct fetch_config *cfg, const struct fetch_sink *sink,
 		fetch_link_close(&f.link);
 	}
 	fetch_link_close(&f.link);
+	/* A signal while it connects or waits to read again ends a run the
+	 * link had cut: interrupted, not the link's failure (--follow's way
+	 * to end, exit 0). */
+	if (send_stop_requested && (rc == RS_E_LOST || RS_ERRC_TRANSIENT(rc)))
+		rc = RS_E_INTERRUPTED;
 	if (rc == FETCH_DONE || (rc == RS_E_INTERRUPTED && cfg->follow))
 		rc = 0;
 	send_progress_finish(&f.progress, &f.stats, "");

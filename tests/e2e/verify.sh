@@ -231,6 +231,28 @@ cmp "$WORK/followed" "$WORK/lines" >&2 || fail "the follower's output differs fr
 grep -q "reading .* again" "$WORK/follow.log" || fail "the follower was never cut off: $(cat "$WORK/follow.log")"
 end_case
 
+# Found by the fault campaign (seed 1190476): a signal while a reader waits
+# to read again ended it with the link's exit 3.
+start_case "SIGTERM while a --follow reader waits for its receiver ends it (exit 0); SIGINT a fetch's wait: exit 20"
+kill -TERM "$RECV_PID"
+wait_recv
+for how in follow once; do
+	args=(--fetch --retry 100)
+	[ "$how" = once ] || args+=(--follow)
+	rm -f "$WORK/again"
+	spawn 120 "$WORK/again.log" "$SEND" "${args[@]}" "$RECV_IP" "$WORK/again"
+	reader=$SPAWN_PID
+	wait_for "$WORK/again.log" "again in" 30 "$reader" || fail "$how: no retry: $(cat "$WORK/again.log")"
+	want=0
+	if [ "$how" = follow ]; then kill -TERM "$reader"; else kill -INT "$reader" && want=20; fi
+	reap "$reader"
+	[ "$REAP_RC" = "$want" ] || fail "$how: exit $REAP_RC, want $want: $(cat "$WORK/again.log")"
+	[ "$how" = follow ] || grep -q "interrupted by SIGINT after fetching 0 bytes" "$WORK/again.log" ||
+		fail "$how: no line saying it was interrupted: $(cat "$WORK/again.log")"
+done
+start_recv "$WORK/recv.log" "$fpool" || fail "receiver did not restart: $(cat "$WORK/recv.log")"
+end_case
+
 start_case "a reader refused by the allow list or the key is told as a writer is"
 kill -TERM "$RECV_PID"
 wait_recv
