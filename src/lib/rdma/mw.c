@@ -12,6 +12,7 @@ struct rs_mw {
 	struct ibv_mw *mw;
 	uint64_t addr, length; /* of the last binding */
 	uint32_t rkey;
+	bool bound; /* a type-2 window binds only once invalidated */
 };
 
 bool rs_peer_has_windows(const struct rs_peer *peer)
@@ -76,12 +77,43 @@ int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
 	    .length = length,
 	    .mw_access_flags = window_access(access),
 	};
+	/* A bound type-2 window is invalidated first (its old key stops
+	 * there), in the same chain. */
+	struct ibv_send_wr inv = {
+	    .wr_id = wr_id,
+	    .opcode = IBV_WR_LOCAL_INV,
+	    .invalidate_rkey = mw->rkey,
+	    .next = &wr,
+	};
 	struct ibv_send_wr *bad;
-	if (rs_conn_post_raw(c, &wr, &bad))
+	if (rs_conn_post_raw(c, mw->bound ? &inv : &wr, &bad))
 		return RS_E_LOST;
+	mw->bound = true;
 	mw->rkey = rkey;
+	/* The provider names the window by its current key in the next
+	 * binding (rxe checks it); only a type-1 bind updates it itself. */
+	mw->mw->rkey = rkey;
 	mw->addr = addr;
 	mw->length = length;
+	return 0;
+}
+
+int rs_mw_revoke(struct rs_conn *c, struct rs_mw *mw, uint64_t wr_id,
+		 unsigned flags)
+{
+	if (!mw->bound)
+		return 0;
+	struct ibv_send_wr inv = {
+	    .wr_id = wr_id,
+	    .opcode = IBV_WR_LOCAL_INV,
+	    .send_flags = (flags & RS_POST_SIGNALED) ? IBV_SEND_SIGNALED : 0,
+	    .invalidate_rkey = mw->rkey,
+	};
+	struct ibv_send_wr *bad;
+	if (rs_conn_post_raw(c, &inv, &bad))
+		return RS_E_LOST;
+	mw->bound = false;
+	mw->length = 0;
 	return 0;
 }
 

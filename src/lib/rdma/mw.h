@@ -28,12 +28,17 @@ int rs_mw_new(struct rs_peer *peer, struct rs_mw **mw, struct rs_error *err);
 void rs_mw_delete(struct rs_mw **mw);
 
 /* Posts, on c's queue pair, the binding of mw to [offset, +length) of mr
- * for access (RS_MR_REMOTE_WRITE and/or RS_MR_REMOTE_READ; length 0 and no
- * access: revoked). The work requests posted after it on c see it done. From
- * now on rs_mw_describe gives the new key. 0 or RS_E_LOST. */
+ * for access (RS_MR_REMOTE_WRITE and/or RS_MR_REMOTE_READ), invalidating
+ * its binding before, if any, first. The work requests posted after it on
+ * c see it done. From now on rs_mw_describe gives the new key. 0 or
+ * RS_E_LOST. */
 int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
 	       size_t offset, size_t length, unsigned access, uint64_t wr_id,
 	       unsigned flags);
+
+/* Posts the invalidation of mw's binding: its key reaches nothing. */
+int rs_mw_revoke(struct rs_conn *c, struct rs_mw *mw, uint64_t wr_id,
+		 unsigned flags);
 
 /* The window as its last binding made it, for the remote peer. */
 struct rs_mr_desc rs_mw_describe(const struct rs_mw *mw, uint8_t usage);
