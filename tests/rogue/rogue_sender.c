@@ -954,21 +954,24 @@ static const char *reader_write_grant(const struct rs_accept_info *in)
 }
 
 /* Opens a reading session and keeps what it was shown: where the log's
- * committed bytes are and a key to read them. */
-static int reader_learn(struct rogue *r, struct rs_mr_desc *log, char *err,
-			size_t errlen)
+ * committed bytes are and a key to read them. Says what went wrong. */
+static int reader_learn(struct rogue *r, struct rs_mr_desc *log)
 {
-	if (session_open_as(r, RS_CONNECT_VERIFY, RS_METHOD_AUTO, err, errlen))
+	char err[512];
+	if (session_open_as(r, RS_CONNECT_VERIFY, RS_METHOD_AUTO, err,
+			    sizeof(err))) {
+		note("%s", err);
 		return ROGUE_NORUN;
+	}
 	const char *wrong = reader_write_grant(&r->info);
 	*log = r->info.data_read;
 	rogue_close(r);
 	if (wrong) {
-		snprintf(err, errlen, "a reader was shown %s", wrong);
+		note("a reader was shown %s", wrong);
 		return ROGUE_UNSAFE;
 	}
 	if (!log->length) {
-		snprintf(err, errlen, "the log is not readable in place");
+		note("the log is not readable in place");
 		return ROGUE_NORUN;
 	}
 	return 0;
@@ -997,13 +1000,10 @@ static int overwrite_case(struct rogue *r, const char *name, uint8_t flags,
 static int scenario_reader_writes(struct rogue *r, const char *arg)
 {
 	(void)arg;
-	char err[512];
 	struct rs_mr_desc log;
-	int rc = reader_learn(r, &log, err, sizeof(err));
-	if (rc) {
-		note("%s", err);
+	int rc = reader_learn(r, &log);
+	if (rc)
 		return rc;
-	}
 	note("a reader is shown nothing to write");
 	return overwrite_case(r, "a reader over the log's first byte",
 			      RS_CONNECT_VERIFY, &log, false);
@@ -1039,11 +1039,9 @@ static int scenario_rewrite_committed(struct rogue *r, const char *arg)
 	(void)arg;
 	char err[512];
 	struct rs_mr_desc log;
-	int rc = reader_learn(r, &log, err, sizeof(err));
-	if (rc) {
-		note("%s", err);
+	int rc = reader_learn(r, &log);
+	if (rc)
 		return rc;
-	}
 	if (session_open(r, RS_METHOD_AUTO, err, sizeof(err))) {
 		note("could not run: %s", err);
 		rogue_close(r);
