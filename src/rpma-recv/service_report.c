@@ -33,16 +33,24 @@ static void status_update(struct service *svc, const char *head)
 	if (!svc->status.enabled)
 		return;
 	const char *names[RECV_LOGS_MAX];
-	struct recv_status st = {.names = names};
+	struct recv_status_log usage[RECV_LOGS_MAX];
+	struct recv_status st = {.names = names, .usage = usage};
 	for (const struct served_log *l = svc->logs; l; l = l->next)
 		st.nlogs += !l->retired;
 	/* The newest log is first in the list: the line names them in the
 	 * order they were configured. */
 	st.nnames = st.nlogs < RECV_LOGS_MAX ? st.nlogs : RECV_LOGS_MAX;
 	unsigned i = st.nnames;
-	for (const struct served_log *l = svc->logs; l && i; l = l->next)
-		if (!l->retired)
-			names[--i] = label_of(l);
+	for (const struct served_log *l = svc->logs; l && i; l = l->next) {
+		if (l->retired)
+			continue;
+		names[--i] = label_of(l);
+		struct recv_log_usage u;
+		recv_log_worker_usage(l->worker, &u);
+		usage[i] = (struct recv_status_log){
+		    .fill = u.size ? (unsigned)(u.used * 100 / u.size) : 0,
+		    .archived = u.archived};
+	}
 	st.senders = atomic_load(&svc->counters.senders);
 	st.committed = committed_of(svc);
 	char text[RECV_STATUS_TEXT_MAX];

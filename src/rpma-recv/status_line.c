@@ -3,17 +3,36 @@
 #include "cli/size.h"
 #include "sd_notify.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for the names: three of the longest log names fit, a long pool
- * path (the unnamed log, which serves alone) may not. */
-#define NAMES_ROOM 100
+/* Room for the names: three of the longest log names with their fill and
+ * archive fit, a long pool path (the unnamed log, which serves alone) may
+ * not. */
+#define NAMES_ROOM 240
 
 static const char *plural(unsigned n)
 {
 	return n == 1 ? "" : "s";
+}
+
+/* "app", or with its usage "app 41%" or "app 41% +2.1 GiB archived". */
+static void log_text(const struct recv_status *st, unsigned i, char *out,
+		     size_t size)
+{
+	if (!st->usage) {
+		snprintf(out, size, "%s", st->names[i]);
+		return;
+	}
+	const struct recv_status_log *u = &st->usage[i];
+	char archived[32] = "";
+	if (u->archived)
+		rs_size_format(u->archived, archived, sizeof(archived));
+	snprintf(out, size, "%s %u%%%s%s%s", st->names[i], u->fill,
+		 u->archived ? " +" : "", archived,
+		 u->archived ? " archived" : "");
 }
 
 /* "app, audit, web and 4 more", or "" when no name fits. */
@@ -23,11 +42,12 @@ static void names_text(const struct recv_status *st, char *out, size_t size)
 	unsigned shown = 0;
 	out[0] = '\0';
 	for (; shown < st->nnames && shown < RECV_STATUS_NAMES_SHOWN; shown++) {
-		const char *name = st->names[shown];
-		if (used + strlen(name) + 2 > NAMES_ROOM)
+		char one[PATH_MAX + 64];
+		log_text(st, shown, one, sizeof(one));
+		if (used + strlen(one) + 2 > NAMES_ROOM)
 			break;
 		used += (size_t)snprintf(out + used, size - used, "%s%s",
-					 shown ? ", " : "", name);
+					 shown ? ", " : "", one);
 	}
 	if (shown && shown < st->nlogs)
 		snprintf(out + used, size - used, " and %u more",

@@ -1,8 +1,10 @@
 /* The line rpma-recv shows in `systemctl status` (STATUS= of sd_notify):
- * the logs it serves, the senders connected and the bytes committed since
- * it started, e.g.
- *   serving 2 logs (app, audit), 1 sender connected, 1.5 GiB committed
- * with the first few names only ("and 3 more"), so that it stays short. It
+ * the logs it serves, how full each one's pool is and what its archive
+ * holds, the senders connected and the bytes committed since it started,
+ * e.g.
+ *   serving 2 logs (app 41% +2.1 GiB archived, audit 3%), 1 sender
+ *   connected, 1.5 GiB committed
+ * with the first few logs only ("and 3 more"), so that it stays short. It
  * is sent only when systemd listens ($NOTIFY_SOCKET set at start) and only
  * when its text changed, so the service loop may offer it every turn. */
 #ifndef RECV_STATUS_LINE_H
@@ -13,14 +15,22 @@
 #include <stdint.h>
 
 #define RECV_STATUS_NAMES_SHOWN 3 /* names on the line, at most */
-#define RECV_STATUS_TEXT_MAX 256  /* the longest text fits, with its NUL */
+#define RECV_STATUS_TEXT_MAX 512  /* the longest text fits, with its NUL */
+
+/* What the line says of one log besides its name. */
+struct recv_status_log {
+	unsigned fill;	   /* percent of its pool's data range committed */
+	uint64_t archived; /* bytes in its archive's files */
+};
 
 struct recv_status {
 	unsigned nlogs;		  /* logs served (taking new senders) */
 	const char *const *names; /* the first nnames of them, in order */
-	unsigned nnames;	  /* at most nlogs */
-	unsigned senders;	  /* connected */
-	uint64_t committed;	  /* bytes, over all logs, since the start */
+	/* The same logs' fill and archive (NULL: names only). */
+	const struct recv_status_log *usage;
+	unsigned nnames;    /* at most nlogs */
+	unsigned senders;   /* connected */
+	uint64_t committed; /* bytes, over all logs, since the start */
 };
 
 /* Writes the text (without "STATUS=") into text, size bytes. A name too

@@ -67,9 +67,9 @@ static void long_names(void **state)
 		    "serving 1 log (/mnt/pmem/app.pool), 1 sender connected, 0 "
 		    "B committed");
 	char path[PATH_MAX];
-	memset(path, 'p', 200);
+	memset(path, 'p', 300);
 	path[0] = '/';
-	path[200] = '\0';
+	path[300] = '\0';
 	const char *const long_pool[] = {path};
 	expect_text(1, long_pool, 1,
 		    "serving 1 log, 1 sender connected, 0 B committed");
@@ -123,11 +123,60 @@ static void committed_bytes(void **state)
 	    text, "serving 1 log (app), 1 sender connected, 1.5 KiB committed");
 }
 
+/* With the logs' usage: each shown log's fill, and what its archive
+ * holds when it holds anything; the longest such line fits. */
+static void usage_shown(void **state)
+{
+	(void)state;
+	const char *const names[] = {"app", "audit", "web", "db"};
+	const struct recv_status_log usage[] = {
+	    {.fill = 41, .archived = 3u << 29}, {.fill = 0}, {.fill = 100}};
+	struct recv_status st = {.nlogs = 4,
+				 .names = names,
+				 .usage = usage,
+				 .nnames = 4,
+				 .senders = 1,
+				 .committed = 4u << 20};
+	char text[RECV_STATUS_TEXT_MAX];
+	recv_status_text(&st, text, sizeof(text));
+	assert_string_equal(text,
+			    "serving 4 logs (app 41% +1.5 GiB archived, audit "
+			    "0%, web 100% and 1 more), 1 sender connected, "
+			    "4.0 MiB committed");
+
+	char name[RS_LOG_NAME_MAX + 1];
+	memset(name, 'n', RS_LOG_NAME_MAX);
+	name[RS_LOG_NAME_MAX] = '\0';
+	const char *longest[RECV_LOGS_MAX];
+	struct recv_status_log most[RECV_LOGS_MAX];
+	for (unsigned i = 0; i < RECV_LOGS_MAX; i++) {
+		longest[i] = name;
+		most[i] = (struct recv_status_log){.fill = 100,
+						   .archived = UINT64_MAX};
+	}
+	st = (struct recv_status){.nlogs = RECV_LOGS_MAX,
+				  .names = longest,
+				  .usage = most,
+				  .nnames = RECV_LOGS_MAX,
+				  .senders = RECV_MAX_SENDERS_MAX,
+				  .committed = UINT64_MAX};
+	recv_status_text(&st, text, sizeof(text));
+	char one[128], want[RECV_STATUS_TEXT_MAX];
+	snprintf(one, sizeof(one), "%s 100%% +16777216.0 TiB archived", name);
+	snprintf(want, sizeof(want),
+		 "serving %d logs (%s, %s, %s and %d more), %d senders "
+		 "connected, 16777216.0 TiB committed",
+		 RECV_LOGS_MAX, one, one, one, RECV_LOGS_MAX - 3,
+		 RECV_MAX_SENDERS_MAX);
+	assert_string_equal(text, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(singular_and_plural),
 	    cmocka_unit_test(names_capped),
+	    cmocka_unit_test(usage_shown),
 	    cmocka_unit_test(long_names),
 	    cmocka_unit_test(longest_line_fits),
 	    cmocka_unit_test(committed_bytes),
