@@ -337,6 +337,17 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 	check_replica_list(a, state);
 }
 
+/* --from=BYTE|end: where a fetch starts. */
+static void parse_from(struct argp_state *state, struct send_args *a,
+		       const char *arg)
+{
+	a->from_given = true;
+	a->from.at_end = strcmp(arg, "end") == 0;
+	if (!a->from.at_end)
+		a->from.from =
+		    parse_number(state, "--from", arg, 0, UINT64_MAX, false);
+}
+
 /* Options that take a value. Returns false for any other key. */
 static bool parse_value(int key, char *arg, struct argp_state *state)
 {
@@ -381,11 +392,7 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 		a->auth_key_path = arg;
 		return true;
 	case OPT_FROM:
-		a->from_given = true;
-		a->from.at_end = strcmp(arg, "end") == 0;
-		if (!a->from.at_end)
-			a->from.from = parse_number(state, "--from", arg, 0,
-						    UINT64_MAX, false);
+		parse_from(state, a, arg);
 		return true;
 	case OPT_RETRY:
 		a->cfg.retries = (unsigned)parse_number(state, "--retry", arg,

@@ -215,9 +215,10 @@ size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
 	return w.failed ? 0 : w.pos;
 }
 
-/* Checks that what the accept grants is consistent with itself. */
-static int accept_info_check(const struct rs_accept_info *info,
-			     struct rs_error *err)
+/* The grant's terms: flags, methods (none only in a read-only grant, which
+ * shows no region to write), credits, the peer timeout. */
+static int accept_terms_check(const struct rs_accept_info *info,
+			      struct rs_error *err)
 {
 	if (info->peer_flags & ~RS_PEER_FLAGS_KNOWN)
 		return malformed(err, "unknown peer configuration flags");
@@ -232,17 +233,14 @@ static int accept_info_check(const struct rs_accept_info *info,
 		return malformed(err, "credits out of range");
 	if (info->peer_timeout_ms < RS_PEER_TIMEOUT_MIN_MS)
 		return malformed(err, "peer timeout too short");
+	return 0;
+}
 
-	/* The log geometry only; the mapping size is the receiver's. */
-	int rc = rs_log_geometry_check(info->start_offset, info->end_offset,
-				       info->write_offset_value,
-				       info->end_offset, err);
-	if (rc)
-		return rc;
-
-	uint64_t data_len = info->end_offset - info->start_offset;
-	if (info->log_base > UINT64_MAX - data_len)
-		return malformed(err, "log position out of range");
+/* The regions of the log itself (data_len bytes): written in place by the
+ * direct methods, apm's offset word, read by a reader. */
+static int accept_log_regions_check(const struct rs_accept_info *info,
+				    uint64_t data_len, struct rs_error *err)
+{
 	bool direct = info->methods & (RS_METHOD_BIT(RS_METHOD_APM) |
 				       RS_METHOD_BIT(RS_METHOD_GPSPM));
 	if (direct && (info->data.length != data_len ||
@@ -260,6 +258,13 @@ static int accept_info_check(const struct rs_accept_info *info,
 	     !(info->data_read.usage & RS_MR_USAGE_READ_SRC)))
 		return malformed(err,
 				 "readable data region does not match the log");
+	return 0;
+}
+
+/* The rings: a reader's readable one, the staged method's writable one. */
+static int accept_rings_check(const struct rs_accept_info *info,
+			      struct rs_error *err)
+{
 	/* A slot per credit, as the staging ring (which a reader is not
 	 * shown). */
 	if (info->staging_read.length != 0 &&
@@ -269,19 +274,37 @@ static int accept_info_check(const struct rs_accept_info *info,
 	     !(info->staging_read.usage & RS_MR_USAGE_READ_SRC)))
 		return malformed(
 		    err, "readable staging region does not match the ring");
-	if (info->methods & RS_METHOD_BIT(RS_METHOD_STAGED)) {
-		uint64_t ring = info->staging.length;
-		uint32_t slot = info->staging_slot_size;
-		if (slot == 0 || ring < slot || ring % slot != 0)
-			return malformed(
-			    err, "staging ring geometry is inconsistent");
-		if (ring / slot < info->credits)
-			return malformed(
-			    err, "staging ring has fewer slots than credits");
-		if (!(info->staging.usage & RS_MR_USAGE_WRITE_DST))
-			return malformed(err, "staging region is not writable");
-	}
+	if (!(info->methods & RS_METHOD_BIT(RS_METHOD_STAGED)))
+		return 0;
+	uint64_t ring = info->staging.length;
+	uint32_t slot = info->staging_slot_size;
+	if (slot == 0 || ring < slot || ring % slot != 0)
+		return malformed(err, "staging ring geometry is inconsistent");
+	if (ring / slot < info->credits)
+		return malformed(err,
+				 "staging ring has fewer slots than credits");
+	if (!(info->staging.usage & RS_MR_USAGE_WRITE_DST))
+		return malformed(err, "staging region is not writable");
 	return 0;
+}
+
+/* Checks that what the accept grants is consistent with itself. */
+static int accept_info_check(const struct rs_accept_info *info,
+			     struct rs_error *err)
+{
+	int rc = accept_terms_check(info, err);
+	/* The log geometry only; the mapping size is the receiver's. */
+	if (!rc)
+		rc = rs_log_geometry_check(info->start_offset, info->end_offset,
+					   info->write_offset_value,
+					   info->end_offset, err);
+	if (rc)
+		return rc;
+	uint64_t data_len = info->end_offset - info->start_offset;
+	if (info->log_base > UINT64_MAX - data_len)
+		return malformed(err, "log position out of range");
+	rc = accept_log_regions_check(info, data_len, err);
+	return rc ? rc : accept_rings_check(info, err);
 }
 
 int rs_accept_info_decode(const void *buf, size_t len,

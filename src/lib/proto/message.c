@@ -55,6 +55,107 @@ size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len)
 	return w.failed ? 0 : w.pos;
 }
 
+/* What is malformed in a request (a sender's), or NULL; `known` false for
+ * a type that is no request. */
+static const char *request_check(const struct rs_msg *msg, bool *known)
+{
+	switch (msg->type) {
+	case RS_MSG_COMMIT:
+	case RS_MSG_STAGED_COMMIT:
+	case RS_MSG_HASH:
+	case RS_MSG_READ_STAGE:
+	case RS_MSG_REBASE:
+	case RS_MSG_REPLACE:
+	case RS_MSG_SWITCH:
+	case RS_MSG_WAIT:
+		*known = true;
+		break;
+	default:
+		*known = false;
+		return 0;
+	}
+	if (msg->status != RS_MSG_OK)
+		return "request carries a status";
+	switch (msg->type) {
+	case RS_MSG_COMMIT:
+	case RS_MSG_STAGED_COMMIT:
+	case RS_MSG_HASH:
+	case RS_MSG_READ_STAGE:
+		if (msg->length == 0)
+			return "empty range";
+		if (msg->length > UINT64_MAX - msg->offset)
+			return "range wraps";
+		if (msg->type != RS_MSG_STAGED_COMMIT &&
+		    msg->type != RS_MSG_READ_STAGE && msg->ring_offset != 0)
+			return "ring offset in a request without the ring";
+		return 0;
+	case RS_MSG_REBASE:
+		return msg->length || msg->ring_offset
+			   ? "range in a rebase request"
+			   : 0;
+	case RS_MSG_REPLACE:
+	case RS_MSG_SWITCH:
+		if (msg->ring_offset)
+			return "ring offset in a request without the ring";
+		if (msg->type == RS_MSG_REPLACE && msg->offset > 1)
+			return "unknown replacement request";
+		if (msg->type == RS_MSG_SWITCH && msg->length)
+			return "range in a switch request";
+		return 0;
+	default: /* RS_MSG_WAIT */
+		return msg->length > 1 || msg->ring_offset
+			   ? "unknown wait request"
+			   : 0;
+	}
+}
+
+/* What is malformed in a reply (a receiver's) or a keepalive (either
+ * way), or NULL; `known` false for a type that is neither. */
+static const char *reply_check(const struct rs_msg *msg, bool *known)
+{
+	*known = true;
+	switch (msg->type) {
+	case RS_MSG_KEEPALIVE:
+	case RS_MSG_KEEPALIVE_DONE:
+		if (msg->offset || msg->length || msg->ring_offset)
+			return "range in a keepalive";
+		return msg->status == RS_MSG_OK ? 0
+						: "keepalive carries a status";
+	case RS_MSG_COMMIT_DONE:
+		return msg->status > RS_MSG_BAD_REQUEST ? "unknown reply status"
+							: 0;
+	case RS_MSG_HASH_DONE:
+	case RS_MSG_READ_STAGE_DONE:
+		/* a range in the archive may not be readable */
+		return msg->status > RS_MSG_BAD_REQUEST &&
+			       msg->status != RS_MSG_ARCHIVE_FAILED
+			   ? "unknown reply status"
+			   : 0;
+	case RS_MSG_REBASE_DONE:
+		if (msg->status > RS_MSG_STATUS_LAST)
+			return "unknown reply status";
+		return msg->length || msg->ring_offset
+			   ? "range in a rebase reply"
+			   : 0;
+	case RS_MSG_WAIT_DONE:
+		if (msg->status != RS_MSG_OK)
+			return "unknown reply status";
+		if (msg->length > msg->offset || msg->ring_offset > msg->length)
+			return "log positions out of order in a wait reply";
+		return 0;
+	case RS_MSG_REPLACE_DONE:
+	case RS_MSG_SWITCH_DONE:
+		if (msg->status > RS_MSG_STATUS_LAST)
+			return "unknown reply status";
+		return msg->ring_offset
+			   ? "ring offset in a reply without the ring"
+			   : 0;
+	default:
+		*known = false;
+		return 0;
+	}
+}
+
 /* What is malformed in msg, or NULL. */
 static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 {
@@ -82,84 +183,11 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 	if (msg->type != RS_MSG_HASH_DONE && msg->type != RS_MSG_WAIT_DONE &&
 	    msg->hash != 0)
 		return "hash in a message that carries none";
-
-	switch (msg->type) {
-	case RS_MSG_KEEPALIVE:
-	case RS_MSG_KEEPALIVE_DONE:
-		if (msg->offset || msg->length || msg->ring_offset)
-			return "range in a keepalive";
-		return msg->status == RS_MSG_OK ? 0
-						: "keepalive carries a status";
-	case RS_MSG_COMMIT:
-	case RS_MSG_STAGED_COMMIT:
-	case RS_MSG_HASH:
-	case RS_MSG_READ_STAGE:
-		if (msg->status != RS_MSG_OK)
-			return "request carries a status";
-		if (msg->length == 0)
-			return "empty range";
-		if (msg->length > UINT64_MAX - msg->offset)
-			return "range wraps";
-		if (msg->type != RS_MSG_STAGED_COMMIT &&
-		    msg->type != RS_MSG_READ_STAGE && msg->ring_offset != 0)
-			return "ring offset in a request without the ring";
-		return 0;
-	case RS_MSG_COMMIT_DONE:
-		if (msg->status > RS_MSG_BAD_REQUEST)
-			return "unknown reply status";
-		return 0;
-	case RS_MSG_HASH_DONE:
-	case RS_MSG_READ_STAGE_DONE:
-		/* a range in the archive may not be readable */
-		if (msg->status > RS_MSG_BAD_REQUEST &&
-		    msg->status != RS_MSG_ARCHIVE_FAILED)
-			return "unknown reply status";
-		return 0;
-	case RS_MSG_REBASE:
-		if (msg->status != RS_MSG_OK)
-			return "request carries a status";
-		if (msg->length || msg->ring_offset)
-			return "range in a rebase request";
-		return 0;
-	case RS_MSG_REBASE_DONE:
-		if (msg->status > RS_MSG_STATUS_LAST)
-			return "unknown reply status";
-		if (msg->length || msg->ring_offset)
-			return "range in a rebase reply";
-		return 0;
-	case RS_MSG_REPLACE:
-	case RS_MSG_SWITCH:
-		if (msg->status != RS_MSG_OK)
-			return "request carries a status";
-		if (msg->ring_offset)
-			return "ring offset in a request without the ring";
-		if (msg->type == RS_MSG_REPLACE && msg->offset > 1)
-			return "unknown replacement request";
-		if (msg->type == RS_MSG_SWITCH && msg->length)
-			return "range in a switch request";
-		return 0;
-	case RS_MSG_WAIT:
-		if (msg->status != RS_MSG_OK)
-			return "request carries a status";
-		if (msg->length > 1 || msg->ring_offset)
-			return "unknown wait request";
-		return 0;
-	case RS_MSG_WAIT_DONE:
-		if (msg->status != RS_MSG_OK)
-			return "unknown reply status";
-		if (msg->length > msg->offset || msg->ring_offset > msg->length)
-			return "log positions out of order in a wait reply";
-		return 0;
-	case RS_MSG_REPLACE_DONE:
-	case RS_MSG_SWITCH_DONE:
-		if (msg->status > RS_MSG_STATUS_LAST)
-			return "unknown reply status";
-		if (msg->ring_offset)
-			return "ring offset in a reply without the ring";
-		return 0;
-	default:
-		return "unknown message type";
-	}
+	bool known;
+	const char *why = reply_check(msg, &known);
+	if (!known)
+		why = request_check(msg, &known);
+	return known ? why : "unknown message type";
 }
 
 int rs_msg_decode(const void *buf, size_t len, struct rs_msg *msg,
