@@ -63,11 +63,11 @@ reader_start() {
 		# a byte): no reader ran; the reader itself gets SIGTERM's
 		# default back with exec
 		trap 'exit 99' TERM
-		for ((i = 0; i < 600; i++)); do
-			grep -q ' committed, ' "$RUN/send-$name-$round.log" 2>/dev/null && break
+		i=0
+		until grep -q ' committed, ' "$RUN/send-$name-$round.log" 2>/dev/null; do
+			[ $((i += 1)) -le 600 ] || exit 99
 			nap 0.1
 		done
-		grep -q ' committed, ' "$RUN/send-$name-$round.log" 2>/dev/null || exit 99
 		exec "$SEND" --fetch --follow --retry 1000 "${STREAM_TARGET[$name]}" "$out" 2> >(stamp >>"$out.log")
 	) &
 	READER_PID=$!

@@ -135,6 +135,12 @@ static int run_connected(struct fetcher *f)
 	return rc;
 }
 
+/* rc is the link's failure: the connection lost or not made for now. */
+static bool link_failure(int rc)
+{
+	return rc == RS_E_LOST || RS_ERRC_TRANSIENT(rc);
+}
+
 /* Whether to connect again after rc: --retry's attempts are counted from
  * the last byte written. */
 static bool again(struct fetcher *f, int rc, unsigned *tries,
@@ -145,8 +151,8 @@ static bool again(struct fetcher *f, int rc, unsigned *tries,
 		*backoff = SEND_BACKOFF_FIRST_MS;
 		*pos_then = f->pos;
 	}
-	bool link = rc == RS_E_LOST || RS_ERRC_TRANSIENT(rc);
-	if (!link || *tries >= f->cfg->retries || send_stop_requested)
+	if (!link_failure(rc) || *tries >= f->cfg->retries ||
+	    send_stop_requested)
 		return false;
 	(*tries)++;
 	rs_info("reading %s again in %u ms (%u of %u), at byte %llu", f->label,
@@ -181,7 +187,7 @@ int fetch_run(const struct fetch_config *cfg, const struct fetch_sink *sink,
 	/* A signal while it connects or waits to read again ends a run the
 	 * link had cut: interrupted, not the link's failure (--follow's way
 	 * to end, exit 0). */
-	if (send_stop_requested && (rc == RS_E_LOST || RS_ERRC_TRANSIENT(rc)))
+	if (send_stop_requested && link_failure(rc))
 		rc = RS_E_INTERRUPTED;
 	if (rc == FETCH_DONE || (rc == RS_E_INTERRUPTED && cfg->follow))
 		rc = 0;
