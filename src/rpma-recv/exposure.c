@@ -3,6 +3,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "rdma/mr.h"
+#include "rdma/mw.h"
 #include "rdma/peer.h"
 #include "recv_method.h"
 
@@ -10,20 +11,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The log's data range, for the methods that write it in place. Failing
- * is not fatal: staged needs none of it. An append-only log's pool is not
+/* Whether writers reach the pool through memory windows on this device:
+ * when it binds them and the user did not turn them off (to measure what
+ * they cost). */
+static bool windows_wanted(const struct recv_exposure *e)
+{
+	const char *env = getenv("RPMA_RECV_WINDOWS");
+	if (env && !strcmp(env, "off"))
+		return false;
+	if (rs_peer_has_windows(e->peer))
+		return true;
+	rs_info("the RDMA device of %s cannot bind memory windows: %s",
+		e->target->path,
+		e->cfg.append_only
+		    ? "the log is append-only, its senders commit through "
+		      "the staged method only"
+		    : "its writers can rewrite what they committed");
+	return false;
+}
+
+/* The log's data range, for the methods that write it in place: reached
+ * through windows where the device binds them (the region itself takes
+ * no remote write, unless apm, which writes the whole range, may be
+ * offered), else with a key to all of it. Failing is not fatal: staged
+ * needs none of it. An append-only log's pool without windows is not
  * registered at all: no key to write it exists. */
-static void register_pool(struct recv_exposure *e)
+static void register_pool(struct recv_exposure *e, bool apm_possible)
 {
 	const struct rs_pmem_target *t = e->target;
 	struct rs_error err = {0};
-	if (e->cfg.append_only)
+	e->windows = windows_wanted(e);
+	if (e->cfg.append_only && !e->windows)
 		return;
-	if (rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
-		      RS_MR_REMOTE_WRITE, &e->data_mr, &err))
+	unsigned access = RS_MR_REMOTE_WRITE;
+	if (e->windows)
+		access = RS_MR_BIND | (apm_possible && !e->cfg.append_only
+					   ? RS_MR_REMOTE_WRITE
+					   : 0);
+	if (rs_mr_reg(e->peer, t->base + t->start, t->end - t->start, access,
+		      &e->data_mr, &err)) {
+		e->windows = false;
 		rs_info("cannot register the pool for direct writes (%s): %s; "
 			"offering the staged method only",
 			strerror(err.sys_errno), err.msg);
+	}
+	e->pool_writable = e->data_mr && (access & RS_MR_REMOTE_WRITE);
 }
 
 /* Offers m when it can be offered and registers what it needs. Returns
@@ -52,12 +84,14 @@ static int offer(struct recv_exposure *e, const struct recv_method *m,
 
 static int expose_methods(struct recv_exposure *e, struct rs_error *err)
 {
-	register_pool(e);
+	bool byte_addressable = rs_pmem_target_byte_addressable(e->target);
+	register_pool(e, e->cfg.direct_write_to_pmem && byte_addressable);
 	struct recv_offer o = {
 	    .path = e->target->path,
 	    .direct_write_to_pmem = e->cfg.direct_write_to_pmem,
-	    .byte_addressable = rs_pmem_target_byte_addressable(e->target),
-	    .pool_registered = e->data_mr != NULL,
+	    .byte_addressable = byte_addressable,
+	    .pool_writable = e->pool_writable,
+	    .pool_windows = e->windows,
 	};
 	for (size_t i = 0; recv_methods[i]; i++) {
 		int rc = offer(e, recv_methods[i], &o, err);
@@ -112,6 +146,16 @@ bool recv_exposure_serves(const struct recv_exposure *e,
 struct rs_peer *recv_exposure_peer(const struct recv_exposure *e)
 {
 	return e->peer;
+}
+
+bool recv_exposure_windows(const struct recv_exposure *e)
+{
+	return e->windows;
+}
+
+const struct rs_mr *recv_exposure_data_mr(const struct recv_exposure *e)
+{
+	return e->data_mr;
 }
 
 uint8_t recv_exposure_methods(const struct recv_exposure *e)

@@ -15,7 +15,7 @@
 
 struct recv_exposure_config {
 	bool direct_write_to_pmem; /* the user says DDIO is off */
-	bool append_only;	   /* the pool takes no RDMA write */
+	bool append_only;	   /* writers never reach what is committed */
 	uint32_t slot_size;	   /* staging ring slot = largest batch */
 	uint16_t slots;		   /* ring slots = credits */
 };
@@ -46,6 +46,10 @@ void recv_exposure_delete(struct recv_exposure **e);
 bool recv_exposure_serves(const struct recv_exposure *e,
 			  const struct rs_conn *conn);
 struct rs_peer *recv_exposure_peer(const struct recv_exposure *e);
+/* Whether writers reach the pool through memory windows on this device
+ * (write_windows.h), over the data range registered as this region. */
+bool recv_exposure_windows(const struct recv_exposure *e);
+const struct rs_mr *recv_exposure_data_mr(const struct recv_exposure *e);
 /* RS_METHOD_BIT() of each method offered on this device. */
 uint8_t recv_exposure_methods(const struct recv_exposure *e);
 /* The DRAM staged commits copy from (empty when there is none). */

@@ -24,7 +24,11 @@ struct recv_exposure {
 	struct rs_peer *peer;
 	const struct rs_pmem_target *target;
 	struct recv_exposure_config cfg;
-	struct rs_mr *data_mr; /* [start, end) of the log, remote write */
+	/* [start, end) of the log: written through windows (windows), or
+	 * with its own key (pool_writable: apm, or no windows) */
+	struct rs_mr *data_mr;
+	bool windows;
+	bool pool_writable;
 	struct recv_exposure_own own[RS_METHOD_COUNT]; /* by method id */
 	struct recv_staging staging; /* what staged commits copy from */
 	uint8_t methods;	     /* RS_METHOD_BIT() of each offered */

@@ -80,6 +80,55 @@ static uint8_t methods_of(const struct recv_sender *a)
 	return offered_for(a->adm, &a->req, a->rules.methods);
 }
 
+/* A writer's method: the one it picks from what it is granted, by the
+ * same rule; NULL for a reader. */
+static const struct recv_method *method_of(const struct recv_sender *a)
+{
+	if (a->req.flags & RS_CONNECT_VERIFY)
+		return 0;
+	return recv_method_choose(methods_of(a), a->req.method);
+}
+
+/* Whether the writer reaches the pool through windows: every writer but
+ * an apm one on a device that binds them (a staged writer asks for no
+ * key; apm writes the whole range and its offset word). */
+static bool windowed(const struct recv_sender *a)
+{
+	const struct recv_method *m = method_of(a);
+	return m && m->id != RS_METHOD_APM &&
+	       recv_exposure_windows(a->adm->exposure);
+}
+
+/* Two windows over the pool for a writer that writes in place; it gets
+ * their keys in replies. Without them it cannot be served. */
+static int prepare_windows(struct recv_sender *a)
+{
+	const struct recv_method *m = method_of(a);
+	if (!windowed(a) || m->id != RS_METHOD_GPSPM)
+		return 0;
+	const struct rs_pmem_target *t = a->adm->target;
+	struct rs_error err = {0};
+	int rc = recv_write_windows_new(recv_exposure_peer(a->adm->exposure),
+					recv_exposure_data_mr(a->adm->exposure),
+					t->start, t->end, &a->windows, &err);
+	if (rc)
+		rs_err("sender %s: %s", a->s.peer, err.msg);
+	return rc;
+}
+
+/* A window grant shows the data range without a key and no apm; a log
+ * without gpspm shows no data range at all. */
+static void describe_windows(struct rs_accept_info *info)
+{
+	info->methods &= (uint8_t)~RS_METHOD_BIT(RS_METHOD_APM);
+	if (!(info->methods & RS_METHOD_BIT(RS_METHOD_GPSPM))) {
+		info->data = (struct rs_mr_desc){0};
+		return;
+	}
+	info->peer_flags |= RS_PEER_WINDOWS;
+	info->data.rkey = 0;
+}
+
 /* Remote read for a verifying sender: of the log itself, and where the
  * device cannot register the pool or the log has archived bytes, of a
  * ring of its own the receiver copies ranges into (never the writer's staging
@@ -156,6 +205,8 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 	info->peer_timeout_ms = adm->cfg->peer_timeout_ms;
 	if (a->req.flags & RS_CONNECT_VERIFY)
 		describe_read(a, info);
+	else if (windowed(a))
+		describe_windows(info);
 	rs_verbose("sender %s connected at write offset %llu", a->s.peer,
 		   (unsigned long long)info->write_offset_value);
 	return 0;
@@ -176,6 +227,12 @@ static void log_session_end(const struct recv_admission *adm,
 			(unsigned long long)(rs_pmem_target_write_offset(t) -
 					     t->start),
 			(unsigned long long)(t->end - t->start));
+		if (a->windows && a->s.reach_ns_max)
+			rs_info("sender %s: what it committed left its reach "
+				"within %llu bytes and %.1f ms at most",
+				a->s.peer,
+				(unsigned long long)a->s.reach_bytes_max,
+				(double)a->s.reach_ns_max / 1e6);
 	} else if (a->s.why[0]) {
 		rs_verbose("sender %s: %s", a->s.peer, a->s.why);
 	}
@@ -183,11 +240,15 @@ static void log_session_end(const struct recv_admission *adm,
 
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 {
+	if (a->windows)
+		recv_session_windows_end(&a->s);
 	log_session_end(adm, a);
 	if (a->s.served && !a->taken_over)
 		atomic_fetch_add(&adm->counters->served, 1);
-	/* Destroys the queue pair: no write of this connection lands after
-	 * this returns, which a takeover relies on. */
+	/* The windows go first: a bound window holds its queue pair (rxe
+	 * would wait for it forever). Then the queue pair: no write of this
+	 * connection lands after this returns, which a takeover relies on. */
+	recv_write_windows_delete(&a->windows);
 	rs_session_delete(&a->rs);
 	rs_mr_dereg(&a->read_mr);
 	rs_mr_dereg(&a->read_ring_mr);
@@ -274,6 +335,14 @@ static int link_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
 			       signaled ? RS_POST_SIGNALED : 0);
 }
 
+static int link_window(void *ctx, uint64_t head, bool reset, uint32_t *key)
+{
+	struct recv_sender *a = ctx;
+	struct rs_conn *c = rs_session_conn(a->rs);
+	return reset ? recv_write_windows_reset(a->windows, c, head, key)
+		     : recv_write_windows_move(a->windows, c, head, key);
+}
+
 #define RECV_HANDSHAKE_MS 5000 /* to complete the connection, to answer */
 
 /* The session's configuration from the checked request. A writer's method
@@ -286,8 +355,8 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 	uint64_t ring_len = recv_exposure_ring_len(&adm->cfg->exposure);
 	return (struct recv_session_config){
 	    .target = adm->target,
-	    .method = writer ? recv_method_choose(methods_of(a), a->req.method)
-			     : NULL,
+	    .method = method_of(a),
+	    .windows = a->windows != NULL,
 	    .staging = recv_exposure_staging(adm->exposure),
 	    .rotation = adm->rotation,
 	    .gen = &a->adm->gen,
@@ -315,9 +384,15 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
 	if (!is_writer(&h->req))
 		prepare_read(a);
+	else if (prepare_windows(a)) {
+		memset(&a->rules.key, 0, sizeof(a->rules.key));
+		free(a);
+		return 0;
+	}
 	struct recv_session_config cfg = session_config(a);
 	struct recv_session_link link = {a, link_check_auth, link_send_grant,
-					 link_reply};
+					 link_reply,
+					 a->windows ? link_window : 0};
 	recv_session_init(&a->s, &cfg, &link, h->peer, recv_now_ms());
 	a->next = adm->sessions;
 	adm->sessions = a;

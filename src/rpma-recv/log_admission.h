@@ -12,6 +12,7 @@
 #include "log_config.h"
 #include "pmem_target.h"
 #include "recv_session.h"
+#include "write_windows.h"
 
 #include <stdbool.h>
 
@@ -30,6 +31,7 @@ struct recv_sender {
 	struct rs_mr *read_mr;	       /* the log, readable: verify only */
 	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
 	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
+	struct recv_write_windows *windows; /* a gpspm writer's reach */
 	bool taken_over; /* its sender came back on a new connection */
 	struct recv_admission *adm;
 };

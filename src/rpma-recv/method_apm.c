@@ -15,7 +15,7 @@
 
 static bool apm_offered(const struct recv_offer *o, struct rs_error *why)
 {
-	if (!o->pool_registered || !o->direct_write_to_pmem)
+	if (!o->pool_writable || !o->direct_write_to_pmem)
 		return false; /* told already, or not asked for */
 	if (!o->byte_addressable) {
 		rs_error_set(why, RS_E_INVAL, 0,

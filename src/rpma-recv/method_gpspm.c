@@ -1,7 +1,8 @@
 /* GPSPM: the sender writes the batch into the log's data range, then asks
  * (RS_MSG_COMMIT) the receiver to persist it in place and commit the
  * offset. Correct on any platform, page-cache files included; needs a pool
- * the device can register. */
+ * the device can register. Where the device binds memory windows the
+ * sender writes through them (write_windows.h), else with the pool's key. */
 #include "recv_method.h"
 
 #include "error.h"
@@ -9,7 +10,7 @@
 static bool gpspm_offered(const struct recv_offer *o, struct rs_error *why)
 {
 	(void)why; /* the pool's registration failure has been told */
-	return o->pool_registered;
+	return o->pool_writable || o->pool_windows;
 }
 
 static void gpspm_persist(const struct rs_pmem_target *t,

@@ -25,7 +25,8 @@ struct recv_offer {
 	const char *path;	   /* the pool, for notices */
 	bool direct_write_to_pmem; /* the user says DDIO is off */
 	bool byte_addressable; /* stores persist without a page-cache sync */
-	bool pool_registered;  /* the device took the log's data range */
+	bool pool_writable;    /* the log's data range has a key to all of it */
+	bool pool_windows;     /* it is written through windows (its tail) */
 };
 
 struct recv_method {

@@ -97,17 +97,135 @@ static void on_auth_answer(struct recv_session *s, const struct rs_msg *msg)
 	s->served = true;
 }
 
-/* A commit request applied, and counted when it committed. */
+/* ---- a writer's windows ---- */
+
+static uint64_t head_of(const struct recv_session_config *c)
+{
+	return recv_generation_head(c->gen, c->target);
+}
+
+/* Moves (or resets) the writer's windows to the log's head; the reply
+ * carries the new key. False when the binding could not be posted. */
+/* The window that moves reached what was committed since it was bound:
+ * the bound the man page gives, measured. */
+static void note_window_reach(struct recv_session *s, uint64_t bound_head,
+			      uint64_t bound_ns, uint64_t head, uint64_t now)
+{
+	if (head <= bound_head || now < bound_ns)
+		return; /* it reached nothing committed */
+	if (head - bound_head > s->reach_bytes_max)
+		s->reach_bytes_max = head - bound_head;
+	if (now - bound_ns > s->reach_ns_max)
+		s->reach_ns_max = now - bound_ns;
+}
+
+static void note_reach(struct recv_session *s, uint64_t head, uint64_t now)
+{
+	if (s->key_old)
+		note_window_reach(s, s->old_head, s->old_ns, head, now);
+}
+
+void recv_session_windows_end(struct recv_session *s)
+{
+	if (!s->key_new)
+		return;
+	uint64_t head = head_of(&s->cfg), now = recv_now_ns();
+	note_reach(s, head, now);
+	note_window_reach(s, s->new_head, s->new_ns, head, now);
+}
+
+static bool window_to_head(struct recv_session *s, bool reset,
+			   struct rs_msg *reply)
+{
+	uint32_t key;
+	uint64_t head = head_of(&s->cfg), now = recv_now_ns();
+	if (s->link.window(s->link.ctx, head, reset, &key)) {
+		close_with(s, "cannot bind a memory window");
+		return false;
+	}
+	if (!reset)
+		note_reach(s, head, now);
+	s->key_old = reset ? 0 : s->key_new;
+	s->old_head = s->new_head;
+	s->old_ns = s->new_ns;
+	s->key_new = key;
+	s->new_head = head;
+	s->new_ns = now;
+	reply->key = key;
+	return true;
+}
+
+/* The first key, or a fresh one (nothing in flight): the windows start
+ * over at the head. */
+static bool window_request(struct recv_session *s, const struct rs_msg *req,
+			   struct rs_msg *reply)
+{
+	*reply = (struct rs_msg){.type = RS_MSG_WINDOW_DONE, .seq = req->seq};
+	if (!s->cfg.windows || !s->cfg.method) {
+		reply->status = RS_MSG_BAD_REQUEST;
+		return false;
+	}
+	reply->offset = head_of(&s->cfg);
+	reply->length = s->cfg.target->end - reply->offset;
+	return window_to_head(s, true, reply);
+}
+
+/* Whether a commit names a key it may have written with: none without
+ * windows; with them the newest or the one before. */
+static bool commit_key_ok(const struct recv_session *s,
+			  const struct rs_msg *req)
+{
+	if (!s->cfg.windows)
+		return req->key == 0;
+	return req->key && (req->key == s->key_new || req->key == s->key_old);
+}
+
+/* A windowed writer's keepalive names the newest key it holds: a stream
+ * that paused moves its windows up to the head too. A key it was never
+ * given ends the session, unanswered. */
+static bool keepalive(struct recv_session *s, const struct rs_msg *req,
+		      struct rs_msg *reply)
+{
+	*reply =
+	    (struct rs_msg){.type = RS_MSG_KEEPALIVE_DONE, .seq = req->seq};
+	if (!req->key)
+		return true;
+	if (!s->cfg.windows || !commit_key_ok(s, req)) {
+		rs_err("sender %s named a window key it does not hold; closing "
+		       "the connection",
+		       s->peer);
+		close_with(s, "refused request");
+		return false;
+	}
+	if (req->key == s->key_new)
+		return window_to_head(s, false, reply);
+	reply->key = s->key_new;
+	return true;
+}
+
+/* A commit request applied, and counted when it committed. A windowed
+ * writer's commit on the newest key proves it writes with that key from
+ * now on: the other window moves up to the new head. */
 static bool commit(struct recv_session *s, const struct rs_msg *req,
 		   struct rs_msg *reply)
 {
 	const struct recv_session_config *c = &s->cfg;
 	uint64_t start = c->counters ? recv_now_ns() : 0;
-	bool ok = recv_commit_apply_to(c->target, &c->staging, c->method,
-				       c->gen, req, reply);
+	bool ok = false;
+	if (commit_key_ok(s, req))
+		ok = recv_commit_apply_to(c->target, &c->staging, c->method,
+					  c->gen, req, reply);
+	else
+		*reply = (struct rs_msg){.type = RS_MSG_COMMIT_DONE,
+					 .seq = req->seq,
+					 .status = RS_MSG_BAD_REQUEST};
 	if (ok && c->counters)
 		recv_counters_committed(c->counters, req->length,
 					recv_now_ns() - start);
+	if (ok && c->windows && req->key == s->key_new)
+		ok = window_to_head(s, false, reply);
+	else if (ok && c->windows)
+		reply->key = s->key_new;
 	return ok;
 }
 
@@ -182,18 +300,29 @@ static bool switch_in(struct recv_session *s, const struct rs_msg *req,
 	return reply->status != RS_MSG_BAD_REQUEST;
 }
 
-/* The requests that change what the log is, not only its length. */
+/* The requests that change what the log is, not only its length. A
+ * windowed writer's head moved (back, often): its windows start over
+ * there, so no old key reaches what the log holds now. */
 static bool change(struct recv_session *s, const struct rs_msg *req,
 		   struct rs_msg *reply)
 {
+	bool ok;
 	switch (req->type) {
 	case RS_MSG_REBASE:
-		return rebase(s, req, reply);
+		ok = rebase(s, req, reply);
+		break;
 	case RS_MSG_REPLACE:
-		return replace(s, req, reply);
+		ok = replace(s, req, reply);
+		break;
+	case RS_MSG_WINDOW:
+		return window_request(s, req, reply);
 	default:
-		return switch_in(s, req, reply);
+		ok = switch_in(s, req, reply);
+		break;
 	}
+	if (ok && reply->status == RS_MSG_OK && s->cfg.windows && s->key_new)
+		ok = window_to_head(s, true, reply);
+	return ok;
 }
 
 /* ---- a reader's waits ---- */
@@ -267,15 +396,14 @@ static void serve(struct recv_session *s, uint16_t slot,
 	struct rs_msg reply;
 	bool verifying =
 	    req->type == RS_MSG_HASH || req->type == RS_MSG_READ_STAGE;
-	bool changing = req->type == RS_MSG_REBASE ||
-			req->type == RS_MSG_REPLACE ||
-			req->type == RS_MSG_SWITCH;
+	bool changing =
+	    req->type == RS_MSG_REBASE || req->type == RS_MSG_REPLACE ||
+	    req->type == RS_MSG_SWITCH || req->type == RS_MSG_WINDOW;
 	bool committing =
 	    !verifying && !changing && req->type != RS_MSG_KEEPALIVE;
 	bool ok = true;
 	if (req->type == RS_MSG_KEEPALIVE)
-		reply = (struct rs_msg){.type = RS_MSG_KEEPALIVE_DONE,
-					.seq = req->seq};
+		ok = keepalive(s, req, &reply);
 	else if (changing)
 		ok = change(s, req, &reply);
 	else if (verifying)
@@ -283,6 +411,8 @@ static void serve(struct recv_session *s, uint16_t slot,
 				       c->verify, req, &reply);
 	else
 		ok = commit(s, req, &reply);
+	if (s->state == RECV_SESSION_CLOSING)
+		return; /* a window could not move: no key to hand out */
 	/* One reply in `credits` is signaled, only to reclaim send-queue
 	 * entries: fewer completions, fewer wake-ups. */
 	uint32_t n = s->replies++;

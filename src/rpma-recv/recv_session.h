@@ -12,7 +12,9 @@
  *   any --bad message, wrong key, deadline, error, disconnect--> CLOSING
  *
  * An idle sender keeps its session with keepalives, answered here; a
- * writer whose pool is full asks it to be started over (rotation.h); a
+ * writer granted windows asks for its first key and gets the next with
+ * its commits (write_windows.h); a writer whose pool is full asks it to
+ * be started over (rotation.h); a
  * writer replacing the log places its replacement and switches it in once
  * whole (generation.h); a reader asks where the log ends and may wait for
  * it to grow (answered from the timer, which the log's loop runs every
@@ -51,6 +53,11 @@ struct recv_session_link {
 	int (*send_grant)(void *ctx); /* truncates first when asked */
 	int (*reply)(void *ctx, uint16_t slot, const struct rs_msg *reply,
 		     bool signaled);
+	/* A writer's windows (write_windows.h): the one without the newest
+	 * key moved to [head, end), the other's key dead too when reset; the
+	 * new key in *key. Posted before the reply that carries it. NULL for
+	 * a session without windows. */
+	int (*window)(void *ctx, uint64_t head, bool reset, uint32_t *key);
 };
 
 struct recv_session_config {
@@ -68,8 +75,9 @@ struct recv_session_config {
 	bool replace;
 	struct recv_ring read_ring; /* verify: where ranges are copied */
 	bool verify;		    /* the sender asked to verify */
-	bool auth;		    /* a key is required */
-	uint16_t credits;	    /* replies: one in this many is signaled */
+	bool windows;	  /* a gpspm writer reaching the pool through windows */
+	bool auth;	  /* a key is required */
+	uint16_t credits; /* replies: one in this many is signaled */
 	int64_t deadline_ms; /* for completing the connection / the answer */
 	int64_t peer_timeout_ms; /* SERVING: silence that ends the session */
 	struct recv_log_counters *counters; /* the log's, or NULL */
@@ -93,6 +101,14 @@ struct recv_session {
 	int64_t deadline_ms; /* ADMITTED, AUTHENTICATING: give up after */
 	int64_t heard_ms;    /* the sender's last message */
 	uint32_t replies;
+	/* A windowed writer's keys: the newest handed out, and the one
+	 * before, which batches sent before the sender heard of the newest
+	 * still use (0: none). */
+	uint32_t key_new, key_old;
+	/* Where and when each was bound, and the most committed bytes a
+	 * window still reached when it moved, and for how long at most. */
+	uint64_t new_head, old_head, new_ns, old_ns;
+	uint64_t reach_bytes_max, reach_ns_max;
 	struct recv_parked_wait parked;
 	uint64_t commits;
 	uint64_t bytes;
@@ -112,5 +128,7 @@ void recv_session_on_message(struct recv_session *s, uint16_t slot,
 /* A malformed message, a failed completion or the connection's end. */
 void recv_session_on_failure(struct recv_session *s, const char *why);
 void recv_session_on_timer(struct recv_session *s, int64_t now_ms);
+/* Its windows are about to go: what they still reached counts too. */
+void recv_session_windows_end(struct recv_session *s);
 
 #endif

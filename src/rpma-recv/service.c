@@ -122,9 +122,10 @@ static void print_serving(const struct service *svc)
 			(unsigned long long)u.size, (unsigned long long)u.used,
 			ep->host[0] ? ep->host : "*", ep->port);
 		if (l->settings.append_only)
-			rs_info("log %s is append-only: its pool takes no RDMA "
-				"write, senders commit through the staged "
-				"method",
+			rs_info("log %s is append-only: no sender can write "
+				"what it committed (memory windows over its "
+				"unused tail, or the staged method only where "
+				"the device has none)",
 				log_label(&l->settings));
 	}
 }

@@ -105,8 +105,9 @@ int settings_check_methods(const struct recv_settings *s,
 	    (log->methods & RS_METHOD_BIT(RS_METHOD_STAGED)))
 		return 0;
 	return rs_error_set(err, RS_E_INVAL, 0,
-			    "%s: an append-only log commits through the staged "
-			    "method only: add staged to its methods or remove "
+			    "%s: an append-only log needs the staged method "
+			    "(all it has where the device binds no memory "
+			    "windows): add staged to its methods or remove "
 			    "append-only",
 			    settings_place(s, log, line, where, sizeof(where)));
 }

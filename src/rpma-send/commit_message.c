@@ -12,6 +12,7 @@ void commit_message_post(const struct method_ctx *m,
 	    .offset = m->log_start + method_in_pool(m, b->offset),
 	    .length = b->length,
 	    .ring_offset = ring_offset,
+	    .key = type == RS_MSG_COMMIT ? m->key : 0,
 	};
 	/* The reply says the request arrived; one send in `depth` is signaled
 	 * only to reclaim send-queue entries. */

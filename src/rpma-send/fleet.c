@@ -192,7 +192,7 @@ int fleet_start(struct fleet *f, uint64_t input_size)
 	for (unsigned i = 0; i < f->n && !rc; i++) {
 		rc = replica_register(f->replicas[i], f->w);
 		if (!rc)
-			replica_started(f->replicas[i]);
+			rc = replica_started(f->replicas[i]);
 	}
 	return rc;
 }

@@ -185,8 +185,9 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 		rc = replica_register(r, f->w);
 	if (!rc)
 		rc = carry_on_replacing(f, r);
+	if (!rc)
+		rc = replica_started(r);
 	if (!rc) {
-		replica_started(r);
 		rejoin(f, r);
 		refresh_end(f);
 		return;

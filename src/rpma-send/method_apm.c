@@ -25,7 +25,7 @@ static void apm_post(const struct method_ctx *m, const struct window_batch *b,
 	size_t flush = at + offsetof(struct apm_words, flush_read);
 	uint64_t at_pool = method_in_pool(m, b->offset);
 	words->new_offset = htole64(m->log_start + at_pool + b->length);
-	send_method_write_batch(m, chain, &m->grant->data, at_pool, b);
+	send_method_write_batch(m, chain, &m->data, at_pool, b);
 	chain_read(chain, CHAIN_WORDS, flush, word, 0, 8, UINT64_MAX,
 		   RS_POST_MORE);
 	chain_write(chain, word, 0, CHAIN_WORDS, at, 8, UINT64_MAX,

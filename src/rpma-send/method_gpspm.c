@@ -8,7 +8,7 @@
 static void gpspm_post(const struct method_ctx *m, const struct window_batch *b,
 		       struct send_chain *chain)
 {
-	send_method_write_batch(m, chain, &m->grant->data,
+	send_method_write_batch(m, chain, &m->data,
 				method_in_pool(m, b->offset), b);
 	commit_message_post(m, b, RS_MSG_COMMIT, 0, chain);
 }

@@ -30,6 +30,9 @@ struct replica {
 	uint64_t replaced;   /* bytes of it its receiver holds */
 	uint64_t rebase_end; /* a rebase asked at this end, or 0 */
 	uint64_t rebase_sent_ns;
+	uint32_t window_key; /* the newest its receiver handed out, or 0 */
+	uint32_t key_named;  /* the last one a commit or keepalive named */
+	uint64_t key_heard_ns;
 	struct rs_mr *ring_mr;
 	void *words; /* the method's words, per credit slot, or NULL */
 	struct rs_mr *words_mr;
@@ -204,7 +207,42 @@ uint64_t replica_granted_end(const struct replica *r)
 	return info->log_base + info->write_offset_value - info->start_offset;
 }
 
-void replica_started(struct replica *r)
+static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
+	       struct rs_msg *reply);
+
+/* A reply's key, if any, is the one to write with: replies come in
+ * order, the last key is the newest. */
+static void take_key(struct replica *r, const struct rs_msg *reply)
+{
+	if (!reply->key || reply->key == r->window_key)
+		return;
+	r->window_key = reply->key;
+	r->key_heard_ns = send_stats_now_ns();
+}
+
+/* Whether its receiver grants windows to the method in use. */
+static bool windowed(const struct replica *r)
+{
+	return r->method->id == RS_METHOD_GPSPM &&
+	       (replica_grant(r)->peer_flags & RS_PEER_WINDOWS);
+}
+
+/* The first key: a window from the log's head to its end. */
+static int ask_window(struct replica *r)
+{
+	struct rs_msg msg = {.type = RS_MSG_WINDOW}, reply;
+	int rc = ask(r, &msg, RS_MSG_WINDOW_DONE, &reply);
+	if (rc)
+		return rc;
+	if (reply.status != RS_MSG_OK) {
+		rs_err("%s refused a memory window: %s", r->label,
+		       rs_msg_status_str(reply.status));
+		return RS_E_MALFORMED;
+	}
+	return 0;
+}
+
+int replica_started(struct replica *r)
 {
 	const struct rs_accept_info *info = replica_grant(r);
 	r->token = info->token;
@@ -216,6 +254,8 @@ void replica_started(struct replica *r)
 		r->pos_base = info->log_base;
 	r->rebase_end = 0;
 	r->rebase_sent_ns = 0;
+	r->window_key = r->key_named = 0;
+	return windowed(r) ? ask_window(r) : 0;
 }
 
 /* ---- posting a batch ---- */
@@ -223,7 +263,13 @@ void replica_started(struct replica *r)
 static struct method_ctx method_ctx_of(const struct replica *r,
 				       const struct send_window *w)
 {
-	return (struct method_ctx){.grant = replica_grant(r),
+	const struct rs_accept_info *grant = replica_grant(r);
+	struct rs_mr_desc data = grant->data;
+	if (grant->peer_flags & RS_PEER_WINDOWS)
+		data.rkey = r->window_key;
+	return (struct method_ctx){.grant = grant,
+				   .data = data,
+				   .key = r->window_key,
 				   .log_start = r->log_start,
 				   .pos_base = r->pos_base,
 				   .pool_at = r->pool_at,
@@ -241,6 +287,7 @@ int replica_post(struct replica *r, const struct send_window *w,
 	uint64_t now = send_stats_now_ns();
 	if (r->method->posts_message)
 		r->last_sent_ns = now;
+	r->key_named = r->window_key; /* its commit names it */
 	r->posted_ns[window_slot_of(w, b->seq)] = now;
 	/* The data and its commit go out as one chain: one doorbell. */
 	return chain_post(&chain, r->rs, r->ring_mr, r->words_mr);
@@ -305,6 +352,7 @@ static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
 			continue;
 		if (rs_session_take(r->rs, &wc, reply, &slot, 0))
 			return RS_E_MALFORMED;
+		take_key(r, reply);
 		if (reply->type == want)
 			return 0;
 		if (reply->type != RS_MSG_KEEPALIVE_DONE)
@@ -387,6 +435,7 @@ static bool take_message(struct replica *r, const struct rs_completion *wc,
 		*news = REPLICA_REFUSED;
 		return false;
 	}
+	take_key(r, msg);
 	if (msg->type == RS_MSG_KEEPALIVE_DONE) {
 		r->keepalive_sent_ns = 0;
 		return false;
@@ -506,6 +555,9 @@ void replica_confirmed(struct replica *r, const struct send_window *w,
 
 /* ---- keepalives and the peer timeout ---- */
 
+/* How soon after a new key a paused stream names it. */
+#define REPLICA_KEY_ACK_NS 2000000ull
+
 uint64_t replica_keepalive_at(const struct replica *r)
 {
 	/* A stream's commit requests tell the receiver we are there (apm
@@ -513,7 +565,13 @@ uint64_t replica_keepalive_at(const struct replica *r)
 	 * answered anyway; one keepalive at a time. */
 	if (!r->rs || r->keepalive_sent_ns || r->rebase_sent_ns)
 		return 0;
-	return r->last_sent_ns + r->peer_timeout_ns / 4;
+	uint64_t at = r->last_sent_ns + r->peer_timeout_ns / 4;
+	/* A key no commit named yet: a stream that pauses names it in a
+	 * keepalive soon, so its windows move past what it committed. */
+	uint64_t ack = r->key_heard_ns + REPLICA_KEY_ACK_NS;
+	if (r->window_key != r->key_named && ack < at)
+		at = ack;
+	return at;
 }
 
 bool replica_keepalive_due(const struct replica *r, uint64_t now_ns)
@@ -524,7 +582,8 @@ bool replica_keepalive_due(const struct replica *r, uint64_t now_ns)
 
 int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 {
-	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE};
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .key = r->window_key};
+	r->key_named = r->window_key;
 	uint16_t slot = rs_session_control_slot(r->rs);
 	/* Signaled: an idle link posts nothing else that would reclaim its
 	 * send-queue entry. */

@@ -71,8 +71,11 @@ int replica_connect(struct replica *r, bool first, uint16_t slots,
 int replica_register(struct replica *r, const struct send_window *w);
 /* The log's end in window positions, as the grant says. */
 uint64_t replica_granted_end(const struct replica *r);
-/* A granted session: its token, its peer timeout, a fresh clock. */
-void replica_started(struct replica *r);
+/* A granted session: its token, its peer timeout, a fresh clock, and
+ * where its receiver grants memory windows, the first key to write with
+ * (asked for now: nothing is in flight). 0, RS_E_LOST, RS_E_TIMEOUT or
+ * RS_E_MALFORMED (a refusal too). */
+int replica_started(struct replica *r);
 void replica_disconnect(struct replica *r);
 
 /* Whether its receiver rotates the log: a full pool is archived and

@@ -27,6 +27,10 @@ struct rs_error;
 /* What a method knows of the replica it posts for. */
 struct method_ctx {
 	const struct rs_accept_info *grant; /* its session's */
+	/* The log's data range as the batches are written to it: the
+	 * grant's, with the window key in use where it grants windows. */
+	struct rs_mr_desc data;
+	uint32_t key;	    /* that key, named in commit requests; 0: none */
 	uint64_t log_start; /* its pool's data range, absolute */
 	/* The log position pos_base lies pool_at bytes into the data range:
 	 * at its start (rotation moved pos_base), or where a replacement

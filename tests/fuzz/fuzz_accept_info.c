@@ -72,7 +72,13 @@ static bool grant_sound(const struct rs_accept_info *a)
 	    !mr_sound(&a->staging_read))
 		return false;
 	if (a->peer_flags & ~(RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE |
-			      RS_PEER_READ_ONLY))
+			      RS_PEER_READ_ONLY | RS_PEER_WINDOWS))
+		return false;
+	/* A window grant: a writer's, with gpspm, no apm, and no key to the
+	 * data range (the keys come in replies). */
+	if ((a->peer_flags & RS_PEER_WINDOWS) &&
+	    ((a->peer_flags & RS_PEER_READ_ONLY) || a->data.rkey || apm ||
+	     !gpspm))
 		return false;
 	/* A reader's grant: nothing to write; a writer's: some method. */
 	if (a->peer_flags & RS_PEER_READ_ONLY) {

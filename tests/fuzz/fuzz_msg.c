@@ -3,8 +3,9 @@
  * the documented layout itself, finds well formed (magic, zero reserved
  * fields, a known type, requests without a status, non-empty and
  * non-wrapping, no ring offset outside a staged commit, replies with a known
- * status, a hash only in a hash or wait reply, the rotation, replacement
- * and wait messages as rpma-ship(7) lays them out), an accepted message
+ * status, a hash only in a hash or wait reply, a window key only in a
+ * commit and the replies that hand keys out, the rotation, replacement,
+ * wait and window messages as rpma-ship(7) lays them out), an accepted message
  * re-encodes to the same 48 bytes and decodes back the same, and anything
  * shorter is refused; every refusal is RS_E_MALFORMED with its one line of
  * text. */
@@ -23,7 +24,16 @@ static bool msg_equal(const struct rs_msg *a, const struct rs_msg *b)
 	return a->type == b->type && a->status == b->status &&
 	       a->seq == b->seq && a->offset == b->offset &&
 	       a->length == b->length && a->ring_offset == b->ring_offset &&
-	       a->hash == b->hash;
+	       a->hash == b->hash && a->key == b->key;
+}
+
+/* The messages a window key may ride in (rpma-ship(7)). */
+static bool key_may_ride(uint8_t type)
+{
+	return type == RS_MSG_COMMIT || type == RS_MSG_COMMIT_DONE ||
+	       type == RS_MSG_KEEPALIVE || type == RS_MSG_KEEPALIVE_DONE ||
+	       type == RS_MSG_WINDOW_DONE || type == RS_MSG_REBASE_DONE ||
+	       type == RS_MSG_REPLACE_DONE || type == RS_MSG_SWITCH_DONE;
 }
 
 static bool well_formed(const uint8_t *p)
@@ -31,8 +41,9 @@ static bool well_formed(const uint8_t *p)
 	uint8_t type = p[4], status = p[5];
 	uint64_t offset = fuzz_le(p + 16, 8), length = fuzz_le(p + 24, 8),
 		 ring_offset = fuzz_le(p + 32, 8), hash = fuzz_le(p + 40, 8);
+	uint32_t key = (uint32_t)fuzz_le(p + 12, 4);
 	if (fuzz_le(p, 4) != RS_PROTO_MAGIC || fuzz_le(p + 6, 2) != 0 ||
-	    fuzz_le(p + 12, 4) != 0)
+	    (key != 0 && !key_may_ride(type)))
 		return false;
 	if (type == RS_MSG_AUTH) /* 32 bytes of MAC, any value */
 		return status == RS_MSG_OK;
@@ -74,6 +85,15 @@ static bool well_formed(const uint8_t *p)
 	case RS_MSG_WAIT_DONE: /* oldest held <= pool start <= end */
 		return status == RS_MSG_OK && length <= offset &&
 		       ring_offset <= length;
+	case RS_MSG_WINDOW: /* nothing but the ask */
+		return status == RS_MSG_OK && offset == 0 && length == 0 &&
+		       ring_offset == 0;
+	case RS_MSG_WINDOW_DONE: /* a key over [offset, +length), or no */
+		if (status != RS_MSG_OK && status != RS_MSG_BAD_REQUEST)
+			return false;
+		return ring_offset == 0 &&
+		       (unsigned __int128)offset + length <= UINT64_MAX &&
+		       (status != RS_MSG_OK || key != 0);
 	default:
 		return false;
 	}
@@ -99,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .type = data[4],
 	    .status = data[5],
 	    .seq = (uint32_t)fuzz_le(data + 8, 4),
+	    .key = (uint32_t)fuzz_le(data + 12, 4),
 	    .offset = fuzz_le(data + 16, 8),
 	    .length = fuzz_le(data + 24, 8),
 	    .ring_offset = fuzz_le(data + 32, 8),

@@ -201,6 +201,17 @@ static void msg_seeds(void)
 	     .length = 2 << 20,
 	     .ring_offset = 1 << 20,
 	     .hash = 2},
+	    {.type = RS_MSG_WINDOW, .seq = 11},
+	    {.type = RS_MSG_WINDOW_DONE,
+	     .seq = 11,
+	     .key = 0x1a2b,
+	     .offset = 8192,
+	     .length = 1 << 20},
+	    {.type = RS_MSG_COMMIT,
+	     .seq = 12,
+	     .key = 0x1a2b,
+	     .offset = 8192,
+	     .length = 4096},
 	};
 	for (size_t i = 0; i < sizeof(msgs) / sizeof(*msgs); i++) {
 		uint8_t buf[RS_MSG_SIZE];

@@ -73,6 +73,9 @@ struct rogue {
 	struct rs_mr *mr;
 	struct rs_accept_info info;
 	uint32_t seq;
+	/* A gpspm writer granted windows: the newest key it was handed (also
+	 * in info.data.rkey) and the one before. */
+	uint32_t key, key_before;
 };
 
 /* The one line printed at the end: what each variant saw. */
@@ -272,12 +275,6 @@ static int session_open_as(struct rogue *r, uint8_t flags, uint8_t method,
 	return 0;
 }
 
-static int session_open(struct rogue *r, uint8_t method, char *err,
-			size_t errlen)
-{
-	return session_open_as(r, 0, method, err, errlen);
-}
-
 /* A case that could not run: says why, closes, and is NORUN. */
 static int cannot_run(struct rogue *r, const char *name, const char *why)
 {
@@ -343,6 +340,11 @@ static uint64_t record(struct rogue *r, struct outcome *o,
 		o->replied = true;
 		o->reply_malformed = rs_msg_decode(in, wc->byte_len, &o->reply,
 						   &o->reply_error) != 0;
+		if (!o->reply_malformed && o->reply.key &&
+		    o->reply.key != r->key) {
+			r->key_before = r->key;
+			r->key = r->info.data.rkey = o->reply.key;
+		}
 	}
 	return kind;
 }
@@ -398,6 +400,36 @@ static int send_msg(struct rogue *r, struct rs_msg *m)
 	m->seq = ++r->seq;
 	rs_msg_encode(m, r->buf + OFF_SEND, RS_MSG_SIZE);
 	return send_raw(r, RS_MSG_SIZE);
+}
+
+/* A gpspm writer granted windows asks for its first key, as rpma-send
+ * does: then info.data writes the log's unused tail. */
+static int take_window(struct rogue *r, char *err, size_t errlen)
+{
+	struct rs_msg req = {.type = RS_MSG_WINDOW};
+	struct outcome o;
+	if (send_msg(r, &req)) {
+		snprintf(err, errlen, "cannot ask for a window: %s", POST_LOST);
+		return -1;
+	}
+	await(r, &o, REPLY_TIMEOUT_MS, WR_RECV);
+	if (!o.replied || o.reply_malformed ||
+	    o.reply.type != RS_MSG_WINDOW_DONE || o.reply.status != RS_MSG_OK) {
+		snprintf(err, errlen, "no window granted");
+		return -1;
+	}
+	return 0;
+}
+
+static int session_open(struct rogue *r, uint8_t method, char *err,
+			size_t errlen)
+{
+	r->key = r->key_before = 0;
+	if (session_open_as(r, 0, method, err, errlen))
+		return -1;
+	if (method == RS_METHOD_GPSPM && (r->info.peer_flags & RS_PEER_WINDOWS))
+		return take_window(r, err, errlen);
+	return 0;
 }
 
 /* ---- connect-time scenarios ---- */
@@ -659,6 +691,8 @@ static int refused_commit(struct rogue *r, const struct commit_variant *v)
 	}
 	struct rs_msg req;
 	const char *skip = build_commit(&r->info, v->which, &req);
+	if (req.type == RS_MSG_COMMIT)
+		req.key = r->key; /* the key is right, the range is not */
 	if (skip) {
 		note("%s: skipped (%s)", v->name, skip);
 		rogue_close(r);
@@ -1047,7 +1081,9 @@ static int scenario_rewrite_committed(struct rogue *r, const char *arg)
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
-	bool pool_writable = r->info.data.length != 0;
+	/* Windows reach the unused tail only: no key to the pool itself. */
+	bool pool_writable =
+	    r->info.data.length != 0 && !(r->info.peer_flags & RS_PEER_WINDOWS);
 	rogue_close(r);
 	if (pool_writable) {
 		note("a writer was shown a key to write the pool: the log is "
@@ -1133,7 +1169,8 @@ static int honest_write(struct rogue *r, const char *text, size_t n, uint64_t w)
 /* Commits [w, +n) with gpspm; safe when the receiver committed exactly it. */
 static int honest_commit(struct rogue *r, size_t n, uint64_t w)
 {
-	struct rs_msg req = {.type = RS_MSG_COMMIT, .offset = w, .length = n};
+	struct rs_msg req = {
+	    .type = RS_MSG_COMMIT, .offset = w, .length = n, .key = r->key};
 	if (send_msg(r, &req)) {
 		note("cannot post a send: %s", POST_LOST);
 		return ROGUE_NORUN;
@@ -1185,6 +1222,77 @@ static int scenario_honest(struct rogue *r, const char *arg)
 	return rc;
 }
 
+/* ---- a writer over what it committed (memory windows) ---- */
+
+#define CHUNK_A "rogue_sender: chunk A\n"
+#define CHUNK_B "rogue_sender: chunk B\n"
+#define CHUNK_C "rogue_sender: chunk C\n"
+
+/* Writes and commits text at the log's head, as rpma-send would. */
+static int honest_chunk(struct rogue *r, const char *text, uint64_t *w)
+{
+	size_t n = strlen(text);
+	int rc = honest_write(r, text, n, *w);
+	if (!rc)
+		rc = honest_commit(r, n, *w);
+	*w += n;
+	return rc;
+}
+
+/* A new gpspm session granted windows. */
+static int windowed_writer(struct rogue *r, const char *name)
+{
+	char err[512];
+	if (session_open(r, RS_METHOD_GPSPM, err, sizeof(err)))
+		return cannot_run(r, name, err);
+	if (r->info.peer_flags & RS_PEER_WINDOWS)
+		return 0;
+	note("%s: a writer was shown a key to the whole pool, no windows",
+	     name);
+	rogue_close(r);
+	return ROGUE_UNSAFE;
+}
+
+/* A writer commits chunks A and B, then writes over A with the older of
+ * the two keys it holds (two commits moved the windows past A); a second
+ * session commits C and writes over the log's first byte with its newest
+ * key. Each write must fail with a remote access error and end the
+ * session; the log then holds what it held, then A, B and C. */
+static int scenario_writer_rewrites(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	const char *name = "its own first chunk with its older key";
+	int rc = windowed_writer(r, name);
+	if (rc)
+		return rc;
+	uint64_t first = r->info.write_offset_value, w = first;
+	rc = honest_chunk(r, CHUNK_A, &w);
+	if (!rc)
+		rc = honest_chunk(r, CHUNK_B, &w);
+	if (rc) {
+		rogue_close(r);
+		return rc;
+	}
+	struct rs_mr_desc dst = r->info.data;
+	dst.addr += first - r->info.start_offset;
+	dst.length = 16;
+	dst.rkey = r->key_before;
+	rc = write_judged(r, name, &dst);
+	name = "the log's first byte with its newest key";
+	int rc2 = windowed_writer(r, name);
+	if (rc2)
+		return worse(rc, rc2);
+	w = r->info.write_offset_value;
+	rc2 = honest_chunk(r, CHUNK_C, &w);
+	if (rc2) {
+		rogue_close(r);
+		return worse(rc, rc2);
+	}
+	dst = r->info.data;
+	dst.length = 16;
+	return worse(rc, write_judged(r, name, &dst));
+}
+
 static const struct scenario {
 	const char *name;
 	int (*run)(struct rogue *r, const char *arg);
@@ -1214,6 +1322,8 @@ static const struct scenario {
      "connect to verify and truncate or replace"},
     {"rewrite-committed", scenario_rewrite_committed,
      "(append-only log) write over committed bytes with every key shown"},
+    {"writer-rewrites", scenario_writer_rewrites,
+     "a windowed writer writes over what it committed"},
     {"stale-session", scenario_stale_session,
      "write with the queue pair of a session the receiver ended"},
     {"honest", scenario_honest,

@@ -252,6 +252,30 @@ static void accept_read_only_grant(void **state)
 	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);
 }
 
+/* A window grant: the data range without a key, gpspm without apm; a key,
+ * apm, a missing gpspm or a read-only flag with it is malformed. */
+static void accept_window_grant(void **state)
+{
+	(void)state;
+	struct rs_accept_info i = valid_info();
+	i.peer_flags = RS_PEER_WINDOWS;
+	i.methods =
+	    RS_METHOD_BIT(RS_METHOD_GPSPM) | RS_METHOD_BIT(RS_METHOD_STAGED);
+	i.data.rkey = 0;
+	memset(&i.write_offset, 0, sizeof(i.write_offset));
+	assert_int_equal(decode_mutated(i), 0);
+	struct rs_accept_info bad = i;
+	bad.data.rkey = 0x1234;
+	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);
+	bad = i;
+	bad.methods = RS_METHOD_BIT(RS_METHOD_STAGED);
+	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);
+	bad = valid_info();
+	bad.peer_flags |= RS_PEER_WINDOWS; /* with apm */
+	bad.data.rkey = 0;
+	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);
+}
+
 static void header_checks(void **state)
 {
 	(void)state;
@@ -350,7 +374,7 @@ static void connect_round_trip_and_checks(void **state)
 static void connect_name_round_trip(void **state)
 {
 	(void)state;
-	assert_int_equal(RS_PROTO_VERSION, 4);
+	assert_int_equal(RS_PROTO_VERSION, 5);
 	assert_int_equal(RS_CONNECT_REQ_SIZE, 56);
 	assert_int_equal(NAME_AT + NAME_FIELD, RS_CONNECT_REQ_SIZE);
 	struct rs_connect_req in = {.flags = RS_CONNECT_VERIFY,
@@ -548,6 +572,7 @@ int main(void)
 	    cmocka_unit_test(accept_rejects_bad_fields),
 	    cmocka_unit_test(accept_staged_only_needs_no_data_region),
 	    cmocka_unit_test(accept_read_only_grant),
+	    cmocka_unit_test(accept_window_grant),
 	    cmocka_unit_test(header_checks),
 	    cmocka_unit_test(connect_round_trip_and_checks),
 	    cmocka_unit_test(connect_name_round_trip),

@@ -146,7 +146,57 @@ static void malformed_fails(void **state)
 	assert_int_equal(0, decode(m));
 	m.ring_offset = 201;
 	assert_int_equal(RS_E_MALFORMED, decode(m));
+}
 
+/* Window keys: a commit names the key it wrote with, the replies that
+ * hand out keys carry them, and no other message carries one. */
+static void window_keys(void **state)
+{
+	(void)state;
+	struct rs_msg m = commit, out;
+	m.key = 0x1234;
+	uint8_t buf[RS_MSG_SIZE];
+	rs_msg_encode(&m, buf, sizeof(buf));
+	assert_int_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.key, 0x1234);
+	assert_int_equal(buf[12], 0x34); /* little-endian at byte 12 */
+	uint8_t carry[] = {RS_MSG_COMMIT_DONE, RS_MSG_WINDOW_DONE,
+			   RS_MSG_KEEPALIVE,   RS_MSG_KEEPALIVE_DONE,
+			   RS_MSG_REBASE_DONE, RS_MSG_REPLACE_DONE,
+			   RS_MSG_SWITCH_DONE};
+	for (size_t i = 0; i < sizeof(carry); i++) {
+		m = (struct rs_msg){.type = carry[i], .key = 7};
+		assert_int_equal(0, decode(m));
+	}
+	uint8_t bare[] = {RS_MSG_STAGED_COMMIT, RS_MSG_HASH, RS_MSG_WAIT,
+			  RS_MSG_WINDOW, RS_MSG_REBASE};
+	for (size_t i = 0; i < sizeof(bare); i++) {
+		bool ranged =
+		    bare[i] == RS_MSG_STAGED_COMMIT || bare[i] == RS_MSG_HASH;
+		m = (struct rs_msg){.type = bare[i], .length = ranged ? 64 : 0};
+		assert_int_equal(0, decode(m));
+		m.key = 7;
+		assert_int_equal(RS_E_MALFORMED, decode(m));
+	}
+	m = (struct rs_msg){.type = RS_MSG_WINDOW};
+	assert_int_equal(0, decode(m));
+	m.offset = 8192; /* a request for a key names no range */
+	assert_int_equal(RS_E_MALFORMED, decode(m));
+	m = (struct rs_msg){
+	    .type = RS_MSG_WINDOW_DONE, .offset = 8192, .length = 4096};
+	assert_int_equal(RS_E_MALFORMED, decode(m)); /* no key */
+	m.key = 9;
+	assert_int_equal(0, decode(m));
+	m.length = UINT64_MAX;
+	assert_int_equal(RS_E_MALFORMED, decode(m));
+	m = (struct rs_msg){.type = RS_MSG_WINDOW_DONE,
+			    .status = RS_MSG_BAD_REQUEST};
+	assert_int_equal(0, decode(m));
+}
+
+static void header_fields(void **state)
+{
+	(void)state;
 	uint8_t buf[RS_MSG_SIZE];
 	struct rs_msg out;
 	rs_msg_encode(&commit, buf, sizeof(buf));
@@ -154,6 +204,10 @@ static void malformed_fails(void **state)
 	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 	rs_msg_encode(&commit, buf, sizeof(buf));
 	buf[6] = 1; /* reserved */
+	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
+	struct rs_msg ka = {.type = RS_MSG_WAIT};
+	rs_msg_encode(&ka, buf, sizeof(buf));
+	buf[12] = 1; /* a key where none goes */
 	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 }
 
@@ -164,6 +218,8 @@ int main(void)
 	    cmocka_unit_test(auth_answer_round_trip),
 	    cmocka_unit_test(truncated_fails),
 	    cmocka_unit_test(malformed_fails),
+	    cmocka_unit_test(window_keys),
+	    cmocka_unit_test(header_fields),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

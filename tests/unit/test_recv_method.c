@@ -37,19 +37,21 @@ static uint8_t offered_mask(const struct recv_offer *o)
 	return mask;
 }
 
-/* APM needs all three; GPSPM a registered pool; staged nothing. */
+/* APM needs all three and a key to the whole pool; GPSPM a pool it can
+ * write, by key or through windows; staged nothing. */
 static void each_method_is_offered_where_it_can_work(void **state)
 {
 	(void)state;
-	for (unsigned bits = 0; bits < 8; bits++) {
+	for (unsigned bits = 0; bits < 16; bits++) {
 		struct recv_offer o = {.path = "/pool",
 				       .direct_write_to_pmem = bits & 1,
 				       .byte_addressable = bits & 2,
-				       .pool_registered = bits & 4};
+				       .pool_writable = bits & 4,
+				       .pool_windows = bits & 8};
 		uint8_t want = RS_METHOD_BIT(RS_METHOD_STAGED);
-		if (o.pool_registered)
+		if (o.pool_writable || o.pool_windows)
 			want |= RS_METHOD_BIT(RS_METHOD_GPSPM);
-		if (bits == 7)
+		if ((bits & 7) == 7)
 			want |= RS_METHOD_BIT(RS_METHOD_APM);
 		assert_int_equal(offered_mask(&o), want);
 	}
@@ -61,7 +63,7 @@ static const char *apm_notice(bool direct, bool byte_addressable,
 	struct recv_offer o = {.path = "/mnt/pool",
 			       .direct_write_to_pmem = direct,
 			       .byte_addressable = byte_addressable,
-			       .pool_registered = registered};
+			       .pool_writable = registered};
 	memset(why, 0, sizeof(*why));
 	assert_false(recv_method_apm.offered(&o, why));
 	return why->msg;

@@ -25,7 +25,27 @@ struct fake_link {
 	unsigned replies;
 	unsigned signaled;
 	struct rs_msg last_reply;
+	/* The writer's two windows, as a fake binds them: each one's key
+	 * and first byte, 0 when it reaches nothing. */
+	uint32_t key[2];
+	uint64_t head[2];
+	unsigned newest;
+	uint32_t next_key;
+	unsigned moves;
 };
+
+static int fake_window(void *ctx, uint64_t head, bool reset, uint32_t *key)
+{
+	struct fake_link *f = ctx;
+	unsigned other = f->newest ^ 1u;
+	f->key[other] = *key = ++f->next_key;
+	f->head[other] = head;
+	f->newest = other;
+	f->moves++;
+	if (reset)
+		f->key[other ^ 1u] = 0;
+	return 0;
+}
 
 static int fake_check_auth(void *ctx, const struct rs_msg *msg,
 			   struct rs_error *err)
@@ -86,21 +106,29 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void start_with(struct fixture *f, bool auth,
-		       const struct recv_method *method)
+static void start_windowed(struct fixture *f, bool auth,
+			   const struct recv_method *method, bool windows)
 {
 	struct recv_session_config cfg = {
 	    .target = &f->t,
 	    .method = method,
+	    .windows = windows,
 	    .auth = auth,
 	    .credits = 2,
 	    .deadline_ms = 5000,
 	    .peer_timeout_ms = 10000,
 	};
 	struct recv_session_link link = {&f->link, fake_check_auth,
-					 fake_send_grant, fake_reply};
+					 fake_send_grant, fake_reply,
+					 windows ? fake_window : 0};
 	recv_session_init(&f->s, &cfg, &link, "192.0.2.2", 1000);
 	assert_int_equal(f->s.state, RECV_SESSION_ADMITTED);
+}
+
+static void start_with(struct fixture *f, bool auth,
+		       const struct recv_method *method)
+{
+	start_windowed(f, auth, method, false);
 }
 
 /* A GPSPM writer's session. */
@@ -321,6 +349,105 @@ static void keepalives_keep_silence_ends(void **state)
 	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
 }
 
+/* The window key a reply handed out, checked against the fake's newest. */
+static uint32_t handed_key(const struct fixture *f)
+{
+	assert_int_equal(f->link.last_reply.key, f->link.key[f->link.newest]);
+	return f->link.last_reply.key;
+}
+
+/* A windowed writer asks for its first key: one window from the head to
+ * the end, the other reaching nothing. */
+static void a_windowed_writer_gets_a_key_over_the_tail(void **state)
+{
+	struct fixture *f = *state;
+	start_windowed(f, false, &recv_method_gpspm, true);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg w = {.type = RS_MSG_WINDOW, .seq = 7};
+	recv_session_on_message(&f->s, 0, &w, 1200);
+	assert_int_equal(f->link.last_reply.type, RS_MSG_WINDOW_DONE);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
+	assert_int_equal(f->link.last_reply.offset, f->t.start);
+	assert_int_equal(f->link.last_reply.length, f->t.end - f->t.start);
+	uint32_t k1 = handed_key(f);
+	assert_int_not_equal(k1, 0);
+	assert_int_equal(f->link.head[f->link.newest], f->t.start);
+	assert_int_equal(f->link.key[f->link.newest ^ 1u], 0);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+}
+
+/* Batches in flight still carry the key before the newest; a commit on
+ * the newest moves the other window up to the new head, so what is
+ * committed leaves the writer's reach; a key two moves old is refused. */
+static void commits_move_the_windows_up(void **state)
+{
+	struct fixture *f = *state;
+	start_windowed(f, false, &recv_method_gpspm, true);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg w = {.type = RS_MSG_WINDOW};
+	recv_session_on_message(&f->s, 0, &w, 1200);
+	uint32_t k1 = handed_key(f);
+	struct rs_msg m = commit_of(f, 1, 100);
+	m.key = k1;
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	uint32_t k2 = handed_key(f);
+	assert_int_not_equal(k2, k1);
+	assert_int_equal(f->link.head[f->link.newest], f->t.start + 100);
+	for (uint32_t seq = 2; seq < 5; seq++) { /* still in flight on k1 */
+		m = commit_of(f, seq, 100);
+		m.key = k1;
+		recv_session_on_message(&f->s, 0, &m, 1200);
+		assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
+		assert_int_equal(handed_key(f), k2);
+	}
+	assert_int_equal(f->link.moves, 2);
+	m = commit_of(f, 5, 100);
+	m.key = k2; /* the sender heard of k2: k1's window moves */
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	uint32_t k3 = handed_key(f);
+	assert_int_equal(f->link.head[f->link.newest], f->t.start + 500);
+	assert_int_equal(f->link.head[f->link.newest ^ 1u], f->t.start + 100);
+	assert_int_equal(f->link.key[f->link.newest ^ 1u], k2);
+	assert_int_not_equal(k3, k2);
+	/* k1's window reached all five batches when it moved. */
+	assert_int_equal(f->s.reach_bytes_max, 500);
+	m = commit_of(f, 6, 100);
+	m.key = k1; /* dead: no honest sender writes with it */
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 500);
+}
+
+/* A key where none was handed out, or none where one was, is refused. */
+static void commit_keys_must_match_the_grant(void **state)
+{
+	struct fixture *f = *state;
+	start_windowed(f, false, &recv_method_gpspm, true);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg m = commit_of(f, 0, 100); /* before asking a key */
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+
+	start_windowed(f, false, &recv_method_gpspm, false);
+	recv_session_on_established(&f->s, 1100);
+	m = commit_of(f, 0, 100);
+	m.key = 5;
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	struct rs_msg w = {.type = RS_MSG_WINDOW};
+	start_windowed(f, false, &recv_method_gpspm, false);
+	recv_session_on_established(&f->s, 1100);
+	recv_session_on_message(&f->s, 0, &w, 1200);
+	assert_int_equal(f->link.last_reply.type, RS_MSG_WINDOW_DONE);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_int_equal(f->link.moves, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +471,12 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(keepalives_keep_silence_ends, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_windowed_writer_gets_a_key_over_the_tail, setup, teardown),
+	    cmocka_unit_test_setup_teardown(commits_move_the_windows_up, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(commit_keys_must_match_the_grant,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(commits_by_its_method_only, setup,
 					    teardown),
 	};

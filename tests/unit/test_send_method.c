@@ -197,6 +197,7 @@ static void start(struct rig *g, enum rs_method id)
 	    window_connected(g->w, 1, 1, DEPTH, BATCH, REMOTE_USED, 1u << 20),
 	    0);
 	g->ctx = (struct method_ctx){.grant = &g->grant,
+				     .data = g->grant.data,
 				     .log_start = LOG_START,
 				     .w = g->w,
 				     .words = g->words};
@@ -280,9 +281,29 @@ static void gpspm_writes_in_place_then_asks(void **state)
 	post_batches(g, 7, 100);
 	for (unsigned k = 0; k < 7; k++) {
 		assert_int_equal(g->batch[k].offset, REMOTE_USED + k * 100);
-		data_write_is(g, k, &g->grant.data, g->batch[k].offset);
+		data_write_is(g, k, &g->ctx.data, g->batch[k].offset);
 		request_is(g, k, RS_MSG_COMMIT, 0);
 	}
+}
+
+/* Through windows: the batch is written with the key in use, and its
+ * commit names it; a staged commit names none. */
+static void gpspm_names_its_window_key(void **state)
+{
+	struct rig *g = &rig;
+	(void)state;
+	start(g, RS_METHOD_GPSPM);
+	g->ctx.data.rkey = g->ctx.key = 0x4242;
+	post_batches(g, 3, 100);
+	for (unsigned k = 0; k < 3; k++) {
+		data_write_is(g, k, &g->ctx.data, g->batch[k].offset);
+		assert_int_equal(g->chain[k].msg.key, 0x4242);
+	}
+	rig_teardown(0);
+	start(g, RS_METHOD_STAGED);
+	g->ctx.key = 0x4242;
+	post_batches(g, 1, 100);
+	assert_int_equal(g->chain[0].msg.key, 0);
 }
 
 /* A log that rotated: its pool starts at a later log position, so each
@@ -302,7 +323,7 @@ static void positions_after_a_rotation_map_into_the_pool(void **state)
 		uint64_t in_pool = b->offset - base;
 		assert_int_equal(in_pool, 1100);
 		if (id != RS_METHOD_STAGED)
-			data_write_is(g, 1, &g->grant.data, in_pool);
+			data_write_is(g, 1, &g->ctx.data, in_pool);
 		if (id == RS_METHOD_APM) {
 			uint64_t word = le64toh(g->words[2 * (b->seq % DEPTH)]);
 			assert_int_equal(word, LOG_START + in_pool + 100);
@@ -350,7 +371,7 @@ static void apm_writes_reads_and_fences(void **state)
 		const struct window_batch *b = &g->batch[k];
 		size_t at = (b->seq % DEPTH) * 16;
 		assert_int_equal(c->n, 4);
-		data_write_is(g, k, &g->grant.data, b->offset);
+		data_write_is(g, k, &g->ctx.data, b->offset);
 		wr_is(&c->wr[1], CHAIN_READ, word, 0, CHAIN_WORDS, at + 8, 8);
 		assert_int_equal(c->wr[1].flags, RS_POST_MORE);
 		wr_is(&c->wr[2], CHAIN_WRITE, word, 0, CHAIN_WORDS, at, 8);
@@ -443,6 +464,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_method_has_its_row),
+	    T(gpspm_names_its_window_key),
 	    cmocka_unit_test(choice_follows_the_offer),
 	    cmocka_unit_test(method_not_offered_is_refused),
 	    cmocka_unit_test(offered_is_the_methods_bit),

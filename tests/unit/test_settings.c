@@ -617,8 +617,9 @@ static void log_errors(void **state)
 	     "cannot reach pool @/a.pool/x: Not a directory"},
 	    {"[a]\nappend-only = yes\nmethods = gpspm apm\npool = @/a.pool\n",
 	     1,
-	     "an append-only log commits through the staged method only: add "
-	     "staged to its methods or remove append-only"},
+	     "an append-only log needs the staged method (all it has where the "
+	     "device binds no memory windows): add staged to its methods or "
+	     "remove append-only"},
 	};
 	expect_errors(cases, sizeof(cases) / sizeof(*cases));
 }
@@ -781,8 +782,9 @@ static void command_line_logs(void **state)
 	log.methods = RS_METHOD_BIT(RS_METHOD_GPSPM);
 	assert_int_equal(recv_settings_add_log(&s, &log, &err), RS_E_INVAL);
 	char *want = expand("--log rewritable=@/r.pool: an append-only log "
-			    "commits through the staged method only: add "
-			    "staged to its methods or remove append-only");
+			    "needs the staged method (all it has where the "
+			    "device binds no memory windows): add staged to "
+			    "its methods or remove append-only");
 	assert_string_equal(err.msg, want);
 	free(want);
 	assert_int_equal(s.nlogs, 3);

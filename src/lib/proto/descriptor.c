@@ -229,6 +229,12 @@ static int accept_terms_check(const struct rs_accept_info *info,
 	} else if (info->methods == 0 || (info->methods & ~RS_METHODS_KNOWN)) {
 		return malformed(err, "no known persistence method allowed");
 	}
+	if ((info->peer_flags & RS_PEER_WINDOWS) &&
+	    ((info->peer_flags & RS_PEER_READ_ONLY) || info->data.rkey ||
+	     (info->methods & RS_METHOD_BIT(RS_METHOD_APM)) ||
+	     !(info->methods & RS_METHOD_BIT(RS_METHOD_GPSPM))))
+		return malformed(err, "a window grant with a key or without "
+				      "gpspm");
 	if (info->credits == 0 || info->credits > RS_CREDITS_MAX)
 		return malformed(err, "credits out of range");
 	if (info->peer_timeout_ms < RS_PEER_TIMEOUT_MIN_MS)

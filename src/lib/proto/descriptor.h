@@ -17,8 +17,9 @@ struct rs_error;
 
 #define RS_PROTO_MAGIC 0x48535052u /* "RPSH" on the wire */
 /* 2: session token, peer timeout, keepalive; 3: log names; 4: log
- * positions (the archive before the pool), rotation */
-#define RS_PROTO_VERSION 4
+ * positions (the archive before the pool), rotation; 5: memory windows
+ * (keys in messages) */
+#define RS_PROTO_VERSION 5
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196
@@ -71,8 +72,14 @@ struct rs_connect_req {
 /* A reading session's grant: no method and no region it may write (data,
  * write offset and staging ring all empty), only what it may read. */
 #define RS_PEER_READ_ONLY 0x4u
+/* A writer's grant whose data range is reached through memory windows
+ * over its unused tail: `data` names the range with no key, the key comes
+ * in replies (RS_MSG_WINDOW first); apm, which needs the whole range, is
+ * not offered. */
+#define RS_PEER_WINDOWS 0x8u
 #define RS_PEER_FLAGS_KNOWN                                                    \
-	(RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE | RS_PEER_READ_ONLY)
+	(RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE | RS_PEER_READ_ONLY |  \
+	 RS_PEER_WINDOWS)
 
 /* The shortest peer timeout a grant may carry: the keepalive interval is a
  * fraction of it. */

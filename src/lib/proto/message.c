@@ -35,6 +35,23 @@ const char *rs_msg_status_str(uint8_t status)
 	}
 }
 
+bool rs_msg_carries_key(uint8_t type)
+{
+	switch (type) {
+	case RS_MSG_COMMIT:
+	case RS_MSG_COMMIT_DONE:
+	case RS_MSG_KEEPALIVE:
+	case RS_MSG_KEEPALIVE_DONE:
+	case RS_MSG_WINDOW_DONE:
+	case RS_MSG_REBASE_DONE:
+	case RS_MSG_REPLACE_DONE:
+	case RS_MSG_SWITCH_DONE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len)
 {
 	struct rs_wire w = rs_wire_writer(buf, len);
@@ -43,7 +60,7 @@ size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len)
 	rs_wire_put_u8(&w, msg->status);
 	rs_wire_put_u16(&w, 0); /* reserved */
 	rs_wire_put_u32(&w, msg->seq);
-	rs_wire_put_u32(&w, 0); /* reserved */
+	rs_wire_put_u32(&w, msg->key);
 	if (msg->type == RS_MSG_AUTH) {
 		rs_wire_put_bytes(&w, msg->mac, sizeof(msg->mac));
 		return w.failed ? 0 : w.pos;
@@ -68,6 +85,7 @@ static const char *request_check(const struct rs_msg *msg, bool *known)
 	case RS_MSG_REPLACE:
 	case RS_MSG_SWITCH:
 	case RS_MSG_WAIT:
+	case RS_MSG_WINDOW:
 		*known = true;
 		break;
 	default:
@@ -102,6 +120,10 @@ static const char *request_check(const struct rs_msg *msg, bool *known)
 		if (msg->type == RS_MSG_SWITCH && msg->length)
 			return "range in a switch request";
 		return 0;
+	case RS_MSG_WINDOW:
+		return msg->offset || msg->length || msg->ring_offset
+			   ? "range in a window request"
+			   : 0;
 	default: /* RS_MSG_WAIT */
 		return msg->length > 1 || msg->ring_offset
 			   ? "unknown wait request"
@@ -143,6 +165,15 @@ static const char *reply_check(const struct rs_msg *msg, bool *known)
 		if (msg->length > msg->offset || msg->ring_offset > msg->length)
 			return "log positions out of order in a wait reply";
 		return 0;
+	case RS_MSG_WINDOW_DONE:
+		if (msg->status != RS_MSG_OK &&
+		    msg->status != RS_MSG_BAD_REQUEST)
+			return "unknown reply status";
+		if (msg->ring_offset || msg->length > UINT64_MAX - msg->offset)
+			return "bad range in a window reply";
+		return msg->status == RS_MSG_OK && !msg->key
+			   ? "window reply without a key"
+			   : 0;
 	case RS_MSG_REPLACE_DONE:
 	case RS_MSG_SWITCH_DONE:
 		if (msg->status > RS_MSG_STATUS_LAST)
@@ -169,8 +200,9 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 	if (rs_wire_get_u16(&w) != 0)
 		return "reserved message field is not zero";
 	msg->seq = rs_wire_get_u32(&w);
-	if (rs_wire_get_u32(&w) != 0)
-		return "reserved message field is not zero";
+	msg->key = rs_wire_get_u32(&w);
+	if (msg->key && !rs_msg_carries_key(msg->type))
+		return "window key in a message that carries none";
 	if (msg->type == RS_MSG_AUTH) {
 		rs_wire_get_bytes(&w, msg->mac, sizeof(msg->mac));
 		return msg->status == RS_MSG_OK ? 0

@@ -6,6 +6,7 @@
 #ifndef RS_MESSAGE_H
 #define RS_MESSAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,10 @@ enum rs_msg_type {
 				       pool starts at `length`, its oldest
 				       byte held is `ring_offset`, its
 				       content is number `hash` */
+	RS_MSG_WINDOW = 19,	    /* a writer granted windows, nothing in
+				       flight: a key to write with */
+	RS_MSG_WINDOW_DONE = 20,    /* reply: `key` writes [offset, +length)
+				       of the pool, on this connection only */
 };
 
 enum rs_msg_status {
@@ -69,6 +74,13 @@ struct rs_msg {
 	uint8_t type;	/* enum rs_msg_type */
 	uint8_t status; /* enum rs_msg_status, replies only */
 	uint32_t seq;	/* echoed in the reply */
+	/* A writer granted windows (RS_PEER_WINDOWS): COMMIT, the key its
+	 * batch was written with; KEEPALIVE, the newest key it holds (it
+	 * writes with no older one: the receiver may move the other window
+	 * up); the replies to COMMIT, KEEPALIVE, WINDOW, REBASE, REPLACE and
+	 * SWITCH, the key to write with from now on (0: the one in use). 0
+	 * in every other message. */
+	uint32_t key;
 	/* Commits: an absolute file offset of the pool (reply: the new write
 	 * offset); HASH, READ_STAGE: a log position (the archive's bytes,
 	 * then the pool's); REBASE: the pool's write offset (reply: the log
@@ -81,6 +93,8 @@ struct rs_msg {
 };
 
 const char *rs_msg_status_str(uint8_t status);
+/* Whether a message of this type may carry a window key. */
+bool rs_msg_carries_key(uint8_t type);
 
 /* Returns RS_MSG_SIZE, or 0 if buf is too small. */
 size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len);

@@ -370,7 +370,9 @@ int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
 	size_t len = 0;
 	/* Replies: up to two per slot in flight, the control slot's too. */
-	int rc = setup(s, 2u * (s->slots + 1u), err);
+	/* Per request a reply and, for a windowed writer, a window's
+	 * invalidation and binding: one reply in `slots` is signaled. */
+	int rc = setup(s, 4u * (s->slots + 1u), err);
 	if (!rc)
 		rc = accept_data(s, a, buf, &len, err);
 	if (rc) {
