@@ -13,21 +13,34 @@
 
 /* Whether writers reach the pool through memory windows on this device:
  * when it binds them and the user did not turn them off (to measure what
- * they cost). */
+ * they cost). An append-only log needs windows that keep to their range;
+ * where they do not, it is written by the staged method only. */
 static bool windows_wanted(const struct recv_exposure *e)
 {
 	const char *env = getenv("RPMA_RECV_WINDOWS");
+	const char *path = e->target->path;
 	if (env && !strcmp(env, "off"))
 		return false;
-	if (rs_peer_has_windows(e->peer))
+	if (!rs_peer_has_windows(e->peer)) {
+		rs_info("the RDMA device of %s cannot bind memory windows: %s",
+			path,
+			e->cfg.append_only
+			    ? "the log is append-only, its senders commit "
+			      "through the staged method only"
+			    : "its writers can rewrite what they committed");
+		return false;
+	}
+	if (rs_peer_windows_bounded(e->peer))
 		return true;
-	rs_info("the RDMA device of %s cannot bind memory windows: %s",
-		e->target->path,
+	rs_info("the RDMA device of %s does not keep a memory window's "
+		"accesses inside its range (Soft-RoCE): %s",
+		path,
 		e->cfg.append_only
-		    ? "the log is append-only, its senders commit through "
-		      "the staged method only"
-		    : "its writers can rewrite what they committed");
-	return false;
+		    ? "the log is append-only, its senders commit through the "
+		      "staged method only"
+		    : "a gpspm writer's key is its session's and dies when it "
+		      "moves or the session ends, but reaches the whole log");
+	return !e->cfg.append_only;
 }
 
 /* The log's data range, for the methods that write it in place: reached

@@ -124,8 +124,8 @@ static void print_serving(const struct service *svc)
 		if (l->settings.append_only)
 			rs_info("log %s is append-only: no sender can write "
 				"what it committed (memory windows over its "
-				"unused tail, or the staged method only where "
-				"the device has none)",
+				"unused tail where the device keeps them to "
+				"their range, else the staged method only)",
 				log_label(&l->settings));
 	}
 }

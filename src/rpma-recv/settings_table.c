@@ -171,9 +171,10 @@ const struct settings_row settings_rows[] = {
      .reload = SETTINGS_RELOAD_RESTART,
      .flag = "append-only",
      .help = "No sender can rewrite what is committed: gpspm writers reach "
-	     "only the unused tail, through memory windows; where the device "
-	     "has none, senders commit through the staged method only (the "
-	     "receiver copies each batch to the write offset); never apm"},
+	     "only the unused tail, through memory windows, where the device "
+	     "keeps them to their range; elsewhere senders commit through the "
+	     "staged method only (the receiver copies each batch to the write "
+	     "offset); never apm"},
     /* Rotation: a full pool moves its committed bytes into plain files
      * and is used again, instead of stopping its stream (archive.h). */
     {.name = "archive",

@@ -24,6 +24,17 @@ bool rs_peer_has_windows(const struct rs_peer *peer)
 	       (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 }
 
+/* rxe's vendor id (drivers/infiniband/sw/rxe: RXE_VENDOR_ID). */
+#define SOFT_ROCE_VENDOR_ID 0xffffffu
+
+bool rs_peer_windows_bounded(const struct rs_peer *peer)
+{
+	struct ibv_device_attr attr;
+	if (ibv_query_device(peer->verbs, &attr))
+		return false;
+	return attr.vendor_id != SOFT_ROCE_VENDOR_ID;
+}
+
 int rs_mw_new(struct rs_peer *peer, struct rs_mw **out, struct rs_error *err)
 {
 	struct rs_mw *w = calloc(1, sizeof(*w));

@@ -22,6 +22,11 @@ struct rs_peer;
 
 /* Whether the peer's device binds type-2 windows. */
 bool rs_peer_has_windows(const struct rs_peer *peer);
+/* Whether it also keeps a window's accesses inside the window's range.
+ * Soft-RoCE (rxe, Linux 6.1 at least) does not: it checks a window's key,
+ * queue pair, access and state, then the range of the region under it
+ * only, so a window's key reaches that whole region. */
+bool rs_peer_windows_bounded(const struct rs_peer *peer);
 
 /* A window on peer's protection domain, bound to nothing. */
 int rs_mw_new(struct rs_peer *peer, struct rs_mw **mw, struct rs_error *err);
