@@ -31,7 +31,7 @@ static bool windows_wanted(const struct recv_exposure *e)
 		return false;
 	}
 	if (rs_peer_windows_bounded(e->peer))
-		return true;
+		return true; /* windows_bounded, set by the caller */
 	rs_info("the RDMA device of %s does not keep a memory window's "
 		"accesses inside its range (Soft-RoCE): %s",
 		path,
@@ -54,6 +54,7 @@ static void register_pool(struct recv_exposure *e, bool apm_possible)
 	const struct rs_pmem_target *t = e->target;
 	struct rs_error err = {0};
 	e->windows = windows_wanted(e);
+	e->windows_bounded = e->windows && rs_peer_windows_bounded(e->peer);
 	if (e->cfg.append_only && !e->windows)
 		return;
 	unsigned access = RS_MR_REMOTE_WRITE;
@@ -63,7 +64,7 @@ static void register_pool(struct recv_exposure *e, bool apm_possible)
 					   : 0);
 	if (rs_mr_reg(e->peer, t->base + t->start, t->end - t->start, access,
 		      &e->data_mr, &err)) {
-		e->windows = false;
+		e->windows = e->windows_bounded = false;
 		rs_info("cannot register the pool for direct writes (%s): %s; "
 			"offering the staged method only",
 			strerror(err.sys_errno), err.msg);
@@ -164,6 +165,11 @@ struct rs_peer *recv_exposure_peer(const struct recv_exposure *e)
 bool recv_exposure_windows(const struct recv_exposure *e)
 {
 	return e->windows;
+}
+
+bool recv_exposure_windows_bounded(const struct recv_exposure *e)
+{
+	return e->windows_bounded;
 }
 
 const struct rs_mr *recv_exposure_data_mr(const struct recv_exposure *e)

@@ -50,6 +50,9 @@ struct rs_peer *recv_exposure_peer(const struct recv_exposure *e);
  * (write_windows.h), over the data range registered as this region. */
 bool recv_exposure_windows(const struct recv_exposure *e);
 const struct rs_mr *recv_exposure_data_mr(const struct recv_exposure *e);
+/* Whether the device keeps a window's accesses inside its range (not
+ * Soft-RoCE: there a window's key reaches its whole region). */
+bool recv_exposure_windows_bounded(const struct recv_exposure *e);
 /* RS_METHOD_BIT() of each method offered on this device. */
 uint8_t recv_exposure_methods(const struct recv_exposure *e);
 /* The DRAM staged commits copy from (empty when there is none). */

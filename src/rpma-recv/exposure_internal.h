@@ -28,6 +28,7 @@ struct recv_exposure {
 	 * with its own key (pool_writable: apm, or no windows) */
 	struct rs_mr *data_mr;
 	bool windows;
+	bool windows_bounded; /* the device keeps them to their range */
 	bool pool_writable;
 	struct recv_exposure_own own[RS_METHOD_COUNT]; /* by method id */
 	struct recv_staging staging; /* what staged commits copy from */

@@ -212,6 +212,21 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 	return 0;
 }
 
+/* How far behind the head, and how long, a writer's windows reached what
+ * it committed: the bound the man page gives, measured. */
+static void log_window_reach(const struct recv_admission *adm,
+			     const struct recv_sender *a)
+{
+	bool bounded = recv_exposure_windows_bounded(adm->exposure);
+	rs_info("sender %s: its windows moved past what it committed within "
+		"%llu bytes and %.1f ms at most%s",
+		a->s.peer, (unsigned long long)a->s.reach_bytes_max,
+		(double)a->s.reach_ns_max / 1e6,
+		bounded ? ""
+			: " (its key reached the whole log: this device "
+			  "does not keep windows to their range)");
+}
+
 static void log_session_end(const struct recv_admission *adm,
 			    const struct recv_sender *a)
 {
@@ -228,11 +243,7 @@ static void log_session_end(const struct recv_admission *adm,
 					     t->start),
 			(unsigned long long)(t->end - t->start));
 		if (a->windows && a->s.reach_ns_max)
-			rs_info("sender %s: what it committed left its reach "
-				"within %llu bytes and %.1f ms at most",
-				a->s.peer,
-				(unsigned long long)a->s.reach_bytes_max,
-				(double)a->s.reach_ns_max / 1e6);
+			log_window_reach(adm, a);
 	} else if (a->s.why[0]) {
 		rs_verbose("sender %s: %s", a->s.peer, a->s.why);
 	}

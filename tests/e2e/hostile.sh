@@ -252,6 +252,26 @@ else
 fi
 end_case
 
+# Windows turned off (to measure them, scripts/bench): a gpspm writer is
+# shown the pool's own key again, which writer-rewrites reports.
+start_case "RPMA_RECV_WINDOWS=off: a gpspm writer gets a key to the whole pool"
+export RPMA_RECV_WINDOWS=off
+if start_recv "$WORK/recv.off.log" --create 16M "$WORK/off.pool"; then
+	unset RPMA_RECV_WINDOWS
+	rc=0
+	out=$(timeout 120 "$ROGUE" writer-rewrites "$RECV_IP" 2>&1) || rc=$?
+	log "$out"
+	[ "$rc" = 1 ] || fail "writer-rewrites exited $rc, want 1 (no windows): $out"
+	grep -q "a key to the whole pool, no windows" <<<"$out" || fail "not told the writer got the pool's key: $out"
+	kill -TERM "$RECV_PID" 2>/dev/null
+	wait_recv
+	[ "$REAP_RC" = 0 ] || fail "receiver exited $REAP_RC on SIGTERM"
+else
+	unset RPMA_RECV_WINDOWS
+	fail "receiver did not start: $(cat "$WORK/recv.off.log")"
+fi
+end_case
+
 if [ -n "${RPMA_DEVDAX:-}" ]; then
 	hostile_run devdax "$RPMA_DEVDAX" --create 1
 	append_only_run "$RPMA_DEVDAX"
