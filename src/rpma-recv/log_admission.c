@@ -220,8 +220,8 @@ static void log_window_reach(const struct recv_admission *adm,
 	bool bounded = recv_exposure_windows_bounded(adm->exposure);
 	rs_info("sender %s: its windows moved past what it committed within "
 		"%llu bytes and %.1f ms at most%s",
-		a->s.peer, (unsigned long long)a->s.reach_bytes_max,
-		(double)a->s.reach_ns_max / 1e6,
+		a->s.peer, (unsigned long long)a->s.keys.reach_bytes_max,
+		(double)a->s.keys.reach_ns_max / 1e6,
 		bounded ? ""
 			: " (its key reached the whole log: this device "
 			  "does not keep windows to their range)");
@@ -242,7 +242,7 @@ static void log_session_end(const struct recv_admission *adm,
 			(unsigned long long)(rs_pmem_target_write_offset(t) -
 					     t->start),
 			(unsigned long long)(t->end - t->start));
-		if (a->windows && a->s.reach_ns_max)
+		if (a->windows && a->s.keys.reach_ns_max)
 			log_window_reach(adm, a);
 	} else if (a->s.why[0]) {
 		rs_verbose("sender %s: %s", a->s.peer, a->s.why);

@@ -104,53 +104,23 @@ static uint64_t head_of(const struct recv_session_config *c)
 	return recv_generation_head(c->gen, c->target);
 }
 
-/* Moves (or resets) the writer's windows to the log's head; the reply
- * carries the new key. False when the binding could not be posted. */
-/* The window that moves reached what was committed since it was bound:
- * the bound the man page gives, measured. */
-static void note_window_reach(struct recv_session *s, uint64_t bound_head,
-			      uint64_t bound_ns, uint64_t head, uint64_t now)
-{
-	if (head <= bound_head || now < bound_ns)
-		return; /* it reached nothing committed */
-	if (head - bound_head > s->reach_bytes_max)
-		s->reach_bytes_max = head - bound_head;
-	if (now - bound_ns > s->reach_ns_max)
-		s->reach_ns_max = now - bound_ns;
-}
-
-static void note_reach(struct recv_session *s, uint64_t head, uint64_t now)
-{
-	if (s->key_old)
-		note_window_reach(s, s->old_head, s->old_ns, head, now);
-}
-
 void recv_session_windows_end(struct recv_session *s)
 {
-	if (!s->key_new)
-		return;
-	uint64_t head = head_of(&s->cfg), now = recv_now_ns();
-	note_reach(s, head, now);
-	note_window_reach(s, s->new_head, s->new_ns, head, now);
+	recv_window_keys_end(&s->keys, head_of(&s->cfg), recv_now_ns());
 }
 
+/* Moves (or resets) the writer's windows to the log's head; the reply
+ * carries the new key. False when the binding could not be posted. */
 static bool window_to_head(struct recv_session *s, bool reset,
 			   struct rs_msg *reply)
 {
 	uint32_t key;
-	uint64_t head = head_of(&s->cfg), now = recv_now_ns();
+	uint64_t head = head_of(&s->cfg);
 	if (s->link.window(s->link.ctx, head, reset, &key)) {
 		close_with(s, "cannot bind a memory window");
 		return false;
 	}
-	if (!reset)
-		note_reach(s, head, now);
-	s->key_old = reset ? 0 : s->key_new;
-	s->old_head = s->new_head;
-	s->old_ns = s->new_ns;
-	s->key_new = key;
-	s->new_head = head;
-	s->new_ns = now;
+	recv_window_keys_bound(&s->keys, key, reset, head, recv_now_ns());
 	reply->key = key;
 	return true;
 }
@@ -177,7 +147,7 @@ static bool commit_key_ok(const struct recv_session *s,
 {
 	if (!s->cfg.windows)
 		return req->key == 0;
-	return req->key && (req->key == s->key_new || req->key == s->key_old);
+	return recv_window_keys_holds(&s->keys, req->key);
 }
 
 /* A windowed writer's keepalive names the newest key it holds: a stream
@@ -197,9 +167,9 @@ static bool keepalive(struct recv_session *s, const struct rs_msg *req,
 		close_with(s, "refused request");
 		return false;
 	}
-	if (req->key == s->key_new)
+	if (req->key == s->keys.newest)
 		return window_to_head(s, false, reply);
-	reply->key = s->key_new;
+	reply->key = s->keys.newest;
 	return true;
 }
 
@@ -222,10 +192,10 @@ static bool commit(struct recv_session *s, const struct rs_msg *req,
 	if (ok && c->counters)
 		recv_counters_committed(c->counters, req->length,
 					recv_now_ns() - start);
-	if (ok && c->windows && req->key == s->key_new)
+	if (ok && c->windows && req->key == s->keys.newest)
 		ok = window_to_head(s, false, reply);
 	else if (ok && c->windows)
-		reply->key = s->key_new;
+		reply->key = s->keys.newest;
 	return ok;
 }
 
@@ -320,7 +290,8 @@ static bool change(struct recv_session *s, const struct rs_msg *req,
 		ok = switch_in(s, req, reply);
 		break;
 	}
-	if (ok && reply->status == RS_MSG_OK && s->cfg.windows && s->key_new)
+	if (ok && reply->status == RS_MSG_OK && s->cfg.windows &&
+	    s->keys.newest)
 		ok = window_to_head(s, true, reply);
 	return ok;
 }

@@ -26,6 +26,7 @@
 #include "pmem_target.h"
 #include "proto/message.h"
 #include "verify_reply.h"
+#include "window_keys.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -101,14 +102,7 @@ struct recv_session {
 	int64_t deadline_ms; /* ADMITTED, AUTHENTICATING: give up after */
 	int64_t heard_ms;    /* the sender's last message */
 	uint32_t replies;
-	/* A windowed writer's keys: the newest handed out, and the one
-	 * before, which batches sent before the sender heard of the newest
-	 * still use (0: none). */
-	uint32_t key_new, key_old;
-	/* Where and when each was bound, and the most committed bytes a
-	 * window still reached when it moved, and for how long at most. */
-	uint64_t new_head, old_head, new_ns, old_ns;
-	uint64_t reach_bytes_max, reach_ns_max;
+	struct recv_window_keys keys; /* a windowed writer's */
 	struct recv_parked_wait parked;
 	uint64_t commits;
 	uint64_t bytes;

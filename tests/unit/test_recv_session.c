@@ -410,7 +410,7 @@ static void commits_move_the_windows_up(void **state)
 	assert_int_equal(f->link.key[f->link.newest ^ 1u], k2);
 	assert_int_not_equal(k3, k2);
 	/* k1's window reached all five batches when it moved. */
-	assert_int_equal(f->s.reach_bytes_max, 500);
+	assert_int_equal(f->s.keys.reach_bytes_max, 500);
 	m = commit_of(f, 6, 100);
 	m.key = k1; /* dead: no honest sender writes with it */
 	recv_session_on_message(&f->s, 0, &m, 1200);

@@ -1,0 +1,76 @@
+/* A windowed writer's keys: which it may name, and how far behind the
+ * head and how long a window covered committed bytes before it moved. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "window_keys.h"
+
+/* Two keys live at a time: each binding retires the key two back. */
+static void the_newest_and_the_one_before(void **state)
+{
+	(void)state;
+	struct recv_window_keys k = {0};
+	assert_false(recv_window_keys_holds(&k, 0));
+	assert_false(recv_window_keys_holds(&k, 7));
+	recv_window_keys_bound(&k, 7, true, 1000, 10);
+	assert_true(recv_window_keys_holds(&k, 7));
+	assert_false(recv_window_keys_holds(&k, 0));
+	recv_window_keys_bound(&k, 8, false, 1100, 20);
+	assert_true(recv_window_keys_holds(&k, 7));
+	assert_true(recv_window_keys_holds(&k, 8));
+	recv_window_keys_bound(&k, 9, false, 1500, 30);
+	assert_false(recv_window_keys_holds(&k, 7));
+	assert_true(recv_window_keys_holds(&k, 8));
+	assert_true(recv_window_keys_holds(&k, 9));
+	recv_window_keys_bound(&k, 10, true, 1000, 40); /* head moved back */
+	assert_false(recv_window_keys_holds(&k, 9));
+	assert_true(recv_window_keys_holds(&k, 10));
+}
+
+/* The window that moves covered [where it was bound, head) since then;
+ * a reset (nothing in flight, the head moved back) measures nothing. */
+static void reach_is_measured_when_a_window_moves(void **state)
+{
+	(void)state;
+	struct recv_window_keys k = {0};
+	recv_window_keys_bound(&k, 1, true, 1000, 100);
+	recv_window_keys_bound(&k, 2, false, 1100, 200); /* the unbound one */
+	assert_int_equal(k.reach_bytes_max, 0);
+	recv_window_keys_bound(&k, 3, false, 1600, 700); /* key 1's, at 1000 */
+	assert_int_equal(k.reach_bytes_max, 600);
+	assert_int_equal(k.reach_ns_max, 600);
+	recv_window_keys_bound(&k, 4, false, 1700, 750); /* key 2's, at 1100 */
+	assert_int_equal(k.reach_bytes_max, 600);
+	assert_int_equal(k.reach_ns_max, 600);
+	recv_window_keys_bound(&k, 5, true, 0, 5000);
+	assert_int_equal(k.reach_bytes_max, 600);
+	assert_int_equal(k.reach_ns_max, 600);
+}
+
+/* At the session's end both windows go: what they covered counts. */
+static void the_end_counts_what_both_covered(void **state)
+{
+	(void)state;
+	struct recv_window_keys k = {0};
+	recv_window_keys_end(&k, 5000, 10);
+	assert_int_equal(k.reach_bytes_max, 0);
+	recv_window_keys_bound(&k, 1, true, 1000, 100);
+	recv_window_keys_bound(&k, 2, false, 1200, 200);
+	recv_window_keys_end(&k, 1300, 900);
+	assert_int_equal(k.reach_bytes_max, 300); /* key 1's, from 1000 */
+	assert_int_equal(k.reach_ns_max, 800);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(the_newest_and_the_one_before),
+	    cmocka_unit_test(reach_is_measured_when_a_window_moves),
+	    cmocka_unit_test(the_end_counts_what_both_covered),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
