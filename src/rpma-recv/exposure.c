@@ -21,25 +21,28 @@ static bool windows_wanted(const struct recv_exposure *e)
 	const char *path = e->target->path;
 	if (env && !strcmp(env, "off"))
 		return false;
+	/* Each device was described at start; here per log, for -v. */
 	if (!rs_peer_has_windows(e->peer)) {
-		rs_info("the RDMA device of %s cannot bind memory windows: %s",
-			path,
-			e->cfg.append_only
-			    ? "the log is append-only, its senders commit "
-			      "through the staged method only"
-			    : "its writers can rewrite what they committed");
+		rs_verbose(
+		    "the RDMA device of %s cannot bind memory windows: %s",
+		    path,
+		    e->cfg.append_only
+			? "the log is append-only, its senders commit "
+			  "through the staged method only"
+			: "its writers can rewrite what they committed");
 		return false;
 	}
 	if (rs_peer_windows_bounded(e->peer))
 		return true; /* windows_bounded, set by the caller */
-	rs_info("the RDMA device of %s does not keep a memory window's "
-		"accesses inside its range (Soft-RoCE): %s",
-		path,
-		e->cfg.append_only
-		    ? "the log is append-only, its senders commit through the "
-		      "staged method only"
-		    : "a gpspm writer's key is its session's and dies when it "
-		      "moves or the session ends, but reaches the whole log");
+	rs_verbose(
+	    "the RDMA device of %s does not keep a memory window's "
+	    "accesses inside its range (Soft-RoCE): %s",
+	    path,
+	    e->cfg.append_only
+		? "the log is append-only, its senders commit through the "
+		  "staged method only"
+		: "a gpspm writer's key is its session's and dies when it "
+		  "moves or the session ends, but reaches the whole log");
 	return !e->cfg.append_only;
 }
 

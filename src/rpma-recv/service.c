@@ -6,6 +6,7 @@
 #include "error.h"
 #include "pool_open.h"
 #include "rdma/listener.h"
+#include "rdma/mw.h"
 #include "sd_notify.h"
 #include "settings_reload.h"
 
@@ -107,6 +108,43 @@ static void reap_retired(struct service *svc)
 		} else {
 			p = &l->next;
 		}
+	}
+}
+
+/* What gpspm writers can reach on each RDMA device, once at start. */
+static void print_windows(const struct service *svc)
+{
+	const char *off = getenv("RPMA_RECV_WINDOWS");
+	bool append_only = false;
+	for (const struct served_log *l = svc->logs; l; l = l->next)
+		append_only |= l->settings.append_only;
+	const char *ao = append_only ? "; append-only logs take staged "
+				       "commits only there"
+				     : "";
+	if (off && !strcmp(off, "off")) {
+		rs_info("memory windows off (RPMA_RECV_WINDOWS=off): gpspm "
+			"writers get a key to the whole log%s",
+			ao);
+		return;
+	}
+	struct rs_window_support dev[8];
+	int n = rs_windows_survey(dev, 8);
+	for (int i = 0; i < n && i < 8; i++) {
+		if (!dev[i].binds)
+			rs_info("RDMA device %s cannot bind memory windows: "
+				"gpspm writers get a key to the whole log "
+				"there%s",
+				dev[i].device, ao);
+		else if (!dev[i].bounded)
+			rs_info("RDMA device %s does not keep a memory "
+				"window's accesses inside its range "
+				"(Soft-RoCE): a gpspm writer's key is its "
+				"session's but reaches the whole log there%s",
+				dev[i].device, ao);
+		else
+			rs_verbose("RDMA device %s: gpspm writers reach only "
+				   "the unused tail, through memory windows",
+				   dev[i].device);
 	}
 }
 
@@ -282,6 +320,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		return rc;
 	}
 	print_serving(&svc);
+	print_windows(&svc);
 	recv_service_report(&svc, "READY=1\n", recv_now_ns());
 	while (!recv_stop_requested &&
 	       !(once && atomic_load(&svc.counters.served))) {

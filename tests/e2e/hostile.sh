@@ -169,6 +169,9 @@ append_only_run() {
 		return
 	fi
 	grep -q "log audit is append-only" "$rlog" || fail "no append-only line: $(cat "$rlog")"
+	# and what gpspm writers reach on each device, at start
+	grep -q "RDMA device rxe0 .*append-only logs take staged commits only there\|RDMA device rxe0: gpspm writers reach only the unused tail" "$rlog" ||
+		fail "no line on rxe0's memory windows at start: $(cat "$rlog")"
 	end_case
 
 	start_case "append-only: honest writers commit; gpspm only through windows that keep to their range"

@@ -5,6 +5,7 @@
 #include "rdma/mr.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,17 +16,20 @@ struct rs_mw {
 	bool bound; /* a type-2 window binds only once invalidated */
 };
 
-bool rs_peer_has_windows(const struct rs_peer *peer)
+/* rxe's vendor id (drivers/infiniband/sw/rxe: RXE_VENDOR_ID). */
+#define SOFT_ROCE_VENDOR_ID 0xffffffu
+
+static bool attr_binds(const struct ibv_device_attr *attr)
 {
-	struct ibv_device_attr attr;
-	if (ibv_query_device(peer->verbs, &attr))
-		return false;
-	return attr.device_cap_flags &
+	return attr->device_cap_flags &
 	       (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 }
 
-/* rxe's vendor id (drivers/infiniband/sw/rxe: RXE_VENDOR_ID). */
-#define SOFT_ROCE_VENDOR_ID 0xffffffu
+bool rs_peer_has_windows(const struct rs_peer *peer)
+{
+	struct ibv_device_attr attr;
+	return !ibv_query_device(peer->verbs, &attr) && attr_binds(&attr);
+}
 
 bool rs_peer_windows_bounded(const struct rs_peer *peer)
 {
@@ -33,6 +37,28 @@ bool rs_peer_windows_bounded(const struct rs_peer *peer)
 	if (ibv_query_device(peer->verbs, &attr))
 		return false;
 	return attr.vendor_id != SOFT_ROCE_VENDOR_ID;
+}
+
+int rs_windows_survey(struct rs_window_support *out, int max)
+{
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	if (!list)
+		return 0;
+	for (int i = 0; i < n && i < max; i++) {
+		struct rs_window_support *w = &out[i];
+		struct ibv_device_attr attr;
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		snprintf(w->device, sizeof(w->device), "%s",
+			 ibv_get_device_name(list[i]));
+		w->binds =
+		    ctx && !ibv_query_device(ctx, &attr) && attr_binds(&attr);
+		w->bounded = w->binds && attr.vendor_id != SOFT_ROCE_VENDOR_ID;
+		if (ctx)
+			ibv_close_device(ctx);
+	}
+	ibv_free_device_list(list);
+	return n;
 }
 
 int rs_mw_new(struct rs_peer *peer, struct rs_mw **out, struct rs_error *err)

@@ -28,6 +28,16 @@ bool rs_peer_has_windows(const struct rs_peer *peer);
  * only, so a window's key reaches that whole region. */
 bool rs_peer_windows_bounded(const struct rs_peer *peer);
 
+/* What one RDMA device of this host does with memory windows. */
+struct rs_window_support {
+	char device[64];
+	bool binds;   /* rs_peer_has_windows */
+	bool bounded; /* rs_peer_windows_bounded */
+};
+/* Fills out with up to max devices; returns how many there are (0 when
+ * none, or the device list cannot be read). */
+int rs_windows_survey(struct rs_window_support *out, int max);
+
 /* A window on peer's protection domain, bound to nothing. */
 int rs_mw_new(struct rs_peer *peer, struct rs_mw **mw, struct rs_error *err);
 void rs_mw_delete(struct rs_mw **mw);
