@@ -46,6 +46,48 @@ static bool windows_wanted(const struct recv_exposure *e)
 	return !e->cfg.append_only;
 }
 
+/* How many tail regions a pool of size bytes gets on a device that keeps
+ * no window to its range: registering them pins about n / 2 times the
+ * pool, so a large pool gets fewer (each region's start is as far as a
+ * writer's key reaches back from the head there). */
+static unsigned regions_for(uint64_t size)
+{
+	if (size <= (256ull << 20))
+		return RECV_WINDOW_REGIONS_MAX;
+	if (size <= (1ull << 30))
+		return 8;
+	return size <= (4ull << 30) ? 4 : 2;
+}
+
+/* The regions windows are bound to: the data range alone where the
+ * device keeps windows to their range; else also its tails from every
+ * step-th byte on, registered for binding only (a region that cannot be
+ * registered ends the list: the one before serves). */
+static void register_regions(struct recv_exposure *e)
+{
+	const struct rs_pmem_target *t = e->target;
+	struct recv_window_regions *r = &e->regions;
+	uint64_t size = t->end - t->start;
+	unsigned n = e->windows_bounded ? 1 : regions_for(size);
+	*r = (struct recv_window_regions){
+	    .n = 1, .start = t->start, .end = t->end, .step = size};
+	r->mr[0] = e->data_mr;
+	if (n == 1)
+		return;
+	r->step = (size / n + 4095) & ~(uint64_t)4095;
+	for (unsigned j = 1; j < n && (uint64_t)j * r->step < size; j++) {
+		struct rs_error err = {0};
+		uint64_t from = (uint64_t)j * r->step;
+		if (rs_mr_reg(e->peer, t->base + t->start + from, size - from,
+			      RS_MR_BIND, &e->tails[j], &err))
+			break;
+		r->mr[j] = e->tails[j];
+		r->n = j + 1;
+	}
+	rs_verbose("%s: windows bound over %u regions %llu bytes apart",
+		   t->path, r->n, (unsigned long long)r->step);
+}
+
 /* The log's data range, for the methods that write it in place: reached
  * through windows where the device binds them (the region itself takes
  * no remote write, unless apm, which writes the whole range, may be
@@ -73,6 +115,8 @@ static void register_pool(struct recv_exposure *e, bool apm_possible)
 			strerror(err.sys_errno), err.msg);
 	}
 	e->pool_writable = e->data_mr && (access & RS_MR_REMOTE_WRITE);
+	if (e->windows)
+		register_regions(e);
 }
 
 /* Offers m when it can be offered and registers what it needs. Returns
@@ -144,6 +188,8 @@ void recv_exposure_delete(struct recv_exposure **ep)
 	struct recv_exposure *e = *ep;
 	if (!e)
 		return;
+	for (unsigned j = 1; j < e->regions.n; j++)
+		rs_mr_dereg(&e->tails[j]);
 	rs_mr_dereg(&e->data_mr);
 	for (size_t i = 0; i < RS_METHOD_COUNT; i++) {
 		rs_mr_dereg(&e->own[i].mr);
@@ -175,9 +221,10 @@ bool recv_exposure_windows_bounded(const struct recv_exposure *e)
 	return e->windows_bounded;
 }
 
-const struct rs_mr *recv_exposure_data_mr(const struct recv_exposure *e)
+const struct recv_window_regions *
+recv_exposure_regions(const struct recv_exposure *e)
 {
-	return e->data_mr;
+	return &e->regions;
 }
 
 uint8_t recv_exposure_methods(const struct recv_exposure *e)

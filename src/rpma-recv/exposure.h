@@ -9,6 +9,7 @@
 #include "commit.h"
 #include "pmem_target.h"
 #include "proto/descriptor.h"
+#include "write_windows.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,10 +47,11 @@ void recv_exposure_delete(struct recv_exposure **e);
 bool recv_exposure_serves(const struct recv_exposure *e,
 			  const struct rs_conn *conn);
 struct rs_peer *recv_exposure_peer(const struct recv_exposure *e);
-/* Whether writers reach the pool through memory windows on this device
- * (write_windows.h), over the data range registered as this region. */
+/* Whether writers reach the pool through memory windows on this device,
+ * and the regions they are bound to (write_windows.h). */
 bool recv_exposure_windows(const struct recv_exposure *e);
-const struct rs_mr *recv_exposure_data_mr(const struct recv_exposure *e);
+const struct recv_window_regions *
+recv_exposure_regions(const struct recv_exposure *e);
 /* Whether the device keeps a window's accesses inside its range (not
  * Soft-RoCE: there a window's key reaches its whole region). */
 bool recv_exposure_windows_bounded(const struct recv_exposure *e);

@@ -7,6 +7,7 @@
 #include "exposure.h"
 #include "pmem_target.h"
 #include "proto/method.h"
+#include "write_windows.h"
 
 #include <stdint.h>
 
@@ -27,6 +28,10 @@ struct recv_exposure {
 	/* [start, end) of the log: written through windows (windows), or
 	 * with its own key (pool_writable: apm, or no windows) */
 	struct rs_mr *data_mr;
+	/* What windows are bound to: data_mr, and where the device keeps
+	 * no window to its range, regions of the tail (write_windows.h) */
+	struct rs_mr *tails[RECV_WINDOW_REGIONS_MAX]; /* [0] unused */
+	struct recv_window_regions regions;
 	bool windows;
 	bool windows_bounded; /* the device keeps them to their range */
 	bool pool_writable;

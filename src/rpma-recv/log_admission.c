@@ -106,11 +106,10 @@ static int prepare_windows(struct recv_sender *a)
 	const struct recv_method *m = method_of(a);
 	if (!windowed(a) || m->id != RS_METHOD_GPSPM)
 		return 0;
-	const struct rs_pmem_target *t = a->adm->target;
 	struct rs_error err = {0};
 	int rc = recv_write_windows_new(recv_exposure_peer(a->adm->exposure),
-					recv_exposure_data_mr(a->adm->exposure),
-					t->start, t->end, &a->windows, &err);
+					recv_exposure_regions(a->adm->exposure),
+					&a->windows, &err);
 	if (rc)
 		rs_err("sender %s: %s", a->s.peer, err.msg);
 	return rc;
@@ -346,12 +345,13 @@ static int link_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
 			       signaled ? RS_POST_SIGNALED : 0);
 }
 
-static int link_window(void *ctx, uint64_t head, bool reset, uint32_t *key)
+static int link_window(void *ctx, uint64_t head, bool reset, uint32_t *key,
+		       uint64_t *reach)
 {
 	struct recv_sender *a = ctx;
 	struct rs_conn *c = rs_session_conn(a->rs);
-	return reset ? recv_write_windows_reset(a->windows, c, head, key)
-		     : recv_write_windows_move(a->windows, c, head, key);
+	return reset ? recv_write_windows_reset(a->windows, c, head, key, reach)
+		     : recv_write_windows_move(a->windows, c, head, key, reach);
 }
 
 #define RECV_HANDSHAKE_MS 5000 /* to complete the connection, to answer */

@@ -115,12 +115,13 @@ static bool window_to_head(struct recv_session *s, bool reset,
 			   struct rs_msg *reply)
 {
 	uint32_t key;
-	uint64_t head = head_of(&s->cfg);
-	if (s->link.window(s->link.ctx, head, reset, &key)) {
+	uint64_t head = head_of(&s->cfg), reach;
+	if (s->link.window(s->link.ctx, head, reset, &key, &reach)) {
 		close_with(s, "cannot bind a memory window");
 		return false;
 	}
-	recv_window_keys_bound(&s->keys, key, reset, head, recv_now_ns());
+	recv_window_keys_bound(&s->keys, key, reset, reach, head,
+			       recv_now_ns());
 	reply->key = key;
 	return true;
 }

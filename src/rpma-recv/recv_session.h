@@ -56,9 +56,10 @@ struct recv_session_link {
 		     bool signaled);
 	/* A writer's windows (write_windows.h): the one without the newest
 	 * key moved to [head, end), the other's key dead too when reset; the
-	 * new key in *key. Posted before the reply that carries it. NULL for
-	 * a session without windows. */
-	int (*window)(void *ctx, uint64_t head, bool reset, uint32_t *key);
+	 * new key in *key, where its accesses begin in *reach. Posted before
+	 * the reply that carries it. NULL for a session without windows. */
+	int (*window)(void *ctx, uint64_t head, bool reset, uint32_t *key,
+		      uint64_t *reach);
 };
 
 struct recv_session_config {

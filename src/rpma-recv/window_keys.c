@@ -19,7 +19,8 @@ static void note_reach(struct recv_window_keys *k, uint64_t bound_head,
 }
 
 void recv_window_keys_bound(struct recv_window_keys *k, uint32_t key,
-			    bool reset, uint64_t head, uint64_t now)
+			    bool reset, uint64_t reach, uint64_t head,
+			    uint64_t now)
 {
 	/* The window that moved is the one the key before named. */
 	if (!reset && k->before)
@@ -28,7 +29,7 @@ void recv_window_keys_bound(struct recv_window_keys *k, uint32_t key,
 	k->before_head = k->newest_head;
 	k->before_ns = k->newest_ns;
 	k->newest = key;
-	k->newest_head = head;
+	k->newest_head = reach;
 	k->newest_ns = now;
 }
 

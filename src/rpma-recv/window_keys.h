@@ -12,7 +12,7 @@
 
 struct recv_window_keys {
 	uint32_t newest, before;	   /* 0: none */
-	uint64_t newest_head, before_head; /* file offsets, when bound */
+	uint64_t newest_head, before_head; /* where each reaches from */
 	uint64_t newest_ns, before_ns;
 	uint64_t reach_bytes_max, reach_ns_max;
 };
@@ -20,11 +20,14 @@ struct recv_window_keys {
 /* Whether a writer may name key: the newest or the one before. */
 bool recv_window_keys_holds(const struct recv_window_keys *k, uint32_t key);
 
-/* A window was bound at head at now with key: it is the newest. After a
+/* A window was bound at now with key, reaching from reach (the head then,
+ * or where the device really lets it begin): it is the newest. After a
  * move the newest becomes the one before (the window that moved covered
- * what was committed since it was bound); after a reset none is. */
+ * what was committed past its reach since it was bound); after a reset
+ * none is. head is the log's head now. */
 void recv_window_keys_bound(struct recv_window_keys *k, uint32_t key,
-			    bool reset, uint64_t head, uint64_t now);
+			    bool reset, uint64_t reach, uint64_t head,
+			    uint64_t now);
 
 /* The windows go (the session ends) with the log's head at head. */
 void recv_window_keys_end(struct recv_window_keys *k, uint64_t head,

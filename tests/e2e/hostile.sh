@@ -209,13 +209,14 @@ append_only_run() {
 		end_case
 	done
 
-	start_case "a third log: writer-rewrites, its committed bytes unchanged"
-	printf 'committed before the rogue writer\n' >"$WORK/rw.before"
+	start_case "a third log: writer-rewrites far, its committed bytes unchanged"
+	# 8 MiB: the head two window regions (4 MiB each in 64 MiB) on
+	head -c 8M /dev/urandom >"$WORK/rw.before"
 	rc=0
-	timeout 60 "$SEND" --truncate=in-place "$RECV_IP/rw" "$WORK/rw.before" 2>"$WORK/rw.err" || rc=$?
+	timeout 120 "$SEND" --truncate=in-place "$RECV_IP/rw" "$WORK/rw.before" 2>"$WORK/rw.err" || rc=$?
 	[ "$rc" = 0 ] || fail "rpma-send to rw: exit $rc: $(cat "$WORK/rw.err")"
 	rc=0
-	out=$(timeout 120 "$ROGUE" writer-rewrites "$RECV_IP/rw" 2>"$WORK/rogue.err") || rc=$?
+	out=$(timeout 120 "$ROGUE" writer-rewrites "$RECV_IP/rw" far 2>"$WORK/rogue.err") || rc=$?
 	log "$out"
 	[ "$rc" = 0 ] || fail "rogue_sender exited $rc: $out $(cat "$WORK/rogue.err")"
 	printf '%s' "$WRITER_CHUNKS" >>"$WORK/rw.before"

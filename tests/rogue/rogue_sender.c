@@ -1257,12 +1257,11 @@ static int windowed_writer(struct rogue *r, const char *name)
  * newest key (bound to the writer's queue pair), and the writer writes
  * over A with its first key. Each write must fail with a remote access
  * error and end its session; the log then holds what it held, A and B.
- * (Where the device keeps windows to their range, the newest key would
- * not reach A from the writer's own queue pair either; Soft-RoCE does not
- * check a window's range, so that is not tried here.) */
+ * With "far": a new writer also writes over the log's first byte with the
+ * key it was just given: refused where the device keeps windows to their
+ * range, and on Soft-RoCE once the head is a window region past it. */
 static int scenario_writer_rewrites(struct rogue *r, const char *arg)
 {
-	(void)arg;
 	const char *name = "its first key, moved away, over its chunk A";
 	int rc = windowed_writer(r, name);
 	if (rc)
@@ -1292,6 +1291,15 @@ static int scenario_writer_rewrites(struct rogue *r, const char *arg)
 		rc = write_judged(&reader, rname, &dst);
 	}
 	dst.rkey = first_key;
+	rc = worse(rc, write_judged(r, name, &dst));
+	if (!arg || strcmp(arg, "far"))
+		return rc;
+	name = "a new writer's key over the log's first byte";
+	int far = windowed_writer(r, name);
+	if (far)
+		return worse(rc, far);
+	dst = r->info.data;
+	dst.length = 16;
 	return worse(rc, write_judged(r, name, &dst));
 }
 
@@ -1326,7 +1334,7 @@ static const struct scenario {
      "(append-only log) write over committed bytes with every key shown"},
     {"writer-rewrites", scenario_writer_rewrites,
      "a windowed writer's keys over what it committed: a moved one, "
-     "another queue pair's"},
+     "another queue pair's (far: also a new key over the first byte)"},
     {"stale-session", scenario_stale_session,
      "write with the queue pair of a session the receiver ended"},
     {"honest", scenario_honest,

@@ -34,9 +34,11 @@ struct fake_link {
 	unsigned moves;
 };
 
-static int fake_window(void *ctx, uint64_t head, bool reset, uint32_t *key)
+static int fake_window(void *ctx, uint64_t head, bool reset, uint32_t *key,
+		       uint64_t *reach)
 {
 	struct fake_link *f = ctx;
+	*reach = head;
 	unsigned other = f->newest ^ 1u;
 	f->key[other] = *key = ++f->next_key;
 	f->head[other] = head;

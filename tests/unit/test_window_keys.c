@@ -16,17 +16,18 @@ static void the_newest_and_the_one_before(void **state)
 	struct recv_window_keys k = {0};
 	assert_false(recv_window_keys_holds(&k, 0));
 	assert_false(recv_window_keys_holds(&k, 7));
-	recv_window_keys_bound(&k, 7, true, 1000, 10);
+	recv_window_keys_bound(&k, 7, true, 1000, 1000, 10);
 	assert_true(recv_window_keys_holds(&k, 7));
 	assert_false(recv_window_keys_holds(&k, 0));
-	recv_window_keys_bound(&k, 8, false, 1100, 20);
+	recv_window_keys_bound(&k, 8, false, 1100, 1100, 20);
 	assert_true(recv_window_keys_holds(&k, 7));
 	assert_true(recv_window_keys_holds(&k, 8));
-	recv_window_keys_bound(&k, 9, false, 1500, 30);
+	recv_window_keys_bound(&k, 9, false, 1500, 1500, 30);
 	assert_false(recv_window_keys_holds(&k, 7));
 	assert_true(recv_window_keys_holds(&k, 8));
 	assert_true(recv_window_keys_holds(&k, 9));
-	recv_window_keys_bound(&k, 10, true, 1000, 40); /* head moved back */
+	recv_window_keys_bound(&k, 10, true, 1000, 1000,
+			       40); /* head moved back */
 	assert_false(recv_window_keys_holds(&k, 9));
 	assert_true(recv_window_keys_holds(&k, 10));
 }
@@ -37,16 +38,19 @@ static void reach_is_measured_when_a_window_moves(void **state)
 {
 	(void)state;
 	struct recv_window_keys k = {0};
-	recv_window_keys_bound(&k, 1, true, 1000, 100);
-	recv_window_keys_bound(&k, 2, false, 1100, 200); /* the unbound one */
+	recv_window_keys_bound(&k, 1, true, 1000, 1000, 100);
+	recv_window_keys_bound(&k, 2, false, 1100, 1100,
+			       200); /* the unbound one */
 	assert_int_equal(k.reach_bytes_max, 0);
-	recv_window_keys_bound(&k, 3, false, 1600, 700); /* key 1's, at 1000 */
+	recv_window_keys_bound(&k, 3, false, 1600, 1600,
+			       700); /* key 1's, at 1000 */
 	assert_int_equal(k.reach_bytes_max, 600);
 	assert_int_equal(k.reach_ns_max, 600);
-	recv_window_keys_bound(&k, 4, false, 1700, 750); /* key 2's, at 1100 */
+	recv_window_keys_bound(&k, 4, false, 1700, 1700,
+			       750); /* key 2's, at 1100 */
 	assert_int_equal(k.reach_bytes_max, 600);
 	assert_int_equal(k.reach_ns_max, 600);
-	recv_window_keys_bound(&k, 5, true, 0, 5000);
+	recv_window_keys_bound(&k, 5, true, 0, 0, 5000);
 	assert_int_equal(k.reach_bytes_max, 600);
 	assert_int_equal(k.reach_ns_max, 600);
 }
@@ -58,11 +62,28 @@ static void the_end_counts_what_both_covered(void **state)
 	struct recv_window_keys k = {0};
 	recv_window_keys_end(&k, 5000, 10);
 	assert_int_equal(k.reach_bytes_max, 0);
-	recv_window_keys_bound(&k, 1, true, 1000, 100);
-	recv_window_keys_bound(&k, 2, false, 1200, 200);
+	recv_window_keys_bound(&k, 1, true, 1000, 1000, 100);
+	recv_window_keys_bound(&k, 2, false, 1200, 1200, 200);
 	recv_window_keys_end(&k, 1300, 900);
 	assert_int_equal(k.reach_bytes_max, 300); /* key 1's, from 1000 */
 	assert_int_equal(k.reach_ns_max, 800);
+}
+
+/* Where a device lets a window reach back to its region's start, the
+ * reach counts from there, not from the head it was bound at. */
+static void a_window_reaches_from_its_region(void **state)
+{
+	(void)state;
+	struct recv_window_keys k = {0};
+	recv_window_keys_bound(&k, 1, true, 0, 1000, 100);
+	recv_window_keys_bound(&k, 2, false, 1024, 1100, 200);
+	recv_window_keys_bound(&k, 3, false, 1024, 1300, 300); /* key 1's */
+	assert_int_equal(k.reach_bytes_max, 1300);
+	recv_window_keys_bound(&k, 4, false, 1024, 1500, 400); /* key 2's */
+	assert_int_equal(k.reach_bytes_max, 1300);
+	recv_window_keys_end(&k, 2000, 500);
+	assert_int_equal(k.reach_bytes_max, 1300);
+	assert_true(recv_window_keys_holds(&k, 4));
 }
 
 int main(void)
@@ -71,6 +92,7 @@ int main(void)
 	    cmocka_unit_test(the_newest_and_the_one_before),
 	    cmocka_unit_test(reach_is_measured_when_a_window_moves),
 	    cmocka_unit_test(the_end_counts_what_both_covered),
+	    cmocka_unit_test(a_window_reaches_from_its_region),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
