@@ -41,8 +41,8 @@ static bool windows_wanted(const struct recv_exposure *e)
 	    e->cfg.append_only
 		? "the log is append-only, its senders commit through the "
 		  "staged method only"
-		: "a gpspm writer's key is its session's and dies when it "
-		  "moves or the session ends, but reaches the whole log");
+		: "windows are bound to regions of the pool's tail, a "
+		  "writer's key reaches back as far as its region begins");
 	return !e->cfg.append_only;
 }
 

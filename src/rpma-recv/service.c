@@ -138,8 +138,9 @@ static void print_windows(const struct service *svc)
 		else if (!dev[i].bounded)
 			rs_info("RDMA device %s does not keep a memory "
 				"window's accesses inside its range "
-				"(Soft-RoCE): a gpspm writer's key is its "
-				"session's but reaches the whole log there%s",
+				"(Soft-RoCE): a gpspm writer's key reaches "
+				"back a sixteenth of the log from the head "
+				"there%s",
 				dev[i].device, ao);
 		else
 			rs_verbose("RDMA device %s: gpspm writers reach only "
