@@ -222,8 +222,8 @@ static void log_window_reach(const struct recv_admission *adm,
 		a->s.peer, (unsigned long long)a->s.keys.reach_bytes_max,
 		(double)a->s.keys.reach_ns_max / 1e6,
 		bounded ? ""
-			: " (its key reached the whole log: this device "
-			  "does not keep windows to their range)");
+			: " (counted from the start of a window's region: "
+			  "this device keeps a window to the region under it)");
 }
 
 static void log_session_end(const struct recv_admission *adm,

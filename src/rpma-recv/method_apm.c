@@ -15,8 +15,9 @@
 
 static bool apm_offered(const struct recv_offer *o, struct rs_error *why)
 {
-	if (!o->pool_writable || !o->direct_write_to_pmem)
-		return false; /* told already, or not asked for */
+	/* Not asked for, or the pool could not be registered (told) */
+	if (!o->direct_write_to_pmem || (!o->pool_writable && !o->pool_windows))
+		return false;
 	if (!o->byte_addressable) {
 		rs_error_set(why, RS_E_INVAL, 0,
 			     "--direct-write-to-pmem ignored: %s is not "
@@ -24,7 +25,8 @@ static bool apm_offered(const struct recv_offer *o, struct rs_error *why)
 			     o->path);
 		return false;
 	}
-	return true;
+	/* Windows only, no key to the whole range: an append-only log */
+	return o->pool_writable;
 }
 
 /* APM's flush reads and offset write touch only this word. */

@@ -82,6 +82,16 @@ static void apm_says_why_only_when_asked_for(void **state)
 	assert_string_equal(apm_notice(false, true, true, &why), "");
 	assert_string_equal(apm_notice(true, true, false, &why), "");
 	assert_string_equal(apm_notice(true, false, false, &why), "");
+	/* reached through windows only (the range has no key of its own):
+	 * still the page cache's notice */
+	struct recv_offer o = {.path = "/mnt/pool",
+			       .direct_write_to_pmem = true,
+			       .pool_windows = true};
+	memset(&why, 0, sizeof(why));
+	assert_false(recv_method_apm.offered(&o, &why));
+	assert_string_equal(why.msg,
+			    "--direct-write-to-pmem ignored: /mnt/pool is not "
+			    "byte-addressable PMem; not offering apm");
 	struct recv_offer none = {.path = "/mnt/pool"};
 	memset(&why, 0, sizeof(why));
 	assert_false(recv_method_gpspm.offered(&none, &why));
