@@ -99,12 +99,20 @@ static bool windowed(const struct recv_sender *a)
 	       recv_exposure_windows(a->adm->exposure);
 }
 
-/* Two windows over the pool for a writer that writes in place; it gets
- * their keys in replies. Without them it cannot be served. */
-static int prepare_windows(struct recv_sender *a)
+/* Whether the writer writes in place through windows: gpspm. */
+static bool writes_through_windows(const struct recv_sender *a)
 {
 	const struct recv_method *m = method_of(a);
-	if (!windowed(a) || m->id != RS_METHOD_GPSPM)
+	return windowed(a) && m->id == RS_METHOD_GPSPM;
+}
+
+/* Its two windows, at its first request for a key: after its queue pair,
+ * so that a receiver killed with windows bound has them taken down before
+ * the queue pair (the kernel cleans up the newest first; rxe waits forever
+ * for a queue pair a bound window holds). */
+static int windows_of(struct recv_sender *a)
+{
+	if (a->windows)
 		return 0;
 	struct rs_error err = {0};
 	int rc = recv_write_windows_new(recv_exposure_peer(a->adm->exposure),
@@ -350,6 +358,9 @@ static int link_window(void *ctx, uint64_t head, bool reset, uint32_t *key,
 {
 	struct recv_sender *a = ctx;
 	struct rs_conn *c = rs_session_conn(a->rs);
+	int rc = windows_of(a);
+	if (rc)
+		return rc;
 	return reset ? recv_write_windows_reset(a->windows, c, head, key, reach)
 		     : recv_write_windows_move(a->windows, c, head, key, reach);
 }
@@ -367,7 +378,7 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 	return (struct recv_session_config){
 	    .target = adm->target,
 	    .method = method_of(a),
-	    .windows = a->windows != NULL,
+	    .windows = writes_through_windows(a),
 	    .staging = recv_exposure_staging(adm->exposure),
 	    .rotation = adm->rotation,
 	    .gen = &a->adm->gen,
@@ -395,15 +406,10 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
 	if (!is_writer(&h->req))
 		prepare_read(a);
-	else if (prepare_windows(a)) {
-		memset(&a->rules.key, 0, sizeof(a->rules.key));
-		free(a);
-		return 0;
-	}
 	struct recv_session_config cfg = session_config(a);
-	struct recv_session_link link = {a, link_check_auth, link_send_grant,
-					 link_reply,
-					 a->windows ? link_window : 0};
+	struct recv_session_link link = {
+	    a, link_check_auth, link_send_grant, link_reply,
+	    writes_through_windows(a) ? link_window : 0};
 	recv_session_init(&a->s, &cfg, &link, h->peer, recv_now_ms());
 	a->next = adm->sessions;
 	adm->sessions = a;
