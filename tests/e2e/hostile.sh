@@ -69,6 +69,15 @@ expect_logged() {
 
 chunks=0
 
+# rogue_run SCENARIO TARGET [ARG]: rogue_sender, which must find the
+# receiver safe (exit 0); its report goes to the log.
+rogue_run() {
+	local out rc=0
+	out=$(timeout 120 "$ROGUE" "$@" 2>"$WORK/rogue.err") || rc=$?
+	log "$out"
+	[ "$rc" = 0 ] || fail "rogue_sender exited $rc: $out $(cat "$WORK/rogue.err")"
+}
+
 # honest_send LABEL SCENARIO POOL EXPECTED: rpma-send appends a small known
 # chunk (the first one truncates the log), which must be committed.
 honest_send() {
@@ -199,10 +208,7 @@ append_only_run() {
 	FEED_PAUSE=0.5 start_fed_sender "$WORK/other.in" --truncate=in-place "$RECV_IP/other"
 	for scenario in rewrite-committed reader-writes stale-session; do
 		start_case "append-only: $scenario, the log's bytes unchanged"
-		rc=0
-		out=$(timeout 120 "$ROGUE" "$scenario" "$RECV_IP/audit" 2>"$WORK/rogue.err") || rc=$?
-		log "$out"
-		[ "$rc" = 0 ] || fail "rogue_sender exited $rc: $out $(cat "$WORK/rogue.err")"
+		rogue_run "$scenario" "$RECV_IP/audit"
 		kill -0 "$RECV_PID" 2>/dev/null || fail "receiver died: $(tail -n 20 "$rlog")"
 		pool_data "$pool" "$WORK/ao.after" || fail "pmempool dump failed"
 		cmp "$WORK/ao.before" "$WORK/ao.after" >&2 || fail "the append-only log changed"
@@ -215,10 +221,7 @@ append_only_run() {
 	rc=0
 	timeout 120 "$SEND" --truncate=in-place "$RECV_IP/rw" "$WORK/rw.before" 2>"$WORK/rw.err" || rc=$?
 	[ "$rc" = 0 ] || fail "rpma-send to rw: exit $rc: $(cat "$WORK/rw.err")"
-	rc=0
-	out=$(timeout 120 "$ROGUE" writer-rewrites "$RECV_IP/rw" far 2>"$WORK/rogue.err") || rc=$?
-	log "$out"
-	[ "$rc" = 0 ] || fail "rogue_sender exited $rc: $out $(cat "$WORK/rogue.err")"
+	rogue_run writer-rewrites "$RECV_IP/rw" far
 	printf '%s' "$WRITER_CHUNKS" >>"$WORK/rw.before"
 	pool_data "$WORK/rw.pool" "$WORK/rw.after" || fail "pmempool dump failed"
 	cmp "$WORK/rw.before" "$WORK/rw.after" >&2 || fail "rw does not hold exactly what was committed"
