@@ -193,6 +193,12 @@ int fleet_start(struct fleet *f, uint64_t input_size)
 		rc = replica_register(f->replicas[i], f->w);
 		if (!rc)
 			rc = replica_started(f->replicas[i]);
+		/* Lost while asking for its first window key: as a link lost
+		 * later, taken up again with --retry. */
+		if (RS_ERRC_TRANSIENT(rc)) {
+			fleet_lose(f, f->replicas[i], send_stats_now_ns());
+			rc = 0;
+		}
 	}
 	return rc;
 }

@@ -55,7 +55,7 @@ static void give_up_link(struct fleet *f, struct replica *r, int code)
 	give_up(f, r, code);
 }
 
-static void lose(struct fleet *f, struct replica *r, uint64_t now)
+void fleet_lose(struct fleet *f, struct replica *r, uint64_t now)
 {
 	replica_disconnect(r);
 	window_lost(f->w, replica_index(r));
@@ -242,7 +242,7 @@ static bool make_room_on(struct fleet *f, struct replica *r)
 	if (replica_rebasing(r) || window_inflight_of(f->w, i))
 		return true;
 	if (replica_rebase(r, quorum_replica_offset(window_quorum(f->w), i)))
-		lose(f, r, send_stats_now_ns());
+		fleet_lose(f, r, send_stats_now_ns());
 	return true;
 }
 
@@ -298,7 +298,7 @@ static void apply(struct fleet *f, struct replica *r,
 		confirmed(f, r, rep);
 		break;
 	case REPLICA_LINK_LOST:
-		lose(f, r, send_stats_now_ns());
+		fleet_lose(f, r, send_stats_now_ns());
 		break;
 	case REPLICA_REFUSED:
 		give_up(f, r, RS_E_REJECTED);
@@ -323,7 +323,7 @@ void fleet_take_events(struct fleet *f)
 		struct replica_report rep;
 		/* A post that failed left the window counting it lost. */
 		if (replica_connected(r) && state_of(f, r) == REPLICA_LOST)
-			lose(f, r, send_stats_now_ns());
+			fleet_lose(f, r, send_stats_now_ns());
 		while (replica_connected(r) && window_streaming(f->w) &&
 		       replica_next(r, f->w, &rep))
 			apply(f, r, &rep);
@@ -334,7 +334,7 @@ void fleet_take_events(struct fleet *f)
 static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 {
 	if (replica_keepalive_due(r, now) && replica_send_keepalive(r, now)) {
-		lose(f, r, now);
+		fleet_lose(f, r, now);
 		return;
 	}
 	/* Not hearing back within the peer timeout counts as lost, as the
@@ -343,7 +343,7 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 	if (replica_silent(r, f->w, now, &silent)) {
 		rs_verbose("no answer from %s for %llu ms", replica_label(r),
 			   (unsigned long long)(silent / 1000000ull));
-		lose(f, r, now);
+		fleet_lose(f, r, now);
 	}
 }
 

@@ -26,4 +26,8 @@ struct fleet {
 	int failure; /* why the last replica given up was: an rs_errc */
 };
 
+/* r's link is gone (fleet_events.c): reconnected with --retry, else given
+ * up (the stream goes on while the quorum holds). */
+void fleet_lose(struct fleet *f, struct replica *r, uint64_t now);
+
 #endif

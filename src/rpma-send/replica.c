@@ -11,6 +11,7 @@
 #include "session/session.h"
 #include "stats.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,7 +209,7 @@ uint64_t replica_granted_end(const struct replica *r)
 }
 
 static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
-	       struct rs_msg *reply);
+	       uint64_t timeout_ms, struct rs_msg *reply);
 
 /* A reply's key, if any, is the one to write with: replies come in
  * order, the last key is the newest. */
@@ -218,6 +219,18 @@ static void take_key(struct replica *r, const struct rs_msg *reply)
 		return;
 	r->window_key = reply->key;
 	r->key_heard_ns = send_stats_now_ns();
+}
+
+/* The tests' knob: RPMA_SEND_STOP_AT=NAME stops (SIGSTOP) the first time
+ * the sender gets to NAME, so that a test can fail the link there. */
+static void stop_for_tests_once(const char *name)
+{
+	static bool stopped;
+	const char *stop = getenv("RPMA_SEND_STOP_AT");
+	if (!stopped && stop && !strcmp(stop, name)) {
+		stopped = true;
+		raise(SIGSTOP);
+	}
 }
 
 /* Whether its receiver grants windows to the method in use. */
@@ -231,7 +244,12 @@ static bool windowed(const struct replica *r)
 static int ask_window(struct replica *r)
 {
 	struct rs_msg msg = {.type = RS_MSG_WINDOW}, reply;
-	int rc = ask(r, &msg, RS_MSG_WINDOW_DONE, &reply);
+	/* Answered at once: silence for the peer timeout is a lost link */
+	uint64_t timeout_ms = replica_grant(r)->peer_timeout_ms;
+	int rc = ask(r, &msg, RS_MSG_WINDOW_DONE, timeout_ms, &reply);
+	if (rc == RS_E_MALFORMED)
+		rs_err("%s sent a malformed reply to a window request",
+		       r->label);
 	if (rc)
 		return rc;
 	if (reply.status != RS_MSG_OK) {
@@ -255,7 +273,10 @@ int replica_started(struct replica *r)
 	r->rebase_end = 0;
 	r->rebase_sent_ns = 0;
 	r->window_key = r->key_named = 0;
-	return windowed(r) ? ask_window(r) : 0;
+	if (!windowed(r))
+		return 0;
+	stop_for_tests_once("window-asking");
+	return ask_window(r);
 }
 
 /* ---- posting a batch ---- */
@@ -327,15 +348,15 @@ int replica_rebase(struct replica *r, uint64_t end)
 
 #define REPLICA_ASK_MS 300000 /* sealing or switching may move a pool */
 
-/* Sends msg on the first slot (nothing is in flight) and waits for its
- * reply of type want. */
+/* Sends msg on the first slot (nothing is in flight) and waits up to
+ * timeout_ms for its reply of type want. */
 static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
-	       struct rs_msg *reply)
+	       uint64_t timeout_ms, struct rs_msg *reply)
 {
 	struct rs_conn *c = rs_session_conn(r->rs);
 	if (rs_session_send(r->rs, 0, msg, UINT64_MAX, RS_POST_SIGNALED))
 		return RS_E_LOST;
-	uint64_t until = send_stats_now_ns() + REPLICA_ASK_MS * 1000000ull;
+	uint64_t until = send_stats_now_ns() + timeout_ms * 1000000ull;
 	for (;;) {
 		uint64_t now = send_stats_now_ns();
 		if (now >= until)
@@ -366,7 +387,7 @@ int replica_replace(struct replica *r, bool carry_on, uint64_t expected,
 	struct rs_msg msg = {.type = RS_MSG_REPLACE,
 			     .offset = carry_on ? 1 : 0,
 			     .length = expected};
-	int rc = ask(r, &msg, RS_MSG_REPLACE_DONE, reply);
+	int rc = ask(r, &msg, RS_MSG_REPLACE_DONE, REPLICA_ASK_MS, reply);
 	if (rc || reply->status != RS_MSG_OK)
 		return rc;
 	const struct rs_accept_info *info = replica_grant(r);
@@ -386,7 +407,7 @@ int replica_switch(struct replica *r, uint64_t end, struct rs_msg *reply)
 	struct rs_msg msg = {.type = RS_MSG_SWITCH,
 			     .offset = r->log_start + r->pool_at +
 				       (end - r->pos_base)};
-	return ask(r, &msg, RS_MSG_SWITCH_DONE, reply);
+	return ask(r, &msg, RS_MSG_SWITCH_DONE, REPLICA_ASK_MS, reply);
 }
 
 /* The answer to a rebase: the pool starts at the position the log ended

@@ -219,6 +219,27 @@ else
 fi
 end_case
 
+start_case "--retry: a link lost while asking for the first window key is taken up again"
+head -c 2M /dev/urandom >"$WORK/win.in"
+if start_recv "$WORK/recv.log" "$pool"; then
+	RPMA_SEND_STOP_AT=window-asking spawn 120 "$WORK/win.log" "$SEND" --truncate=in-place --retry 10 --method gpspm "$RECV_IP" "$WORK/win.in"
+	win_pid=$SPAWN_PID
+	wait_stopped "$win_pid" 60 || fail "the sender did not stop before asking: $(cat "$WORK/win.log")"
+	kill -9 "$RECV_PID"
+	reap "$RECV_PID"
+	start_recv "$WORK/recv.log" "$pool" || fail "the receiver did not start again"
+	kill -CONT "$win_pid"
+	reap "$win_pid"
+	[ "$REAP_RC" = 0 ] || fail "the sender exited $REAP_RC: $(cat "$WORK/win.log")"
+	grep -q "reconnected to" "$WORK/win.log" || fail "no reconnection: $(cat "$WORK/win.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$pool" "$WORK/win.in"
+else
+	fail "receiver did not start"
+fi
+end_case
+
 start_case "--follow tails a growing file across rotation"
 if start_recv "$WORK/recv.log" "$pool"; then
 	log="$WORK/rotating.log"
