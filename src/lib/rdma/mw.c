@@ -25,6 +25,12 @@ static bool attr_binds(const struct ibv_device_attr *attr)
 	       (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 }
 
+/* Every device but rxe is trusted to keep a window to its range. */
+static bool attr_bounded(const struct ibv_device_attr *attr)
+{
+	return attr->vendor_id != SOFT_ROCE_VENDOR_ID;
+}
+
 bool rs_peer_has_windows(const struct rs_peer *peer)
 {
 	struct ibv_device_attr attr;
@@ -36,7 +42,7 @@ bool rs_peer_windows_bounded(const struct rs_peer *peer)
 	struct ibv_device_attr attr;
 	if (ibv_query_device(peer->verbs, &attr))
 		return false;
-	return attr.vendor_id != SOFT_ROCE_VENDOR_ID;
+	return attr_bounded(&attr);
 }
 
 int rs_windows_survey(struct rs_window_support *out, int max)
@@ -53,7 +59,7 @@ int rs_windows_survey(struct rs_window_support *out, int max)
 			 ibv_get_device_name(list[i]));
 		w->binds =
 		    ctx && !ibv_query_device(ctx, &attr) && attr_binds(&attr);
-		w->bounded = w->binds && attr.vendor_id != SOFT_ROCE_VENDOR_ID;
+		w->bounded = w->binds && attr_bounded(&attr);
 		if (ctx)
 			ibv_close_device(ctx);
 	}
