@@ -118,9 +118,11 @@ chmod 600 "$wrong"
 # Last: `ip link set veth1 down` fails the sender's queue pair at once (the
 # rxe port goes down), while the receiver still holds the session. After it
 # the test bed's veth takes no new connection (see link_down), so the
-# reconnect goes over lo, and no case may follow this one.
+# reconnect goes over lo, and no case may follow this one. The peer timeout
+# is twice the default: the sender's reconnect must beat it for a takeover,
+# and a first attempt caught by the outage may wait its connect timeout (5 s).
 start_case "with --auth-key: after the link went down the sender takes its session over at once; a stranger and a wrong key get nothing"
-if start_recv "$WORK/recv.log" --auth-key "$key" "$pool"; then
+if start_recv "$WORK/recv.log" --peer-timeout 20 --auth-key "$key" "$pool"; then
 	start_fed_sender "$input" -v --auth-key "$key" --retry 40 --truncate=in-place "$RECV_IP"
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	rc=0
@@ -138,7 +140,8 @@ if start_recv "$WORK/recv.log" --auth-key "$key" "$pool"; then
 	reap "$SEND_PID"
 	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
 	grep -q "reconnected" "$WORK/send.log" || fail "the sender did not lose its connection: $(cat "$WORK/send.log")"
-	grep -q "takes its session over" "$WORK/recv.log" || fail "no takeover: $(cat "$WORK/recv.log")"
+	grep -q "takes its session over" "$WORK/recv.log" ||
+		fail "no takeover: $(cat "$WORK/recv.log"; echo "the sender said:"; cat "$WORK/send.log")"
 	! grep -q "another sender" "$WORK/send.log" || fail "locked out of its own log: $(cat "$WORK/send.log")"
 	kill -TERM "$RECV_PID"
 	wait_recv
