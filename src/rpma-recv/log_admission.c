@@ -136,26 +136,14 @@ static void describe_windows(struct rs_accept_info *info)
 	info->data.rkey = 0;
 }
 
-/* Remote read for a verifying sender: of the log itself, and where the
- * device cannot register the pool or the log has archived bytes, of a
- * ring of its own the receiver copies ranges into (never the writer's staging
- * ring: a verify may run while the log is written). Deregistered when the
- * session ends. */
-static void prepare_read(struct recv_sender *a)
+/* A reader's ring of its own, readable: the receiver copies into it what
+ * the reader may not read in place (the archive's bytes, what was
+ * committed after its grant). Never the writer's staging ring: a reader
+ * may run while the log is written. Deregistered when the session ends. */
+static void prepare_read_ring(struct recv_sender *a)
 {
-	const struct rs_pmem_target *t = a->adm->target;
 	struct rs_peer *peer = recv_exposure_peer(a->adm->exposure);
 	struct rs_error err = {0};
-	bool archived = recv_rotation_first(a->adm->rotation) <
-			recv_rotation_base(a->adm->rotation);
-	if (!rs_mr_reg(peer, t->base + t->start, t->end - t->start,
-		       RS_MR_REMOTE_READ, &a->read_mr, &err) &&
-	    !archived)
-		return;
-	if (!a->read_mr)
-		rs_verbose("no remote read of the pool for %s's verify (%s); "
-			   "reading through a ring of its own",
-			   a->s.peer, err.msg);
 	uint64_t len = recv_exposure_ring_len(&a->adm->cfg->exposure);
 	if (posix_memalign((void **)&a->read_ring, 4096, len))
 		return;
@@ -166,12 +154,30 @@ static void prepare_read(struct recv_sender *a)
 	}
 }
 
+/* A reader reads in place the log's committed prefix as of its grant, no
+ * further: its registration ends there, so the NIC refuses a read of
+ * anything not committed yet (every device checks a region's range). */
+static void register_read_prefix(struct recv_sender *a, uint64_t committed)
+{
+	const struct rs_pmem_target *t = a->adm->target;
+	struct rs_error err = {0};
+	rs_mr_dereg(&a->read_mr);
+	if (committed <= t->start ||
+	    !rs_mr_reg(recv_exposure_peer(a->adm->exposure),
+		       t->base + t->start, committed - t->start,
+		       RS_MR_REMOTE_READ, &a->read_mr, &err))
+		return;
+	rs_verbose("no remote read of the pool for reader %s (%s); reading "
+		   "through a ring of its own",
+		   a->s.peer, err.msg);
+}
+
 /* A reading session is shown nothing it could write: no method, no key
  * to the pool's data range, its write offset or the staging ring. What it
  * reads is registered for reading only. */
-static void describe_read(const struct recv_sender *a,
-			  struct rs_accept_info *info)
+static void describe_read(struct recv_sender *a, struct rs_accept_info *info)
 {
+	register_read_prefix(a, info->write_offset_value);
 	info->peer_flags |= RS_PEER_READ_ONLY;
 	info->methods = 0;
 	info->data = (struct rs_mr_desc){0};
@@ -405,7 +411,7 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	a->rules = h->rules;
 	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
 	if (!is_writer(&h->req))
-		prepare_read(a);
+		prepare_read_ring(a);
 	struct recv_session_config cfg = session_config(a);
 	struct recv_session_link link = {
 	    a, link_check_auth, link_send_grant, link_reply,

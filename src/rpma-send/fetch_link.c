@@ -215,8 +215,9 @@ static int post_chunk(struct fetch_link *l, const struct fetch_log *st,
 		      unsigned i, bool *from_pool, struct rs_error *err)
 {
 	const struct fetch_chunk *c = &l->chunks[i];
-	bool readable = l->grant->data_read.length != 0;
-	if (fetch_from_pool(st, c->pos, readable)) {
+	struct read_prefix readable = {.base = l->grant->log_base,
+					  .len = l->grant->data_read.length};
+	if (fetch_from_pool(st, &readable, c->pos, c->len)) {
 		*from_pool = true;
 		return read_into(l, i, c->at, &l->grant->data_read,
 				 c->pos - st->base, c->len, err);

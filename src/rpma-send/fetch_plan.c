@@ -17,10 +17,10 @@ enum fetch_verdict fetch_check(const struct fetch_log *l, uint64_t content,
 	return FETCH_GO;
 }
 
-bool fetch_from_pool(const struct fetch_log *l, uint64_t pos,
-		     bool pool_readable)
+bool fetch_from_pool(const struct fetch_log *l, const struct read_prefix *r,
+		     uint64_t pos, uint64_t len)
 {
-	return pool_readable && pos >= l->base;
+	return l->base == r->base && read_prefix_covers(r, pos, len);
 }
 
 uint32_t fetch_chunk_len(const struct fetch_log *l, uint64_t pos, uint64_t end,

@@ -9,6 +9,8 @@
 #ifndef SEND_FETCH_PLAN_H
 #define SEND_FETCH_PLAN_H
 
+#include "read_prefix.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,9 +43,10 @@ uint64_t fetch_start_at(const struct fetch_start *s, const struct fetch_log *l);
 enum fetch_verdict fetch_check(const struct fetch_log *l, uint64_t content,
 			       uint64_t pos);
 
-/* Whether the byte at pos is read straight from the pool. */
-bool fetch_from_pool(const struct fetch_log *l, uint64_t pos,
-		     bool pool_readable);
+/* Whether the len bytes at pos are read straight from the pool: all of
+ * them in the readable prefix, the pool not started over since. */
+bool fetch_from_pool(const struct fetch_log *l, const struct read_prefix *r,
+		     uint64_t pos, uint64_t len);
 
 /* The length of the chunk at pos, at most chunk bytes, not past end and
  * not across the pool's start (a chunk comes from one place). */

@@ -1,6 +1,7 @@
 #include "verify_rdma.h"
 
 #include "error.h"
+#include "read_prefix.h"
 #include "rdma/mr.h"
 #include "session/session.h"
 
@@ -93,16 +94,18 @@ static int link_post_hash(void *ctx, uint64_t id, uint64_t log_offset,
 	return post_message(ctx, RS_MSG_HASH, id, log_offset, len, err);
 }
 
-/* From the pool where it is readable, else (or for the archive's bytes)
- * through the ring: the receiver copies the range into id's ring slot
- * first. */
+/* From the pool where it is readable (its committed prefix when granted),
+ * else (the archive's bytes, any committed since) through the ring: the
+ * receiver copies the range into id's ring slot first. */
 static int link_post_read(void *ctx, uint64_t id, uint64_t log_offset,
 			  uint64_t len, struct rs_error *err)
 {
 	struct verify_rdma *l = ctx;
-	if (l->grant->data_read.length && log_offset >= l->grant->log_base)
+	struct read_prefix readable = {.base = l->grant->log_base,
+				       .len = l->grant->data_read.length};
+	if (read_prefix_covers(&readable, log_offset, len))
 		return read_into(l, id, &l->grant->data_read,
-				 log_offset - l->grant->log_base, len, err);
+				 log_offset - readable.base, len, err);
 	return post_message(l, RS_MSG_READ_STAGE, id, log_offset, len, err);
 }
 

@@ -21,7 +21,7 @@ WRITER_CHUNKS+=$'\n'
 
 scenarios=(bad-magic bad-version short unknown-flags unknown-method bad-name
 	commit-out-of-range commit-not-contiguous staged-oversized
-	malformed-message write-outside reader-writes reader-truncates
+	malformed-message write-outside reader-writes reader-reads-ahead reader-truncates
 	writer-rewrites stale-session honest)
 
 # need FILE COUNT PATTERN: FILE has at least COUNT lines matching PATTERN.

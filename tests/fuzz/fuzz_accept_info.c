@@ -107,9 +107,9 @@ static bool grant_sound(const struct rs_accept_info *a)
 	if (apm && (a->write_offset.length != 8 ||
 		    !(a->peer_flags & RS_PEER_DIRECT_WRITE_TO_PMEM)))
 		return false;
-	/* Verify's readable region, when granted, is the log, exactly. */
+	/* A reader's readable region, when granted, is a prefix of the log. */
 	if (a->data_read.length != 0 &&
-	    (a->data_read.length != end - start ||
+	    (a->data_read.length > end - start ||
 	     !(a->data_read.usage & RS_MR_USAGE_READ_SRC)))
 		return false;
 	/* The readable ring has a slot per credit. */

@@ -927,6 +927,24 @@ static int write_verdict(const char *what, const struct outcome *o)
 	return ROGUE_SAFE;
 }
 
+/* A read of what the reader may not read: refused with a remote access
+ * error, as write_verdict. */
+static int read_verdict(const char *what, const struct outcome *o)
+{
+	if (o->write_done && o->write.ok) {
+		note("%s: READ SUCCEEDED past what was granted", what);
+		return ROGUE_UNSAFE;
+	}
+	if (!o->write_done || o->write.flushed ||
+	    strcmp(o->write.status, REMOTE_ACCESS_ERROR)) {
+		note("%s: %s, not a remote access error", what,
+		     o->write_done ? o->write.status : "no completion");
+		return ROGUE_UNSAFE;
+	}
+	note("%s: %s", what, o->write.status);
+	return ROGUE_SAFE;
+}
+
 /* On the open session, RDMA-writes dst.length bytes to dst, judges it by
  * write_verdict and closes the session. */
 static int write_judged(struct rogue *r, const char *name,
@@ -1041,6 +1059,53 @@ static int scenario_reader_writes(struct rogue *r, const char *arg)
 	note("a reader is shown nothing to write");
 	return overwrite_case(r, "a reader over the log's first byte",
 			      RS_CONNECT_VERIFY, &log, false);
+}
+
+/* RDMA-reads 16 bytes of src at offset into the payload area (its
+ * completion counted as the case's one RDMA operation, WR_WRITE). Its
+ * outcome in o. */
+static int read_awaited(struct rogue *r, const struct rs_mr_desc *src,
+			uint64_t offset, struct outcome *o)
+{
+	if (rs_conn_read(r->conn, r->mr, OFF_PAYLOAD, src, offset, 16,
+			 WR_WRITE, RS_POST_SIGNALED))
+		return -1;
+	await(r, o, REPLY_TIMEOUT_MS, WR_WRITE);
+	return 0;
+}
+
+/* A reader reads in place what was committed when it was granted, no
+ * further: shown exactly the committed bytes, its last 16 read back, the
+ * 16 after them (nothing committed there) get a remote access error. */
+static int scenario_reader_reads_ahead(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	char err[512];
+	if (session_open_as(r, RS_CONNECT_VERIFY, RS_METHOD_AUTO, err,
+			    sizeof(err)))
+		return cannot_run(r, "a reader", err);
+	struct rs_mr_desc log = r->info.data_read;
+	uint64_t committed = r->info.write_offset_value - r->info.start_offset;
+	if (log.length != committed || committed < 16) {
+		note("a reader may read %llu bytes in place; %llu are "
+		     "committed (16 at least needed)",
+		     (unsigned long long)log.length,
+		     (unsigned long long)committed);
+		rogue_close(r);
+		return log.length > committed ? ROGUE_UNSAFE : ROGUE_NORUN;
+	}
+	struct outcome o;
+	if (read_awaited(r, &log, log.length - 16, &o) || !o.write_done ||
+	    !o.write.ok)
+		return cannot_run(r, "the last committed bytes", "not read");
+	note("a reader read its last 16 committed bytes");
+	struct rs_mr_desc ahead = {
+	    .addr = log.addr + log.length, .length = 16, .rkey = log.rkey};
+	if (read_awaited(r, &ahead, 0, &o))
+		return cannot_run(r, "past the committed bytes", POST_LOST);
+	int rc = read_verdict("a reader 16 bytes past the committed ones", &o);
+	rogue_close(r);
+	return rc;
 }
 
 /* A reader asks to truncate, to replace, to take over: malformed. */
@@ -1328,6 +1393,8 @@ static const struct scenario {
      "RDMA writes outside the granted regions"},
     {"reader-writes", scenario_reader_writes,
      "a reader is shown nothing to write; its write over the log fails"},
+    {"reader-reads-ahead", scenario_reader_reads_ahead,
+     "a reader reads its last committed bytes, then 16 bytes past them"},
     {"reader-truncates", scenario_reader_truncates,
      "connect to verify and truncate or replace"},
     {"rewrite-committed", scenario_rewrite_committed,

@@ -185,7 +185,7 @@ static void accept_rejects_bad_fields(void **state)
 	i.peer_flags = 0; /* APM without direct write to PMem */
 	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
-	i.data_read.length = 4096; /* readable region not the log */
+	i.data_read.length = i.data.length + 1; /* readable past the log */
 	assert_int_equal(decode_mutated(i), RS_E_MALFORMED);
 	i = valid_info();
 	i.data_read.usage = RS_MR_USAGE_WRITE_DST;
@@ -235,6 +235,10 @@ static void accept_read_only_grant(void **state)
 	memset(&i.write_offset, 0, sizeof(i.write_offset));
 	memset(&i.staging, 0, sizeof(i.staging));
 	assert_int_equal(decode_mutated(i), 0);
+	/* Readable in place: the committed prefix, any of the log. */
+	struct rs_accept_info prefix = i;
+	prefix.data_read.length = 4096;
+	assert_int_equal(decode_mutated(prefix), 0);
 	struct rs_accept_info bad = i;
 	bad.methods = RS_METHOD_BIT(RS_METHOD_STAGED);
 	assert_int_equal(decode_mutated(bad), RS_E_MALFORMED);

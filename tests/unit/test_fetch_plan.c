@@ -35,9 +35,19 @@ static void what_a_state_means(void **state)
 static void chunks_come_from_one_place(void **state)
 {
 	(void)state;
-	assert_false(fetch_from_pool(&log_, 299, true));
-	assert_true(fetch_from_pool(&log_, 300, true));
-	assert_false(fetch_from_pool(&log_, 400, false)); /* no read grant */
+	/* The grant let the reader read 150 bytes of the pool in place. */
+	struct read_prefix prefix = {.base = 300, .len = 150}, none = {0};
+	assert_false(fetch_from_pool(&log_, &prefix, 299, 1));
+	assert_true(fetch_from_pool(&log_, &prefix, 300, 150));
+	assert_true(fetch_from_pool(&log_, &prefix, 440, 10));
+	/* Committed after the grant: through the ring. */
+	assert_false(fetch_from_pool(&log_, &prefix, 440, 11));
+	assert_false(fetch_from_pool(&log_, &prefix, 450, 1));
+	assert_false(fetch_from_pool(&log_, &none, 400, 1)); /* no read grant */
+	/* The pool started over since the grant: its prefix is other bytes. */
+	struct fetch_log rotated = log_;
+	rotated.base = 400;
+	assert_false(fetch_from_pool(&rotated, &prefix, 400, 1));
 	/* An archived chunk stops at the pool's start. */
 	assert_int_equal(fetch_chunk_len(&log_, 250, 500, 64), 50);
 	assert_int_equal(fetch_chunk_len(&log_, 200, 500, 64), 64);

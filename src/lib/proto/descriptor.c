@@ -259,8 +259,9 @@ static int accept_log_regions_check(const struct rs_accept_info *info,
 	    !(info->peer_flags & RS_PEER_DIRECT_WRITE_TO_PMEM))
 		return malformed(err,
 				 "APM offered without direct write to PMem");
+	/* A reader's is the committed prefix when it was granted. */
 	if (info->data_read.length != 0 &&
-	    (info->data_read.length != data_len ||
+	    (info->data_read.length > data_len ||
 	     !(info->data_read.usage & RS_MR_USAGE_READ_SRC)))
 		return malformed(err,
 				 "readable data region does not match the log");

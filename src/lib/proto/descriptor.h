@@ -93,7 +93,8 @@ struct rs_accept_info {
 	struct rs_mr_desc data;		/* the pool's data range */
 	struct rs_mr_desc write_offset; /* the 8-byte write-offset word (APM) */
 	struct rs_mr_desc staging;	/* the DRAM staging ring (staged) */
-	struct rs_mr_desc data_read;	/* the log, readable: verify only */
+	struct rs_mr_desc data_read;	/* the log's committed prefix, readable:
+					 * readers only */
 	struct rs_mr_desc staging_read; /* the ring, readable: verify only */
 	uint32_t staging_slot_size;	/* bytes per ring slot */
 	uint64_t start_offset; /* log geometry, absolute file offsets */
