@@ -14,8 +14,9 @@
 /* Whether writers reach the pool through memory windows on this device:
  * when it binds them and the user did not turn them off (to measure what
  * they cost). An append-only log needs windows that keep to their range;
- * where they do not, it is written by the staged method only. */
-static bool windows_wanted(const struct recv_exposure *e)
+ * where they do not, it is written by the staged method only. Notes in
+ * windows_bounded whether the device keeps them to their range. */
+static bool windows_wanted(struct recv_exposure *e)
 {
 	const char *env = getenv("RPMA_RECV_WINDOWS");
 	const char *path = e->target->path;
@@ -32,8 +33,9 @@ static bool windows_wanted(const struct recv_exposure *e)
 			: "its writers can rewrite what they committed");
 		return false;
 	}
-	if (rs_peer_windows_bounded(e->peer))
-		return true; /* windows_bounded, set by the caller */
+	e->windows_bounded = rs_peer_windows_bounded(e->peer);
+	if (e->windows_bounded)
+		return true;
 	rs_verbose(
 	    "the RDMA device of %s does not keep a memory window's "
 	    "accesses inside its range (Soft-RoCE): %s",
@@ -98,8 +100,8 @@ static void register_pool(struct recv_exposure *e, bool apm_possible)
 {
 	const struct rs_pmem_target *t = e->target;
 	struct rs_error err = {0};
+	e->windows_bounded = false;
 	e->windows = windows_wanted(e);
-	e->windows_bounded = e->windows && rs_peer_windows_bounded(e->peer);
 	if (e->cfg.append_only && !e->windows)
 		return;
 	unsigned access = RS_MR_REMOTE_WRITE;

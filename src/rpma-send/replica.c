@@ -10,8 +10,8 @@
 #include "send_method.h"
 #include "session/session.h"
 #include "stats.h"
+#include "stop_for_tests.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,18 +221,6 @@ static void take_key(struct replica *r, const struct rs_msg *reply)
 	r->key_heard_ns = send_stats_now_ns();
 }
 
-/* The tests' knob: RPMA_SEND_STOP_AT=NAME stops (SIGSTOP) the first time
- * the sender gets to NAME, so that a test can fail the link there. */
-static void stop_for_tests_once(const char *name)
-{
-	static bool stopped;
-	const char *stop = getenv("RPMA_SEND_STOP_AT");
-	if (!stopped && stop && !strcmp(stop, name)) {
-		stopped = true;
-		raise(SIGSTOP);
-	}
-}
-
 /* Whether its receiver grants windows to the method in use. */
 static bool windowed(const struct replica *r)
 {
@@ -275,7 +263,7 @@ int replica_started(struct replica *r)
 	r->window_key = r->key_named = 0;
 	if (!windowed(r))
 		return 0;
-	stop_for_tests_once("window-asking");
+	send_stop_for_tests_once("window-asking");
 	return ask_window(r);
 }
 

@@ -5,10 +5,10 @@
 #include "error.h"
 #include "input.h"
 #include "stats.h"
+#include "stop_for_tests.h"
 #include "verifier.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -88,14 +88,9 @@ static int check_and_send(const struct ship_config *cfg, struct send_input *in,
 	uint64_t held = 0;
 	int rc = check_prefix(cfg, in, &held);
 	*checked = rc == 0;
-	/* The tests' knob: stop (once) between the check and the send, so
-	 * that a test can make the log grow there. */
-	static bool stopped;
-	const char *stop = getenv("RPMA_SEND_STOP_AT");
-	if (!rc && !stopped && stop && strcmp(stop, "resume-checked") == 0) {
-		stopped = true;
-		raise(SIGSTOP);
-	}
+	/* between the check and the send: a test makes the log grow here */
+	if (!rc)
+		send_stop_for_tests_once("resume-checked");
 	if (!rc && lseek(in->fd, (off_t)held, SEEK_SET) < 0) {
 		rs_err("cannot seek in %s: %s", in->name, strerror(errno));
 		rc = RS_E_IO;
