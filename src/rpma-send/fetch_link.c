@@ -216,7 +216,7 @@ static int post_chunk(struct fetch_link *l, const struct fetch_log *st,
 {
 	const struct fetch_chunk *c = &l->chunks[i];
 	struct read_prefix readable = {.base = l->grant->log_base,
-					  .len = l->grant->data_read.length};
+				       .len = l->grant->data_read.length};
 	if (fetch_from_pool(st, &readable, c->pos, c->len)) {
 		*from_pool = true;
 		return read_into(l, i, c->at, &l->grant->data_read,

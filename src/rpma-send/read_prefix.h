@@ -14,8 +14,8 @@ struct read_prefix {
 };
 
 /* Whether all of [pos, pos + len) lies in the prefix. */
-static inline bool read_prefix_covers(const struct read_prefix *r,
-				      uint64_t pos, uint64_t len)
+static inline bool read_prefix_covers(const struct read_prefix *r, uint64_t pos,
+				      uint64_t len)
 {
 	return r->len && pos >= r->base && pos - r->base <= r->len &&
 	       len <= r->len - (pos - r->base);

@@ -1,8 +1,8 @@
 #include "verify_rdma.h"
 
 #include "error.h"
-#include "read_prefix.h"
 #include "rdma/mr.h"
+#include "read_prefix.h"
 #include "session/session.h"
 
 #include <errno.h>
