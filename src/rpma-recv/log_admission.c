@@ -163,9 +163,9 @@ static void register_read_prefix(struct recv_sender *a, uint64_t committed)
 	struct rs_error err = {0};
 	rs_mr_dereg(&a->read_mr);
 	if (committed <= t->start ||
-	    !rs_mr_reg(recv_exposure_peer(a->adm->exposure),
-		       t->base + t->start, committed - t->start,
-		       RS_MR_REMOTE_READ, &a->read_mr, &err))
+	    !rs_mr_reg(recv_exposure_peer(a->adm->exposure), t->base + t->start,
+		       committed - t->start, RS_MR_REMOTE_READ, &a->read_mr,
+		       &err))
 		return;
 	rs_verbose("no remote read of the pool for reader %s (%s); reading "
 		   "through a ring of its own",
