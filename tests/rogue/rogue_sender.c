@@ -1067,8 +1067,8 @@ static int scenario_reader_writes(struct rogue *r, const char *arg)
 static int read_awaited(struct rogue *r, const struct rs_mr_desc *src,
 			uint64_t offset, struct outcome *o)
 {
-	if (rs_conn_read(r->conn, r->mr, OFF_PAYLOAD, src, offset, 16,
-			 WR_WRITE, RS_POST_SIGNALED))
+	if (rs_conn_read(r->conn, r->mr, OFF_PAYLOAD, src, offset, 16, WR_WRITE,
+			 RS_POST_SIGNALED))
 		return -1;
 	await(r, o, REPLY_TIMEOUT_MS, WR_WRITE);
 	return 0;
