@@ -1047,18 +1047,29 @@ static int overwrite_case(struct rogue *r, const char *name, uint8_t flags,
 	return write_judged(r, name, &dst);
 }
 
-/* A reader writes into the committed bytes with the key it reads them
- * with (the only one it is shown). */
+/* A reader writes with each key it is shown (it is shown no other): over
+ * the committed bytes with the one it reads them with, over its ring with
+ * the ring's. */
 static int scenario_reader_writes(struct rogue *r, const char *arg)
 {
 	(void)arg;
+	char err[512];
 	struct rs_mr_desc log;
 	int rc = reader_learn(r, &log);
 	if (rc)
 		return rc;
 	note("a reader is shown nothing to write");
-	return overwrite_case(r, "a reader over the log's first byte",
-			      RS_CONNECT_VERIFY, &log, false);
+	rc = overwrite_case(r, "a reader over the log's first byte",
+			    RS_CONNECT_VERIFY, &log, false);
+	if (session_open_as(r, RS_CONNECT_VERIFY, RS_METHOD_AUTO, err,
+			    sizeof(err)))
+		return worse(rc, cannot_run(r, "a reader's ring", err));
+	struct rs_mr_desc ring = r->info.staging_read;
+	if (!ring.length)
+		return worse(rc,
+			     cannot_run(r, "a reader's ring", "none shown"));
+	ring.length = 16;
+	return worse(rc, write_judged(r, "a reader over its own ring", &ring));
 }
 
 /* RDMA-reads 16 bytes of src at offset into the payload area (its
