@@ -337,8 +337,9 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 		fleet_lose(f, r, now);
 		return;
 	}
-	/* Not hearing back within the peer timeout counts as lost, as the
-	 * receiver counts us. */
+	/* Not hearing back within half the peer timeout counts as lost
+	 * (replica_silent): back before the receiver gives our session up,
+	 * we take it over. */
 	uint64_t silent;
 	if (replica_silent(r, f->w, now, &silent)) {
 		rs_verbose("no answer from %s for %llu ms", replica_label(r),

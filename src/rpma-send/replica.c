@@ -620,11 +620,15 @@ static uint64_t oldest_unanswered(const struct replica *r,
 	return since;
 }
 
+/* Half the receiver's peer timeout: it answers a keepalive (sent a quarter
+ * after our last word) at once, and a link that comes back in time finds
+ * our session still there to take over: the receiver waits it whole. */
 bool replica_silent(const struct replica *r, const struct send_window *w,
 		    uint64_t now_ns, uint64_t *for_ns)
 {
 	uint64_t since = oldest_unanswered(r, w);
-	if (!since || now_ns <= since || now_ns - since < r->peer_timeout_ns)
+	if (!since || now_ns <= since ||
+	    now_ns - since < r->peer_timeout_ns / 2)
 		return false;
 	*for_ns = now_ns - since;
 	return true;

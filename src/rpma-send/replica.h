@@ -147,8 +147,8 @@ uint64_t replica_keepalive_at(const struct replica *r);
 /* Non-zero: the connection is lost. */
 int replica_send_keepalive(struct replica *r, uint64_t now_ns);
 /* A silent link (a cable pulled, a host gone) reports no error for a long
- * time: true when the receiver has not answered for its peer timeout or
- * longer (*for_ns: how long). */
+ * time: true when the receiver has not answered for half its peer timeout
+ * or longer (*for_ns: how long). */
 bool replica_silent(const struct replica *r, const struct send_window *w,
 		    uint64_t now_ns, uint64_t *for_ns);
 
