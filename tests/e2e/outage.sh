@@ -119,10 +119,12 @@ chmod 600 "$wrong"
 # rxe port goes down), while the receiver still holds the session. After it
 # the test bed's veth takes no new connection (see link_down), so the
 # reconnect goes over lo, and no case may follow this one. The peer timeout
-# is twice the default: the sender's reconnect must beat it for a takeover,
-# and a sender whose writes did not fail at once notices the outage only by
-# silence (after half the peer timeout), then a first attempt caught by the
-# outage may wait its connect timeout (5 s).
+# is twice the default: the sender's reconnect must beat it for a takeover.
+# A sender whose batches were all in flight when the link went down posts
+# nothing more, gets no error and notices the outage only by silence (after
+# half the peer timeout: before, both ends timed out together and CI twice
+# saw the receiver free the log first); a first attempt caught by the
+# outage may then wait its connect timeout (5 s).
 start_case "with --auth-key: after the link went down the sender takes its session over at once; a stranger and a wrong key get nothing"
 if start_recv "$WORK/recv.log" --peer-timeout 20 --auth-key "$key" "$pool"; then
 	start_fed_sender "$input" -v --auth-key "$key" --retry 40 --truncate=in-place "$RECV_IP"
