@@ -168,7 +168,8 @@ static bool keepalive(struct recv_session *s, const struct rs_msg *req,
 		close_with(s, "refused request");
 		return false;
 	}
-	if (req->key == s->keys.newest)
+	if (req->key == s->keys.newest &&
+	    recv_window_keys_behind(&s->keys, head_of(&s->cfg)))
 		return window_to_head(s, false, reply);
 	reply->key = s->keys.newest;
 	return true;

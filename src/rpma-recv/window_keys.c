@@ -28,9 +28,16 @@ void recv_window_keys_bound(struct recv_window_keys *k, uint32_t key,
 	k->before = reset ? 0 : k->newest;
 	k->before_head = k->newest_head;
 	k->before_ns = k->newest_ns;
+	k->before_at = k->newest_at;
 	k->newest = key;
 	k->newest_head = reach;
 	k->newest_ns = now;
+	k->newest_at = head;
+}
+
+bool recv_window_keys_behind(const struct recv_window_keys *k, uint64_t head)
+{
+	return k->before && k->before_at < head;
 }
 
 void recv_window_keys_end(struct recv_window_keys *k, uint64_t head,

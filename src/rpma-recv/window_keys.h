@@ -13,6 +13,7 @@
 struct recv_window_keys {
 	uint32_t newest, before;	   /* 0: none */
 	uint64_t newest_head, before_head; /* where each reaches from */
+	uint64_t newest_at, before_at;	   /* the log's head when bound */
 	uint64_t newest_ns, before_ns;
 	uint64_t reach_bytes_max, reach_ns_max;
 };
@@ -28,6 +29,12 @@ bool recv_window_keys_holds(const struct recv_window_keys *k, uint32_t key);
 void recv_window_keys_bound(struct recv_window_keys *k, uint32_t key,
 			    bool reset, uint64_t reach, uint64_t head,
 			    uint64_t now);
+
+/* Whether moving the window of the key before up to head would take
+ * committed bytes out of reach: it was bound below head. A paused writer
+ * names its newest key once; a second keepalive finds nothing to move
+ * (else every answer's new key would ask for the next, without end). */
+bool recv_window_keys_behind(const struct recv_window_keys *k, uint64_t head);
 
 /* The windows go (the session ends) with the log's head at head. */
 void recv_window_keys_end(struct recv_window_keys *k, uint64_t head,

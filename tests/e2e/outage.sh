@@ -66,7 +66,12 @@ else
 fi
 end_case
 
-start_case "an idle sender keeps its session, then ships more"
+# cpu_ms PID: the CPU time PID has used, in milliseconds (all its threads).
+cpu_ms() {
+	awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
+}
+
+start_case "an idle sender keeps its session without spinning, then ships more"
 if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo"
@@ -75,7 +80,15 @@ if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
 	send_pid=$SPAWN_PID
 	echo "before the quiet night" >&7
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
+	nap 1 # its first commit answered, its key named
+	s0=$(cpu_ms "$send_pid") r0=$(cpu_ms "$RECV_PID")
 	nap 12 # six peer timeouts without a byte to send
+	s1=$(cpu_ms "$send_pid") r1=$(cpu_ms "$RECV_PID")
+	# Idle, each end wakes for a keepalive every half second here: a few
+	# ms of CPU. 1.2 s (a tenth of a core) is a loop, not a keepalive.
+	log "idle for 12 s: sender $((s1 - s0)) ms of CPU, receiver $((r1 - r0)) ms"
+	[ $((s1 - s0)) -lt 1200 ] || fail "the idle sender used $((s1 - s0)) ms of CPU in 12 s"
+	[ $((r1 - r0)) -lt 1200 ] || fail "the idle receiver used $((r1 - r0)) ms of CPU in 12 s"
 	echo "the next morning" >&7
 	exec 7>&-
 	reap "$send_pid"

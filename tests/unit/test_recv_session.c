@@ -421,6 +421,41 @@ static void commits_move_the_windows_up(void **state)
 	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 500);
 }
 
+/* A stream that pauses names its newest key: the window of the one before
+ * moves past what was committed and its new key comes back. Naming that
+ * one moves nothing (both windows start at the head): the same key comes
+ * back, so an idle writer's keepalives do not chase new keys. */
+static void a_pause_moves_the_windows_once(void **state)
+{
+	struct fixture *f = *state;
+	start_windowed(f, false, &recv_method_gpspm, true);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg w = {.type = RS_MSG_WINDOW};
+	recv_session_on_message(&f->s, 0, &w, 1200);
+	struct rs_msg m = commit_of(f, 1, 100);
+	m.key = handed_key(f);
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	uint32_t k2 = handed_key(f);
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 2, .key = k2};
+	recv_session_on_message(&f->s, 0, &ka, 1210);
+	assert_int_equal(f->link.last_reply.type, RS_MSG_KEEPALIVE_DONE);
+	uint32_t k3 = handed_key(f);
+	assert_int_not_equal(k3, k2);
+	assert_int_equal(f->link.moves, 3);
+	assert_int_equal(f->link.head[0], f->t.start + 100);
+	assert_int_equal(f->link.head[1], f->t.start + 100);
+	for (uint32_t seq = 3; seq < 6; seq++) {
+		ka = (struct rs_msg){
+		    .type = RS_MSG_KEEPALIVE, .seq = seq, .key = k3};
+		recv_session_on_message(&f->s, 0, &ka, 1220);
+		assert_int_equal(f->link.last_reply.type,
+				 RS_MSG_KEEPALIVE_DONE);
+		assert_int_equal(handed_key(f), k3);
+	}
+	assert_int_equal(f->link.moves, 3);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+}
+
 /* A key where none was handed out, or none where one was, is refused. */
 static void commit_keys_must_match_the_grant(void **state)
 {
@@ -477,6 +512,8 @@ int main(void)
 		a_windowed_writer_gets_a_key_over_the_tail, setup, teardown),
 	    cmocka_unit_test_setup_teardown(commits_move_the_windows_up, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(a_pause_moves_the_windows_once,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(commit_keys_must_match_the_grant,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(commits_by_its_method_only, setup,

@@ -32,6 +32,22 @@ static void the_newest_and_the_one_before(void **state)
 	assert_true(recv_window_keys_holds(&k, 10));
 }
 
+/* Moving the window of the key before helps only while it was bound
+ * below the head: on a rxe-like device too, where each reaches from its
+ * region's start (reach), not from the head it was bound at. */
+static void only_a_window_bound_below_the_head_moves(void **state)
+{
+	(void)state;
+	struct recv_window_keys k = {0};
+	recv_window_keys_bound(&k, 7, true, 0, 1000, 10);
+	assert_false(recv_window_keys_behind(&k, 1000)); /* none before */
+	recv_window_keys_bound(&k, 8, false, 0, 1100, 20);
+	assert_true(recv_window_keys_behind(&k, 1100)); /* 7's at 1000 */
+	recv_window_keys_bound(&k, 9, false, 0, 1100, 30);
+	assert_false(recv_window_keys_behind(&k, 1100)); /* 8's at 1100 */
+	assert_true(recv_window_keys_behind(&k, 1200));
+}
+
 /* The window that moves covered [where it was bound, head) since then;
  * a reset (nothing in flight, the head moved back) measures nothing. */
 static void reach_is_measured_when_a_window_moves(void **state)
@@ -90,6 +106,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(the_newest_and_the_one_before),
+	    cmocka_unit_test(only_a_window_bound_below_the_head_moves),
 	    cmocka_unit_test(reach_is_measured_when_a_window_moves),
 	    cmocka_unit_test(the_end_counts_what_both_covered),
 	    cmocka_unit_test(a_window_reaches_from_its_region),
