@@ -907,15 +907,17 @@ static bool bad_write_target(const struct rs_accept_info *in, enum bad_write b,
 		 ring->length == 0);
 }
 
-/* Safe only when the remote NIC refused the write with an access error. */
-static int write_verdict(const char *what, const struct outcome *o)
+/* Safe only when the remote NIC refused the case's RDMA operation (op:
+ * WRITE or READ) with an access error. */
+static int access_verdict(const char *what, const char *op,
+			  const struct outcome *o)
 {
 	if (!o->write_done) {
 		note("%s: no completion within %d ms", what, REPLY_TIMEOUT_MS);
 		return ROGUE_UNSAFE;
 	}
 	if (o->write.ok) {
-		note("%s: WRITE SUCCEEDED outside the granted region", what);
+		note("%s: %s SUCCEEDED outside the granted region", what, op);
 		return ROGUE_UNSAFE;
 	}
 	if (o->write.flushed || strcmp(o->write.status, REMOTE_ACCESS_ERROR)) {
@@ -927,26 +929,8 @@ static int write_verdict(const char *what, const struct outcome *o)
 	return ROGUE_SAFE;
 }
 
-/* A read of what the reader may not read: refused with a remote access
- * error, as write_verdict. */
-static int read_verdict(const char *what, const struct outcome *o)
-{
-	if (o->write_done && o->write.ok) {
-		note("%s: READ SUCCEEDED past what was granted", what);
-		return ROGUE_UNSAFE;
-	}
-	if (!o->write_done || o->write.flushed ||
-	    strcmp(o->write.status, REMOTE_ACCESS_ERROR)) {
-		note("%s: %s, not a remote access error", what,
-		     o->write_done ? o->write.status : "no completion");
-		return ROGUE_UNSAFE;
-	}
-	note("%s: %s", what, o->write.status);
-	return ROGUE_SAFE;
-}
-
 /* On the open session, RDMA-writes dst.length bytes to dst, judges it by
- * write_verdict and closes the session. */
+ * access_verdict and closes the session. */
 static int write_judged(struct rogue *r, const char *name,
 			const struct rs_mr_desc *dst)
 {
@@ -964,7 +948,7 @@ static int write_judged(struct rogue *r, const char *name,
 	char what[128];
 	snprintf(what, sizeof(what), "%s (%u bytes at 0x%llx key 0x%x)", name,
 		 len, (unsigned long long)dst->addr, dst->rkey);
-	int rc = write_verdict(what, &o);
+	int rc = access_verdict(what, "WRITE", &o);
 	rogue_close(r);
 	return rc;
 }
@@ -1114,7 +1098,8 @@ static int scenario_reader_reads_ahead(struct rogue *r, const char *arg)
 	    .addr = log.addr + log.length, .length = 16, .rkey = log.rkey};
 	if (read_awaited(r, &ahead, 0, &o))
 		return cannot_run(r, "past the committed bytes", POST_LOST);
-	int rc = read_verdict("a reader 16 bytes past the committed ones", &o);
+	int rc = access_verdict("a reader 16 bytes past the committed ones",
+				"READ", &o);
 	rogue_close(r);
 	return rc;
 }
