@@ -175,9 +175,9 @@ static void register_read_prefix(struct recv_sender *a, uint64_t committed)
 /* A reading session is shown nothing it could write: no method, no key
  * to the pool's data range, its write offset or the staging ring. What it
  * reads is registered for reading only. */
-static void describe_read(struct recv_sender *a, struct rs_accept_info *info)
+static void describe_read(const struct recv_sender *a,
+			  struct rs_accept_info *info)
 {
-	register_read_prefix(a, info->write_offset_value);
 	info->peer_flags |= RS_PEER_READ_ONLY;
 	info->methods = 0;
 	info->data = (struct rs_mr_desc){0};
@@ -216,9 +216,10 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 		info->peer_flags |= RS_PEER_ARCHIVE;
 	info->token = a->token;
 	info->peer_timeout_ms = adm->cfg->peer_timeout_ms;
-	if (a->req.flags & RS_CONNECT_VERIFY)
+	if (a->req.flags & RS_CONNECT_VERIFY) {
+		register_read_prefix(a, info->write_offset_value);
 		describe_read(a, info);
-	else if (windowed(a))
+	} else if (windowed(a))
 		describe_windows(info);
 	rs_verbose("sender %s connected at write offset %llu", a->s.peer,
 		   (unsigned long long)info->write_offset_value);

@@ -215,8 +215,7 @@ static int post_chunk(struct fetch_link *l, const struct fetch_log *st,
 		      unsigned i, bool *from_pool, struct rs_error *err)
 {
 	const struct fetch_chunk *c = &l->chunks[i];
-	struct read_prefix readable = {.base = l->grant->log_base,
-				       .len = l->grant->data_read.length};
+	struct read_prefix readable = read_prefix_of(l->grant);
 	if (fetch_from_pool(st, &readable, c->pos, c->len)) {
 		*from_pool = true;
 		return read_into(l, i, c->at, &l->grant->data_read,

@@ -5,6 +5,8 @@
 #ifndef SEND_READ_PREFIX_H
 #define SEND_READ_PREFIX_H
 
+#include "proto/descriptor.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -12,6 +14,14 @@ struct read_prefix {
 	uint64_t base; /* the log position of the pool's first byte then */
 	uint64_t len;  /* bytes readable from there (0: none) */
 };
+
+/* What a reader's grant lets it read in place. */
+static inline struct read_prefix
+read_prefix_of(const struct rs_accept_info *grant)
+{
+	return (struct read_prefix){.base = grant->log_base,
+				    .len = grant->data_read.length};
+}
 
 /* Whether all of [pos, pos + len) lies in the prefix. */
 static inline bool read_prefix_covers(const struct read_prefix *r, uint64_t pos,

@@ -101,8 +101,7 @@ static int link_post_read(void *ctx, uint64_t id, uint64_t log_offset,
 			  uint64_t len, struct rs_error *err)
 {
 	struct verify_rdma *l = ctx;
-	struct read_prefix readable = {.base = l->grant->log_base,
-				       .len = l->grant->data_read.length};
+	struct read_prefix readable = read_prefix_of(l->grant);
 	if (read_prefix_covers(&readable, log_offset, len))
 		return read_into(l, id, &l->grant->data_read,
 				 log_offset - readable.base, len, err);
