@@ -126,16 +126,23 @@ else
 fi
 end_case
 
+# sender_ends_whole PID LOG SAID FILE: the sender PID (its stderr in LOG)
+# ends with 0 having said SAID (a pattern), the receiver stops, and the log
+# is FILE.
+sender_ends_whole() {
+	reap "$1"
+	[ "$REAP_RC" = 0 ] || fail "the sender exited $REAP_RC: $(cat "$2")"
+	grep -q "$3" "$2" || fail "the sender did not say '$3': $(cat "$2")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$pool" "$4"
+}
+
 # resume_ends_whole FILE HELD: the receiver back, the --resume of FILE
 # (resume_pid) ends with 0 after finding HELD bytes there, and the log is FILE.
 resume_ends_whole() {
 	if start_recv "$WORK/recv.log" "$pool"; then
-		reap "$resume_pid"
-		[ "$REAP_RC" = 0 ] || fail "--resume --retry exited $REAP_RC: $(cat "$WORK/resume.log")"
-		grep -q "holds the first $2 bytes" "$WORK/resume.log" || fail "$(cat "$WORK/resume.log")"
-		kill -TERM "$RECV_PID"
-		wait_recv
-		check_pool "$pool" "$1"
+		sender_ends_whole "$resume_pid" "$WORK/resume.log" "holds the first $2 bytes" "$1"
 	else
 		fail "receiver did not start again"
 	fi
@@ -229,12 +236,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	reap "$RECV_PID"
 	start_recv "$WORK/recv.log" "$pool" || fail "the receiver did not start again"
 	kill -CONT "$win_pid"
-	reap "$win_pid"
-	[ "$REAP_RC" = 0 ] || fail "the sender exited $REAP_RC: $(cat "$WORK/win.log")"
-	grep -q "reconnected to" "$WORK/win.log" || fail "no reconnection: $(cat "$WORK/win.log")"
-	kill -TERM "$RECV_PID"
-	wait_recv
-	check_pool "$pool" "$WORK/win.in"
+	sender_ends_whole "$win_pid" "$WORK/win.log" "reconnected to" "$WORK/win.in"
 else
 	fail "receiver did not start"
 fi

@@ -378,17 +378,24 @@ static void a_windowed_writer_gets_a_key_over_the_tail(void **state)
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 }
 
+/* A windowed gpspm writer, connected, that asked for its first key: the
+ * key. */
+static uint32_t windowed_writer_keyed(struct fixture *f)
+{
+	start_windowed(f, false, &recv_method_gpspm, true);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg w = {.type = RS_MSG_WINDOW};
+	recv_session_on_message(&f->s, 0, &w, 1200);
+	return handed_key(f);
+}
+
 /* Batches in flight still carry the key before the newest; a commit on
  * the newest moves the other window up to the new head, so what is
  * committed leaves the writer's reach; a key two moves old is refused. */
 static void commits_move_the_windows_up(void **state)
 {
 	struct fixture *f = *state;
-	start_windowed(f, false, &recv_method_gpspm, true);
-	recv_session_on_established(&f->s, 1100);
-	struct rs_msg w = {.type = RS_MSG_WINDOW};
-	recv_session_on_message(&f->s, 0, &w, 1200);
-	uint32_t k1 = handed_key(f);
+	uint32_t k1 = windowed_writer_keyed(f);
 	struct rs_msg m = commit_of(f, 1, 100);
 	m.key = k1;
 	recv_session_on_message(&f->s, 0, &m, 1200);
@@ -428,12 +435,9 @@ static void commits_move_the_windows_up(void **state)
 static void a_pause_moves_the_windows_once(void **state)
 {
 	struct fixture *f = *state;
-	start_windowed(f, false, &recv_method_gpspm, true);
-	recv_session_on_established(&f->s, 1100);
-	struct rs_msg w = {.type = RS_MSG_WINDOW};
-	recv_session_on_message(&f->s, 0, &w, 1200);
+	uint32_t k1 = windowed_writer_keyed(f);
 	struct rs_msg m = commit_of(f, 1, 100);
-	m.key = handed_key(f);
+	m.key = k1;
 	recv_session_on_message(&f->s, 0, &m, 1200);
 	uint32_t k2 = handed_key(f);
 	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 2, .key = k2};
