@@ -1,9 +1,9 @@
 #include "pool_kind.h"
 
 #include "cli/size.h"
+#include "pmdk_log.h"
 
 #include <errno.h>
-#include <libpmemlog.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -65,7 +65,7 @@ int recv_pool_kind_check(const char *path, struct rs_error *err)
 	if (stat(path, &st) != 0)
 		/* absent or unreadable: the opener says which */
 		return errno == ENOENT ? dangling_link(path, err) : 0;
-	if (S_ISREG(st.st_mode) && st.st_size >= (off_t)PMEMLOG_MIN_POOL)
+	if (S_ISREG(st.st_mode) && st.st_size >= (off_t)RECV_PMDK_LOG_MIN_POOL)
 		return 0;
 	if (S_ISCHR(st.st_mode) && is_device_dax(&st))
 		return 0;

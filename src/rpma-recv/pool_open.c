@@ -1,6 +1,7 @@
 #include "pool_open.h"
 
 #include "cli/size.h"
+#include "pmdk_log.h"
 #include "pool_kind.h"
 #include "pool_peek.h"
 
@@ -8,7 +9,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <libpmem2.h>
-#include <libpmemlog.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
@@ -45,7 +45,7 @@ static bool bad_block_check_denied(const char *pmdk_msg)
 static int explain_open_failure(const char *path, uint64_t create_size,
 				int open_errno, struct rs_error *err)
 {
-	const char *msg = pmemlog_errormsg();
+	const char *msg = recv_pmdk_log_errormsg();
 	if (open_errno == EWOULDBLOCK)
 		return rs_error_set(
 		    err, RS_E_BUSY, open_errno,
@@ -96,19 +96,19 @@ static int too_small(const char *path, uint64_t create_size,
 			    path, size);
 }
 
-static PMEMlogpool *pool_create(const char *path, uint64_t create_size,
-				bool device, struct rs_error *err)
+static struct recv_pmdk_log *pool_create(const char *path, uint64_t create_size,
+					 bool device, struct rs_error *err)
 {
-	if (!device && create_size < PMEMLOG_MIN_POOL) {
+	if (!device && create_size < RECV_PMDK_LOG_MIN_POOL) {
 		too_small(path, create_size, err);
 		return 0;
 	}
-	PMEMlogpool *plp =
-	    device ? pmemlog_create(path, 0, 0)
-		   : pmemlog_create(path, (size_t)create_size, 0600);
+	struct recv_pmdk_log *plp =
+	    device ? recv_pmdk_log_create(path, 0, 0)
+		   : recv_pmdk_log_create(path, (size_t)create_size, 0600);
 	if (plp)
 		return plp;
-	const char *msg = pmemlog_errormsg();
+	const char *msg = recv_pmdk_log_errormsg();
 	if (device && bad_block_check_denied(msg))
 		rs_error_set(
 		    err, RS_E_IO, errno,
@@ -168,10 +168,11 @@ static bool device_is_blank(const char *path)
 /* pmemlog_open, waiting up to POOL_BUSY_WAIT_MS while another program
  * holds libpmemlog's own lock on the pool (pmempool info or dump, at the
  * moment a receiver starts or restarts: that passes). */
-static PMEMlogpool *pool_open_waiting(const char *path, int *open_errno)
+static struct recv_pmdk_log *pool_open_waiting(const char *path,
+					       int *open_errno)
 {
 	for (int waited = 0;; waited += 100) {
-		PMEMlogpool *plp = pmemlog_open(path);
+		struct recv_pmdk_log *plp = recv_pmdk_log_open(path);
 		*open_errno = errno;
 		if (plp || *open_errno != EWOULDBLOCK ||
 		    waited >= POOL_BUSY_WAIT_MS)
@@ -185,7 +186,7 @@ static PMEMlogpool *pool_open_waiting(const char *path, int *open_errno)
 static int precheck_creatable(const char *path, uint64_t create_size,
 			      struct rs_error *err)
 {
-	if (create_size < PMEMLOG_MIN_POOL)
+	if (create_size < RECV_PMDK_LOG_MIN_POOL)
 		return too_small(path, create_size, err);
 	char copy[PATH_MAX];
 	snprintf(copy, sizeof(copy), "%s", path);
@@ -269,7 +270,7 @@ int recv_pool_validate(const char *path, uint64_t create_size,
 	if (rc)
 		return rc;
 	int open_errno = 0;
-	PMEMlogpool *plp = pool_open_waiting(path, &open_errno);
+	struct recv_pmdk_log *plp = pool_open_waiting(path, &open_errno);
 	bool device = is_char_device(path);
 	bool creatable = device ? device_is_blank(path) : open_errno == ENOENT;
 	if (!plp && create_size && creatable) {
@@ -284,8 +285,8 @@ int recv_pool_validate(const char *path, uint64_t create_size,
 	} else if (!plp) {
 		return explain_open_failure(path, create_size, open_errno, err);
 	}
-	view->tell = pmemlog_tell(plp);
-	view->nbyte = pmemlog_nbyte(plp);
-	pmemlog_close(plp);
+	view->tell = recv_pmdk_log_tell(plp);
+	view->nbyte = recv_pmdk_log_nbyte(plp);
+	recv_pmdk_log_close(plp);
 	return 0;
 }

@@ -1,8 +1,8 @@
 #include "settings_table.h"
 
+#include "pmdk_log.h"
 #include "proto/method.h"
 
-#include <libpmemlog.h>
 #include <string.h>
 
 /* The field a row sets: one member, or the members first to last. */
@@ -120,7 +120,7 @@ const struct settings_row settings_rows[] = {
      * the command line asks for one, so the flag takes any size. */
     {.name = "create",
      .type = SETTINGS_SIZE,
-     .min = PMEMLOG_MIN_POOL,
+     .min = RECV_PMDK_LOG_MIN_POOL,
      .max = UINT64_MAX,
      .flag_min = 1,
      .note = "a log pool's minimum",

@@ -8,12 +8,12 @@
 #include <cmocka.h>
 
 #include "commit.h"
+#include "pmdk_log.h"
 #include "pmem_target.h"
 #include "proto/pool_layout.h"
 #include "recv_method.h"
 #include "verify_reply.h"
 
-#include <libpmemlog.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +73,12 @@ static int collect(const void *buf, size_t len, void *arg)
 static void read_back(struct fixture *f, struct walk_buf *w)
 {
 	rs_pmem_target_close(&f->t);
-	PMEMlogpool *plp = pmemlog_open(f->path);
+	struct recv_pmdk_log *plp = recv_pmdk_log_open(f->path);
 	assert_non_null(plp);
 	w->len = 0;
-	pmemlog_walk(plp, 0, collect, w);
-	pmemlog_close(plp);
-	assert_int_equal(pmemlog_check(f->path), 1);
+	recv_pmdk_log_walk(plp, collect, w);
+	recv_pmdk_log_close(plp);
+	assert_int_equal(recv_pmdk_log_check(f->path), 1);
 	struct rs_error err = {0};
 	assert_int_equal(rs_pmem_target_open(&f->t, f->path, 0, &err), 0);
 }

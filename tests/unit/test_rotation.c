@@ -21,7 +21,6 @@
 #include "rotation.h"
 #include "verify_reply.h"
 
-#include <libpmemlog.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
