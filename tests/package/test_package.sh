@@ -133,6 +133,23 @@ verify_unit() {
 		same "" "$out"
 }
 
+# linked_packages BINARY...: the packages (without :arch) that hold the
+# libraries these binaries name as NEEDED, found where the dynamic loader
+# finds them (ldd).
+linked_packages() {
+	local bin soname path
+	for bin; do
+		for soname in $(objdump -p "$bin" | awk '$1 == "NEEDED" { print $2 }'); do
+			path=$(ldd "$bin" | awk -v so="$soname" '$1 == so { print $3 }')
+			[ -n "$path" ] || {
+				echo "no path for $soname" >&2
+				continue
+			}
+			dpkg -S "$path" 2>/dev/null || dpkg -S "$(realpath "$path")"
+		done
+	done | sed 's/:.*//' | sort -u | tr '\n' ' '
+}
+
 version=$(sed -n 's/^project(rpma-ship VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
 [ -n "$version" ] || {
 	echo "no project(rpma-ship VERSION ...) in $SRC/CMakeLists.txt"
@@ -143,10 +160,15 @@ expect "deb file name" same "rpma-ship_${version}_amd64.deb" "${deb##*/}"
 expect "deb version" same "$version" "$(dpkg-deb -f "$deb" Version)"
 expect "README installs this version" grep -F "sudo apt install ./build/package/rpma-ship_${version}_amd64.deb" "$SRC/README.md"
 
-# Dependencies: the libraries the programs link, each a package this host
-# has (so the names are real), and the rxe provider as a recommendation.
+# Dependencies: the packages of the libraries the programs link, as this
+# release names them (librdmacm1 and libssl3 on Debian 12, librdmacm1t64
+# and libssl3t64 on Debian 13), each a package this host has (so the names
+# are real), and the rxe provider as a recommendation.
 depends=$(dpkg-deb -f "$deb" Depends | sed 's/ *([^)]*)//g')
-expect "Depends" has "$depends" libibverbs1 librdmacm1 libpmem2 libpmemlog1 libxxhash0 libssl3
+dpkg-deb -x "$deb" "$tmp/unpacked"
+linked=$(linked_packages "$tmp"/unpacked/usr/bin/rpma-send "$tmp"/unpacked/usr/bin/rpma-recv)
+expect "Depends" has "$depends" $linked
+expect "links what it should" has "$linked" libibverbs1 libpmem2 libpmemlog1 libxxhash0
 for pkg in ${depends//,/ }; do
 	expect "Depends: $pkg is a package of this host" dpkg-query -W "$pkg"
 done
