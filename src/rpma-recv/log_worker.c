@@ -54,6 +54,8 @@ static void on_completion(struct recv_sender *a, const struct rs_completion *wc)
 		recv_session_on_failure(&a->s, wc->status);
 		return;
 	}
+	if (wc->op == RS_OP_SEND)
+		recv_session_on_sent(&a->s);
 	if (wc->op != RS_OP_RECV)
 		return;
 	struct rs_msg msg;

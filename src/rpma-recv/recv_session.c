@@ -20,10 +20,16 @@ const char *recv_session_state_name(enum recv_session_state s)
 		return "authenticating";
 	case RECV_SESSION_SERVING:
 		return "serving";
+	case RECV_SESSION_REFUSING:
+		return "refusing";
 	default:
 		return "closing";
 	}
 }
+
+/* How long a refused sender's reply may take to be delivered before the
+ * session ends without waiting for it. */
+#define RECV_REFUSAL_LINGER_MS 1000
 
 static void close_with(struct recv_session *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -389,7 +395,8 @@ static void serve(struct recv_session *s, uint16_t slot,
 	/* One reply in `credits` is signaled, only to reclaim send-queue
 	 * entries: fewer completions, fewer wake-ups. */
 	uint32_t n = s->replies++;
-	bool signaled = n % c->credits == c->credits - 1u;
+	/* A refusal is signaled: its completion ends the session. */
+	bool signaled = !ok || n % c->credits == c->credits - 1u;
 	if (s->link.reply(s->link.ctx, slot, &reply, signaled)) {
 		close_with(s, "cannot reply");
 		return;
@@ -400,7 +407,9 @@ static void serve(struct recv_session *s, uint16_t slot,
 		       s->peer, (unsigned long long)req->offset,
 		       (unsigned long long)req->length,
 		       rs_msg_status_str(reply.status));
-		close_with(s, "refused request");
+		s->state = RECV_SESSION_REFUSING;
+		s->deadline_ms = s->heard_ms + RECV_REFUSAL_LINGER_MS;
+		snprintf(s->why, sizeof(s->why), "refused request");
 		return;
 	}
 	if (committing) {
@@ -423,6 +432,19 @@ void recv_session_on_message(struct recv_session *s, uint16_t slot,
 		serve(s, slot, msg);
 }
 
+/* The refusal reached the sender, or had its time: the session ends, for
+ * the reason already given. */
+static void refusal_done(struct recv_session *s)
+{
+	s->state = RECV_SESSION_CLOSING;
+}
+
+void recv_session_on_sent(struct recv_session *s)
+{
+	if (s->state == RECV_SESSION_REFUSING)
+		refusal_done(s);
+}
+
 void recv_session_on_failure(struct recv_session *s, const char *why)
 {
 	if (s->state == RECV_SESSION_AUTHENTICATING) {
@@ -440,6 +462,8 @@ void recv_session_on_timer(struct recv_session *s, int64_t now_ms)
 		recv_session_on_failure(s, "auth deadline passed");
 	else if (s->state == RECV_SESSION_ADMITTED && now_ms >= s->deadline_ms)
 		close_with(s, "sender did not complete the connection");
+	else if (s->state == RECV_SESSION_REFUSING && now_ms >= s->deadline_ms)
+		refusal_done(s);
 	else if (s->state == RECV_SESSION_SERVING && s->parked.on &&
 		 wait_due(s, now_ms))
 		answer_wait(s);

@@ -9,7 +9,14 @@
  *   ADMITTED --established--> AUTHENTICATING     (key: challenge sent)
  *   AUTHENTICATING --right answer--> SERVING     (grant sent)
  *   SERVING --no message for the peer timeout--> CLOSING (a dead sender)
+ *   SERVING --request refused--> REFUSING        (the refusal sent)
+ *   REFUSING --refusal delivered, or a second--> CLOSING
  *   any --bad message, wrong key, deadline, error, disconnect--> CLOSING
+ *
+ * A refused sender gets its refusal before the connection goes: the reply
+ * is a send the NIC may still hold when the session ends (on kernel 6.12
+ * Soft-RoCE sends from a worker, after ibv_post_send returns), and tearing
+ * the queue pair down would drop it.
  *
  * An idle sender keeps its session with keepalives, answered here; a
  * writer granted windows asks for its first key and gets the next with
@@ -41,7 +48,8 @@ enum recv_session_state {
 	RECV_SESSION_ADMITTED,	     /* accepted; the sender completes it */
 	RECV_SESSION_AUTHENTICATING, /* challenged; the answer is due */
 	RECV_SESSION_SERVING,	     /* committing and answering */
-	RECV_SESSION_CLOSING,	     /* over: the owner tears it down */
+	RECV_SESSION_REFUSING, /* its refusal on the way; serves no more */
+	RECV_SESSION_CLOSING,  /* over: the owner tears it down */
 };
 
 const char *recv_session_state_name(enum recv_session_state s);
@@ -100,7 +108,7 @@ struct recv_session {
 	enum recv_session_state state;
 	struct recv_session_config cfg;
 	struct recv_session_link link;
-	int64_t deadline_ms; /* ADMITTED, AUTHENTICATING: give up after */
+	int64_t deadline_ms; /* ADMITTED, AUTHENTICATING, REFUSING: until */
 	int64_t heard_ms;    /* the sender's last message */
 	uint32_t replies;
 	struct recv_window_keys keys; /* a windowed writer's */
@@ -120,6 +128,8 @@ void recv_session_init(struct recv_session *s,
 void recv_session_on_established(struct recv_session *s, int64_t now_ms);
 void recv_session_on_message(struct recv_session *s, uint16_t slot,
 			     const struct rs_msg *msg, int64_t now_ms);
+/* A send of this session's completed: the peer has everything sent. */
+void recv_session_on_sent(struct recv_session *s);
 /* A malformed message, a failed completion or the connection's end. */
 void recv_session_on_failure(struct recv_session *s, const char *why);
 void recv_session_on_timer(struct recv_session *s, int64_t now_ms);

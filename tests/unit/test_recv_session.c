@@ -24,6 +24,7 @@ struct fake_link {
 	unsigned grants;
 	unsigned replies;
 	unsigned signaled;
+	bool last_signaled;
 	struct rs_msg last_reply;
 	/* The writer's two windows, as a fake binds them: each one's key
 	 * and first byte, 0 when it reaches nothing. */
@@ -72,6 +73,7 @@ static int fake_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
 	struct fake_link *f = ctx;
 	f->replies++;
 	f->signaled += signaled;
+	f->last_signaled = signaled;
 	f->last_reply = *reply;
 	return 0;
 }
@@ -137,6 +139,16 @@ static void start_with(struct fixture *f, bool auth,
 static void start(struct fixture *f, bool auth)
 {
 	start_with(f, auth, &recv_method_gpspm);
+}
+
+/* The session refused a request: its refusal went out signaled, and the
+ * session ends when that send completes (the sender has it). */
+static void refused(struct fixture *f)
+{
+	assert_int_equal(f->s.state, RECV_SESSION_REFUSING);
+	assert_true(f->link.last_signaled);
+	recv_session_on_sent(&f->s);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
 }
 
 /* A GPSPM commit of `len` bytes written at the log's write offset. */
@@ -258,9 +270,32 @@ static void refused_request_closes(void **state)
 			   .length = 4096};
 	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_OUT_OF_RANGE);
-	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	refused(f);
 	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
 	assert_int_equal(f->s.commits, 0);
+}
+
+/* While its refusal is on the way a session serves nothing more, and it
+ * ends after a second even if the send never completes. */
+static void a_refusal_lingers_a_second_at_most(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg m = commit_of(f, 0, 10);
+	m.offset = f->t.end;
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	assert_int_equal(f->s.state, RECV_SESSION_REFUSING);
+	unsigned replies = f->link.replies;
+	m = commit_of(f, 1, 10); /* a good one, too late */
+	recv_session_on_message(&f->s, 0, &m, 1300);
+	assert_int_equal(f->link.replies, replies);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+	recv_session_on_timer(&f->s, 2199);
+	assert_int_equal(f->s.state, RECV_SESSION_REFUSING);
+	recv_session_on_timer(&f->s, 2200);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_string_equal(f->s.why, "refused request");
 }
 
 /* A session commits by the method chosen for it only: a staged writer's
@@ -277,7 +312,7 @@ static void commits_by_its_method_only(void **state)
 		struct rs_msg m = commit_of(f, 5, 10);
 		recv_session_on_message(&f->s, 0, &m, 1200);
 		assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
-		assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+		refused(f);
 		assert_int_equal(f->s.commits, 0);
 		assert_int_equal(rs_pmem_target_write_offset(&f->t),
 				 f->t.start);
@@ -424,7 +459,7 @@ static void commits_move_the_windows_up(void **state)
 	m.key = k1; /* dead: no honest sender writes with it */
 	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
-	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	refused(f);
 	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 500);
 }
 
@@ -469,7 +504,7 @@ static void commit_keys_must_match_the_grant(void **state)
 	struct rs_msg m = commit_of(f, 0, 100); /* before asking a key */
 	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
-	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	refused(f);
 	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
 
 	start_windowed(f, false, &recv_method_gpspm, false);
@@ -478,14 +513,14 @@ static void commit_keys_must_match_the_grant(void **state)
 	m.key = 5;
 	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
-	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	refused(f);
 	struct rs_msg w = {.type = RS_MSG_WINDOW};
 	start_windowed(f, false, &recv_method_gpspm, false);
 	recv_session_on_established(&f->s, 1100);
 	recv_session_on_message(&f->s, 0, &w, 1200);
 	assert_int_equal(f->link.last_reply.type, RS_MSG_WINDOW_DONE);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
-	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	refused(f);
 	assert_int_equal(f->link.moves, 0);
 }
 
@@ -506,6 +541,8 @@ int main(void)
 		message_before_established_is_served, setup, teardown),
 	    cmocka_unit_test_setup_teardown(refused_request_closes, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(a_refusal_lingers_a_second_at_most,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(reader_waits_for_the_log_to_grow,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_writer_does_not_wait, setup,
