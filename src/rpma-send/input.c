@@ -1,6 +1,7 @@
 #include "input.h"
 
 #include "error.h"
+#include "follow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,40 +48,46 @@ static int open_path(struct send_input *in, struct rs_error *err)
 				    "input %s is a directory; give a file",
 				    in->path);
 	}
-	in->dev = st.st_dev;
-	in->ino = st.st_ino;
 	in->pos = 0;
 	in->is_regular = S_ISREG(st.st_mode);
 	return 0;
 }
 
-int send_input_open(struct send_input *in, const char *path, bool follow,
+int send_input_open(struct send_input *in, const char *path,
 		    struct rs_error *err)
 {
 	memset(in, 0, sizeof(*in));
 	in->name = path;
 	in->path = path;
-	in->follow = follow;
 	if (strcmp(path, "-") == 0) {
-		if (follow)
-			return rs_error_set(err, RS_E_INVAL, 0,
-					    "--follow needs a file path, not "
-					    "standard input; pipe `tail -F "
-					    "FILE` instead");
 		in->fd = STDIN_FILENO;
 		in->name = "standard input";
 		struct stat st;
 		in->is_regular = fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode);
 		return 0;
 	}
-	int rc = open_path(in, err);
-	if (rc && follow && err && err->sys_errno == ENOENT) {
-		/* As tail -F: a file not there yet is waited for. */
-		in->fd = -1;
-		in->is_regular = true;
-		return 0;
-	}
-	return rc;
+	return open_path(in, err);
+}
+
+int send_input_follow(struct send_input *in, const char *path,
+		      uint64_t rotate_wait_ms, struct rs_error *err)
+{
+	if (strcmp(path, "-") == 0)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "--follow needs a file path, not standard "
+				    "input; pipe `tail -F FILE` instead");
+	/* Checked now; a file not there yet is waited for, as tail -F
+	 * does. */
+	int rc = send_input_open(in, path, err);
+	if (rc && !(err && err->sys_errno == ENOENT))
+		return rc;
+	send_input_close(in);
+	in->follow = true;
+	in->is_regular = true;
+	in->follower = follower_new(path, rotate_wait_ms);
+	if (!in->follower)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	return 0;
 }
 
 void send_input_close(struct send_input *in)
@@ -88,46 +95,20 @@ void send_input_close(struct send_input *in)
 	if (in->fd > STDIN_FILENO)
 		close(in->fd);
 	in->fd = -1;
-}
-
-/* --follow at the end of the file: reopens a rotated file or rewinds a
- * truncated one; otherwise the caller waits a moment for growth. */
-static void follow_wait(struct send_input *in)
-{
-	struct stat st;
-	if (stat(in->path, &st) == 0) {
-		if (st.st_dev != in->dev || st.st_ino != in->ino) {
-			int old = in->fd;
-			in->fd = -1;
-			if (open_path(in, NULL) == 0) {
-				if (old >= 0)
-					close(old);
-				return;
-			}
-			in->fd = old; /* vanished again: keep waiting */
-		} else if (st.st_size < in->pos) {
-			lseek(in->fd, 0, SEEK_SET);
-			in->pos = 0;
-		}
-	}
+	follower_free(in->follower);
+	in->follower = NULL;
 }
 
 ssize_t send_input_read(struct send_input *in, void *buf, size_t cap)
 {
 	if (in->eof)
 		return 0;
-	if (in->fd < 0) { /* --follow of a file that does not exist yet */
-		follow_wait(in);
-		return 0;
-	}
-	ssize_t n = read(in->fd, buf, cap);
-	if (n > 0) {
+	ssize_t n = in->follower ? follower_read(in->follower, buf, cap)
+				 : read(in->fd, buf, cap);
+	if (n > 0)
 		in->pos += n;
-	} else if (n == 0 && in->follow) {
-		follow_wait(in);
-	} else if (n == 0) {
+	else if (n == 0 && !in->follower)
 		in->eof = true;
-	}
 	return n;
 }
 
@@ -139,8 +120,18 @@ int send_input_wait_fd(const struct send_input *in)
 uint64_t send_input_size(const struct send_input *in)
 {
 	struct stat st;
-	if (!in->is_regular || in->follow || in->fd < 0 || fstat(in->fd, &st))
+	if (!in->is_regular || in->follower || in->fd < 0 || fstat(in->fd, &st))
 		return 0;
 	off_t at = lseek(in->fd, 0, SEEK_CUR);
 	return st.st_size > at && at >= 0 ? (uint64_t)(st.st_size - at) : 0;
+}
+
+int send_input_wake_fd(const struct send_input *in)
+{
+	return in->follower ? follower_wake_fd(in->follower) : -1;
+}
+
+uint64_t send_input_recheck_ms(const struct send_input *in)
+{
+	return in->follower ? follower_recheck_ms(in->follower) : 0;
 }

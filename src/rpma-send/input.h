@@ -1,5 +1,6 @@
 /* The sender's input: a path, "-" for standard input, or a pipe; with
- * --follow a growing file that is tailed like `tail -F`, across rotation.
+ * --follow a growing file, followed across rotation and truncation
+ * (follow.h).
  * Reads take what is there; the sender decides when a batch is full or
  * the input idle. */
 #ifndef SEND_INPUT_H
@@ -18,11 +19,10 @@ struct send_input {
 	bool is_regular; /* a regular file never idles: read to the end */
 	bool eof;
 	const char *name;
-	/* --follow: the path to reopen on rotation, and what it was. */
+	/* --follow: the path, followed across rotation (follow.h). */
 	bool follow;
 	const char *path;
-	dev_t dev;
-	ino_t ino;
+	struct follower *follower;
 	off_t pos;
 };
 
@@ -34,12 +34,18 @@ extern volatile sig_atomic_t send_stop_requested;
  * replacement of the log will take. */
 uint64_t send_input_size(const struct send_input *in);
 
-/* Returns 0, or RS_E_IO (cannot open path, a directory), RS_E_INVAL
- * (--follow of standard input) or RS_E_INTERRUPTED (a stop signal while a
- * FIFO waited for its writer: the caller says so) with the reason in
- * err. */
-int send_input_open(struct send_input *in, const char *path, bool follow,
+/* Returns 0, or RS_E_IO (cannot open path, a directory) or
+ * RS_E_INTERRUPTED (a stop signal while a FIFO waited for its writer: the
+ * caller says so) with the reason in err. */
+int send_input_open(struct send_input *in, const char *path,
 		    struct rs_error *err);
+
+/* --follow: path followed as it grows, across rotation and truncation
+ * (follow.h), a rotated file read until quiet for rotate_wait_ms. A file
+ * not there yet is waited for. Returns 0, or RS_E_IO, RS_E_INVAL (standard
+ * input) or RS_E_NOMEM with the reason in err. */
+int send_input_follow(struct send_input *in, const char *path,
+		      uint64_t rotate_wait_ms, struct rs_error *err);
 void send_input_close(struct send_input *in);
 
 /* The line for an input path that open(2) refused with errno e, and its
@@ -55,5 +61,11 @@ ssize_t send_input_read(struct send_input *in, void *buf, size_t cap);
 /* The descriptor to poll(2) before reading, or -1 for a regular file, which
  * is always ready. */
 int send_input_wait_fd(const struct send_input *in);
+
+/* With --follow, once a read found nothing: the descriptor that wakes the
+ * reader when the file may have changed (-1: none), and how long to wait
+ * at most before reading again. */
+int send_input_wake_fd(const struct send_input *in);
+uint64_t send_input_recheck_ms(const struct send_input *in);
 
 #endif

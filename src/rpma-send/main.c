@@ -7,6 +7,7 @@
 #include "cli/size.h"
 #include "error.h"
 #include "fetch_command.h"
+#include "follow.h"
 #include "input.h"
 #include "resume.h"
 #include "send_exit_status.h"
@@ -71,6 +72,7 @@ enum {
 	OPT_QUORUM,
 	OPT_FETCH,
 	OPT_FROM,
+	OPT_ROTATE_WAIT,
 };
 
 static const struct argp_option options[] = {
@@ -99,8 +101,15 @@ static const struct argp_option options[] = {
      "milliseconds)",
      0},
     {"follow", 'f', 0, 0,
-     "Keep reading FILE as it grows, following it across rotation like "
-     "`tail -F`, until SIGINT or SIGTERM",
+     "Keep reading FILE as it grows, across rotation and truncation, until "
+     "SIGINT or SIGTERM: a rotated file is read until it has been quiet "
+     "for --rotate-wait, then the new one from its start; a file truncated "
+     "in place is read again from its start, after what its rotated copy "
+     "holds that was not read yet",
+     0},
+    {"rotate-wait", OPT_ROTATE_WAIT, "TIME", 0,
+     "With --follow: how long a rotated file must be quiet before the new "
+     "one is read (default 5s; 0: at once, as tail -F)",
      0},
     {"resume", OPT_RESUME, 0, 0,
      "Continue a partly shipped FILE: check by hashes that the remote log "
@@ -163,6 +172,8 @@ struct send_args {
 	struct ship_config cfg;
 	bool stats;
 	bool follow;
+	uint64_t rotate_wait_ms; /* --rotate-wait */
+	bool rotate_wait_given;
 	bool verify;
 	enum verify_method verify_method;
 	bool send_first;
@@ -311,6 +322,9 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 		argp_error(state, "--send goes with --verify");
 	if (a->from_given && !a->fetch)
 		argp_error(state, "--from goes with --fetch");
+	if (a->rotate_wait_given && (!a->follow || a->fetch))
+		argp_error(state, "--rotate-wait goes with --follow of a FILE "
+				  "being sent");
 	if (!a->fetch && a->resume &&
 	    (a->verify || a->cfg.truncate || a->follow))
 		argp_error(state, "--resume goes without --verify, --truncate "
@@ -370,6 +384,11 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 	case OPT_FLUSH_INTERVAL:
 		a->cfg.flush_interval_ms = (int)parse_duration(
 		    state, "--flush-interval", arg, 0, 60000);
+		return true;
+	case OPT_ROTATE_WAIT:
+		a->rotate_wait_ms =
+		    parse_duration(state, "--rotate-wait", arg, 0, 3600000);
+		a->rotate_wait_given = true;
 		return true;
 	case OPT_TIMEOUT:
 		a->cfg.connect_timeout_ms =
@@ -603,6 +622,7 @@ int main(int argc, char **argv)
 	a.cfg.depth = SHIP_DEPTH_AUTO;
 	a.cfg.flush_interval_ms = 5;
 	a.cfg.connect_timeout_ms = 5000;
+	a.rotate_wait_ms = FOLLOW_ROTATE_WAIT_DEFAULT_MS;
 
 	argp_err_exit_status = RS_EXIT_USAGE;
 	struct argp argp = {options, parse_opt, args_doc, doc, 0, 0, 0};
@@ -631,16 +651,18 @@ int main(int argc, char **argv)
 	}
 	struct send_input in;
 	struct rs_error err = {0};
-	rc = send_input_open(&in, a.input ? a.input : "-", a.follow, &err);
+	const char *path = a.input ? a.input : "-";
+	rc = a.follow ? send_input_follow(&in, path, a.rotate_wait_ms, &err)
+		      : send_input_open(&in, path, &err);
 	if (rc && send_stop_requested)
 		return report_interrupted(0);
 	if (rc) {
 		rs_err("%s", err.msg);
 		return exit_status_send(rc);
 	}
-	if (in.fd < 0)
+	if (a.follow && access(path, F_OK) != 0)
 		rs_info("%s does not exist yet; waiting for it to appear",
-			in.path);
+			path);
 	rc = ship_run(&a.cfg, &in, &result);
 	send_input_close(&in);
 	return report_ship(&a, rc, &result);

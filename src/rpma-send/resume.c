@@ -120,7 +120,7 @@ int resume_run(const struct ship_config *cfg, const char *file,
 	}
 	struct send_input in;
 	struct rs_error err = {0};
-	int rc = send_input_open(&in, file, false, &err);
+	int rc = send_input_open(&in, file, &err);
 	if (rc) {
 		if (rc != RS_E_INTERRUPTED) /* main() says that */
 			rs_err("%s", err.msg);

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHIP_WAIT_MS 1000 /* longest sleep: then look at the clock */
-#define SHIP_FOLLOW_MS 20 /* --follow at the end: look again after */
+#define SHIP_WAIT_MS 1000    /* longest sleep: then look at the clock */
+#define SHIP_FULL_POLL_MS 20 /* a full log: look for more input after */
 
 struct shipper {
 	const struct ship_config *cfg;
@@ -56,7 +56,7 @@ static bool input_has_more(struct send_input *in)
 	ssize_t n;
 	while ((n = send_input_read(in, &probe, 1)) == 0 && in->follow &&
 	       !send_stop_requested)
-		send_stats_sleep_ms(SHIP_FOLLOW_MS);
+		send_stats_sleep_ms(SHIP_FULL_POLL_MS);
 	return n > 0;
 }
 
@@ -82,6 +82,16 @@ static bool input_ready(const struct shipper *s)
 	return fd < 0 || readable(fd);
 }
 
+/* --follow found nothing new: paused until its file may have changed (it
+ * wakes us) or it wants to look again. */
+static bool input_paused(const struct shipper *s, uint64_t now)
+{
+	if (now >= s->input_paused_until_ns)
+		return false;
+	int fd = send_input_wake_fd(s->in);
+	return fd < 0 || !readable(fd);
+}
+
 /* Reads what the input has into the open batch. */
 static void read_input(struct shipper *s, uint8_t *space, uint32_t room,
 		       uint64_t now)
@@ -99,7 +109,8 @@ static void read_input(struct shipper *s, uint8_t *space, uint32_t room,
 		window_input_end(w, now);
 	} else if (n == 0) { /* --follow at the end: commit what we have */
 		window_flush(w, now);
-		s->input_paused_until_ns = now + SHIP_FOLLOW_MS * 1000000ull;
+		s->input_paused_until_ns =
+		    now + send_input_recheck_ms(s->in) * 1000000ull;
 	}
 }
 
@@ -113,7 +124,7 @@ static bool take_input(struct shipper *s, uint64_t now)
 	/* The ring is full: a lost replica may pin it. */
 	if (!space && window_ring_pinned(w) && input_ready(s))
 		return fleet_drop_laggards(s->f);
-	if (!space || now < s->input_paused_until_ns)
+	if (!space || input_paused(s, now))
 		return false;
 	if (room == 0) {
 		/* A pool that rotates is archived and started over: the
@@ -183,8 +194,9 @@ static void wait_for_event(struct shipper *s, uint64_t now)
 	nfds_t n = fleet_pollfds(s->f, pfd);
 	uint32_t room;
 	int in_fd = send_input_wait_fd(s->in);
-	if (window_space(s->w, &room) && room > 0 && in_fd >= 0 &&
-	    now >= s->input_paused_until_ns)
+	if (now < s->input_paused_until_ns)
+		in_fd = send_input_wake_fd(s->in);
+	if (window_space(s->w, &room) && room > 0 && in_fd >= 0)
 		pfd[n++] = (struct pollfd){.fd = in_fd, .events = POLLIN};
 	uint64_t wait = fleet_timeout(s->f, now, input_timeout(s, now));
 	int ms = s->cfg->busy_poll ? 0 : (int)((wait + 999999) / 1000000);

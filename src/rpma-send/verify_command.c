@@ -22,7 +22,7 @@ static int ship_first(const struct verify_command *cmd,
 {
 	struct send_input in;
 	struct rs_error err = {0};
-	int rc = send_input_open(&in, cmd->file, false, &err);
+	int rc = send_input_open(&in, cmd->file, &err);
 	if (rc) {
 		if (rc != RS_E_INTERRUPTED) /* main() says that */
 			rs_err("%s", err.msg);

@@ -1,0 +1,295 @@
+/* rpma-send -f's follower (follow.h) on real files in a scratch directory:
+ * growth, rotation by rename with the old file read until quiet, several
+ * rotations in order, a file that appears late, deleted and recreated, a
+ * symlink put in its place, truncation in place with the unread tail
+ * taken from the rotated copy, truncation noticed by content after the
+ * file grew back, inotify waking the reader, and polling without it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cli/log.h"
+#include "follow.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GRACE_MS 300 /* rotate_wait in these tests */
+
+struct fixture {
+	char dir[64];
+	char path[128];	 /* the followed name: DIR/app.log */
+	char path1[128]; /* DIR/app.log.1 */
+	struct follower *f;
+	char got[1 << 16];
+	size_t got_len;
+};
+
+static int setup(void **state)
+{
+	rs_log_init("test", RS_LOG_QUIET);
+	struct fixture *x = calloc(1, sizeof(*x));
+	strcpy(x->dir, "/tmp/rs-test-follow-XXXXXX");
+	assert_non_null(mkdtemp(x->dir));
+	snprintf(x->path, sizeof(x->path), "%s/app.log", x->dir);
+	snprintf(x->path1, sizeof(x->path1), "%s/app.log.1", x->dir);
+	*state = x;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *x = *state;
+	follower_free(x->f);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", x->dir);
+	assert_int_equal(system(cmd), 0);
+	free(x);
+	return 0;
+}
+
+static void append(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = {ms / 1000, (ms % 1000) * 1000000};
+	nanosleep(&t, NULL);
+}
+
+/* Reads until the follower has nothing now, up to cap bytes a read. */
+static void drain_by(struct fixture *x, size_t cap)
+{
+	ssize_t n;
+	while ((n = follower_read(x->f, x->got + x->got_len, cap)) > 0)
+		x->got_len += (size_t)n;
+	assert_int_equal(n, 0);
+	x->got[x->got_len] = '\0';
+}
+
+static void drain(struct fixture *x)
+{
+	drain_by(x, sizeof(x->got) - 1 - x->got_len);
+}
+
+static void follow(struct fixture *x)
+{
+	x->f = follower_new(x->path, GRACE_MS);
+	assert_non_null(x->f);
+}
+
+static void reads_growth(void **state)
+{
+	struct fixture *x = *state;
+	follow(x);
+	drain(x); /* not there yet */
+	assert_string_equal(x->got, "");
+	append(x->path, "one\n");
+	drain(x);
+	append(x->path, "two\n");
+	drain(x);
+	assert_string_equal(x->got, "one\ntwo\n");
+}
+
+/* Renamed away and created again: what the application still writes to
+ * the old file comes first; the new file once the old has been quiet. */
+static void a_renamed_file_is_read_until_quiet(void **state)
+{
+	struct fixture *x = *state;
+	append(x->path, "a1\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	append(x->path, "b1\n");  /* logrotate's create, and a reopen */
+	append(x->path1, "a2\n"); /* before the application reopened */
+	drain(x);
+	assert_string_equal(x->got, "a1\na2\n");
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	assert_string_equal(x->got, "a1\na2\nb1\n");
+	append(x->path, "b2\n");
+	drain(x);
+	assert_string_equal(x->got, "a1\na2\nb1\nb2\n");
+}
+
+/* Rotated twice before the first old file was done: each file in turn. */
+static void rotations_in_a_row_keep_their_order(void **state)
+{
+	struct fixture *x = *state;
+	char path2[160];
+	snprintf(path2, sizeof(path2), "%s/app.log.2", x->dir);
+	append(x->path, "a\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	append(x->path, "b\n");
+	drain(x); /* sees the new file: it waits its turn */
+	assert_int_equal(rename(x->path1, path2), 0);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	append(x->path, "c\n");
+	append(path2, "a+\n");
+	append(x->path1, "b+\n");
+	drain(x);
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	assert_string_equal(x->got, "a\na+\nb\nb+\nc\n");
+}
+
+/* nocreate: nothing at the path for a while, the old file read on; a
+ * file deleted and created again; a symlink put in the file's place. */
+static void late_deleted_and_symlinked_files_follow(void **state)
+{
+	struct fixture *x = *state;
+	char other[160];
+	snprintf(other, sizeof(other), "%s/elsewhere.log", x->dir);
+	append(x->path, "1\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	sleep_ms(GRACE_MS + 100);
+	append(x->path1, "2\n"); /* no new file: the old one is read on */
+	drain(x);
+	/* Each change is noticed by a read (inotify's wake-up, or the
+	 * poll); the grace period runs from then. */
+	append(x->path, "3\n"); /* it appears */
+	drain(x);
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	assert_int_equal(unlink(x->path), 0);
+	append(x->path, "4\n"); /* deleted and created again */
+	drain(x);
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	append(other, "5\n");
+	assert_int_equal(unlink(x->path), 0);
+	assert_int_equal(symlink(other, x->path), 0);
+	drain(x);
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	append(other, "6\n");
+	drain(x);
+	assert_string_equal(x->got, "1\n2\n3\n4\n5\n6\n");
+}
+
+/* copytruncate: the copy holds what was not read yet; it comes first,
+ * then the file's new content from its first byte. */
+static void a_truncated_file_ships_its_unread_tail_from_the_copy(void **state)
+{
+	struct fixture *x = *state;
+	char text[10001];
+	for (int i = 0; i < 10000; i++)
+		text[i] = (char)('a' + i % 26);
+	text[10000] = '\0';
+	append(x->path, text);
+	follow(x);
+	ssize_t n = follower_read(x->f, x->got, 6000);
+	assert_int_equal(n, 6000);
+	x->got_len = 6000;
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "cp %s %s && truncate -s 0 %s", x->path,
+		 x->path1, x->path);
+	assert_int_equal(system(cmd), 0);
+	append(x->path, "new\n");
+	drain(x);
+	assert_int_equal(x->got_len, 10004);
+	assert_memory_equal(x->got, text, 10000);
+	assert_string_equal(x->got + 10000, "new\n");
+}
+
+/* Truncated and written past where reading was before the reader looked
+ * again (no copy): its size cannot tell, its last bytes read can. */
+static void a_file_truncated_and_grown_back_is_read_again(void **state)
+{
+	struct fixture *x = *state;
+	setenv("RPMA_SEND_FOLLOW_POLL", "1", 1); /* no events: look later */
+	append(x->path, "old line 1\nold line 2\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(truncate(x->path, 0), 0);
+	append(x->path, "the new content, longer than the old\n");
+	drain(x);
+	unsetenv("RPMA_SEND_FOLLOW_POLL");
+	assert_string_equal(x->got, "old line 1\nold line 2\n"
+				    "the new content, longer than the old\n");
+}
+
+/* Growth wakes the reader through its descriptor; polling has none and
+ * looks again soon. */
+static void growth_wakes_the_reader(void **state)
+{
+	struct fixture *x = *state;
+	append(x->path, "x\n");
+	follow(x);
+	drain(x);
+	int fd = follower_wake_fd(x->f);
+	assert_true(fd >= 0);
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	assert_int_equal(poll(&p, 1, 0), 0);
+	append(x->path, "y\n");
+	assert_int_equal(poll(&p, 1, 1000), 1);
+	assert_true(follower_recheck_ms(x->f) >= 100);
+	drain(x);
+	assert_int_equal(poll(&p, 1, 0), 0);
+	follower_free(x->f);
+
+	setenv("RPMA_SEND_FOLLOW_POLL", "1", 1);
+	x->f = follower_new(x->path, GRACE_MS);
+	unsetenv("RPMA_SEND_FOLLOW_POLL");
+	assert_int_equal(follower_wake_fd(x->f), -1);
+	assert_true(follower_recheck_ms(x->f) <= 50);
+}
+
+/* --resume's start: a rotated copy from a byte, then the path. */
+static void starts_in_a_rotated_copy(void **state)
+{
+	struct fixture *x = *state;
+	append(x->path1, "shipped|unshipped\n");
+	append(x->path, "live\n");
+	follow(x);
+	const char *paths[] = {x->path1, x->path};
+	assert_true(follower_start_at(x->f, paths, 2, 7));
+	drain(x);
+	assert_string_equal(x->got, "|unshipped\n");
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	assert_string_equal(x->got, "|unshipped\nlive\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(reads_growth, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_renamed_file_is_read_until_quiet,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(rotations_in_a_row_keep_their_order,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		late_deleted_and_symlinked_files_follow, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_truncated_file_ships_its_unread_tail_from_the_copy, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_file_truncated_and_grown_back_is_read_again, setup, teardown),
+	    cmocka_unit_test_setup_teardown(growth_wakes_the_reader, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(starts_in_a_rotated_copy, setup,
+					    teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
