@@ -231,7 +231,8 @@ static bool continues(const struct follow_file *ff, int fd)
 static void find_continuation(struct follower *f, const struct follow_file *ff)
 {
 	struct follow_copy copies[FOLLOW_COPIES_TRIED];
-	int n = follow_rotated_list(f->path, copies, FOLLOW_COPIES_TRIED);
+	int n =
+	    follow_rotated_list(f->path, copies, FOLLOW_COPIES_TRIED, false);
 	for (int i = 0; i < n; i++) {
 		if (copies[i].size <= ff->pos)
 			continue;

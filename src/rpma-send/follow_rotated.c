@@ -18,19 +18,22 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Named after base, going on with a separator, not compressed. */
+/* Named after base, going on with a separator. */
 static bool is_copy_name(const char *name, const char *base)
 {
-	static const char *const compressed[] = {".gz",	 ".xz",	 ".bz2",
-						 ".zst", ".lz4", ".Z"};
 	size_t n = strlen(base);
-	if (strncmp(name, base, n) != 0 || !strchr(".-_", name[n]) ||
-	    name[n] == '\0' || name[n + 1] == '\0')
-		return false;
-	for (size_t i = 0; i < sizeof(compressed) / sizeof(*compressed); i++)
-		if (ends_with(name, compressed[i]))
-			return false;
-	return true;
+	return strncmp(name, base, n) == 0 && name[n] != '\0' &&
+	       strchr(".-_", name[n]) && name[n + 1] != '\0';
+}
+
+static bool is_compressed(const char *name)
+{
+	static const char *const suffixes[] = {".gz",  ".xz",  ".bz2",
+					       ".zst", ".lz4", ".Z"};
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
+		if (ends_with(name, suffixes[i]))
+			return true;
+	return false;
 }
 
 /* Newest first; qsort's order. */
@@ -46,10 +49,14 @@ static int by_age(const void *pa, const void *pb)
 
 /* Fills c from the directory entry name if it is a copy of base. */
 static bool copy_of(const char *dir, const char *name, const char *base,
-		    const struct stat *self, struct follow_copy *c)
+		    const struct stat *self, bool compressed,
+		    struct follow_copy *c)
 {
 	struct stat st;
 	if (!is_copy_name(name, base))
+		return false;
+	c->compressed = is_compressed(name);
+	if (c->compressed && !compressed)
 		return false;
 	snprintf(c->path, sizeof(c->path), "%s/%s", dir, name);
 	if (stat(c->path, &st) != 0 || !S_ISREG(st.st_mode) ||
@@ -62,7 +69,8 @@ static bool copy_of(const char *dir, const char *name, const char *base,
 	return true;
 }
 
-int follow_rotated_list(const char *path, struct follow_copy *out, int max)
+int follow_rotated_list(const char *path, struct follow_copy *out, int max,
+			bool compressed)
 {
 	char dcopy[PATH_MAX], bcopy[PATH_MAX];
 	snprintf(dcopy, sizeof(dcopy), "%s", path);
@@ -87,7 +95,7 @@ int follow_rotated_list(const char *path, struct follow_copy *out, int max)
 			all = more;
 		}
 		n += copy_of(dir, e->d_name, base, has_self ? &self : NULL,
-			     &all[n]);
+			     compressed, &all[n]);
 	}
 	closedir(d);
 	if (n > 0)

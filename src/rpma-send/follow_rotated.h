@@ -10,6 +10,7 @@
 #ifndef SEND_FOLLOW_ROTATED_H
 #define SEND_FOLLOW_ROTATED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -22,11 +23,14 @@ struct follow_copy {
 	ino_t ino;
 	uint64_t size;
 	struct timespec mtime;
+	bool compressed; /* listed only when asked for */
 };
 
 /* The copies of path, newest (last modified) first, the file at path
- * itself left out: their number, at most max. */
-int follow_rotated_list(const char *path, struct follow_copy *out, int max);
+ * itself left out: their number, at most max. With compressed, the
+ * compressed ones too (marked), which cannot be read. */
+int follow_rotated_list(const char *path, struct follow_copy *out, int max,
+			bool compressed);
 
 /* The XXH3-64 of the first len bytes of the file open on fd, or of what
  * it has if shorter (*short_read set). */

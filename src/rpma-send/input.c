@@ -90,6 +90,12 @@ int send_input_follow(struct send_input *in, const char *path,
 	return 0;
 }
 
+bool send_input_follow_from(struct send_input *in, const char *const *paths,
+			    int n, uint64_t from)
+{
+	return in->follower && follower_start_at(in->follower, paths, n, from);
+}
+
 void send_input_close(struct send_input *in)
 {
 	if (in->fd > STDIN_FILENO)

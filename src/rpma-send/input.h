@@ -46,6 +46,11 @@ int send_input_open(struct send_input *in, const char *path,
  * input) or RS_E_NOMEM with the reason in err. */
 int send_input_follow(struct send_input *in, const char *path,
 		      uint64_t rotate_wait_ms, struct rs_error *err);
+
+/* A followed input starts with these files, the first from byte `from`
+ * (--resume: follower_start_at). False if one cannot be opened. */
+bool send_input_follow_from(struct send_input *in, const char *const *paths,
+			    int n, uint64_t from);
 void send_input_close(struct send_input *in);
 
 /* The line for an input path that open(2) refused with errno e, and its

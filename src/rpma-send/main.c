@@ -113,7 +113,9 @@ static const struct argp_option options[] = {
      0},
     {"resume", OPT_RESUME, 0, 0,
      "Continue a partly shipped FILE: check by hashes that the remote log "
-     "is a prefix of FILE, then send only the rest (exit 6 if it is not)",
+     "is a prefix of FILE, then send only the rest (exit 6 if it is not); "
+     "with --follow, go on where the log's last bytes end in FILE or in a "
+     "copy rotated beside it while the sender was down",
      0},
     {"auth-key", OPT_AUTH_KEY, "FILE", 0,
      "Prove this shared secret to a receiver that requires one (the same "
@@ -325,10 +327,9 @@ static void assign_positionals(struct argp_state *state, struct send_args *a)
 	if (a->rotate_wait_given && (!a->follow || a->fetch))
 		argp_error(state, "--rotate-wait goes with --follow of a FILE "
 				  "being sent");
-	if (!a->fetch && a->resume &&
-	    (a->verify || a->cfg.truncate || a->follow))
-		argp_error(state, "--resume goes without --verify, --truncate "
-				  "and --follow");
+	if (!a->fetch && a->resume && (a->verify || a->cfg.truncate))
+		argp_error(state, "--resume goes without --verify and "
+				  "--truncate");
 	refuse_swapped(state, a);
 	const char *host = a->args[0];
 	a->input = a->args[1];
@@ -645,6 +646,11 @@ int main(int argc, char **argv)
 
 	struct ship_result result;
 	memset(&result, 0, sizeof(result));
+	if (a.resume && a.follow) {
+		rc = resume_follow_run(&a.cfg, a.input ? a.input : "-",
+				       a.rotate_wait_ms, &result);
+		return report_ship(&a, rc, &result);
+	}
 	if (a.resume) {
 		rc = resume_run(&a.cfg, a.input ? a.input : "-", &result);
 		return report_ship(&a, rc, &result);

@@ -4,6 +4,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "input.h"
+#include "resume_follow.h"
 #include "stats.h"
 #include "stop_for_tests.h"
 #include "verifier.h"
@@ -144,6 +145,40 @@ int resume_run(const struct ship_config *cfg, const char *file,
 		memset(result, 0, sizeof(*result));
 		rc = check_and_send(cfg, &in, result, &checked);
 	}
+	send_input_close(&in);
+	return rc;
+}
+
+int resume_follow_run(const struct ship_config *cfg, const char *file,
+		      uint64_t rotate_wait_ms, struct ship_result *result)
+{
+	struct send_input in;
+	struct rs_error err = {0};
+	int rc = send_input_follow(&in, file, rotate_wait_ms, &err);
+	if (rc) {
+		rs_err("%s", err.msg);
+		return rc;
+	}
+	struct resume_follow_plan plan;
+	rc = resume_follow_find(cfg, file, &plan);
+	if (rc) {
+		send_input_close(&in);
+		return rc;
+	}
+	const char *paths[FOLLOW_FILES_MAX];
+	for (int i = 0; i < plan.npaths; i++)
+		paths[i] = plan.paths[i];
+	if (!send_input_follow_from(&in, paths, plan.npaths, plan.from)) {
+		rs_err("cannot open %s again to go on from byte %llu",
+		       plan.paths[0], (unsigned long long)plan.from);
+		send_input_close(&in);
+		return RS_E_IO;
+	}
+	struct ship_config resumed = *cfg;
+	resumed.truncate = false;
+	resumed.expect_offset = true;
+	resumed.expected_used = plan.held;
+	rc = ship_run(&resumed, &in, result);
 	send_input_close(&in);
 	return rc;
 }

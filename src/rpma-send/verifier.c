@@ -156,3 +156,16 @@ int verify_digest(const struct verify_config *cfg, uint64_t *length,
 	session_close(&s);
 	return rc;
 }
+
+int verify_log_extent(const struct verify_config *cfg, uint64_t *first,
+		      uint64_t *end)
+{
+	struct verify_config whole = *cfg;
+	whole.whole_log = true;
+	struct verify_session s = {0};
+	int rc = session_open(&whole, &s);
+	*first = s.plan.log_offset;
+	*end = s.plan.log_offset + s.plan.remote_len;
+	session_close(&s);
+	return rc;
+}

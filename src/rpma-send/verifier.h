@@ -33,4 +33,10 @@ int verify_run(const struct verify_config *cfg, int fd, const char *name,
 int verify_digest(const struct verify_config *cfg, uint64_t *length,
 		  uint64_t *digest);
 
+/* Where the remote log's held bytes start and end, as log positions (its
+ * archive pruned before first), from a verify session's grant: nothing is
+ * compared. Returns verify_run's codes. */
+int verify_log_extent(const struct verify_config *cfg, uint64_t *first,
+		      uint64_t *end);
+
 #endif
