@@ -199,7 +199,8 @@ static void look_at_path(struct follower *f)
 
 /* Whether the file no longer holds what was read of it: shorter than
  * that, or its last bytes read are not there any more (it was truncated
- * and written past that point before this looked). */
+ * and written past that point before this looked). A file rewritten with
+ * the very same bytes there cannot be told from one that grew. */
 static bool rewritten(const struct follow_file *ff)
 {
 	struct stat st;
@@ -322,7 +323,11 @@ ssize_t follower_read(struct follower *f, void *buf, size_t cap)
 			look_at_path(f);
 		if (f->nfiles == 0)
 			return 0;
-		if (ff->at_end && rewritten(ff)) {
+		/* Before every read, not only at the end: a file truncated
+		 * while a backlog of it was being read, and written past that
+		 * point again, would otherwise go on with its new content's
+		 * middle. */
+		if (rewritten(ff)) {
 			start_over(f, ff);
 			continue;
 		}

@@ -271,6 +271,29 @@ static void starts_in_a_rotated_copy(void **state)
 	assert_string_equal(x->got, "|unshipped\nlive\n");
 }
 
+/* Truncated while a backlog of it was being read, and written past that
+ * point again: the reader does not go on with the new content's middle. */
+static void a_backlog_truncated_and_regrown_is_not_spliced(void **state)
+{
+	struct fixture *x = *state;
+	char old[8001], fresh[12001];
+	memset(old, 'o', 8000);
+	old[8000] = '\0';
+	for (int i = 0; i < 12000; i++)
+		fresh[i] = (char)('A' + i % 26);
+	fresh[12000] = '\0';
+	append(x->path, old);
+	follow(x);
+	assert_int_equal(follower_read(x->f, x->got, 3000), 3000);
+	x->got_len = 3000;
+	assert_int_equal(truncate(x->path, 0), 0); /* no copy kept */
+	append(x->path, fresh);
+	drain(x);
+	assert_int_equal(x->got_len, 3000 + 12000);
+	assert_memory_equal(x->got, old, 3000);
+	assert_memory_equal(x->got + 3000, fresh, 12000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +309,9 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_file_truncated_and_grown_back_is_read_again, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_backlog_truncated_and_regrown_is_not_spliced, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(growth_wakes_the_reader, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(starts_in_a_rotated_copy, setup,
