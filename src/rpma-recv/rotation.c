@@ -8,40 +8,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The figures other threads read, after they changed. */
-void rotation_publish(struct recv_rotation *r)
-{
-	struct archive_usage u = {0};
-	if (r->archive)
-		u = archive_usage(r->archive);
-	atomic_store(&r->pub_base, r->state.base);
-	atomic_store(&r->pub_archived, u.end - u.start);
-	atomic_store(&r->pub_files, u.files);
-}
-
-const char *rotation_label(const struct recv_rotation *r)
-{
-	return r->name[0] ? r->name : r->t->path;
-}
-
-/* The tests' knob: stop here (SIGSTOP) when asked to, so that a test can
- * kill the receiver at exactly this step. */
-void rotation_stop_at(const char *step)
-{
-	const char *want = getenv("RPMA_RECV_STOP_AT");
-	if (!want || strcmp(want, step))
-		return;
-	rs_info("stopping at %s (RPMA_RECV_STOP_AT)", step);
-	raise(SIGSTOP);
-}
-
-/* ---- the record ---- */
+/* ---- the record, read at open (rotation_state.c stores it) ---- */
 
 static void state_load(struct recv_rotation *r)
 {
@@ -51,27 +23,6 @@ static void state_load(struct recv_rotation *r)
 	if (r->recordable)
 		log_state_decode(t->base + RS_LOG_STATE_OFFSET, t->uuid,
 				 &r->state);
-}
-
-void rotation_store(struct recv_rotation *r, uint64_t base)
-{
-	struct log_state next = {.seq = r->state.seq + 1,
-				 .base = base,
-				 .sw = r->state.sw,
-				 .content = r->state.content};
-	uint8_t slot[RS_LOG_STATE_SLOT];
-	unsigned i;
-	log_state_encode(&next, r->t->uuid, slot, &i);
-	rs_pmem_target_write_header(
-	    r->t, RS_LOG_STATE_OFFSET + (uint64_t)i * RS_LOG_STATE_SLOT, slot,
-	    sizeof(slot));
-	r->state = next;
-	rotation_publish(r);
-}
-
-uint64_t rotation_pool_used(const struct recv_rotation *r)
-{
-	return rs_pmem_target_write_offset(r->t) - r->t->start;
 }
 
 /* ---- opening: a rotation a crash cut short is finished ---- */
@@ -215,14 +166,6 @@ static int start_archiver(struct recv_rotation *r, struct rs_error *err)
 				  rotation_label(r));
 	r->running = rc == 0;
 	return rc;
-}
-
-void rotation_abandon_stretch(struct recv_rotation *r)
-{
-	if (r->archive)
-		archive_stretch_abandon(r->archive);
-	r->failed = false;
-	r->stopped_copy = false;
 }
 
 int recv_rotation_open(const struct recv_rotation_config *cfg,

@@ -1,6 +1,8 @@
 /* Rotation's insides, shared by its files: rotation.c (opening, the
  * writer's rebase, reading the archive), rotation_archiver.c (the thread
- * that copies while the writer appends). Nothing else includes this. */
+ * that copies while the writer appends), rotation_switch.c (a replacement
+ * switched in) and, below the three, rotation_state.c (what they all
+ * call). Nothing else includes this. */
 #ifndef RECV_ROTATION_INTERNAL_H
 #define RECV_ROTATION_INTERNAL_H
 
@@ -36,7 +38,7 @@ struct recv_rotation {
 	atomic_uint pub_files;
 };
 
-/* How messages name the log. */
+/* What the files share (rotation_state.c). How messages name the log. */
 const char *rotation_label(const struct recv_rotation *r);
 /* The tests' knob (RPMA_RECV_STOP_AT): stops the process at step. */
 void rotation_stop_at(const char *step);
