@@ -1,5 +1,7 @@
 /* The fleet's start and end: connecting every replica, agreeing, sizing the
- * ring; the closing report. Events, losses and reconnects: fleet_events.c. */
+ * ring; the closing report. Events, losses and reconnects: fleet_events.c,
+ * which this file calls (fleet_lose, fleet_replacing) and which calls
+ * nothing here. */
 #include "fleet_internal.h"
 
 #include "agreement.h"
@@ -139,11 +141,6 @@ static int check_expected(const struct fleet *f)
 	       (unsigned long long)used,
 	       (unsigned long long)f->cfg->expected_used);
 	return RS_E_DIVERGED;
-}
-
-bool fleet_replacing(const struct fleet *f)
-{
-	return f->cfg->truncate && !f->cfg->truncate_in_place;
 }
 
 /* Where the replacement goes on r: a refusal names the room there is. */

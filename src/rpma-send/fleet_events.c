@@ -157,6 +157,11 @@ static int reconnect_timeout(const struct fleet *f)
 	return t;
 }
 
+bool fleet_replacing(const struct fleet *f)
+{
+	return f->cfg->truncate && !f->cfg->truncate_in_place;
+}
+
 /* Back on a new connection while replacing the log: the replacement must
  * still be there (a receiver that restarted forgot it). */
 static int carry_on_replacing(struct fleet *f, struct replica *r)

@@ -1,6 +1,6 @@
 /* The fleet's state, shared by the two files that implement it: fleet.c
- * (start and end) and fleet_events.c (streaming). Nothing else includes
- * this. */
+ * (start and end) and, below it, fleet_events.c (streaming), which calls
+ * nothing of fleet.c. Nothing else includes this. */
 #ifndef SEND_FLEET_INTERNAL_H
 #define SEND_FLEET_INTERNAL_H
 
