@@ -7,6 +7,7 @@
 #include "exposure.h"
 #include "proto/auth.h"
 #include "proto/descriptor.h"
+#include "rotation.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -19,14 +20,6 @@ struct recv_log_rules {
 	uint8_t methods; /* RS_METHOD_BIT() of each method the log allows */
 	bool has_key;
 	struct rs_auth_key key;
-};
-
-/* Rotation into an archive (archive.h), from the log's settings. */
-struct recv_rotation_config {
-	char dir[PATH_MAX]; /* "": none, a full pool is full */
-	unsigned rotate_at; /* percent full that starts archiving */
-	unsigned keep;	    /* files kept at most, 0: all */
-	uint64_t max_bytes; /* bytes kept at most, 0: all */
 };
 
 struct recv_worker_config {

@@ -26,15 +26,23 @@
 #ifndef RECV_ROTATION_H
 #define RECV_ROTATION_H
 
-#include "log_config.h"
 #include "pmem_target.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct rs_error;
 struct recv_rotation;
+
+/* Rotation into an archive (archive.h), from the log's settings. */
+struct recv_rotation_config {
+	char dir[PATH_MAX]; /* "": none, a full pool is full */
+	unsigned rotate_at; /* percent full that starts archiving */
+	unsigned keep;	    /* files kept at most, 0: all */
+	uint64_t max_bytes; /* bytes kept at most, 0: all */
+};
 
 /* Reads the record of the pool t serves (mapped, locked), opens the
  * archive when cfg has one, finishes a rotation a crash cut short and

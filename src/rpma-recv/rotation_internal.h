@@ -8,6 +8,7 @@
 
 #include "archive.h"
 #include "log_state.h"
+#include "proto/descriptor.h"
 #include "rotation.h"
 
 #include <pthread.h>
