@@ -1,18 +1,18 @@
 /* rpma-recv: exposes PMem log pools to rpma-send senders over RDMA: one
  * POOL, named logs (--log NAME=POOL), or those of a configuration file;
  * or checks such a configuration (--check-config) and exits. */
-#include "check_config.h"
 #include "cli/exit_code.h"
 #include "cli/log.h"
 #include "cli/signals.h"
+#include "commands/check_config.h"
+#include "commands/export.h"
+#include "commands/info.h"
+#include "config/flags.h"
+#include "config/log_arg.h"
 #include "error.h"
-#include "export.h"
-#include "info.h"
 #include "recv_exit_status.h"
-#include "service.h"
-#include "settings.h"
-#include "settings_flags.h"
-#include "settings_log_arg.h"
+#include "service/service.h"
+#include "settings/settings.h"
 
 #include <argp.h>
 #include <signal.h>
@@ -49,7 +49,7 @@ enum {
 
 #define RECV_DEFAULT_CONFIG "/etc/rpma-ship/rpma-recv.conf"
 
-/* The options that are not settings; those are settings_flags.h's. */
+/* The options that are not settings; those are config/flags.h's. */
 static const struct argp_option options[] = {
     {"log", OPT_LOG, "NAME=POOL", 0,
      "Serve POOL as the log NAME, which senders reach as HOST/NAME "
@@ -241,7 +241,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 /* ---- the settings: the file, then the command line over it ---- */
 
 /* A log of the command line: POOL (name ""), or --log NAME=POOL[,...]
- * (settings_log_arg.h); the flags that apply to every log first. */
+ * (config/log_arg.h); the flags that apply to every log first. */
 static int add_cli_log(const struct recv_args *a, const char *pool,
 		       const char *named, struct recv_settings *s,
 		       struct rs_error *err)
@@ -302,7 +302,7 @@ static void install_reload_signal(void)
 	sigaction(SIGHUP, &sa, 0);
 }
 
-/* The key of --auth-key, after the options (settings_text.c says why). */
+/* The key of --auth-key, after the options (settings/text.c says why). */
 static int load_cli_key(struct recv_args *a)
 {
 	struct recv_log_settings *log = &a->flags.log;

@@ -16,11 +16,11 @@
  *  - the reply is a well-formed COMMIT_DONE echoing seq and carrying the
  *    write offset. */
 #include "fuzz_commit.h"
-#include "commit.h"
 #include "fuzz_check.h"
-#include "pmem_target.h"
+#include "methods/commit.h"
+#include "methods/recv_method.h"
+#include "pool/pmem_target.h"
 #include "proto/pool_layout.h"
-#include "recv_method.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -103,7 +103,7 @@ static void apply_one(const struct recv_staging *staging,
 	const uint64_t before = rs_pmem_target_write_offset(&target);
 	bool staged = req->type == RS_MSG_STAGED_COMMIT;
 
-	/* Which refusals apply, from the rules in commit.h: GPSPM takes
+	/* Which refusals apply, from the rules in methods/commit.h: GPSPM takes
 	 * in-place commits, staged staged ones, APM and none no request. */
 	bool bad = !((req->type == RS_MSG_COMMIT && m == &recv_method_gpspm) ||
 		     (staged && m == &recv_method_staged));

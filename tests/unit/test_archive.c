@@ -1,5 +1,5 @@
-/* A log's archive directory (archive.h) on the host: stretches named for
- * their log position and durable before they count, leftovers of a crash
+/* A log's archive directory (rotation/archive.h) on the host: stretches named
+ * for their log position and durable before they count, leftovers of a crash
  * removed, a gap refused, pruning from the oldest, and finding a position.
  */
 #include <setjmp.h>
@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "archive.h"
 #include "error.h"
+#include "rotation/archive.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The receiver's record in the pool's header page (log_state.h): the newer
+/* The receiver's record in the pool's header page (pool/log_state.h): the newer
  * valid slot wins, a torn or foreign slot does not count, and a new record
  * always goes into the slot the current one is not in. */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "log_state.h"
+#include "pool/log_state.h"
 
 #include <string.h>
 
@@ -16,7 +16,7 @@ static const uint8_t uuid[16] = {1, 2,	3,  4,	5,  6,	7,  8,
 				 9, 10, 11, 12, 13, 14, 15, 16};
 static const uint8_t other_uuid[16] = {9};
 
-/* Stores next into page as pmem_target.c does: into the slot it names. */
+/* Stores next into page as pool/pmem_target.c does: into the slot it names. */
 static void store(uint8_t *page, const struct log_state *next)
 {
 	uint8_t slot[RS_LOG_STATE_SLOT];

@@ -1,7 +1,7 @@
-/* The receiver's counters (counters.h) and their metrics file (metrics.h):
- * which persist-time bucket a commit falls in, what a refusal is counted
- * as, the Prometheus text of a log (cumulative buckets, escaped labels),
- * the file replaced whole, and --info's reading of it back. */
+/* The receiver's counters (metrics/counters.h) and their metrics file
+ * (metrics/metrics.h): which persist-time bucket a commit falls in, what a
+ * refusal is counted as, the Prometheus text of a log (cumulative buckets,
+ * escaped labels), the file replaced whole, and --info's reading of it back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "counters.h"
-#include "metrics.h"
+#include "metrics/counters.h"
+#include "metrics/metrics.h"
 #include "proto/descriptor.h"
 
 #include <stdio.h>

@@ -7,12 +7,12 @@
 
 #include <cmocka.h>
 
-#include "cidr.h"
 #include "cli/count.h"
 #include "cli/endpoint.h"
 #include "cli/size.h"
 #include "error.h"
 #include "proto/method.h"
+#include "settings/cidr.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -7,12 +7,12 @@
 
 #include <cmocka.h>
 
-#include "commit.h"
-#include "pmdk_log.h"
-#include "pmem_target.h"
+#include "methods/commit.h"
+#include "methods/recv_method.h"
+#include "pool/pmdk_log.h"
+#include "pool/pmem_target.h"
 #include "proto/pool_layout.h"
-#include "recv_method.h"
-#include "verify_reply.h"
+#include "sender/verify_reply.h"
 
 #include <stdio.h>
 #include <stdlib.h>

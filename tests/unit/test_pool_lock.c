@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "pmem_target.h"
+#include "pool/pmem_target.h"
 
 #include <fcntl.h>
 #include <stdio.h>

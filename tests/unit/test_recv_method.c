@@ -11,10 +11,10 @@
 
 #include <cmocka.h>
 
-#include "commit.h"
 #include "error.h"
+#include "methods/commit.h"
+#include "methods/recv_method.h"
 #include "proto/pool_layout.h"
-#include "recv_method.h"
 
 #include <string.h>
 

@@ -9,8 +9,8 @@
 
 #include "cli/log.h"
 #include "error.h"
-#include "recv_method.h"
-#include "recv_session.h"
+#include "methods/recv_method.h"
+#include "sender/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>

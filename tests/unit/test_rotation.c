@@ -1,5 +1,5 @@
-/* Rotation (rotation.h) on a real libpmemlog pool in a plain file and an
- * archive directory on the host: a rebase moves the pool's bytes into the
+/* Rotation (rotation/rotation.h) on a real libpmemlog pool in a plain file and
+ * an archive directory on the host: a rebase moves the pool's bytes into the
  * archive and starts the pool over; the log's content (archive, then
  * pool) is what a verify sees across the boundary; each state a crash can
  * leave between the steps is finished when the log is opened again; a
@@ -11,15 +11,15 @@
 
 #include <cmocka.h>
 
-#include "commit.h"
+#include "commands/export.h"
 #include "error.h"
-#include "export.h"
-#include "generation.h"
-#include "log_state.h"
-#include "pmem_target.h"
-#include "recv_method.h"
-#include "rotation.h"
-#include "verify_reply.h"
+#include "methods/commit.h"
+#include "methods/recv_method.h"
+#include "pool/log_state.h"
+#include "pool/pmem_target.h"
+#include "rotation/generation.h"
+#include "rotation/rotation.h"
+#include "sender/verify_reply.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sd_notify.h"
-#include "status_line.h"
+#include "service/sd_notify.h"
+#include "service/status_line.h"
 
 /* A datagram socket standing in for systemd's, and the $NOTIFY_SOCKET
  * value that names it. */

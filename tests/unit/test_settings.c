@@ -11,7 +11,7 @@
 
 #include "error.h"
 #include "proto/method.h"
-#include "settings.h"
+#include "settings/settings.h"
 
 #include <fcntl.h>
 #include <ftw.h>

@@ -1,5 +1,5 @@
-/* What a reload does with each setting (settings_reload.h, which
- * service.c applies on SIGHUP), row by row, against rpma-recv.conf(5)'s
+/* What a reload does with each setting (config/reload.h, which
+ * service/service.c applies on SIGHUP), row by row, against rpma-recv.conf(5)'s
  * RELOADING: max-senders applies at once; allow, auth-key and methods to
  * a log's new connections; a log whose pool changes is served anew; every
  * other setting waits for a restart, and a log's such changes are named
@@ -11,11 +11,11 @@
 
 #include <cmocka.h>
 
+#include "config/reload.h"
 #include "error.h"
-#include "settings.h"
-#include "settings_reload.h"
-#include "settings_table.h"
-#include "settings_value.h"
+#include "settings/settings.h"
+#include "settings/table.h"
+#include "settings/value.h"
 
 #include <fcntl.h>
 #include <stdio.h>

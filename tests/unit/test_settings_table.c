@@ -1,4 +1,4 @@
-/* The table of rpma-recv's settings (settings_table.h) against what the
+/* The table of rpma-recv's settings (settings/table.h) against what the
  * man pages document, and what follows from each row: its range enforced
  * alike in the configuration file and as a flag (min - 1 and max + 1
  * refused with one message, min and max taken), its default the one the
@@ -12,11 +12,11 @@
 #include <cmocka.h>
 
 #include "cli/endpoint.h"
+#include "config/flags.h"
 #include "error.h"
 #include "proto/method.h"
-#include "settings.h"
-#include "settings_flags.h"
-#include "settings_table.h"
+#include "settings/settings.h"
+#include "settings/table.h"
 
 #include <fcntl.h>
 #include <stdio.h>

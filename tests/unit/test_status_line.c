@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "settings.h"
-#include "status_line.h"
+#include "service/status_line.h"
+#include "settings/settings.h"
 
 static void expect_text(unsigned nlogs, const char *const *names,
 			unsigned senders, const char *want)

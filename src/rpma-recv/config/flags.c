@@ -1,0 +1,105 @@
+/* The settings' flags: the table's rows read from the command line with
+ * the file's checks, their argp options built from the rows. */
+#include "config/flags.h"
+
+#include "settings/value.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void settings_flags_init(struct settings_flags *f)
+{
+	memset(f, 0, sizeof(*f));
+	recv_settings_init(&f->globals);
+	recv_log_settings_init(&f->log);
+}
+
+static int key_of(const struct settings_row *row)
+{
+	return row->short_flag
+		   ? row->short_flag
+		   : SETTINGS_FLAGS_KEY + (int)settings_row_index(row);
+}
+
+const struct settings_row *settings_flags_row(int key)
+{
+	for (size_t i = 0; i < settings_nrows; i++)
+		if (settings_rows[i].flag && key_of(&settings_rows[i]) == key)
+			return &settings_rows[i];
+	return 0;
+}
+
+int settings_flags_parse(struct settings_flags *f,
+			 const struct settings_row *row, const char *arg,
+			 struct rs_error *err)
+{
+	/* `--auth-key ''` must not read as "no key", nor '' as a path. */
+	if (arg && !*arg)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "--%s: an empty value; give %s", row->flag,
+				    row->arg ? row->arg : "a value");
+	struct settings_input in = {row, SETTINGS_FROM_FLAG, 0};
+	bool global = row->scope == SETTINGS_GLOBAL;
+	int rc = settings_value_parse(
+	    &in, arg, global ? (void *)&f->globals : (void *)&f->log, err);
+	if (!rc && global)
+		f->given |= UINT32_C(1) << settings_row_index(row);
+	return rc;
+}
+
+void settings_flags_override(const struct settings_flags *f,
+			     struct recv_settings *s)
+{
+	for (size_t i = 0; i < settings_nrows; i++)
+		if (f->given & (UINT32_C(1) << i))
+			settings_value_copy(&settings_rows[i], s, &f->globals);
+}
+
+_Static_assert(SETTINGS_ROWS_MAX <= 32, "given has a bit per row");
+
+/* ---- argp ---- */
+
+/* The row's help, and its default where there is one to say. */
+static const char *help_of(const struct settings_row *row, char *buf,
+			   size_t len)
+{
+	char def[64];
+	if (!*settings_value_show_default(row, def, sizeof(def)))
+		return row->help;
+	snprintf(buf, len, "%s (default %s)", row->help, def);
+	return buf;
+}
+
+static error_t flag_parse(int key, char *arg, struct argp_state *state)
+{
+	const struct settings_row *row = settings_flags_row(key);
+	if (!row)
+		return ARGP_ERR_UNKNOWN;
+	struct rs_error err = {0};
+	if (settings_flags_parse(state->input, row, arg, &err))
+		argp_error(state, "%s", err.msg);
+	return 0;
+}
+
+const struct argp *settings_flags_argp(void)
+{
+	static struct argp_option options[SETTINGS_ROWS_MAX + 1];
+	static char docs[SETTINGS_ROWS_MAX][512];
+	static struct argp argp = {options, flag_parse, 0, 0, 0, 0, 0};
+	if (options[0].name)
+		return &argp;
+	size_t n = 0;
+	for (size_t i = 0; i < settings_nrows; i++) {
+		const struct settings_row *row = &settings_rows[i];
+		if (!row->flag)
+			continue;
+		options[n++] =
+		    (struct argp_option){row->flag,
+					 key_of(row),
+					 row->arg,
+					 0,
+					 help_of(row, docs[i], sizeof(docs[i])),
+					 0};
+	}
+	return &argp;
+}

@@ -1,0 +1,514 @@
+#include "log/admission.h"
+
+#include "cli/log.h"
+#include "error.h"
+#include "methods/recv_method.h"
+#include "metrics/clock.h"
+#include "rdma/mr.h"
+#include "rotation/rotation.h"
+#include "session/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void recv_admission_init(struct recv_admission *adm,
+			 const struct recv_worker_config *cfg,
+			 struct recv_counters *counters,
+			 struct recv_log_counters *log_counters,
+			 struct rs_pmem_target *target,
+			 struct recv_rotation *rotation)
+{
+	memset(adm, 0, sizeof(*adm));
+	adm->cfg = cfg;
+	adm->counters = counters;
+	adm->log_counters = log_counters;
+	adm->target = target;
+	adm->rotation = rotation;
+}
+
+/* A sender the service counted (service/routing.c) is gone: ended or
+ * refused. */
+static void sender_gone(struct recv_admission *adm)
+{
+	atomic_fetch_sub(&adm->counters->senders, 1);
+	recv_counters_disconnected(adm->log_counters);
+}
+
+void recv_admission_fini(struct recv_admission *adm)
+{
+	while (adm->sessions)
+		recv_admission_end(adm, adm->sessions);
+	recv_exposure_delete(&adm->exposure);
+}
+
+/* What the device conn runs on is given: kept while senders come in on
+ * the same device. */
+static int expose_on(struct recv_admission *adm, const struct rs_conn *conn)
+{
+	if (adm->exposure && recv_exposure_serves(adm->exposure, conn))
+		return 0;
+	recv_exposure_delete(&adm->exposure);
+	struct rs_error err = {0};
+	int rc = recv_exposure_new(conn, adm->target, &adm->cfg->exposure,
+				   &adm->exposure, &err);
+	if (rc)
+		rs_err("%s", err.msg);
+	return rc;
+}
+
+/* The log's name in messages, or its pool for `rpma-recv POOL`. */
+static const char *log_label(const struct recv_admission *adm)
+{
+	return adm->cfg->name[0] ? adm->cfg->name : adm->cfg->pool_path;
+}
+
+/* The methods a connection may use: what the device allows of the pool,
+ * and of those what the log's configuration allows. */
+static uint8_t offered_for(const struct recv_admission *adm,
+			   const struct rs_connect_req *req, uint8_t allowed)
+{
+	uint8_t m = recv_exposure_methods(adm->exposure) & allowed;
+	/* An apm sender writes the log's write offset itself: it would
+	 * commit a replacement over the content kept meanwhile. */
+	if (req->flags & RS_CONNECT_REPLACE)
+		m &= (uint8_t)~RS_METHOD_BIT(RS_METHOD_APM);
+	return m;
+}
+
+static uint8_t methods_of(const struct recv_sender *a)
+{
+	return offered_for(a->adm, &a->req, a->rules.methods);
+}
+
+/* A writer's method: the one it picks from what it is granted, by the
+ * same rule; NULL for a reader. */
+static const struct recv_method *method_of(const struct recv_sender *a)
+{
+	if (a->req.flags & RS_CONNECT_VERIFY)
+		return 0;
+	return recv_method_choose(methods_of(a), a->req.method);
+}
+
+/* Whether the writer reaches the pool through windows: every writer but
+ * an apm one on a device that binds them (a staged writer asks for no
+ * key; apm writes the whole range and its offset word). */
+static bool windowed(const struct recv_sender *a)
+{
+	const struct recv_method *m = method_of(a);
+	return m && m->id != RS_METHOD_APM &&
+	       recv_exposure_windows(a->adm->exposure);
+}
+
+/* Whether the writer writes in place through windows: gpspm. */
+static bool writes_through_windows(const struct recv_sender *a)
+{
+	const struct recv_method *m = method_of(a);
+	return windowed(a) && m->id == RS_METHOD_GPSPM;
+}
+
+/* Its two windows, at its first request for a key: after its queue pair,
+ * so that a receiver killed with windows bound has them taken down before
+ * the queue pair (the kernel cleans up the newest first; rxe waits forever
+ * for a queue pair a bound window holds). */
+static int windows_of(struct recv_sender *a)
+{
+	if (a->windows)
+		return 0;
+	struct rs_error err = {0};
+	int rc = recv_write_windows_new(recv_exposure_peer(a->adm->exposure),
+					recv_exposure_regions(a->adm->exposure),
+					&a->windows, &err);
+	if (rc)
+		rs_err("sender %s: %s", a->s.peer, err.msg);
+	return rc;
+}
+
+/* A window grant shows the data range without a key and no apm; a log
+ * without gpspm shows no data range at all. */
+static void describe_windows(struct rs_accept_info *info)
+{
+	info->methods &= (uint8_t)~RS_METHOD_BIT(RS_METHOD_APM);
+	if (!(info->methods & RS_METHOD_BIT(RS_METHOD_GPSPM))) {
+		info->data = (struct rs_mr_desc){0};
+		return;
+	}
+	info->peer_flags |= RS_PEER_WINDOWS;
+	info->data.rkey = 0;
+}
+
+/* A reader's ring of its own, readable: the receiver copies into it what
+ * the reader may not read in place (the archive's bytes, what was
+ * committed after its grant). Never the writer's staging ring: a reader
+ * may run while the log is written. Deregistered when the session ends. */
+static void prepare_read_ring(struct recv_sender *a)
+{
+	struct rs_peer *peer = recv_exposure_peer(a->adm->exposure);
+	struct rs_error err = {0};
+	uint64_t len = recv_exposure_ring_len(&a->adm->cfg->exposure);
+	if (posix_memalign((void **)&a->read_ring, 4096, len))
+		return;
+	if (rs_mr_reg(peer, a->read_ring, len, RS_MR_REMOTE_READ,
+		      &a->read_ring_mr, &err)) {
+		free(a->read_ring);
+		a->read_ring = 0;
+	}
+}
+
+/* A reader reads in place the log's committed prefix as of its grant, no
+ * further: its registration ends there, so the NIC refuses a read of
+ * anything not committed yet (every device checks a region's range). */
+static void register_read_prefix(struct recv_sender *a, uint64_t committed)
+{
+	const struct rs_pmem_target *t = a->adm->target;
+	struct rs_error err = {0};
+	rs_mr_dereg(&a->read_mr);
+	if (committed <= t->start ||
+	    !rs_mr_reg(recv_exposure_peer(a->adm->exposure), t->base + t->start,
+		       committed - t->start, RS_MR_REMOTE_READ, &a->read_mr,
+		       &err))
+		return;
+	rs_verbose("no remote read of the pool for reader %s (%s); reading "
+		   "through a ring of its own",
+		   a->s.peer, err.msg);
+}
+
+/* A reading session is shown nothing it could write: no method, no key
+ * to the pool's data range, its write offset or the staging ring. What it
+ * reads is registered for reading only. */
+static void describe_read(const struct recv_sender *a,
+			  struct rs_accept_info *info)
+{
+	info->peer_flags |= RS_PEER_READ_ONLY;
+	info->methods = 0;
+	info->data = (struct rs_mr_desc){0};
+	info->write_offset = (struct rs_mr_desc){0};
+	info->staging = (struct rs_mr_desc){0};
+	if (a->read_mr)
+		info->data_read =
+		    rs_mr_describe(a->read_mr, RS_MR_USAGE_READ_SRC);
+	if (a->read_ring_mr) {
+		info->staging_read =
+		    rs_mr_describe(a->read_ring_mr, RS_MR_USAGE_READ_SRC);
+		info->staging_slot_size = a->adm->cfg->exposure.slot_size;
+	}
+}
+
+/* What the sender may use, as of now: truncates first when asked, and
+ * hands out a new session token. */
+static int grant(struct recv_sender *a, struct rs_accept_info *info)
+{
+	struct recv_admission *adm = a->adm;
+	struct rs_error err = {0};
+	int rc = rs_auth_random(a->token.bytes, sizeof(a->token.bytes), &err);
+	if (rc) {
+		rs_err("sender %s: %s", a->s.peer, err.msg);
+		return rc;
+	}
+	if (a->req.flags & RS_CONNECT_TRUNCATE) {
+		recv_rotation_empty(adm->rotation);
+		rs_info("log %s truncated at the request of %s", log_label(adm),
+			a->s.peer);
+	}
+	recv_exposure_describe(adm->exposure, info);
+	info->methods = methods_of(a);
+	info->log_base = recv_rotation_base(adm->rotation);
+	if (recv_rotation_enabled(adm->rotation))
+		info->peer_flags |= RS_PEER_ARCHIVE;
+	info->token = a->token;
+	info->peer_timeout_ms = adm->cfg->peer_timeout_ms;
+	if (a->req.flags & RS_CONNECT_VERIFY) {
+		register_read_prefix(a, info->write_offset_value);
+		describe_read(a, info);
+	} else if (windowed(a))
+		describe_windows(info);
+	rs_verbose("sender %s connected at write offset %llu", a->s.peer,
+		   (unsigned long long)info->write_offset_value);
+	return 0;
+}
+
+/* How far behind the head, and how long, a writer's windows reached what
+ * it committed: the bound the man page gives, measured. */
+static void log_window_reach(const struct recv_admission *adm,
+			     const struct recv_sender *a)
+{
+	bool bounded = recv_exposure_windows_bounded(adm->exposure);
+	rs_info("sender %s: its windows moved past what it committed within "
+		"%llu bytes and %.1f ms at most%s",
+		a->s.peer, (unsigned long long)a->s.keys.reach_bytes_max,
+		(double)a->s.keys.reach_ns_max / 1e6,
+		bounded ? ""
+			: " (counted from the start of a window's region: "
+			  "this device keeps a window to the region under it)");
+}
+
+static void log_session_end(const struct recv_admission *adm,
+			    const struct recv_sender *a)
+{
+	if (a->taken_over) {
+		rs_verbose("sender %s: old connection ended after %llu commits",
+			   a->s.peer, (unsigned long long)a->s.commits);
+	} else if (a->s.served) {
+		const struct rs_pmem_target *t = adm->target;
+		rs_info("sender %s done: %llu commits, %llu bytes, log %s at "
+			"%llu of %llu bytes",
+			a->s.peer, (unsigned long long)a->s.commits,
+			(unsigned long long)a->s.bytes, log_label(adm),
+			(unsigned long long)(rs_pmem_target_write_offset(t) -
+					     t->start),
+			(unsigned long long)(t->end - t->start));
+		if (a->windows && a->s.keys.reach_ns_max)
+			log_window_reach(adm, a);
+	} else if (a->s.why[0]) {
+		rs_verbose("sender %s: %s", a->s.peer, a->s.why);
+	}
+}
+
+void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
+{
+	if (a->windows)
+		recv_session_windows_end(&a->s);
+	log_session_end(adm, a);
+	if (a->s.served && !a->taken_over)
+		atomic_fetch_add(&adm->counters->served, 1);
+	/* The windows go first: a bound window holds its queue pair (rxe
+	 * would wait for it forever). Then the queue pair: no write of this
+	 * connection lands after this returns, which a takeover relies on. */
+	recv_write_windows_delete(&a->windows);
+	rs_session_delete(&a->rs);
+	rs_mr_dereg(&a->read_mr);
+	rs_mr_dereg(&a->read_ring_mr);
+	free(a->read_ring);
+	for (struct recv_sender **p = &adm->sessions; *p; p = &(*p)->next) {
+		if (*p == a) {
+			*p = a->next;
+			break;
+		}
+	}
+	if (adm->holder == a) {
+		adm->holder = 0;
+		/* Its sender did not come back for it: forgotten, the log
+		 * keeps its content. */
+		if (adm->gen.active && !a->taken_over)
+			rs_info("log %s: the replacement %s began is "
+				"abandoned; the log keeps its content",
+				log_label(adm), a->s.peer);
+		if (!a->taken_over)
+			adm->gen.active = false;
+	}
+	adm->nsessions--;
+	sender_gone(adm);
+	memset(&a->rules.key, 0, sizeof(a->rules.key));
+	free(a);
+}
+
+static bool is_writer(const struct rs_connect_req *req)
+{
+	return !(req->flags & RS_CONNECT_VERIFY);
+}
+
+static bool presents_token_of(const struct rs_connect_req *req,
+			      const struct recv_sender *holder)
+{
+	return holder && (req->flags & RS_CONNECT_TAKEOVER) &&
+	       !memcmp(&req->token, &holder->token, sizeof(holder->token));
+}
+
+/* The sender of `a` is back on a new connection: its old one ends first.
+ * A verifier holds nothing. */
+static int take_over(struct recv_admission *adm, struct recv_sender *a)
+{
+	if (!is_writer(&a->req))
+		return 0;
+	struct recv_sender *old = adm->holder;
+	if (old && old != a) {
+		if (!presents_token_of(&a->req, old))
+			return RS_E_BUSY; /* another holds it meanwhile */
+		rs_info("sender %s takes its session over from %s", a->s.peer,
+			old->s.peer);
+		old->taken_over = true;
+		recv_admission_end(adm, old);
+	}
+	adm->holder = a;
+	return 0;
+}
+
+/* ---- the link of a recv_session: the real connection ---- */
+
+static int link_check_auth(void *ctx, const struct rs_msg *msg,
+			   struct rs_error *err)
+{
+	struct recv_sender *a = ctx;
+	return rs_session_check_auth(a->rs, msg, err);
+}
+
+/* After a right answer: a sender taking its session over gets it now. */
+static int link_send_grant(void *ctx)
+{
+	struct recv_sender *a = ctx;
+	struct rs_accept_info info;
+	int rc = take_over(a->adm, a);
+	if (!rc)
+		rc = grant(a, &info);
+	return rc ? rc : rs_session_send_grant(a->rs, &info);
+}
+
+static int link_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
+		      bool signaled)
+{
+	struct recv_sender *a = ctx;
+	return rs_session_send(a->rs, slot, reply, UINT32_MAX,
+			       signaled ? RS_POST_SIGNALED : 0);
+}
+
+static int link_window(void *ctx, uint64_t head, bool reset, uint32_t *key,
+		       uint64_t *reach)
+{
+	struct recv_sender *a = ctx;
+	struct rs_conn *c = rs_session_conn(a->rs);
+	int rc = windows_of(a);
+	if (rc)
+		return rc;
+	return reset ? recv_write_windows_reset(a->windows, c, head, key, reach)
+		     : recv_write_windows_move(a->windows, c, head, key, reach);
+}
+
+#define RECV_HANDSHAKE_MS 5000 /* to complete the connection, to answer */
+
+/* The session's configuration from the checked request. A writer's method
+ * is the one it picks from what it is granted, by the same rule; a verifier
+ * reads, through a ring of its own where it has one, and commits nothing. */
+static struct recv_session_config session_config(const struct recv_sender *a)
+{
+	const struct recv_admission *adm = a->adm;
+	bool writer = is_writer(&a->req);
+	uint64_t ring_len = recv_exposure_ring_len(&adm->cfg->exposure);
+	return (struct recv_session_config){
+	    .target = adm->target,
+	    .method = method_of(a),
+	    .windows = writes_through_windows(a),
+	    .staging = recv_exposure_staging(adm->exposure),
+	    .rotation = adm->rotation,
+	    .gen = &a->adm->gen,
+	    .replace = (a->req.flags & RS_CONNECT_REPLACE) != 0,
+	    .read_ring = {.base = a->read_ring,
+			  .length = a->read_ring ? ring_len : 0},
+	    .verify = !writer,
+	    .auth = a->rules.has_key,
+	    .credits = adm->cfg->exposure.slots,
+	    .deadline_ms = RECV_HANDSHAKE_MS,
+	    .peer_timeout_ms = adm->cfg->peer_timeout_ms,
+	    .counters = adm->log_counters,
+	};
+}
+
+static struct recv_sender *session_new(struct recv_admission *adm,
+				       const struct recv_handover *h)
+{
+	struct recv_sender *a = calloc(1, sizeof(*a));
+	if (!a)
+		return 0;
+	a->adm = adm;
+	a->req = h->req;
+	a->rules = h->rules;
+	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
+	if (!is_writer(&h->req))
+		prepare_read_ring(a);
+	struct recv_session_config cfg = session_config(a);
+	struct recv_session_link link = {
+	    a, link_check_auth, link_send_grant, link_reply,
+	    writes_through_windows(a) ? link_window : 0};
+	recv_session_init(&a->s, &cfg, &link, h->peer, recv_now_ms());
+	a->next = adm->sessions;
+	adm->sessions = a;
+	adm->nsessions++;
+	return a;
+}
+
+static void refuse(struct recv_admission *adm, struct recv_handover *h,
+		   uint8_t reason, uint8_t methods)
+{
+	rs_session_refuse(&h->conn, reason, methods);
+	recv_counters_refused(adm->log_counters, recv_refusal_of(reason));
+	sender_gone(adm);
+}
+
+/* Accepts a checked request: the session starts ADMITTED. Without a key
+ * the grant goes with the accept, so a writer holds the log from now;
+ * with one, after its answer (a sender taking over: only then). */
+static void accept_session(struct recv_admission *adm, struct recv_handover *h)
+{
+	struct recv_sender *a = session_new(adm, h);
+	if (!a) {
+		refuse(adm, h, RS_REJECT_INTERNAL, 0);
+		return;
+	}
+	struct rs_accept_info info;
+	struct rs_session_accept acc = {
+	    .peer = recv_exposure_peer(adm->exposure),
+	    .slots = adm->cfg->exposure.slots,
+	    .busy_poll = adm->cfg->busy_poll,
+	    .key = a->rules.has_key ? &a->rules.key : 0,
+	    .grant = &info,
+	    .presented = &h->req.token};
+	bool granted_now = !acc.key;
+	if (granted_now && (take_over(adm, a) || grant(a, &info))) {
+		rs_session_refuse(&h->conn, RS_REJECT_INTERNAL, 0);
+		recv_admission_end(adm, a);
+		return;
+	}
+	if (!granted_now && is_writer(&h->req) &&
+	    !presents_token_of(&h->req, adm->holder))
+		adm->holder = a;
+	struct rs_error err = {0};
+	if (rs_session_accept(&h->conn, &acc, &a->rs, &err)) {
+		rs_err("sender %s: %s", h->peer, err.msg);
+		recv_admission_end(adm, a);
+	}
+}
+
+/* Why a request cannot be served now, or NULL. */
+static const char *busy_reason(const struct recv_admission *adm,
+			       const struct rs_connect_req *req)
+{
+	if (is_writer(req) && adm->holder &&
+	    !presents_token_of(req, adm->holder))
+		return "busy";
+	if (adm->nsessions >= RECV_LOG_SESSIONS_MAX)
+		return "too many connections";
+	return 0;
+}
+
+void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
+			   uint8_t reason)
+{
+	refuse(adm, h, reason, 0);
+}
+
+void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
+{
+	const char *busy = busy_reason(adm, &h->req);
+	if (busy) {
+		rs_info("refusing sender %s: %s with %s", h->peer, busy,
+			adm->holder ? adm->holder->s.peer : "others");
+		refuse(adm, h, RS_REJECT_BUSY, 0);
+		return;
+	}
+	if (expose_on(adm, h->conn)) {
+		refuse(adm, h, RS_REJECT_INTERNAL, 0);
+		return;
+	}
+	uint8_t methods = offered_for(adm, &h->req, h->rules.methods);
+	if (h->req.method != RS_METHOD_AUTO &&
+	    !(methods & RS_METHOD_BIT(h->req.method))) {
+		rs_err("refusing sender %s: it asks for method %s, which this "
+		       "log does not offer%s",
+		       h->peer, rs_method_name(h->req.method),
+		       h->req.flags & RS_CONNECT_REPLACE
+			   ? " for replacing its content"
+			   : "");
+		refuse(adm, h, RS_REJECT_METHOD, methods);
+		return;
+	}
+	accept_session(adm, h);
+}

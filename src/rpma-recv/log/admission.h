@@ -1,0 +1,70 @@
+/* Admitting senders to one log: who may write now (one holder, or its own
+ * sender taking over), what each is granted on the RDMA device it comes in
+ * on, and ending their sessions. This module owns a log's sessions; the
+ * log's loop (log/worker.c) feeds them their events. */
+#ifndef RECV_LOG_ADMISSION_H
+#define RECV_LOG_ADMISSION_H
+
+#include "log/config.h"
+#include "log/inbox.h"
+#include "methods/exposure.h"
+#include "methods/write_windows.h"
+#include "metrics/counters.h"
+#include "pool/pmem_target.h"
+#include "rotation/generation.h"
+#include "sender/session.h"
+
+#include <stdbool.h>
+
+#define RECV_LOG_SESSIONS_MAX 64 /* connections of one log at once */
+
+struct recv_admission;
+
+/* A connected sender: its connection and the session on top. */
+struct recv_sender {
+	struct recv_sender *next;
+	struct rs_session *rs;
+	struct recv_session s;
+	struct rs_connect_req req;
+	struct recv_log_rules rules;   /* as of its request */
+	struct rs_session_token token; /* handed out with its grant */
+	struct rs_mr *read_mr;	       /* the log, readable: verify only */
+	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
+	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
+	struct recv_write_windows *windows; /* a gpspm writer's reach */
+	bool taken_over; /* its sender came back on a new connection */
+	struct recv_admission *adm;
+};
+
+/* A log's senders and what the device they come in on was given. */
+struct recv_admission {
+	const struct recv_worker_config *cfg;
+	struct recv_counters *counters;		/* the service's */
+	struct recv_log_counters *log_counters; /* this log's */
+	struct rs_pmem_target *target;
+	struct recv_rotation *rotation; /* its positions and archive */
+	struct recv_generation gen;	/* the writer's replacement */
+	struct recv_exposure *exposure; /* NULL until a sender comes */
+	struct recv_sender *sessions;	/* every connected sender */
+	unsigned nsessions;
+	struct recv_sender *holder; /* the writer; NULL when none */
+};
+
+void recv_admission_init(struct recv_admission *adm,
+			 const struct recv_worker_config *cfg,
+			 struct recv_counters *counters,
+			 struct recv_log_counters *log_counters,
+			 struct rs_pmem_target *target,
+			 struct recv_rotation *rotation);
+/* Ends every session and gives back what the device was given. */
+void recv_admission_fini(struct recv_admission *adm);
+
+/* A connection the service handed over: admitted or refused. */
+void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h);
+/* Refuses a connection the service handed over. */
+void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
+			   uint8_t reason);
+/* Ends a session: its queue pair is destroyed when this returns. */
+void recv_admission_end(struct recv_admission *adm, struct recv_sender *a);
+
+#endif

@@ -1,0 +1,41 @@
+/* What a log's thread is given by the service: how to serve its log, the
+ * rules for one connection, and the counts it shares with the service. Both
+ * halves of the thread (the loop, the admission of senders) read it. */
+#ifndef RECV_LOG_CONFIG_H
+#define RECV_LOG_CONFIG_H
+
+#include "methods/exposure.h"
+#include "proto/auth.h"
+#include "proto/descriptor.h"
+#include "rotation/rotation.h"
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What applies to one connection, as the configuration stood when its
+ * request came in (a reload changes it for later connections only). */
+struct recv_log_rules {
+	uint8_t methods; /* RS_METHOD_BIT() of each method the log allows */
+	bool has_key;
+	struct rs_auth_key key;
+};
+
+struct recv_worker_config {
+	char name[RS_LOG_NAME_MAX + 1]; /* "" for `rpma-recv POOL` */
+	char pool_path[PATH_MAX];
+	uint64_t create_size;
+	struct recv_exposure_config exposure;
+	struct recv_rotation_config rotation;
+	uint32_t peer_timeout_ms;
+	bool busy_poll;
+};
+
+/* Counts shared by the service and every worker. */
+struct recv_counters {
+	atomic_uint senders; /* handed to a worker and not yet ended */
+	atomic_uint served;  /* sessions that were served, then ended */
+};
+
+#endif

@@ -1,0 +1,349 @@
+/* The loop of a log's thread: requests handed over, every session's
+ * completions and connection events, timers; one poll over all of them. */
+#include "log/worker.h"
+
+#include "cli/log.h"
+#include "error.h"
+#include "log/admission.h"
+#include "log/inbox.h"
+#include "metrics/clock.h"
+#include "pool/pmem_target.h"
+#include "rdma/conn.h"
+#include "rdma/spin.h"
+#include "rotation/rotation.h"
+#include "session/session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RECV_POLL_MS 200 /* how often an idle loop looks at its timers */
+#define RECV_BATCH_COMPLETIONS 64 /* per session per turn: fairness */
+
+struct recv_log_worker {
+	struct recv_worker_config cfg;
+	struct recv_counters *counters; /* the service's */
+	struct recv_log_counters log_counters;
+	struct rs_pmem_target target;
+	struct recv_rotation *rotation; /* its positions, its archive */
+	struct recv_admission adm;	/* its senders */
+	struct recv_inbox inbox;
+	struct rs_spin spin;	/* how long the loop waits for work */
+	uint64_t idle_since_ns; /* when it last found none, or 0 */
+	pthread_t thread;
+	atomic_bool retired; /* takes no new connections */
+	atomic_bool stop;    /* end every session and the thread */
+	atomic_bool done;    /* the thread has ended */
+};
+
+/* Handles one completion of a session. */
+static void on_completion(struct recv_sender *a, const struct rs_completion *wc)
+{
+	/* A completion can overtake the ESTABLISHED event; it proves the
+	 * connection was up. */
+	if (a->s.state == RECV_SESSION_ADMITTED)
+		recv_session_on_established(&a->s, recv_now_ms());
+	if (!wc->ok) {
+		if (!wc->flushed)
+			rs_err("connection with %s failed: %s", a->s.peer,
+			       wc->status);
+		recv_session_on_failure(&a->s, wc->status);
+		return;
+	}
+	if (wc->op == RS_OP_SEND)
+		recv_session_on_sent(&a->s);
+	if (wc->op != RS_OP_RECV)
+		return;
+	struct rs_msg msg;
+	uint16_t slot;
+	struct rs_error err = {0};
+	if (rs_session_take(a->rs, wc, &msg, &slot, &err)) {
+		if (a->s.state == RECV_SESSION_SERVING)
+			rs_err("sender %s sent a malformed message (%s); "
+			       "closing the connection",
+			       a->s.peer, err.msg);
+		recv_session_on_failure(&a->s, err.msg);
+		return;
+	}
+	recv_session_on_message(&a->s, slot, &msg, recv_now_ms());
+}
+
+/* Takes a session's completions without waiting. True if there were. */
+static bool take_completions(struct recv_sender *a)
+{
+	struct rs_conn *conn = rs_session_conn(a->rs);
+	for (int n = 0; n < RECV_BATCH_COMPLETIONS; n++) {
+		if (a->s.state == RECV_SESSION_CLOSING)
+			return n > 0;
+		struct rs_completion wc;
+		enum rs_wait_result r = rs_conn_next_completion(conn, &wc, 0);
+		if (r == RS_WAIT_ERROR)
+			recv_session_on_failure(&a->s,
+						"completion queue error");
+		if (r != RS_WAIT_COMPLETION)
+			return n > 0;
+		on_completion(a, &wc);
+	}
+	return true;
+}
+
+/* Takes a session's connection events. True if there were. */
+static bool take_conn_events(struct recv_sender *a)
+{
+	bool any = false;
+	for (;;) {
+		switch (rs_conn_next_event(rs_session_conn(a->rs))) {
+		case RS_CONN_EVENT_NONE:
+			return any;
+		case RS_CONN_EVENT_ESTABLISHED:
+			recv_session_on_established(&a->s, recv_now_ms());
+			break;
+		case RS_CONN_EVENT_CLOSED:
+			recv_session_on_failure(&a->s, "disconnected");
+			break;
+		default:
+			break;
+		}
+		any = true;
+	}
+}
+
+/* Admits what the service handed over. True if there was something. */
+static bool take_handovers(struct recv_log_worker *w)
+{
+	bool any = false;
+	struct recv_handover *h;
+	while ((h = recv_inbox_pop(&w->inbox))) {
+		recv_admission_admit(&w->adm, h);
+		memset(&h->rules.key, 0, sizeof(h->rules.key));
+		free(h);
+		any = true;
+	}
+	return any;
+}
+
+/* Runs every session's timers and ends the sessions that are over. */
+static void end_closed_sessions(struct recv_log_worker *w)
+{
+	int64_t now = recv_now_ms();
+	struct recv_sender *a = w->adm.sessions;
+	while (a) {
+		struct recv_sender *next = a->next;
+		recv_session_on_timer(&a->s, now);
+		if (a->s.state == RECV_SESSION_CLOSING)
+			recv_admission_end(&w->adm, a);
+		a = next;
+	}
+}
+
+/* Sleeps until a handover, a completion or a connection event of any
+ * session, at most the poll interval (timers are checked at that pace). */
+static void wait_for_event(struct recv_log_worker *w)
+{
+	struct pollfd pfd[1 + 2 * RECV_LOG_SESSIONS_MAX];
+	nfds_t n = 0;
+	pfd[n++] = (struct pollfd){.fd = w->inbox.fd, .events = POLLIN};
+	for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
+		int comp_fd, cm_fd;
+		rs_conn_fds(rs_session_conn(a->rs), &comp_fd, &cm_fd);
+		pfd[n++] = (struct pollfd){.fd = comp_fd, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
+	}
+	poll(pfd, n, RECV_POLL_MS);
+}
+
+/* Adaptive waiting: while the next request is due soon (recent waits were
+ * short), look at every session's completion queue without sleeping, as a
+ * wake-up can cost more than the round trip. True when a completion came
+ * (taken). */
+static bool spin_for_completion(struct recv_log_worker *w, uint64_t until)
+{
+	while (recv_now_ns() < until) {
+		for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
+			if (a->s.state == RECV_SESSION_CLOSING)
+				continue;
+			struct rs_completion wc;
+			enum rs_wait_result r = rs_conn_poll_completion(
+			    rs_session_conn(a->rs), &wc);
+			if (r == RS_WAIT_COMPLETION)
+				on_completion(a, &wc);
+			else if (r == RS_WAIT_ERROR)
+				recv_session_on_failure(
+				    &a->s, "completion queue error");
+			if (r != RS_WAIT_TIMEOUT)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Work came: the wait before it teaches the spinning how long to spin. */
+static void note_work(struct recv_log_worker *w)
+{
+	if (w->idle_since_ns)
+		rs_spin_observe(&w->spin, recv_now_ns() - w->idle_since_ns);
+	w->idle_since_ns = 0;
+}
+
+/* One turn; then spin a while if work is due soon (or always: busy-poll),
+ * else sleep. */
+static void step(struct recv_log_worker *w)
+{
+	bool busy = take_handovers(w);
+	for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
+		busy |= take_completions(a);
+		busy |= take_conn_events(a);
+	}
+	end_closed_sessions(w);
+	if (busy) {
+		note_work(w);
+		return;
+	}
+	if (!w->idle_since_ns)
+		w->idle_since_ns = recv_now_ns();
+	if (w->cfg.busy_poll && w->adm.sessions)
+		return;
+	if (w->adm.sessions &&
+	    spin_for_completion(w, rs_spin_until(&w->spin, w->idle_since_ns)))
+		note_work(w);
+	else
+		wait_for_event(w);
+}
+
+static bool stopping(struct recv_log_worker *w)
+{
+	if (atomic_load(&w->stop))
+		return true;
+	/* Retired: done once nothing is left to serve. */
+	return atomic_load(&w->retired) && !w->adm.sessions;
+}
+
+/* Requests that came in just before the log was retired or stopped. */
+static void refuse_handovers(struct recv_log_worker *w)
+{
+	struct recv_handover *h;
+	while ((h = recv_inbox_pop(&w->inbox))) {
+		recv_admission_refuse(&w->adm, h, RS_REJECT_NO_SUCH_LOG);
+		memset(&h->rules.key, 0, sizeof(h->rules.key));
+		free(h);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct recv_log_worker *w = arg;
+	while (!stopping(w))
+		step(w);
+	refuse_handovers(w); /* none may stay unanswered */
+	recv_admission_fini(&w->adm);
+	atomic_store(&w->done, true);
+	return 0;
+}
+
+int recv_log_worker_start(const struct recv_worker_config *cfg,
+			  struct recv_counters *counters,
+			  struct recv_log_worker **out, struct rs_error *err)
+{
+	struct recv_log_worker *w = calloc(1, sizeof(*w));
+	if (!w)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	w->cfg = *cfg;
+	w->counters = counters;
+	int rc = rs_pmem_target_open(&w->target, cfg->pool_path,
+				     cfg->create_size, err);
+	if (rc) {
+		free(w);
+		return rc;
+	}
+	rc = recv_rotation_open(&cfg->rotation, cfg->name, &w->target,
+				&w->rotation, err);
+	if (rc) {
+		rs_pmem_target_close(&w->target);
+		free(w);
+		return rc;
+	}
+	recv_admission_init(&w->adm, &w->cfg, counters, &w->log_counters,
+			    &w->target, w->rotation);
+	if (recv_inbox_init(&w->inbox) ||
+	    pthread_create(&w->thread, 0, worker_main, w)) {
+		rc = rs_error_set(err, RS_E_NOMEM, errno,
+				  "cannot start serving %s: %s", cfg->pool_path,
+				  strerror(errno));
+		recv_rotation_close(&w->rotation);
+		rs_pmem_target_close(&w->target);
+		free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
+			       const struct rs_connect_req *req,
+			       const char *peer,
+			       const struct recv_log_rules *rules)
+{
+	struct recv_handover *h = calloc(1, sizeof(*h));
+	if (!h) {
+		rs_session_refuse(&conn, RS_REJECT_INTERNAL, 0);
+		recv_counters_refused(&w->log_counters, RECV_REFUSED_INTERNAL);
+		recv_counters_disconnected(&w->log_counters);
+		atomic_fetch_sub(&w->counters->senders, 1);
+		return;
+	}
+	h->conn = conn;
+	h->req = *req;
+	snprintf(h->peer, sizeof(h->peer), "%s", peer);
+	h->rules = *rules;
+	recv_inbox_push(&w->inbox, h);
+}
+
+struct recv_log_counters *recv_log_worker_counters(struct recv_log_worker *w)
+{
+	return &w->log_counters;
+}
+
+void recv_log_worker_retire(struct recv_log_worker *w)
+{
+	atomic_store(&w->retired, true);
+	recv_inbox_wake(&w->inbox); /* so the thread notices */
+}
+
+bool recv_log_worker_done(struct recv_log_worker *w)
+{
+	return atomic_load(&w->done);
+}
+
+void recv_log_worker_stop(struct recv_log_worker **wp)
+{
+	struct recv_log_worker *w = *wp;
+	if (!w)
+		return;
+	atomic_store(&w->stop, true);
+	recv_log_worker_retire(w);
+	pthread_join(w->thread, 0);
+	recv_inbox_fini(&w->inbox);
+	recv_rotation_close(&w->rotation);
+	rs_pmem_target_close(&w->target);
+	free(w);
+	*wp = 0;
+}
+
+const struct recv_worker_config *
+recv_log_worker_config(const struct recv_log_worker *w)
+{
+	return &w->cfg;
+}
+
+void recv_log_worker_usage(const struct recv_log_worker *w,
+			   struct recv_log_usage *u)
+{
+	u->size = w->target.end - w->target.start;
+	u->used = rs_pmem_target_write_offset(&w->target) - w->target.start;
+	recv_rotation_archived(w->rotation, &u->archive_files, &u->archived,
+			       &u->rotated);
+}

@@ -1,0 +1,64 @@
+/* The thread that serves one log: it holds the pool open, exposes it on
+ * the RDMA device its senders come in on, and drives the sessions of every
+ * sender the service hands it (one writer at a time, any number of
+ * verifiers) with their completions, connection events and timers, in a
+ * poll loop of its own. Logs never wait on each other: each has its own
+ * thread, pool, staging ring and sessions.
+ *
+ * A writer holds the log; another writer is refused as busy unless it
+ * presents the holder's session token: then it is the same sender, back
+ * on a new connection, and its old session ends before the new one is
+ * granted. */
+#ifndef RECV_LOG_WORKER_H
+#define RECV_LOG_WORKER_H
+
+#include "log/config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rs_conn;
+struct rs_error;
+struct recv_log_worker;
+
+/* Opens the pool (creating it when asked) and starts the thread. Returns 0
+ * or a negative rs_errc with the reason in err. */
+int recv_log_worker_start(const struct recv_worker_config *cfg,
+			  struct recv_counters *counters,
+			  struct recv_log_worker **w, struct rs_error *err);
+
+/* What the log's receiver has done (metrics/counters.h): its thread adds to
+ * them, the service reads them and counts what it refuses before hand-over. */
+struct recv_log_counters *recv_log_worker_counters(struct recv_log_worker *w);
+
+/* Hands a checked connection request to the worker, which admits or
+ * refuses it. The caller has counted it in counters->senders and in the
+ * log's counters as connected. */
+void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
+			       const struct rs_connect_req *req,
+			       const char *peer,
+			       const struct recv_log_rules *rules);
+
+/* No new connections: the thread ends once its sessions have ended. */
+void recv_log_worker_retire(struct recv_log_worker *w);
+/* True once a retired worker's thread has ended. */
+bool recv_log_worker_done(struct recv_log_worker *w);
+
+/* Ends every session, joins the thread and closes the pool. */
+void recv_log_worker_stop(struct recv_log_worker **w);
+
+const struct recv_worker_config *
+recv_log_worker_config(const struct recv_log_worker *w);
+/* The pool's size and use, and what rotation moved out of it: safe from
+ * the service's thread. */
+struct recv_log_usage {
+	uint64_t size, used; /* the pool's data range, its committed bytes */
+	uint64_t rotated;    /* the log position of the pool's first byte */
+	uint64_t archived;   /* bytes in the archive's files */
+	unsigned archive_files;
+};
+void recv_log_worker_usage(const struct recv_log_worker *w,
+			   struct recv_log_usage *u);
+
+#endif

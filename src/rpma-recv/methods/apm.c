@@ -1,0 +1,59 @@
+/* APM: the sender writes the batch into the log's data range, makes it
+ * persistent by reading after writing (DDIO off), then writes the offset
+ * word, fenced, and reads it back: the receiver's CPU takes no part and no
+ * commit request comes. Offered only where the user declares direct write
+ * to PMem, on byte-addressable PMem; it needs the offset word registered
+ * for remote read and write. */
+#include "methods/recv_method.h"
+
+#include "error.h"
+#include "methods/exposure_internal.h"
+#include "proto/pool_layout.h"
+#include "rdma/mr.h"
+
+#include <string.h>
+
+static bool apm_offered(const struct recv_offer *o, struct rs_error *why)
+{
+	/* Not asked for, or the pool could not be registered (told) */
+	if (!o->direct_write_to_pmem || (!o->pool_writable && !o->pool_windows))
+		return false;
+	if (!o->byte_addressable) {
+		rs_error_set(why, RS_E_INVAL, 0,
+			     "--direct-write-to-pmem ignored: %s is not "
+			     "byte-addressable PMem; not offering apm",
+			     o->path);
+		return false;
+	}
+	/* Windows only, no key to the whole range: an append-only log */
+	return o->pool_writable;
+}
+
+/* APM's flush reads and offset write touch only this word. */
+static int apm_expose(struct recv_exposure *e, struct rs_error *err)
+{
+	struct rs_error why = {0};
+	if (rs_mr_reg(e->peer, e->target->base + RS_LOG_WRITE_OFFSET,
+		      sizeof(uint64_t), RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ,
+		      &e->own[RS_METHOD_APM].mr, &why))
+		return rs_error_set(err, why.code, why.sys_errno,
+				    "cannot register the write offset (%s); "
+				    "not offering apm",
+				    strerror(why.sys_errno));
+	return 0;
+}
+
+static void apm_describe(const struct recv_exposure *e,
+			 struct rs_accept_info *info)
+{
+	info->write_offset =
+	    rs_mr_describe(e->own[RS_METHOD_APM].mr,
+			   RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC);
+}
+
+const struct recv_method recv_method_apm = {
+    .id = RS_METHOD_APM,
+    .offered = apm_offered,
+    .expose = apm_expose,
+    .describe = apm_describe,
+};

@@ -1,0 +1,262 @@
+#include "methods/exposure_internal.h"
+
+#include "cli/log.h"
+#include "error.h"
+#include "methods/recv_method.h"
+#include "rdma/mr.h"
+#include "rdma/mw.h"
+#include "rdma/peer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether writers reach the pool through memory windows on this device:
+ * when it binds them and the user did not turn them off (to measure what
+ * they cost). An append-only log needs windows that keep to their range;
+ * where they do not, it is written by the staged method only. Notes in
+ * windows_bounded whether the device keeps them to their range. */
+static bool windows_wanted(struct recv_exposure *e)
+{
+	const char *env = getenv("RPMA_RECV_WINDOWS");
+	const char *path = e->target->path;
+	if (env && !strcmp(env, "off"))
+		return false;
+	/* Each device was described at start; here per log, for -v. */
+	if (!rs_peer_has_windows(e->peer)) {
+		rs_verbose(
+		    "the RDMA device of %s cannot bind memory windows: %s",
+		    path,
+		    e->cfg.append_only
+			? "the log is append-only, its senders commit "
+			  "through the staged method only"
+			: "its writers can rewrite what they committed");
+		return false;
+	}
+	e->windows_bounded = rs_peer_windows_bounded(e->peer);
+	if (e->windows_bounded)
+		return true;
+	rs_verbose(
+	    "the RDMA device of %s does not keep a memory window's "
+	    "accesses inside its range (Soft-RoCE): %s",
+	    path,
+	    e->cfg.append_only
+		? "the log is append-only, its senders commit through the "
+		  "staged method only"
+		: "windows are bound to regions of the pool's tail, a "
+		  "writer's key reaches back as far as its region begins");
+	return !e->cfg.append_only;
+}
+
+/* How many tail regions a pool of size bytes gets on a device that keeps
+ * no window to its range: registering them pins about n / 2 times the
+ * pool, so a large pool gets fewer (each region's start is as far as a
+ * writer's key reaches back from the head there). */
+static unsigned regions_for(uint64_t size)
+{
+	if (size <= (256ull << 20))
+		return RECV_WINDOW_REGIONS_MAX;
+	if (size <= (1ull << 30))
+		return 8;
+	return size <= (4ull << 30) ? 4 : 2;
+}
+
+/* The regions windows are bound to: the data range alone where the
+ * device keeps windows to their range; else also its tails from every
+ * step-th byte on, registered for binding only (a region that cannot be
+ * registered ends the list: the one before serves). */
+static void register_regions(struct recv_exposure *e)
+{
+	const struct rs_pmem_target *t = e->target;
+	struct recv_window_regions *r = &e->regions;
+	uint64_t size = t->end - t->start;
+	unsigned n = e->windows_bounded ? 1 : regions_for(size);
+	*r = (struct recv_window_regions){
+	    .n = 1, .start = t->start, .end = t->end, .step = size};
+	r->mr[0] = e->data_mr;
+	if (n == 1)
+		return;
+	r->step = (size / n + 4095) & ~(uint64_t)4095;
+	for (unsigned j = 1; j < n && (uint64_t)j * r->step < size; j++) {
+		struct rs_error err = {0};
+		uint64_t from = (uint64_t)j * r->step;
+		if (rs_mr_reg(e->peer, t->base + t->start + from, size - from,
+			      RS_MR_BIND, &e->tails[j], &err))
+			break;
+		r->mr[j] = e->tails[j];
+		r->n = j + 1;
+	}
+	rs_verbose("%s: windows bound over %u regions %llu bytes apart",
+		   t->path, r->n, (unsigned long long)r->step);
+}
+
+/* The log's data range, for the methods that write it in place: reached
+ * through windows where the device binds them (the region itself takes
+ * no remote write, unless apm, which writes the whole range, may be
+ * offered), else with a key to all of it. Failing is not fatal: staged
+ * needs none of it. An append-only log's pool without windows is not
+ * registered at all: no key to write it exists. */
+static void register_pool(struct recv_exposure *e, bool apm_possible)
+{
+	const struct rs_pmem_target *t = e->target;
+	struct rs_error err = {0};
+	e->windows_bounded = false;
+	e->windows = windows_wanted(e);
+	if (e->cfg.append_only && !e->windows)
+		return;
+	unsigned access = RS_MR_REMOTE_WRITE;
+	if (e->windows)
+		access = RS_MR_BIND | (apm_possible && !e->cfg.append_only
+					   ? RS_MR_REMOTE_WRITE
+					   : 0);
+	if (rs_mr_reg(e->peer, t->base + t->start, t->end - t->start, access,
+		      &e->data_mr, &err)) {
+		e->windows = e->windows_bounded = false;
+		rs_info("cannot register the pool for direct writes (%s): %s; "
+			"offering the staged method only",
+			strerror(err.sys_errno), err.msg);
+	}
+	e->pool_writable = e->data_mr && (access & RS_MR_REMOTE_WRITE);
+	if (e->windows)
+		register_regions(e);
+}
+
+/* Offers m when it can be offered and registers what it needs. Returns
+ * 0, or an error when m is required and cannot be. */
+static int offer(struct recv_exposure *e, const struct recv_method *m,
+		 const struct recv_offer *o, struct rs_error *err)
+{
+	struct rs_error why = {0};
+	if (!m->offered(o, &why)) {
+		if (why.msg[0])
+			rs_info("%s", why.msg);
+		return 0;
+	}
+	int rc = m->expose ? m->expose(e, &why) : 0;
+	if (rc && m->required) {
+		if (err)
+			*err = why;
+		return rc;
+	}
+	if (rc)
+		rs_info("%s", why.msg);
+	else
+		e->methods |= RS_METHOD_BIT(m->id);
+	return 0;
+}
+
+static int expose_methods(struct recv_exposure *e, struct rs_error *err)
+{
+	bool byte_addressable = rs_pmem_target_byte_addressable(e->target);
+	register_pool(e, e->cfg.direct_write_to_pmem && byte_addressable);
+	struct recv_offer o = {
+	    .path = e->target->path,
+	    .direct_write_to_pmem = e->cfg.direct_write_to_pmem,
+	    .byte_addressable = byte_addressable,
+	    .pool_writable = e->pool_writable,
+	    .pool_windows = e->windows,
+	};
+	for (size_t i = 0; recv_methods[i]; i++) {
+		int rc = offer(e, recv_methods[i], &o, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int recv_exposure_new(const struct rs_conn *conn,
+		      const struct rs_pmem_target *target,
+		      const struct recv_exposure_config *cfg,
+		      struct recv_exposure **out, struct rs_error *err)
+{
+	struct recv_exposure *e = calloc(1, sizeof(*e));
+	if (!e)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	e->target = target;
+	e->cfg = *cfg;
+	int rc = rs_peer_new(conn, &e->peer, err);
+	if (!rc)
+		rc = expose_methods(e, err);
+	if (rc) {
+		recv_exposure_delete(&e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+void recv_exposure_delete(struct recv_exposure **ep)
+{
+	struct recv_exposure *e = *ep;
+	if (!e)
+		return;
+	for (unsigned j = 1; j < e->regions.n; j++)
+		rs_mr_dereg(&e->tails[j]);
+	rs_mr_dereg(&e->data_mr);
+	for (size_t i = 0; i < RS_METHOD_COUNT; i++) {
+		rs_mr_dereg(&e->own[i].mr);
+		free(e->own[i].mem);
+	}
+	rs_peer_delete(&e->peer);
+	free(e);
+	*ep = NULL;
+}
+
+bool recv_exposure_serves(const struct recv_exposure *e,
+			  const struct rs_conn *conn)
+{
+	return rs_peer_serves(e->peer, conn);
+}
+
+struct rs_peer *recv_exposure_peer(const struct recv_exposure *e)
+{
+	return e->peer;
+}
+
+bool recv_exposure_windows(const struct recv_exposure *e)
+{
+	return e->windows;
+}
+
+bool recv_exposure_windows_bounded(const struct recv_exposure *e)
+{
+	return e->windows_bounded;
+}
+
+const struct recv_window_regions *
+recv_exposure_regions(const struct recv_exposure *e)
+{
+	return &e->regions;
+}
+
+uint8_t recv_exposure_methods(const struct recv_exposure *e)
+{
+	return e->methods;
+}
+
+struct recv_staging recv_exposure_staging(const struct recv_exposure *e)
+{
+	return e->staging;
+}
+
+void recv_exposure_describe(const struct recv_exposure *e,
+			    struct rs_accept_info *info)
+{
+	const struct rs_pmem_target *t = e->target;
+	memset(info, 0, sizeof(*info));
+	info->peer_flags =
+	    e->cfg.direct_write_to_pmem ? RS_PEER_DIRECT_WRITE_TO_PMEM : 0;
+	info->methods = e->methods;
+	info->credits = e->cfg.slots;
+	if (e->data_mr)
+		info->data = rs_mr_describe(e->data_mr, RS_MR_USAGE_WRITE_DST);
+	for (size_t i = 0; recv_methods[i]; i++) {
+		const struct recv_method *m = recv_methods[i];
+		if ((e->methods & RS_METHOD_BIT(m->id)) && m->describe)
+			m->describe(e, info);
+	}
+	info->start_offset = t->start;
+	info->end_offset = t->end;
+	info->write_offset_value = rs_pmem_target_write_offset(t);
+	memcpy(info->pool_uuid, t->uuid, sizeof(info->pool_uuid));
+}

@@ -1,0 +1,68 @@
+/* What the receiver exposes to a sender on one RDMA device: the pool's data
+ * range (never the pool header) and what each persistence method registers
+ * of its own (methods/recv_method.h); which methods that allows; and the accept
+ * descriptor that describes it all. Registered once per device and kept
+ * across senders. */
+#ifndef RECV_EXPOSURE_H
+#define RECV_EXPOSURE_H
+
+#include "methods/commit.h"
+#include "methods/write_windows.h"
+#include "pool/pmem_target.h"
+#include "proto/descriptor.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct recv_exposure_config {
+	bool direct_write_to_pmem; /* the user says DDIO is off */
+	bool append_only;	   /* writers never reach what is committed */
+	uint32_t slot_size;	   /* staging ring slot = largest batch */
+	uint16_t slots;		   /* ring slots = credits */
+};
+
+/* The staging ring's length: a slot per credit. */
+static inline uint64_t
+recv_exposure_ring_len(const struct recv_exposure_config *cfg)
+{
+	return (uint64_t)cfg->slot_size * cfg->slots;
+}
+
+struct rs_conn;
+struct rs_error;
+struct rs_peer;
+struct recv_exposure;
+
+/* Registers on the device conn runs on what each method can take there. A
+ * method that cannot be offered is left out with a notice, unless the log
+ * cannot do without it. Returns 0, or a negative rs_errc with the reason in
+ * err. */
+int recv_exposure_new(const struct rs_conn *conn,
+		      const struct rs_pmem_target *target,
+		      const struct recv_exposure_config *cfg,
+		      struct recv_exposure **out, struct rs_error *err);
+void recv_exposure_delete(struct recv_exposure **e);
+
+/* True when conn runs on the device e was registered on. */
+bool recv_exposure_serves(const struct recv_exposure *e,
+			  const struct rs_conn *conn);
+struct rs_peer *recv_exposure_peer(const struct recv_exposure *e);
+/* Whether writers reach the pool through memory windows on this device,
+ * and the regions they are bound to (methods/write_windows.h). */
+bool recv_exposure_windows(const struct recv_exposure *e);
+const struct recv_window_regions *
+recv_exposure_regions(const struct recv_exposure *e);
+/* Whether the device keeps a window's accesses inside its range (not
+ * Soft-RoCE: there a window's key reaches its whole region). */
+bool recv_exposure_windows_bounded(const struct recv_exposure *e);
+/* RS_METHOD_BIT() of each method offered on this device. */
+uint8_t recv_exposure_methods(const struct recv_exposure *e);
+/* The DRAM staged commits copy from (empty when there is none). */
+struct recv_staging recv_exposure_staging(const struct recv_exposure *e);
+
+/* Fills the accept descriptor with the regions, the geometry and the
+ * committed write offset as they are now. */
+void recv_exposure_describe(const struct recv_exposure *e,
+			    struct rs_accept_info *info);
+
+#endif

@@ -1,0 +1,44 @@
+/* What an exposure is made of. Only methods/exposure.c and the method files
+ * (methods/<method>.c) include this: to everyone else it is opaque. */
+#ifndef RECV_EXPOSURE_INTERNAL_H
+#define RECV_EXPOSURE_INTERNAL_H
+
+#include "methods/commit.h"
+#include "methods/exposure.h"
+#include "methods/write_windows.h"
+#include "pool/pmem_target.h"
+#include "proto/method.h"
+
+#include <stdint.h>
+
+struct rs_mr;
+struct rs_peer;
+
+/* A region a method registered of its own, and the memory it allocated
+ * for it (freed with it). */
+struct recv_exposure_own {
+	struct rs_mr *mr;
+	void *mem;
+};
+
+struct recv_exposure {
+	struct rs_peer *peer;
+	const struct rs_pmem_target *target;
+	struct recv_exposure_config cfg;
+	/* [start, end) of the log: written through windows (windows), or
+	 * with its own key (pool_writable: apm, or no windows) */
+	struct rs_mr *data_mr;
+	/* What windows are bound to: data_mr, and where the device keeps
+	 * no window to its range, regions of the tail (methods/write_windows.h)
+	 */
+	struct rs_mr *tails[RECV_WINDOW_REGIONS_MAX]; /* [0] unused */
+	struct recv_window_regions regions;
+	bool windows;
+	bool windows_bounded; /* the device keeps them to their range */
+	bool pool_writable;
+	struct recv_exposure_own own[RS_METHOD_COUNT]; /* by method id */
+	struct recv_staging staging; /* what staged commits copy from */
+	uint8_t methods;	     /* RS_METHOD_BIT() of each offered */
+};
+
+#endif

@@ -1,0 +1,73 @@
+/* The receiver's persistence methods behind one table of operations, one
+ * file each (methods/apm.c, methods/gpspm.c, methods/staged.c) and a row each
+ * in methods/recv_method.c. A method says whether a device and a pool can offer
+ * it, what it registers and describes to a sender besides the log's data range,
+ * and which commit request it takes and how that request's bytes become
+ * persistent. A session's method is chosen once, when it is admitted. A new
+ * method is a new file and a row of the table. */
+#ifndef RECV_METHOD_H
+#define RECV_METHOD_H
+
+#include "methods/staging.h"
+#include "pool/pmem_target.h"
+#include "proto/descriptor.h"
+#include "proto/message.h"
+#include "proto/method.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rs_error;
+struct recv_exposure;
+
+/* What decides whether a method can be offered on a device. */
+struct recv_offer {
+	const char *path;	   /* the pool, for notices */
+	bool direct_write_to_pmem; /* the user says DDIO is off */
+	bool byte_addressable; /* stores persist without a page-cache sync */
+	bool pool_writable;    /* the log's data range has a key to all of it */
+	bool pool_windows;     /* it is written through windows (its tail) */
+};
+
+struct recv_method {
+	enum rs_method id;
+	/* Without it a log cannot be served on the device (staged: the one
+	 * method for memory the device cannot register). */
+	bool required;
+	/* True when it can be offered. When not, why holds a notice worth
+	 * logging, or nothing when the user did not ask for the method or has
+	 * been told already. Pure. */
+	bool (*offered)(const struct recv_offer *o, struct rs_error *why);
+	/* Registers what it needs of its own on the exposure's device (NULL:
+	 * nothing); 0 or a negative rs_errc with the reason in err. */
+	int (*expose)(struct recv_exposure *e, struct rs_error *err);
+	/* Describes what it registered to a sender (NULL: nothing). */
+	void (*describe)(const struct recv_exposure *e,
+			 struct rs_accept_info *info);
+	/* The commit request it takes (0: none, its sender commits alone). */
+	uint8_t commit_type;
+	/* Whether the request's bytes lie where they must besides the log
+	 * (NULL: they are in the log already). */
+	bool (*source_ok)(const struct recv_staging *s,
+			  const struct rs_msg *req);
+	/* Makes the request's bytes persistent in the log. */
+	void (*persist)(const struct rs_pmem_target *t,
+			const struct recv_staging *s, const struct rs_msg *req);
+};
+
+extern const struct recv_method recv_method_apm;
+extern const struct recv_method recv_method_gpspm;
+extern const struct recv_method recv_method_staged;
+
+/* Every method, fastest first; NULL ends it. */
+extern const struct recv_method *const recv_methods[];
+
+/* The method with that id, or NULL (AUTO, unknown). */
+const struct recv_method *recv_method_get(enum rs_method id);
+
+/* The method a sender that asked for `requested` uses when offered the
+ * methods in `offered` (the sender's own rule), or NULL when none fits. */
+const struct recv_method *recv_method_choose(uint8_t offered,
+					     enum rs_method requested);
+
+#endif

@@ -1,0 +1,408 @@
+#include "rotation/archive.h"
+
+#include "error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define POS_DIGITS 20 /* UINT64_MAX has 20 decimal digits */
+
+struct archive_file {
+	uint64_t pos;  /* log position of its first byte */
+	uint64_t size; /* its bytes */
+};
+
+/* Room for a file's name after the directory's in a PATH_MAX path. */
+#define DIR_MAX (PATH_MAX - 256)
+
+struct archive {
+	char dir[DIR_MAX];
+	char name[64];
+	int dir_fd;
+	bool tidy;		    /* removes what a crash left half-written */
+	struct archive_file *files; /* in log order */
+	unsigned nfiles, cap;
+	int part_fd; /* the open stretch, or -1 */
+	uint64_t part_pos, part_len;
+};
+
+/* NAME-<pos>.log, or with part .NAME-<pos>.log.part */
+static void file_name(const struct archive *a, uint64_t pos, bool part,
+		      char *out, size_t len)
+{
+	snprintf(out, len, "%s%s-%0*" PRIu64 ".log%s", part ? "." : "", a->name,
+		 POS_DIGITS, pos, part ? ".part" : "");
+}
+
+static void file_path(const struct archive *a, uint64_t pos, bool part,
+		      char *out, size_t len)
+{
+	char name[128];
+	file_name(a, pos, part, name, sizeof(name));
+	snprintf(out, len, "%s/%s", a->dir, name);
+}
+
+/* Whether entry is one of ours: a stretch (*part false) or a stretch left
+ * half-written (*part true), at *pos. */
+static bool parse_name(const struct archive *a, const char *entry,
+		       uint64_t *pos, bool *part)
+{
+	*part = entry[0] == '.';
+	const char *p = entry + (*part ? 1 : 0);
+	size_t n = strlen(a->name);
+	if (strncmp(p, a->name, n) || p[n] != '-')
+		return false;
+	p += n + 1;
+	uint64_t v = 0;
+	for (int i = 0; i < POS_DIGITS; i++, p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*pos = v;
+	return !strcmp(p, *part ? ".log.part" : ".log");
+}
+
+static int add_file(struct archive *a, uint64_t pos, uint64_t size)
+{
+	if (a->nfiles == a->cap) {
+		unsigned cap = a->cap ? 2 * a->cap : 16;
+		void *p = realloc(a->files, cap * sizeof(*a->files));
+		if (!p)
+			return RS_E_NOMEM;
+		a->files = p;
+		a->cap = cap;
+	}
+	a->files[a->nfiles++] = (struct archive_file){pos, size};
+	return 0;
+}
+
+static int by_pos(const void *x, const void *y)
+{
+	const struct archive_file *a = x, *b = y;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* One directory entry: a stretch is listed, a .part file removed. */
+static int take_entry(struct archive *a, const char *entry,
+		      struct rs_error *err)
+{
+	uint64_t pos;
+	bool part;
+	if (!parse_name(a, entry, &pos, &part))
+		return 0;
+	if (part && !a->tidy)
+		return 0;
+	if (part) {
+		if (unlinkat(a->dir_fd, entry, 0) && errno != ENOENT)
+			return rs_error_set(err, RS_E_IO, errno,
+					    "archive %s: cannot remove %s: %s",
+					    a->dir, entry, strerror(errno));
+		return 0;
+	}
+	struct stat st;
+	if (fstatat(a->dir_fd, entry, &st, 0) || !S_ISREG(st.st_mode))
+		return rs_error_set(err, RS_E_IO, errno,
+				    "archive %s: %s is not a readable file",
+				    a->dir, entry);
+	if (add_file(a, pos, (uint64_t)st.st_size))
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	return 0;
+}
+
+static int list_files(struct archive *a, struct rs_error *err)
+{
+	int fd = dup(a->dir_fd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : 0;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return rs_error_set(err, RS_E_IO, errno,
+				    "archive %s: cannot list it: %s", a->dir,
+				    strerror(errno));
+	}
+	int rc = 0;
+	struct dirent *e;
+	while (!rc && (e = readdir(d)))
+		rc = take_entry(a, e->d_name, err);
+	closedir(d);
+	if (!rc && a->nfiles)
+		qsort(a->files, a->nfiles, sizeof(*a->files), by_pos);
+	return rc;
+}
+
+/* The stretches must follow each other: a gap is history lost. */
+static int check_contiguous(const struct archive *a, struct rs_error *err)
+{
+	for (unsigned i = 1; i < a->nfiles; i++) {
+		const struct archive_file *p = &a->files[i - 1],
+					  *f = &a->files[i];
+		if (p->pos + p->size == f->pos && p->size)
+			continue;
+		char name[128];
+		file_name(a, f->pos, false, name, sizeof(name));
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "archive %s: %s does not follow the file "
+				    "before it (which ends at %" PRIu64
+				    "); put back what is missing or move the "
+				    "older files away",
+				    a->dir, name, p->pos + p->size);
+	}
+	return 0;
+}
+
+static int open_archive(const char *dir, const char *name, bool tidy,
+			struct archive **out, struct rs_error *err)
+{
+	struct archive *a = calloc(1, sizeof(*a));
+	if (!a)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	if (strlen(dir) >= sizeof(a->dir)) {
+		free(a);
+		return rs_error_set(err, RS_E_INVAL, ENAMETOOLONG,
+				    "archive %s: the path is too long", dir);
+	}
+	snprintf(a->dir, sizeof(a->dir), "%s", dir);
+	snprintf(a->name, sizeof(a->name), "%s", name[0] ? name : "log");
+	a->tidy = tidy;
+	a->part_fd = -1;
+	a->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+	if (a->dir_fd < 0)
+		rc = rs_error_set(err, RS_E_IO, errno,
+				  "archive %s: %s; create the directory or "
+				  "give another",
+				  dir, strerror(errno));
+	if (!rc)
+		rc = list_files(a, err);
+	if (!rc)
+		rc = check_contiguous(a, err);
+	if (rc) {
+		archive_close(&a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+int archive_open(const char *dir, const char *name, struct archive **out,
+		 struct rs_error *err)
+{
+	return open_archive(dir, name, true, out, err);
+}
+
+int archive_look(const char *dir, const char *name, struct archive **out,
+		 struct rs_error *err)
+{
+	return open_archive(dir, name, false, out, err);
+}
+
+void archive_close(struct archive **ap)
+{
+	struct archive *a = *ap;
+	if (!a)
+		return;
+	archive_stretch_abandon(a);
+	if (a->dir_fd >= 0)
+		close(a->dir_fd);
+	free(a->files);
+	free(a);
+	*ap = 0;
+}
+
+struct archive_usage archive_usage(const struct archive *a)
+{
+	struct archive_usage u = {.files = a->nfiles};
+	if (a->nfiles) {
+		const struct archive_file *last = &a->files[a->nfiles - 1];
+		u.start = a->files[0].pos;
+		u.end = last->pos + last->size;
+	}
+	return u;
+}
+
+const char *archive_dir(const struct archive *a)
+{
+	return a->dir;
+}
+
+/* ---- writing a stretch ---- */
+
+/* A write error: a full disk is its own code, with its own fix. */
+static int write_error(const struct archive *a, int e, const char *what,
+		       struct rs_error *err)
+{
+	if (e == ENOSPC || e == EDQUOT)
+		return rs_error_set(err, RS_E_FULL, e,
+				    "archive %s: its disk is full (%s) while "
+				    "%s; free space there or lower "
+				    "archive-keep/archive-max",
+				    a->dir, strerror(e), what);
+	return rs_error_set(err, RS_E_IO, e, "archive %s: %s while %s", a->dir,
+			    strerror(e), what);
+}
+
+int archive_stretch_begin(struct archive *a, uint64_t pos, struct rs_error *err)
+{
+	struct archive_usage u = archive_usage(a);
+	if (u.files && pos != u.end)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "archive %s: a stretch at %" PRIu64
+				    " would not follow its end %" PRIu64,
+				    a->dir, pos, u.end);
+	archive_stretch_abandon(a);
+	char name[128];
+	file_name(a, pos, true, name, sizeof(name));
+	a->part_fd = openat(a->dir_fd, name,
+			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (a->part_fd < 0)
+		return write_error(a, errno, "creating a file", err);
+	a->part_pos = pos;
+	a->part_len = 0;
+	return 0;
+}
+
+int archive_stretch_append(struct archive *a, const void *buf, size_t len,
+			   struct rs_error *err)
+{
+	const uint8_t *p = buf;
+	while (len) {
+		ssize_t n = write(a->part_fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return write_error(a, n < 0 ? errno : ENOSPC,
+					   "archiving", err);
+		p += n;
+		len -= (size_t)n;
+		a->part_len += (uint64_t)n;
+	}
+	return 0;
+}
+
+uint64_t archive_stretch_length(const struct archive *a)
+{
+	return a->part_fd >= 0 ? a->part_len : 0;
+}
+
+bool archive_stretch_active(const struct archive *a)
+{
+	return a->part_fd >= 0;
+}
+
+int archive_stretch_sync(struct archive *a, struct rs_error *err)
+{
+	if (fdatasync(a->part_fd))
+		return write_error(a, errno, "making a file durable", err);
+	return 0;
+}
+
+int archive_stretch_seal(struct archive *a, struct rs_error *err)
+{
+	char part[128], name[128];
+	file_name(a, a->part_pos, true, part, sizeof(part));
+	file_name(a, a->part_pos, false, name, sizeof(name));
+	if (fsync(a->part_fd))
+		return write_error(a, errno, "making a file durable", err);
+	if (add_file(a, a->part_pos, a->part_len))
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	/* Only now does it count: durable under its name, in a durable
+	 * directory. */
+	if (renameat(a->dir_fd, part, a->dir_fd, name) || fsync(a->dir_fd)) {
+		a->nfiles--;
+		return write_error(a, errno, "naming a file", err);
+	}
+	close(a->part_fd);
+	a->part_fd = -1;
+	return 0;
+}
+
+void archive_stretch_abandon(struct archive *a)
+{
+	if (a->part_fd < 0)
+		return;
+	char part[128];
+	file_name(a, a->part_pos, true, part, sizeof(part));
+	close(a->part_fd);
+	a->part_fd = -1;
+	unlinkat(a->dir_fd, part, 0);
+}
+
+/* ---- pruning and reading ---- */
+
+static bool over_limits(const struct archive *a, unsigned keep,
+			uint64_t max_bytes)
+{
+	struct archive_usage u = archive_usage(a);
+	return a->nfiles > 1 && ((keep && a->nfiles > keep) ||
+				 (max_bytes && u.end - u.start > max_bytes));
+}
+
+int archive_prune(struct archive *a, unsigned keep, uint64_t max_bytes,
+		  struct rs_error *err)
+{
+	int removed = 0;
+	while (over_limits(a, keep, max_bytes)) {
+		char name[128];
+		file_name(a, a->files[0].pos, false, name, sizeof(name));
+		if (unlinkat(a->dir_fd, name, 0) && errno != ENOENT)
+			return rs_error_set(err, RS_E_IO, errno,
+					    "archive %s: cannot remove %s: %s",
+					    a->dir, name, strerror(errno));
+		memmove(a->files, a->files + 1,
+			(a->nfiles - 1) * sizeof(*a->files));
+		a->nfiles--;
+		removed++;
+	}
+	return removed;
+}
+
+int archive_remove_all(struct archive *a, struct rs_error *err)
+{
+	archive_stretch_abandon(a);
+	int rc = archive_prune(a, 1, 0, err);
+	if (rc < 0 || !a->nfiles)
+		return rc < 0 ? rc : 0;
+	char name[128];
+	file_name(a, a->files[0].pos, false, name, sizeof(name));
+	if (unlinkat(a->dir_fd, name, 0) && errno != ENOENT)
+		return rs_error_set(err, RS_E_IO, errno,
+				    "archive %s: cannot remove %s: %s", a->dir,
+				    name, strerror(errno));
+	a->nfiles = 0;
+	return 0;
+}
+
+int archive_locate(const struct archive *a, uint64_t pos, char *path,
+		   uint64_t *file_offset, uint64_t *file_left,
+		   struct rs_error *err)
+{
+	unsigned lo = 0, hi = a->nfiles;
+	while (lo < hi) { /* the first file that ends after pos */
+		unsigned mid = lo + (hi - lo) / 2;
+		if (a->files[mid].pos + a->files[mid].size <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == a->nfiles || a->files[lo].pos > pos)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "archive %s does not hold log position "
+				    "%" PRIu64,
+				    a->dir, pos);
+	const struct archive_file *f = &a->files[lo];
+	file_path(a, f->pos, false, path, PATH_MAX);
+	*file_offset = pos - f->pos;
+	*file_left = f->size - *file_offset;
+	return 0;
+}

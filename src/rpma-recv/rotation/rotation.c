@@ -1,0 +1,284 @@
+#include "rotation/internal.h"
+
+#include "cli/log.h"
+#include "error.h"
+#include "proto/message.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the record, read at open (rotation/state.c stores it) ---- */
+
+static void state_load(struct recv_rotation *r)
+{
+	const struct rs_pmem_target *t = r->t;
+	r->recordable = t->start >= RS_LOG_STATE_END;
+	memset(&r->state, 0, sizeof(r->state));
+	if (r->recordable)
+		log_state_decode(t->base + RS_LOG_STATE_OFFSET, t->uuid,
+				 &r->state);
+}
+
+/* ---- opening: a rotation a crash cut short is finished ---- */
+
+static int recover(struct recv_rotation *r, struct rs_error *err)
+{
+	struct archive_usage u = archive_usage(r->archive);
+	uint64_t base = r->state.base, used = rotation_pool_used(r);
+	if (u.files && u.end < base)
+		rs_info("log %s: its archive %s ends at log position %" PRIu64
+			", before the pool's start at %" PRIu64
+			": the bytes between are no longer kept",
+			rotation_label(r), archive_dir(r->archive), u.end,
+			base);
+	if (!u.files || u.end <= base)
+		return 0;
+	if (used == u.end - base) {
+		/* Sealed, then cut short: the pool still holds it. */
+		rs_info("log %s: finishing a rotation cut short: the pool's "
+			"%" PRIu64 " bytes are in the archive already",
+			rotation_label(r), used);
+		rs_pmem_target_commit(r->t, r->t->start);
+	} else if (used != 0) {
+		return rs_error_set(
+		    err, RS_E_MALFORMED, 0,
+		    "log %s: its archive %s ends at log position %" PRIu64
+		    ", past the pool's start at %" PRIu64
+		    ", and the pool holds %" PRIu64
+		    " bytes: they do not fit together (another log's "
+		    "archive?); give the log an archive of its own",
+		    rotation_label(r), archive_dir(r->archive), u.end, base,
+		    used);
+	}
+	rotation_store(r, u.end);
+	return 0;
+}
+
+static int check_config(const struct recv_rotation *r, struct rs_error *err)
+{
+	uint64_t size = r->t->end - r->t->start;
+	if (!r->recordable)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "log %s: its pool's layout leaves no room "
+				    "for the receiver's record, so it cannot "
+				    "rotate; remove its archive",
+				    rotation_label(r));
+	if (r->cfg.max_bytes && r->cfg.max_bytes < size)
+		return rs_error_set(err, RS_E_INVAL, 0,
+				    "log %s: archive-max %" PRIu64
+				    " is less than the pool's %" PRIu64
+				    " bytes, one rotation's worth; raise it",
+				    rotation_label(r), r->cfg.max_bytes, size);
+	return 0;
+}
+
+/* ---- the writer's rebase ---- */
+
+static uint8_t status_of(int code)
+{
+	return code == RS_E_FULL ? RS_MSG_ARCHIVE_DISK_FULL
+				 : RS_MSG_ARCHIVE_FAILED;
+}
+
+/* Archives the rest of the pool (up to write) and seals the stretch. */
+static uint8_t seal_pool(struct recv_rotation *r, uint64_t write)
+{
+	struct rs_error err = {0};
+	uint64_t used = write - r->t->start;
+	uint64_t copied = archive_stretch_length(r->archive);
+	int rc = copied < used ? rotation_copy_more(r, used - copied, &err) : 0;
+	if (!rc && r->cfg.max_bytes &&
+	    archive_stretch_length(r->archive) > r->cfg.max_bytes) {
+		rs_err("log %s: the pool's %" PRIu64
+		       " bytes are more than archive-max keeps",
+		       rotation_label(r), used);
+		return RS_MSG_ARCHIVE_LIMIT;
+	}
+	if (!rc)
+		rc = archive_stretch_seal(r->archive, &err);
+	if (rc) {
+		rotation_archiver_failed(r, &err);
+		return status_of(rc);
+	}
+	rotation_stop_at("archive-sealed");
+	if (archive_prune(r->archive, r->cfg.keep, r->cfg.max_bytes, &err) < 0)
+		rs_err("log %s: %s", rotation_label(r), err.msg);
+	rotation_publish(r);
+	return RS_MSG_OK;
+}
+
+static uint8_t rebase_locked(struct recv_rotation *r, uint64_t write,
+			     uint64_t *base)
+{
+	const struct rs_pmem_target *t = r->t;
+	if (write != rs_pmem_target_write_offset(t) || write <= t->start ||
+	    archive_stretch_length(r->archive) > write - t->start)
+		return RS_MSG_BAD_REQUEST;
+	uint8_t status = seal_pool(r, write);
+	if (status != RS_MSG_OK)
+		return status;
+	/* Durable in the archive: only now is the pool's space reused. */
+	rs_pmem_target_commit(t, t->start);
+	rotation_stop_at("pool-rewound");
+	rotation_store(r, r->state.base + (write - t->start));
+	rotation_stop_at("base-recorded");
+	r->failed = false;
+	r->stopped_copy = false;
+	*base = r->state.base;
+	rs_info("log %s: rotated %" PRIu64 " bytes into %s; the pool starts "
+		"over at log position %" PRIu64,
+		rotation_label(r), write - t->start, archive_dir(r->archive),
+		*base);
+	return RS_MSG_OK;
+}
+
+uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
+			     uint64_t *base)
+{
+	if (!r->archive)
+		return RS_MSG_NO_ARCHIVE;
+	pthread_mutex_lock(&r->lock);
+	uint8_t status = rebase_locked(r, write, base);
+	pthread_mutex_unlock(&r->lock);
+	return status;
+}
+
+/* ---- opening, closing, looking ---- */
+
+static int open_archive(struct recv_rotation *r, struct rs_error *err)
+{
+	int rc = check_config(r, err);
+	return rc ? rc : archive_open(r->cfg.dir, r->name, &r->archive, err);
+}
+
+static int start_archiver(struct recv_rotation *r, struct rs_error *err)
+{
+	int rc = recover(r, err);
+	if (!rc && pthread_create(&r->thread, 0, rotation_archiver_main, r))
+		rc = rs_error_set(err, RS_E_NOMEM, errno,
+				  "log %s: cannot start its archiver",
+				  rotation_label(r));
+	r->running = rc == 0;
+	return rc;
+}
+
+int recv_rotation_open(const struct recv_rotation_config *cfg,
+		       const char *log_name, struct rs_pmem_target *t,
+		       struct recv_rotation **out, struct rs_error *err)
+{
+	struct recv_rotation *r = calloc(1, sizeof(*r));
+	if (!r)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	r->cfg = *cfg;
+	snprintf(r->name, sizeof(r->name), "%s", log_name);
+	r->t = t;
+	pthread_mutex_init(&r->lock, 0);
+	pthread_cond_init(&r->wake, 0);
+	state_load(r);
+	/* A switch cut short first: after it, the archive is the new
+	 * content's (none). */
+	int rc = cfg->dir[0] ? open_archive(r, err) : 0;
+	if (!rc)
+		rotation_switch_recover(r);
+	if (!rc && r->archive)
+		rc = start_archiver(r, err);
+	rotation_publish(r);
+	if (rc) {
+		recv_rotation_close(&r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void recv_rotation_close(struct recv_rotation **rp)
+{
+	struct recv_rotation *r = *rp;
+	if (!r)
+		return;
+	if (r->running) {
+		pthread_mutex_lock(&r->lock);
+		r->stop = true;
+		pthread_cond_signal(&r->wake);
+		pthread_mutex_unlock(&r->lock);
+		pthread_join(r->thread, 0);
+	}
+	archive_close(&r->archive);
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+	*rp = 0;
+}
+
+bool recv_rotation_enabled(const struct recv_rotation *r)
+{
+	return r->archive != 0;
+}
+
+uint64_t recv_rotation_base(const struct recv_rotation *r)
+{
+	return r->state.base;
+}
+
+uint64_t recv_rotation_first(const struct recv_rotation *r)
+{
+	if (!r->archive)
+		return r->state.base;
+	struct archive_usage u = archive_usage(r->archive);
+	return u.files && u.end == r->state.base ? u.start : r->state.base;
+}
+
+uint64_t recv_rotation_content(const struct recv_rotation *r)
+{
+	return r->state.content;
+}
+
+uint64_t recv_rotation_end(const struct recv_rotation *r)
+{
+	return r->state.base + rotation_pool_used(r);
+}
+
+void recv_rotation_archived(struct recv_rotation *r, unsigned *files,
+			    uint64_t *bytes, uint64_t *base)
+{
+	*files = atomic_load(&r->pub_files);
+	*bytes = atomic_load(&r->pub_archived);
+	*base = atomic_load(&r->pub_base);
+}
+
+int recv_rotation_read_archive(const struct recv_rotation *r, uint64_t pos,
+			       void *dst, size_t len, struct rs_error *err)
+{
+	uint8_t *p = dst;
+	while (len) {
+		char path[PATH_MAX];
+		uint64_t off, left;
+		int rc = r->archive
+			     ? archive_locate(r->archive, pos, path, &off,
+					      &left, err)
+			     : rs_error_set(err, RS_E_INVAL, 0, "no archive");
+		if (rc)
+			return rc;
+		size_t n = left < len ? (size_t)left : len;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t got = fd < 0 ? -1 : pread(fd, p, n, (off_t)off);
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		if (got != (ssize_t)n)
+			return rs_error_set(
+			    err, RS_E_IO, got < 0 ? e : EIO,
+			    "cannot read %s: %s", path,
+			    got < 0 ? strerror(e) : "file shorter than listed");
+		p += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}

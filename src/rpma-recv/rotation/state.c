@@ -1,0 +1,68 @@
+/* What rotation's files share about one log's rotation (rotation/internal.h):
+ * how messages name the log, the tests' stop knob, storing the record and
+ * publishing its figures, the pool's committed bytes, dropping the open
+ * stretch. rotation/rotation.c, rotation/archiver.c and rotation/switch.c call
+ * these; this file calls none of theirs. */
+#include "rotation/internal.h"
+
+#include "cli/log.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The figures other threads read, after they changed. */
+void rotation_publish(struct recv_rotation *r)
+{
+	struct archive_usage u = {0};
+	if (r->archive)
+		u = archive_usage(r->archive);
+	atomic_store(&r->pub_base, r->state.base);
+	atomic_store(&r->pub_archived, u.end - u.start);
+	atomic_store(&r->pub_files, u.files);
+}
+
+const char *rotation_label(const struct recv_rotation *r)
+{
+	return r->name[0] ? r->name : r->t->path;
+}
+
+/* The tests' knob: stop here (SIGSTOP) when asked to, so that a test can
+ * kill the receiver at exactly this step. */
+void rotation_stop_at(const char *step)
+{
+	const char *want = getenv("RPMA_RECV_STOP_AT");
+	if (!want || strcmp(want, step))
+		return;
+	rs_info("stopping at %s (RPMA_RECV_STOP_AT)", step);
+	raise(SIGSTOP);
+}
+
+void rotation_store(struct recv_rotation *r, uint64_t base)
+{
+	struct log_state next = {.seq = r->state.seq + 1,
+				 .base = base,
+				 .sw = r->state.sw,
+				 .content = r->state.content};
+	uint8_t slot[RS_LOG_STATE_SLOT];
+	unsigned i;
+	log_state_encode(&next, r->t->uuid, slot, &i);
+	rs_pmem_target_write_header(
+	    r->t, RS_LOG_STATE_OFFSET + (uint64_t)i * RS_LOG_STATE_SLOT, slot,
+	    sizeof(slot));
+	r->state = next;
+	rotation_publish(r);
+}
+
+uint64_t rotation_pool_used(const struct recv_rotation *r)
+{
+	return rs_pmem_target_write_offset(r->t) - r->t->start;
+}
+
+void rotation_abandon_stretch(struct recv_rotation *r)
+{
+	if (r->archive)
+		archive_stretch_abandon(r->archive);
+	r->failed = false;
+	r->stopped_copy = false;
+}

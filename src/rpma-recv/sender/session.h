@@ -1,0 +1,141 @@
+/* One sender's session on the receiver, as a state machine driven by
+ * events: the sender completing the connection, a control message, a
+ * completion error or disconnect, a timer. It applies commits (by its
+ * persistence method) and verify requests to the log under the commit rule
+ * and answers through its link, which is the real connection in rpma-recv
+ * and a fake in the unit tests.
+ *
+ *   ADMITTED --established--> SERVING            (no key)
+ *   ADMITTED --established--> AUTHENTICATING     (key: challenge sent)
+ *   AUTHENTICATING --right answer--> SERVING     (grant sent)
+ *   SERVING --no message for the peer timeout--> CLOSING (a dead sender)
+ *   SERVING --request refused--> REFUSING        (the refusal sent)
+ *   REFUSING --refusal delivered, or a second--> CLOSING
+ *   any --bad message, wrong key, deadline, error, disconnect--> CLOSING
+ *
+ * A refused sender gets its refusal before the connection goes: the reply
+ * is a send the NIC may still hold when the session ends (on kernel 6.12
+ * Soft-RoCE sends from a worker, after ibv_post_send returns), and tearing
+ * the queue pair down would drop it.
+ *
+ * An idle sender keeps its session with keepalives, answered here; a
+ * writer granted windows asks for its first key and gets the next with
+ * its commits (methods/write_windows.h); a writer whose pool is full asks it to
+ * be started over (rotation/rotation.h); a
+ * writer replacing the log places its replacement and switches it in once
+ * whole (rotation/generation.h); a reader asks where the log ends and may wait
+ * for it to grow (answered from the timer, which the log's loop runs every
+ * turn). */
+#ifndef RECV_SESSION_H
+#define RECV_SESSION_H
+
+#include "methods/commit.h"
+#include "pool/pmem_target.h"
+#include "proto/message.h"
+#include "sender/verify_reply.h"
+#include "sender/window_keys.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rs_error;
+struct recv_method;
+struct recv_log_counters;
+struct recv_rotation;
+struct recv_generation;
+
+enum recv_session_state {
+	RECV_SESSION_ADMITTED,	     /* accepted; the sender completes it */
+	RECV_SESSION_AUTHENTICATING, /* challenged; the answer is due */
+	RECV_SESSION_SERVING,	     /* committing and answering */
+	RECV_SESSION_REFUSING, /* its refusal on the way; serves no more */
+	RECV_SESSION_CLOSING,  /* over: the owner tears it down */
+};
+
+const char *recv_session_state_name(enum recv_session_state s);
+
+/* What a session does to its connection. */
+struct recv_session_link {
+	void *ctx;
+	int (*check_auth)(void *ctx, const struct rs_msg *msg,
+			  struct rs_error *err);
+	int (*send_grant)(void *ctx); /* truncates first when asked */
+	int (*reply)(void *ctx, uint16_t slot, const struct rs_msg *reply,
+		     bool signaled);
+	/* A writer's windows (methods/write_windows.h): the one without the
+	 * newest key moved to [head, end), the other's key dead too when reset;
+	 * the new key in *key, where its accesses begin in *reach. Posted
+	 * before the reply that carries it. NULL for a session without windows.
+	 */
+	int (*window)(void *ctx, uint64_t head, bool reset, uint32_t *key,
+		      uint64_t *reach);
+};
+
+struct recv_session_config {
+	const struct rs_pmem_target *target;
+	/* Chosen once, at admission: the commit request it takes and what it
+	 * does (methods/recv_method.h); NULL for a session that commits
+	 * nothing. */
+	const struct recv_method *method;
+	struct recv_staging staging; /* the DRAM ring, for staged commits */
+	/* The log's positions and archive: verify ranges, a writer's rebase
+	 * (NULL: the pool alone, from position 0, no rotation). */
+	struct recv_rotation *rotation;
+	/* The log's replacement under way (NULL: none may be), and whether
+	 * this writer asked to replace the log (RS_CONNECT_REPLACE). */
+	struct recv_generation *gen;
+	bool replace;
+	struct recv_ring read_ring; /* verify: where ranges are copied */
+	bool verify;		    /* the sender asked to verify */
+	bool windows;	  /* a gpspm writer reaching the pool through windows */
+	bool auth;	  /* a key is required */
+	uint16_t credits; /* replies: one in this many is signaled */
+	int64_t deadline_ms; /* for completing the connection / the answer */
+	int64_t peer_timeout_ms; /* SERVING: silence that ends the session */
+	struct recv_log_counters *counters; /* the log's, or NULL */
+};
+
+/* A reader's wait for the log to grow, answered when it does (or a
+ * quarter of the peer timeout passed, which keeps the session alive). */
+struct recv_parked_wait {
+	bool on;
+	uint16_t slot;
+	uint32_t seq;
+	uint64_t offset;  /* the reader's log position */
+	uint64_t content; /* the log's content then */
+	int64_t since_ms;
+};
+
+struct recv_session {
+	enum recv_session_state state;
+	struct recv_session_config cfg;
+	struct recv_session_link link;
+	int64_t deadline_ms; /* ADMITTED, AUTHENTICATING, REFUSING: until */
+	int64_t heard_ms;    /* the sender's last message */
+	uint32_t replies;
+	struct recv_window_keys keys; /* a windowed writer's */
+	struct recv_parked_wait parked;
+	uint64_t commits;
+	uint64_t bytes;
+	bool served; /* it reached SERVING */
+	char peer[64];
+	char why[160]; /* why it is closing, for the log */
+};
+
+void recv_session_init(struct recv_session *s,
+		       const struct recv_session_config *cfg,
+		       const struct recv_session_link *link, const char *peer,
+		       int64_t now_ms);
+
+void recv_session_on_established(struct recv_session *s, int64_t now_ms);
+void recv_session_on_message(struct recv_session *s, uint16_t slot,
+			     const struct rs_msg *msg, int64_t now_ms);
+/* A send of this session's completed: the peer has everything sent. */
+void recv_session_on_sent(struct recv_session *s);
+/* A malformed message, a failed completion or the connection's end. */
+void recv_session_on_failure(struct recv_session *s, const char *why);
+void recv_session_on_timer(struct recv_session *s, int64_t now_ms);
+/* Its windows are about to go: what they still reached counts too. */
+void recv_session_windows_end(struct recv_session *s);
+
+#endif

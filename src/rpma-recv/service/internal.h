@@ -1,0 +1,46 @@
+/* What the service is made of, shared by its loop and reloads
+ * (service/service.c), the routing of connection requests (service/routing.c)
+ * and its reports to operators (service/report.c). */
+#ifndef RECV_SERVICE_INTERNAL_H
+#define RECV_SERVICE_INTERNAL_H
+
+#include "log/worker.h"
+#include "metrics/counters.h"
+#include "service/service.h"
+#include "service/status_line.h"
+
+struct rs_listener;
+struct rs_listener_event;
+
+/* A log as the service knows it: its settings and its thread. */
+struct served_log {
+	struct served_log *next;
+	struct recv_log_settings settings;
+	struct recv_log_worker *worker;
+	bool retired; /* removed by a reload: takes no new senders */
+};
+
+struct service {
+	struct recv_settings_source source;
+	struct recv_settings settings; /* the globals in force */
+	struct served_log *logs;
+	struct rs_listener *listener;
+	struct recv_counters counters;
+	struct recv_log_counters unrouted; /* refusals that named no log */
+	struct recv_status_line status;	   /* for `systemctl status` */
+	uint64_t metrics_due_ns; /* when the metrics file is written */
+	bool metrics_failing;	 /* its last write failed (said once) */
+};
+
+/* What the service tells operators (service/report.c): the status line
+ * for `systemctl status` when it changed (head, e.g. "READY=1\n", sent
+ * always), and the metrics file when it is due. */
+void recv_service_report(struct service *svc, const char *head,
+			 uint64_t now_ns);
+/* The metrics file once more, as the service stops. */
+void recv_service_report_final(struct service *svc);
+
+/* Checks a connection request and hands it to its log, or refuses it. */
+void recv_service_route(struct service *svc, struct rs_listener_event *ev);
+
+#endif

@@ -1,0 +1,156 @@
+/* Routing a connection request to its log: by the name the sender gave
+ * (none: the only log), if the sender's address is allowed there and the
+ * service serves fewer than max-senders. A refused sender learns the
+ * names it may use. */
+#include "service/internal.h"
+
+#include "cli/log.h"
+#include "error.h"
+#include "rdma/listener.h"
+#include "session/session.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static bool allowed(const struct recv_log_settings *log,
+		    const struct rs_conn *c)
+{
+	if (log->nallow == 0)
+		return true;
+	const struct sockaddr *peer = rs_conn_peer_addr(c);
+	for (unsigned i = 0; i < log->nallow; i++) {
+		if (rs_cidr_match(&log->allow[i], peer))
+			return true;
+	}
+	return false;
+}
+
+/* The names of the logs this sender may use, comma separated, ending in
+ * ",..." when they do not all fit. */
+static void names_for(const struct service *svc, const struct rs_conn *c,
+		      char *out, size_t size)
+{
+	size_t used = 0;
+	out[0] = 0;
+	for (const struct served_log *l = svc->logs; l; l = l->next) {
+		if (l->retired || !l->settings.name[0] ||
+		    !allowed(&l->settings, c))
+			continue;
+		size_t need = strlen(l->settings.name) + (used ? 1 : 0);
+		if (used + need + 4 > size - 1) {
+			snprintf(out + used, size - used, "%s...",
+				 used ? "," : "");
+			return;
+		}
+		used += (size_t)snprintf(out + used, size - used, "%s%s",
+					 used ? "," : "", l->settings.name);
+	}
+}
+
+static unsigned open_logs(const struct service *svc)
+{
+	unsigned n = 0;
+	for (const struct served_log *l = svc->logs; l; l = l->next)
+		n += !l->retired;
+	return n;
+}
+
+/* The log a request asks for, or NULL with the reason to refuse. */
+static struct served_log *find_log(struct service *svc, const char *name,
+				   uint8_t *reason)
+{
+	struct served_log *only = 0;
+	for (struct served_log *l = svc->logs; l; l = l->next) {
+		if (l->retired)
+			continue;
+		if (name[0] && !strcmp(l->settings.name, name))
+			return l;
+		only = l;
+	}
+	if (!name[0] && only && open_logs(svc) == 1)
+		return only;
+	*reason = name[0] ? RS_REJECT_NO_SUCH_LOG : RS_REJECT_NAME_NEEDED;
+	return 0;
+}
+
+/* Refuses the request, counted against log (NULL: one no log took). */
+static void refuse(struct service *svc, struct rs_listener_event *ev,
+		   struct served_log *log, uint8_t reason)
+{
+	recv_counters_refused(log ? recv_log_worker_counters(log->worker)
+				  : &svc->unrouted,
+			      recv_refusal_of(reason));
+	struct rs_reject_info info = {.reason = reason};
+	if (reason == RS_REJECT_NO_SUCH_LOG || reason == RS_REJECT_NAME_NEEDED)
+		names_for(svc, ev->conn, info.logs, sizeof(info.logs));
+	rs_session_refuse_with(&ev->conn, &info);
+}
+
+static struct recv_log_rules rules_of(const struct recv_log_settings *log)
+{
+	struct recv_log_rules r = {.methods = log->methods,
+				   .has_key = log->auth_key_path[0] != 0};
+	if (r.has_key)
+		r.key = log->auth_key;
+	return r;
+}
+
+/* A takeover replaces a session, so it does not count against the limit
+ * (its old session is still counted until it ends). */
+static bool over_limit(struct service *svc, const struct rs_connect_req *req)
+{
+	return !(req->flags & RS_CONNECT_TAKEOVER) &&
+	       atomic_load(&svc->counters.senders) >= svc->settings.max_senders;
+}
+
+/* Refused unless it passes every check, in an order that describes and
+ * registers nothing for a sender that may not connect. */
+void recv_service_route(struct service *svc, struct rs_listener_event *ev)
+{
+	char peer[64];
+	rs_conn_peer_str(ev->conn, peer, sizeof(peer));
+	struct rs_connect_req req;
+	struct rs_error err = {0};
+	int rc = rs_session_read_request(&ev->priv, &req, &err);
+	if (rc) {
+		rs_err("refusing sender %s: %s", peer, err.msg);
+		refuse(svc, ev, 0, rs_session_reject_reason(rc));
+		return;
+	}
+	uint8_t reason = 0;
+	struct served_log *log = find_log(svc, req.log_name, &reason);
+	if (!log) {
+		if (req.log_name[0])
+			rs_warn("refusing sender %s: no log named '%s'", peer,
+				req.log_name);
+		else
+			rs_warn("refusing sender %s: it names no log, and %u "
+				"are served",
+				peer, open_logs(svc));
+		refuse(svc, ev, 0, reason);
+		return;
+	}
+	if (!allowed(&log->settings, ev->conn)) {
+		if (log->settings.line)
+			rs_warn("refusing sender %s: not in the allow list of "
+				"log %s",
+				peer, log->settings.name);
+		else
+			rs_warn("refusing sender %s: not in any --allow range",
+				peer);
+		refuse(svc, ev, log, RS_REJECT_NOT_ALLOWED);
+		return;
+	}
+	if (over_limit(svc, &req)) {
+		rs_warn("refusing sender %s: %u senders connected, the most "
+			"max-senders allows",
+			peer, svc->settings.max_senders);
+		refuse(svc, ev, log, RS_REJECT_LIMIT);
+		return;
+	}
+	atomic_fetch_add(&svc->counters.senders, 1);
+	recv_counters_connected(recv_log_worker_counters(log->worker));
+	struct recv_log_rules rules = rules_of(&log->settings);
+	recv_log_worker_hand_over(log->worker, ev->conn, &req, peer, &rules);
+	memset(&rules.key, 0, sizeof(rules.key));
+}

@@ -1,0 +1,341 @@
+#include "service/internal.h"
+
+#include "metrics/clock.h"
+
+#include "cli/log.h"
+#include "config/reload.h"
+#include "error.h"
+#include "pool/open.h"
+#include "rdma/listener.h"
+#include "rdma/mw.h"
+#include "service/sd_notify.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+volatile sig_atomic_t recv_stop_requested;
+volatile sig_atomic_t recv_reload_requested;
+
+#define RECV_POLL_MS 200 /* how often an idle loop looks at its flags */
+
+static const char *log_label(const struct recv_log_settings *s)
+{
+	return s->name[0] ? s->name : s->pool_path;
+}
+
+static struct recv_worker_config
+worker_config(const struct service *svc, const struct recv_log_settings *l)
+{
+	struct recv_worker_config c = {
+	    .create_size = l->create_size,
+	    .exposure = {.direct_write_to_pmem = l->direct_write_to_pmem,
+			 .append_only = l->append_only,
+			 .slot_size = svc->settings.staging_slot,
+			 .slots = svc->settings.credits},
+	    .peer_timeout_ms = svc->settings.peer_timeout_ms,
+	    .busy_poll = svc->settings.busy_poll};
+	snprintf(c.name, sizeof(c.name), "%s", l->name);
+	snprintf(c.pool_path, sizeof(c.pool_path), "%s", l->pool_path);
+	snprintf(c.rotation.dir, sizeof(c.rotation.dir), "%s", l->archive_dir);
+	c.rotation.rotate_at = l->rotate_at;
+	c.rotation.keep = l->archive_keep;
+	c.rotation.max_bytes = l->archive_max;
+	return c;
+}
+
+/* A pool that cannot be used is reported at the place that names it:
+ * FILE:LINE, or the command line. */
+static void report_pool(const struct service *svc,
+			const struct recv_log_settings *s,
+			const struct rs_error *err)
+{
+	if (s->pool_line)
+		rs_err("%s:%u: log %s: %s", svc->settings.path, s->pool_line,
+		       s->name, err->msg);
+	else
+		rs_err("%s", err->msg);
+}
+
+/* Opens a log's pool and starts its thread. */
+static int log_start(struct service *svc, const struct recv_log_settings *s)
+{
+	struct served_log *l = calloc(1, sizeof(*l));
+	if (!l)
+		return RS_E_NOMEM;
+	l->settings = *s;
+	struct recv_worker_config cfg = worker_config(svc, s);
+	struct rs_error err = {0};
+	int rc = recv_log_worker_start(&cfg, &svc->counters, &l->worker, &err);
+	if (rc) {
+		report_pool(svc, s, &err);
+		free(l);
+		return rc;
+	}
+	l->next = svc->logs;
+	svc->logs = l;
+	return 0;
+}
+
+static void log_free(struct served_log *l)
+{
+	recv_log_worker_stop(&l->worker);
+	memset(&l->settings.auth_key, 0, sizeof(l->settings.auth_key));
+	free(l);
+}
+
+static void logs_stop(struct service *svc)
+{
+	while (svc->logs) {
+		struct served_log *l = svc->logs;
+		svc->logs = l->next;
+		log_free(l);
+	}
+}
+
+/* Frees the logs a reload removed, once their last session ended. */
+static void reap_retired(struct service *svc)
+{
+	for (struct served_log **p = &svc->logs; *p;) {
+		struct served_log *l = *p;
+		if (l->retired && recv_log_worker_done(l->worker)) {
+			rs_info("log %s: its last session ended; no longer "
+				"served",
+				log_label(&l->settings));
+			*p = l->next;
+			log_free(l);
+		} else {
+			p = &l->next;
+		}
+	}
+}
+
+/* What gpspm writers can reach on each RDMA device, once at start. */
+static void print_windows(const struct service *svc)
+{
+	const char *off = getenv("RPMA_RECV_WINDOWS");
+	bool append_only = false;
+	for (const struct served_log *l = svc->logs; l; l = l->next)
+		append_only |= l->settings.append_only;
+	const char *ao = append_only ? "; append-only logs take staged "
+				       "commits only there"
+				     : "";
+	if (off && !strcmp(off, "off")) {
+		rs_info("memory windows off (RPMA_RECV_WINDOWS=off): gpspm "
+			"writers get a key to the whole log%s",
+			ao);
+		return;
+	}
+	struct rs_window_support dev[8];
+	int n = rs_windows_survey(dev, 8);
+	for (int i = 0; i < n && i < 8; i++) {
+		if (!dev[i].binds)
+			rs_info("RDMA device %s cannot bind memory windows: "
+				"gpspm writers get a key to the whole log "
+				"there%s",
+				dev[i].device, ao);
+		else if (!dev[i].bounded)
+			rs_info("RDMA device %s does not keep a memory "
+				"window's accesses inside its range "
+				"(Soft-RoCE): a gpspm writer's key reaches "
+				"back from the head to its window's region "
+				"there (a sixteenth of a pool up to 256 "
+				"MiB)%s",
+				dev[i].device, ao);
+		else
+			rs_verbose("RDMA device %s: gpspm writers reach only "
+				   "the unused tail, through memory windows",
+				   dev[i].device);
+	}
+}
+
+static void print_serving(const struct service *svc)
+{
+	const struct rs_endpoint *ep = &svc->settings.listen;
+	for (const struct served_log *l = svc->logs; l; l = l->next) {
+		struct recv_log_usage u;
+		recv_log_worker_usage(l->worker, &u);
+		rs_info("serving%s%s%s (%llu bytes of log, %llu used) on %s:%s",
+			l->settings.name[0] ? " log " : "", l->settings.name,
+			l->settings.name[0] ? ":" : "",
+			(unsigned long long)u.size, (unsigned long long)u.used,
+			ep->host[0] ? ep->host : "*", ep->port);
+		if (l->settings.append_only)
+			rs_info("log %s is append-only: no sender can write "
+				"what it committed (memory windows over its "
+				"unused tail where the device keeps them to "
+				"their range, else the staged method only)",
+				log_label(&l->settings));
+	}
+}
+
+/* Every pool looked at without writing to it: libpmemlog writes to a pool
+ * it opens, and a start that fails after that (no RDMA device, the port
+ * taken) must leave the pools as they were, and create none. */
+static int pools_precheck(const struct service *svc)
+{
+	for (unsigned i = 0; i < svc->settings.nlogs; i++) {
+		const struct recv_log_settings *s = &svc->settings.logs[i];
+		struct rs_error err = {0};
+		int rc = recv_pool_precheck(s->pool_path, s->create_size, &err);
+		if (rc) {
+			report_pool(svc, s, &err);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Looks at every pool, sets up the listener, then starts every log; each
+ * failure reported. */
+static int service_open(struct service *svc)
+{
+	int rc = pools_precheck(svc);
+	if (rc)
+		return rc;
+	struct rs_error err = {0};
+	const struct rs_endpoint *ep = &svc->settings.listen;
+	rc = rs_listener_new(ep->host, ep->port, &svc->listener, &err);
+	if (rc) {
+		rs_err("%s", err.msg);
+		return rc;
+	}
+	for (unsigned i = 0; !rc && i < svc->settings.nlogs; i++)
+		rc = log_start(svc, &svc->settings.logs[i]);
+	if (rc) {
+		logs_stop(svc);
+		rs_listener_delete(&svc->listener);
+	}
+	return rc;
+}
+
+/* ---- reload ---- */
+
+static struct served_log *find_served(struct service *svc,
+				      const struct recv_log_settings *s)
+{
+	for (struct served_log *l = svc->logs; l; l = l->next) {
+		if (!l->retired && !strcmp(l->settings.name, s->name))
+			return l;
+	}
+	return 0;
+}
+
+static bool in_settings(const struct recv_settings *s,
+			const struct served_log *l)
+{
+	const struct recv_log_settings *n =
+	    recv_settings_find_log(s, l->settings.name);
+	return n && settings_reload_same_log(&l->settings, n);
+}
+
+/* A log kept across a reload takes its new rules (allow, key, methods)
+ * for new connections; what its thread was started with stays
+ * (config/reload.h says which). */
+static void log_update(struct served_log *l, const struct recv_log_settings *n)
+{
+	char kept[128];
+	unsigned nkept =
+	    settings_reload_log(&l->settings, n, kept, sizeof(kept));
+	if (nkept)
+		rs_warn("log %s: %s take%s effect after a restart", n->name,
+			kept, nkept == 1 ? "s" : "");
+}
+
+static void apply(struct service *svc, struct recv_settings *next)
+{
+	for (struct served_log *l = svc->logs; l; l = l->next) {
+		if (!l->retired && !in_settings(next, l)) {
+			rs_info("log %s removed: it takes no new senders",
+				log_label(&l->settings));
+			l->retired = true;
+			recv_log_worker_retire(l->worker);
+		}
+	}
+	settings_reload_globals(&svc->settings, next);
+	for (unsigned i = 0; i < next->nlogs; i++) {
+		struct served_log *l = find_served(svc, &next->logs[i]);
+		if (l)
+			log_update(l, &next->logs[i]);
+		else if (!log_start(svc, &next->logs[i]))
+			rs_info("log %s added", next->logs[i].name);
+	}
+}
+
+static void reload(struct service *svc)
+{
+	recv_reload_requested = 0;
+	recv_sd_notify_reloading();
+	struct recv_settings next;
+	recv_settings_init(&next);
+	struct rs_error err = {0};
+	if (svc->source.build(svc->source.ctx, &next, &err)) {
+		rs_err("%s; keeping the configuration in force", err.msg);
+	} else {
+		rs_info("reloading %s",
+			next.path[0] ? next.path : "the configuration");
+		/* FILE:LINE of logs started from now on name this file */
+		snprintf(svc->settings.path, sizeof(svc->settings.path), "%s",
+			 next.path);
+		apply(svc, &next);
+	}
+	recv_settings_free(&next);
+	recv_sd_notify("READY=1");
+}
+
+/* ---- the loop ---- */
+
+static void take_requests(struct service *svc)
+{
+	struct pollfd pfd = {.fd = rs_listener_fd(svc->listener),
+			     .events = POLLIN};
+	if (poll(&pfd, 1, RECV_POLL_MS) <= 0)
+		return;
+	struct rs_listener_event ev;
+	struct rs_error err = {0};
+	if (rs_listener_next_event(svc->listener, 0, &ev, &err)) {
+		rs_verbose("%s", err.msg);
+		return;
+	}
+	if (ev.type == RS_LISTENER_REQUEST)
+		recv_service_route(svc, &ev);
+}
+
+int recv_service_run(const struct recv_settings_source *source, bool once)
+{
+	struct service svc;
+	memset(&svc, 0, sizeof(svc));
+	svc.source = *source;
+	recv_status_line_init(&svc.status);
+	recv_settings_init(&svc.settings);
+	struct rs_error err = {0};
+	int rc = source->build(source->ctx, &svc.settings, &err);
+	if (rc) {
+		rs_err("%s", err.msg);
+		recv_settings_free(&svc.settings);
+		return rc;
+	}
+	rc = service_open(&svc);
+	if (rc) {
+		recv_settings_free(&svc.settings);
+		return rc;
+	}
+	print_serving(&svc);
+	print_windows(&svc);
+	recv_service_report(&svc, "READY=1\n", recv_now_ns());
+	while (!recv_stop_requested &&
+	       !(once && atomic_load(&svc.counters.served))) {
+		if (recv_reload_requested)
+			reload(&svc);
+		take_requests(&svc);
+		reap_retired(&svc);
+		recv_service_report(&svc, 0, recv_now_ns());
+	}
+	recv_sd_notify("STOPPING=1");
+	recv_service_report_final(&svc);
+	logs_stop(&svc);
+	rs_listener_delete(&svc.listener);
+	recv_settings_free(&svc.settings);
+	return 0;
+}
