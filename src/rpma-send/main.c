@@ -5,14 +5,14 @@
 #include "cli/log.h"
 #include "cli/signals.h"
 #include "cli/size.h"
+#include "commands/fetch.h"
+#include "commands/resume.h"
+#include "commands/shipper.h"
+#include "commands/verify.h"
 #include "error.h"
-#include "fetch_command.h"
-#include "follow.h"
-#include "input.h"
-#include "resume.h"
+#include "input/follow.h"
+#include "input/input.h"
 #include "send_exit_status.h"
-#include "shipper.h"
-#include "verify_command.h"
 
 #include <argp.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * and decodes back the same, truncations are refused and CM zero padding
  * accepted, a refusal is reported as error.h says (RS_E_VERSION exactly for
  * another protocol version); then the sender's "what would work" message is
- * built from the offered methods as shipper.c does. */
+ * built from the offered methods as commands/shipper.c does. */
 #include "fuzz_check.h"
 #include "fuzz_header.h"
 #include "fuzz_method.h"

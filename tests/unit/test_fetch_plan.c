@@ -1,4 +1,4 @@
-/* rpma-send --fetch's rules (fetch_plan.h): where a read starts, what the
+/* rpma-send --fetch's rules (fetch/plan.h): where a read starts, what the
  * log's state means to a reader, which bytes come from the pool and in
  * what chunks, and when bytes read from the pool still stand. */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "fetch_plan.h"
+#include "fetch/plan.h"
 
 /* 100 bytes pruned, 100 to 300 archived, the pool from 300 to 500. */
 static const struct fetch_log log_ = {

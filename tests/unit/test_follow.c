@@ -1,9 +1,9 @@
-/* rpma-send -f's follower (follow.h) on real files in a scratch directory:
- * growth, rotation by rename with the old file read until quiet, several
- * rotations in order, a file that appears late, deleted and recreated, a
- * symlink put in its place, truncation in place with the unread tail
- * taken from the rotated copy, truncation noticed by content after the
- * file grew back, inotify waking the reader, and polling without it. */
+/* rpma-send -f's follower (input/follow.h) on real files in a scratch
+ * directory: growth, rotation by rename with the old file read until quiet,
+ * several rotations in order, a file that appears late, deleted and recreated,
+ * a symlink put in its place, truncation in place with the unread tail taken
+ * from the rotated copy, truncation noticed by content after the file grew
+ * back, inotify waking the reader, and polling without it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "cli/log.h"
-#include "follow.h"
+#include "input/follow.h"
 
 #include <fcntl.h>
 #include <poll.h>

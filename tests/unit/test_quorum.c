@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "error.h"
-#include "quorum.h"
+#include "stream/quorum.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "error.h"
-#include "send_method.h"
+#include "methods/send_method.h"
 
 #include <endian.h>
 #include <stdio.h>

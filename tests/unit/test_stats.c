@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "stats.h"
+#include "stream/stats.h"
 
 static void empty_has_no_percentile(void **state)
 {

@@ -14,8 +14,8 @@
 #include <cmocka.h>
 
 #include "error.h"
-#include "verify_pipeline.h"
-#include "verify_plan.h"
+#include "verify/pipeline.h"
+#include "verify/plan.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -486,7 +486,7 @@ static void a_range_of_the_log(void **state)
 
 /* ---- resume: is the log a prefix of FILE? ---- */
 
-/* The configuration resume.c checks with. */
+/* The configuration commands/resume.c checks with. */
 static void as_resume(struct rig *g)
 {
 	g->cfg = (struct verify_config){.method = VERIFY_HASH,

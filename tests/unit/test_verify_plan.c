@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "error.h"
-#include "verify_plan.h"
+#include "verify/plan.h"
 
 #define START 8192u
 #define MIB (1u << 20)

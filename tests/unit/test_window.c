@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "error.h"
-#include "window.h"
+#include "stream/window.h"
 
 #include <stdlib.h>
 #include <string.h>

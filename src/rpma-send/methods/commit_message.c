@@ -1,0 +1,41 @@
+#include "methods/commit_message.h"
+
+#include "error.h"
+
+void commit_message_post(const struct method_ctx *m,
+			 const struct window_batch *b, uint8_t type,
+			 uint64_t ring_offset, struct send_chain *chain)
+{
+	struct rs_msg msg = {
+	    .type = type,
+	    .seq = b->seq,
+	    .offset = m->log_start + method_in_pool(m, b->offset),
+	    .length = b->length,
+	    .ring_offset = ring_offset,
+	    .key = type == RS_MSG_COMMIT ? m->key : 0,
+	};
+	/* The reply says the request arrived; one send in `depth` is signaled
+	 * only to reclaim send-queue entries. */
+	uint32_t slot = window_slot_of(m->w, b->seq);
+	unsigned flags = slot == window_depth(m->w) - 1u ? RS_POST_SIGNALED : 0;
+	chain_send(chain, (uint16_t)slot, &msg, UINT64_MAX, flags);
+}
+
+int commit_message_take(const struct method_ctx *m,
+			const struct method_event *ev,
+			struct method_confirm *out, struct rs_error *err)
+{
+	const struct rs_msg *reply = ev->msg;
+	if (ev->op != RS_OP_RECV || !reply)
+		return 0;
+	if (reply->type != RS_MSG_COMMIT_DONE)
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "unexpected message type");
+	if (reply->status != RS_MSG_OK)
+		return rs_error_set(err, RS_E_REJECTED, 0,
+				    "refused batch %u: %s", reply->seq,
+				    rs_msg_status_str(reply->status));
+	out->seq = reply->seq;
+	out->offset = reply->offset - m->log_start - m->pool_at + m->pos_base;
+	return 1;
+}

@@ -1,0 +1,640 @@
+/* A replica: its state, its connection and its grant, posting through the
+ * method table and taking back what its receiver answers. */
+#include "replicas/replica.h"
+
+#include "cli/log.h"
+#include "connect/connect.h"
+#include "error.h"
+#include "methods/send_method.h"
+#include "rdma/mr.h"
+#include "rdma/spin.h"
+#include "session/session.h"
+#include "stream/stats.h"
+#include "stream/stop_for_tests.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct replica {
+	const struct ship_config *cfg;
+	const struct rs_target *target;
+	unsigned index;			  /* its place in the window */
+	char label[RS_TARGET_LABEL_SIZE]; /* how messages name it */
+	struct rs_session *rs;		  /* NULL while disconnected */
+	const struct send_method *method; /* chosen at the first grant */
+	uint8_t pool_uuid[16];		  /* the pool it started on */
+	uint64_t log_start;		  /* its pool's data range, absolute */
+	uint64_t log_end;		  /* its bytes */
+	uint64_t pos_base;		  /* the log position at pool_at */
+	uint64_t pool_at;		  /* bytes into the data range */
+	bool replacing;	     /* writes a replacement (--truncate) */
+	uint64_t replaced;   /* bytes of it its receiver holds */
+	uint64_t rebase_end; /* a rebase asked at this end, or 0 */
+	uint64_t rebase_sent_ns;
+	uint32_t window_key; /* the newest its receiver handed out, or 0 */
+	uint32_t key_named;  /* the last one a commit or keepalive named */
+	uint64_t key_heard_ns;
+	struct rs_mr *ring_mr;
+	void *words; /* the method's words, per credit slot, or NULL */
+	struct rs_mr *words_mr;
+	/* Its session: the token to take it over after losing the
+	 * connection, and the receiver's peer timeout, within which we hear
+	 * from it or count the link as lost. */
+	struct rs_session_token token;
+	bool have_token;
+	uint64_t peer_timeout_ns;
+	uint64_t last_sent_ns; /* a message: a commit, a keepalive, a rebase */
+	uint64_t keepalive_sent_ns;	    /* one unanswered, or 0 */
+	uint64_t last_confirm_ns;	    /* for the stall check */
+	struct rs_spin spin;		    /* how long confirmations take */
+	uint64_t posted_ns[SHIP_DEPTH_MAX]; /* per credit slot */
+	struct send_stats stats;	    /* what it confirmed, how fast */
+};
+
+struct replica *replica_new(const struct ship_config *cfg,
+			    const struct rs_target *target, unsigned index)
+{
+	struct replica *r = calloc(1, sizeof(*r));
+	if (!r)
+		return 0;
+	r->cfg = cfg;
+	r->target = target;
+	r->index = index;
+	send_stats_start(&r->stats);
+	rs_target_label(target, r->label, sizeof(r->label));
+	return r;
+}
+
+void replica_disconnect(struct replica *r)
+{
+	rs_mr_dereg(&r->ring_mr);
+	rs_mr_dereg(&r->words_mr);
+	rs_session_delete(&r->rs);
+}
+
+void replica_delete(struct replica *r)
+{
+	if (!r)
+		return;
+	replica_disconnect(r);
+	free(r->words);
+	free(r);
+}
+
+unsigned replica_index(const struct replica *r)
+{
+	return r->index;
+}
+
+const char *replica_label(const struct replica *r)
+{
+	return r->label;
+}
+
+const struct rs_target *replica_target(const struct replica *r)
+{
+	return r->target;
+}
+
+bool replica_connected(const struct replica *r)
+{
+	return r->rs != 0;
+}
+
+const struct send_stats *replica_stats(const struct replica *r)
+{
+	return &r->stats;
+}
+
+const struct rs_accept_info *replica_grant(const struct replica *r)
+{
+	return rs_session_grant(r->rs);
+}
+
+int replica_connect(struct replica *r, bool first, uint16_t slots,
+		    int timeout_ms)
+{
+	struct send_peer peer = {.remote = r->target,
+				 .timeout_ms = timeout_ms,
+				 .key = r->cfg->auth_key,
+				 .takeover = r->have_token ? &r->token : 0,
+				 .busy_poll = r->cfg->busy_poll};
+	uint8_t flags = 0;
+	if (r->cfg->truncate && r->cfg->truncate_in_place)
+		flags = first ? RS_CONNECT_TRUNCATE : 0;
+	else if (r->cfg->truncate) /* every connection of the replacement */
+		flags = RS_CONNECT_REPLACE;
+	struct rs_connect_req req = {
+	    .flags = flags,
+	    .method = (uint8_t)(first ? r->cfg->method : r->method->id)};
+	/* A batch is one chain: at most CHAIN_MAX work requests. */
+	return send_connect(&peer, req, slots, CHAIN_MAX, &r->rs);
+}
+
+int replica_register(struct replica *r, const struct send_window *w)
+{
+	struct rs_peer *peer = rs_session_peer(r->rs);
+	struct rs_error err = {0};
+	size_t ring_len;
+	uint8_t *ring = window_ring(w, &ring_len);
+	size_t words = (size_t)window_depth(w) * r->method->words_per_slot;
+	if (words && !r->words)
+		r->words = calloc(1, words);
+	bool no_words = words && !r->words;
+	if (no_words ||
+	    rs_mr_reg(peer, ring, ring_len, RS_MR_LOCAL, &r->ring_mr, &err) ||
+	    (words && rs_mr_reg(peer, r->words, words, RS_MR_LOCAL,
+				&r->words_mr, &err))) {
+		rs_err("cannot register %zu bytes of batch buffers: %s",
+		       ring_len, no_words ? "out of memory" : err.msg);
+		/* Our own memory the device will not take, whatever the
+		 * provider said: the user's to fix (ulimit -l, --batch,
+		 * --depth), exit 2 as always. */
+		return RS_E_NOMEM;
+	}
+	return 0;
+}
+
+enum rs_method replica_method(const struct replica *r)
+{
+	return r->method ? r->method->id : RS_METHOD_AUTO;
+}
+
+int replica_plan(struct replica *r, enum rs_method requested,
+		 struct rs_error *err)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	int rc = send_method_choose(info->methods, requested, &r->method, err);
+	if (rc)
+		return rc;
+	memcpy(r->pool_uuid, info->pool_uuid, sizeof(r->pool_uuid));
+	r->log_start = info->start_offset;
+	r->log_end = info->end_offset - info->start_offset;
+	r->pos_base = info->log_base;
+	return 0;
+}
+
+uint64_t replica_log_end(const struct replica *r)
+{
+	return r->pos_base + (r->log_end - r->pool_at);
+}
+
+uint32_t replica_batch_cap(const struct replica *r)
+{
+	return send_method_batch_cap(r->method, replica_grant(r));
+}
+
+int replica_check_fit(const struct replica *r, uint16_t depth,
+		      uint32_t batch_max, struct rs_error *err)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	const char *why = 0;
+	if (memcmp(info->pool_uuid, r->pool_uuid, sizeof(r->pool_uuid)))
+		why = "it now serves a different pool";
+	else if (!send_method_offered(r->method, info))
+		why = "it no longer offers the method in use";
+	else if (info->credits < depth)
+		why = "it allows fewer batches in flight";
+	if (why)
+		return rs_error_set(err, RS_E_REJECTED, 0, "%s", why);
+	return send_method_check_cap(r->method, info, batch_max, err);
+}
+
+uint64_t replica_granted_end(const struct replica *r)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	if (r->replacing)
+		return r->pos_base + r->replaced;
+	return info->log_base + info->write_offset_value - info->start_offset;
+}
+
+static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
+	       uint64_t timeout_ms, struct rs_msg *reply);
+
+/* A reply's key, if any, is the one to write with: replies come in
+ * order, the last key is the newest. */
+static void take_key(struct replica *r, const struct rs_msg *reply)
+{
+	if (!reply->key || reply->key == r->window_key)
+		return;
+	r->window_key = reply->key;
+	r->key_heard_ns = send_stats_now_ns();
+}
+
+/* Whether its receiver grants windows to the method in use. */
+static bool windowed(const struct replica *r)
+{
+	return r->method->id == RS_METHOD_GPSPM &&
+	       (replica_grant(r)->peer_flags & RS_PEER_WINDOWS);
+}
+
+/* The first key: a window from the log's head to its end. */
+static int ask_window(struct replica *r)
+{
+	struct rs_msg msg = {.type = RS_MSG_WINDOW}, reply;
+	/* Answered at once: silence for the peer timeout is a lost link */
+	uint64_t timeout_ms = replica_grant(r)->peer_timeout_ms;
+	int rc = ask(r, &msg, RS_MSG_WINDOW_DONE, timeout_ms, &reply);
+	if (rc == RS_E_MALFORMED)
+		rs_err("%s sent a malformed reply to a window request",
+		       r->label);
+	if (rc)
+		return rc;
+	if (reply.status != RS_MSG_OK) {
+		rs_err("%s refused a memory window: %s", r->label,
+		       rs_msg_status_str(reply.status));
+		return RS_E_MALFORMED;
+	}
+	return 0;
+}
+
+int replica_started(struct replica *r)
+{
+	const struct rs_accept_info *info = replica_grant(r);
+	r->token = info->token;
+	r->have_token = true;
+	r->peer_timeout_ns = (uint64_t)info->peer_timeout_ms * 1000000ull;
+	r->last_sent_ns = r->last_confirm_ns = send_stats_now_ns();
+	r->keepalive_sent_ns = 0;
+	if (!r->replacing)
+		r->pos_base = info->log_base;
+	r->rebase_end = 0;
+	r->rebase_sent_ns = 0;
+	r->window_key = r->key_named = 0;
+	if (!windowed(r))
+		return 0;
+	send_stop_for_tests_once("window-asking");
+	return ask_window(r);
+}
+
+/* ---- posting a batch ---- */
+
+static struct method_ctx method_ctx_of(const struct replica *r,
+				       const struct send_window *w)
+{
+	const struct rs_accept_info *grant = replica_grant(r);
+	struct rs_mr_desc data = grant->data;
+	if (grant->peer_flags & RS_PEER_WINDOWS)
+		data.rkey = r->window_key;
+	return (struct method_ctx){.grant = grant,
+				   .data = data,
+				   .key = r->window_key,
+				   .log_start = r->log_start,
+				   .pos_base = r->pos_base,
+				   .pool_at = r->pool_at,
+				   .w = w,
+				   .words = r->words};
+}
+
+int replica_post(struct replica *r, const struct send_window *w,
+		 const struct window_batch *b)
+{
+	struct method_ctx m = method_ctx_of(r, w);
+	struct send_chain chain;
+	chain.n = 0;
+	r->method->post(&m, b, &chain);
+	uint64_t now = send_stats_now_ns();
+	if (r->method->posts_message)
+		r->last_sent_ns = now;
+	r->key_named = r->window_key; /* its commit names it */
+	r->posted_ns[window_slot_of(w, b->seq)] = now;
+	/* The data and its commit go out as one chain: one doorbell. */
+	return chain_post(&chain, r->rs, r->ring_mr, r->words_mr);
+}
+
+/* ---- rotation ---- */
+
+bool replica_rotates(const struct replica *r)
+{
+	/* A replacement never rotates: it is not the log yet. */
+	return r->rs && !r->replacing &&
+	       (replica_grant(r)->peer_flags & RS_PEER_ARCHIVE);
+}
+
+bool replica_rebasing(const struct replica *r)
+{
+	return r->rebase_end != 0;
+}
+
+int replica_rebase(struct replica *r, uint64_t end)
+{
+	struct rs_msg msg = {.type = RS_MSG_REBASE,
+			     .offset = r->log_start + r->pool_at +
+				       (end - r->pos_base)};
+	/* Nothing is in flight: the first slot is free. */
+	if (rs_session_send(r->rs, 0, &msg, UINT64_MAX, RS_POST_SIGNALED))
+		return RS_E_LOST;
+	r->rebase_end = end;
+	r->last_sent_ns = r->rebase_sent_ns = send_stats_now_ns();
+	rs_verbose("%s: its pool is full at %llu bytes; asking it to archive "
+		   "and start over",
+		   r->label, (unsigned long long)(end - r->pos_base));
+	return 0;
+}
+
+/* ---- replacing the log (--truncate) ---- */
+
+#define REPLICA_ASK_MS 300000 /* sealing or switching may move a pool */
+
+/* Sends msg on the first slot (nothing is in flight) and waits up to
+ * timeout_ms for its reply of type want. */
+static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
+	       uint64_t timeout_ms, struct rs_msg *reply)
+{
+	struct rs_conn *c = rs_session_conn(r->rs);
+	if (rs_session_send(r->rs, 0, msg, UINT64_MAX, RS_POST_SIGNALED))
+		return RS_E_LOST;
+	uint64_t until = send_stats_now_ns() + timeout_ms * 1000000ull;
+	for (;;) {
+		uint64_t now = send_stats_now_ns();
+		if (now >= until)
+			return RS_E_TIMEOUT;
+		struct rs_completion wc;
+		enum rs_wait_result res = rs_conn_next_completion(
+		    c, &wc, (int)((until - now) / 1000000ull) + 1);
+		if (res == RS_WAIT_TIMEOUT)
+			continue;
+		if (res != RS_WAIT_COMPLETION || !wc.ok)
+			return RS_E_LOST;
+		uint16_t slot;
+		if (wc.op != RS_OP_RECV)
+			continue;
+		if (rs_session_take(r->rs, &wc, reply, &slot, 0))
+			return RS_E_MALFORMED;
+		take_key(r, reply);
+		if (reply->type == want)
+			return 0;
+		if (reply->type != RS_MSG_KEEPALIVE_DONE)
+			return RS_E_MALFORMED;
+	}
+}
+
+int replica_replace(struct replica *r, bool carry_on, uint64_t expected,
+		    struct rs_msg *reply)
+{
+	struct rs_msg msg = {.type = RS_MSG_REPLACE,
+			     .offset = carry_on ? 1 : 0,
+			     .length = expected};
+	int rc = ask(r, &msg, RS_MSG_REPLACE_DONE, REPLICA_ASK_MS, reply);
+	if (rc || reply->status != RS_MSG_OK)
+		return rc;
+	const struct rs_accept_info *info = replica_grant(r);
+	if (reply->offset < info->start_offset ||
+	    reply->offset > info->end_offset ||
+	    reply->length > info->end_offset - reply->offset)
+		return RS_E_MALFORMED;
+	r->replacing = true;
+	r->pos_base = 0;
+	r->pool_at = reply->offset - info->start_offset;
+	r->replaced = reply->length;
+	return 0;
+}
+
+int replica_switch(struct replica *r, uint64_t end, struct rs_msg *reply)
+{
+	struct rs_msg msg = {.type = RS_MSG_SWITCH,
+			     .offset = r->log_start + r->pool_at +
+				       (end - r->pos_base)};
+	return ask(r, &msg, RS_MSG_SWITCH_DONE, REPLICA_ASK_MS, reply);
+}
+
+/* The answer to a rebase: the pool starts at the position the log ended
+ * at, or is full for good. */
+static enum replica_news rebased(struct replica *r, const struct rs_msg *msg,
+				 struct replica_report *out)
+{
+	uint64_t end = r->rebase_end;
+	r->rebase_end = 0;
+	r->rebase_sent_ns = 0;
+	r->last_confirm_ns = send_stats_now_ns();
+	if (!end) {
+		rs_err("%s sent an answer to a rebase it was not asked for",
+		       r->label);
+		return REPLICA_REFUSED;
+	}
+	if (msg->status != RS_MSG_OK) {
+		out->status = msg->status;
+		return REPLICA_FULL;
+	}
+	if (msg->offset != end) { /* the log's end: no byte lost, none new */
+		rs_err("%s started its pool over at log position %llu, not "
+		       "%llu where its log ends",
+		       r->label, (unsigned long long)msg->offset,
+		       (unsigned long long)end);
+		return REPLICA_REFUSED;
+	}
+	r->pos_base = end;
+	out->offset = end;
+	return REPLICA_REBASED;
+}
+
+/* ---- what comes back ---- */
+
+/* A message from the receiver: *msg to hand to the method, or the news it
+ * is on its own (NOTHING for a keepalive's reply, REFUSED for bytes that
+ * are no message). */
+static bool take_message(struct replica *r, const struct rs_completion *wc,
+			 struct rs_msg *msg, enum replica_news *news)
+{
+	uint16_t slot;
+	struct rs_error err = {0};
+	*news = REPLICA_NOTHING;
+	if (rs_session_take(r->rs, wc, msg, &slot, &err)) {
+		rs_err("%s sent a malformed reply (%s)", r->label, err.msg);
+		*news = REPLICA_REFUSED;
+		return false;
+	}
+	take_key(r, msg);
+	if (msg->type == RS_MSG_KEEPALIVE_DONE) {
+		r->keepalive_sent_ns = 0;
+		return false;
+	}
+	return true;
+}
+
+/* A message that is the replica's own business, not its method's. */
+static bool own_message(struct replica *r, const struct rs_msg *msg,
+			struct replica_report *out, enum replica_news *news)
+{
+	if (msg->type != RS_MSG_REBASE_DONE)
+		return false;
+	*news = rebased(r, msg, out);
+	return true;
+}
+
+/* What the method makes of a completion (and its message). */
+static enum replica_news method_news(struct replica *r,
+				     const struct send_window *w,
+				     const struct method_event *ev,
+				     struct replica_report *out)
+{
+	struct method_ctx m = method_ctx_of(r, w);
+	struct method_confirm confirm;
+	struct rs_error err = {0};
+	int rc = r->method->take(&m, ev, &confirm, &err);
+	if (rc == RS_E_MALFORMED)
+		rs_err("%s sent a malformed reply (%s)", r->label, err.msg);
+	else if (rc < 0)
+		rs_err("%s %s", r->label, err.msg);
+	if (rc < 0)
+		return REPLICA_REFUSED;
+	if (rc == 0)
+		return REPLICA_NOTHING;
+	out->seq = confirm.seq;
+	out->offset = confirm.offset;
+	return REPLICA_CONFIRMED;
+}
+
+static enum replica_news on_completion(struct replica *r,
+				       const struct send_window *w,
+				       const struct rs_completion *wc,
+				       struct replica_report *out)
+{
+	if (!wc->ok) {
+		rs_verbose("completion error: %s", wc->status);
+		return REPLICA_LINK_LOST;
+	}
+	struct rs_msg msg;
+	struct method_event ev = {.op = wc->op, .wr_id = wc->wr_id};
+	enum replica_news news;
+	if (wc->op == RS_OP_RECV) {
+		if (!take_message(r, wc, &msg, &news) ||
+		    own_message(r, &msg, out, &news))
+			return news;
+		ev.msg = &msg;
+	}
+	return method_news(r, w, &ev, out);
+}
+
+bool replica_next(struct replica *r, const struct send_window *w,
+		  struct replica_report *out)
+{
+	struct rs_conn *c = rs_session_conn(r->rs);
+	for (;;) {
+		struct rs_completion wc;
+		enum rs_wait_result res = rs_conn_next_completion(c, &wc, 0);
+		if (res == RS_WAIT_TIMEOUT)
+			return false;
+		if (res == RS_WAIT_COMPLETION)
+			out->news = on_completion(r, w, &wc, out);
+		else if (res == RS_WAIT_ERROR ||
+			 rs_conn_next_event(c) == RS_CONN_EVENT_CLOSED)
+			out->news = REPLICA_LINK_LOST;
+		else
+			out->news = REPLICA_NOTHING;
+		if (out->news != REPLICA_NOTHING)
+			return true;
+	}
+}
+
+uint64_t replica_spin_until(const struct replica *r,
+			    const struct send_window *w)
+{
+	const struct window_batch *oldest = window_oldest_of(w, r->index);
+	if (r->cfg->busy_poll || !r->rs || !oldest)
+		return 0;
+	return rs_spin_until(&r->spin,
+			     r->posted_ns[window_slot_of(w, oldest->seq)]);
+}
+
+bool replica_poll(struct replica *r, const struct send_window *w,
+		  struct replica_report *out)
+{
+	struct rs_completion wc;
+	switch (rs_conn_poll_completion(rs_session_conn(r->rs), &wc)) {
+	case RS_WAIT_COMPLETION:
+		out->news = on_completion(r, w, &wc, out);
+		return true;
+	case RS_WAIT_ERROR:
+		out->news = REPLICA_LINK_LOST;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void replica_confirmed(struct replica *r, const struct send_window *w,
+		       const struct window_batch *b, uint64_t now_ns)
+{
+	uint64_t latency = now_ns - r->posted_ns[window_slot_of(w, b->seq)];
+	r->last_confirm_ns = now_ns;
+	rs_spin_observe(&r->spin, latency);
+	send_stats_commit(&r->stats, b->length, latency, now_ns);
+}
+
+/* ---- keepalives and the peer timeout ---- */
+
+/* How soon after a new key a paused stream names it. */
+#define REPLICA_KEY_ACK_NS 2000000ull
+
+uint64_t replica_keepalive_at(const struct replica *r)
+{
+	/* A stream's commit requests tell the receiver we are there (apm
+	 * sends none: it needs keepalives while streaming too); a rebase is
+	 * answered anyway; one keepalive at a time. */
+	if (!r->rs || r->keepalive_sent_ns || r->rebase_sent_ns)
+		return 0;
+	uint64_t at = r->last_sent_ns + r->peer_timeout_ns / 4;
+	/* A key no commit named yet: a stream that pauses names it in a
+	 * keepalive soon, so its windows move past what it committed. */
+	uint64_t ack = r->key_heard_ns + REPLICA_KEY_ACK_NS;
+	if (r->window_key != r->key_named && ack < at)
+		at = ack;
+	return at;
+}
+
+bool replica_keepalive_due(const struct replica *r, uint64_t now_ns)
+{
+	uint64_t at = replica_keepalive_at(r);
+	return at && now_ns >= at;
+}
+
+int replica_send_keepalive(struct replica *r, uint64_t now_ns)
+{
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .key = r->window_key};
+	r->key_named = r->window_key;
+	uint16_t slot = rs_session_control_slot(r->rs);
+	/* Signaled: an idle link posts nothing else that would reclaim its
+	 * send-queue entry. */
+	if (rs_session_send(r->rs, slot, &ka, UINT64_MAX, RS_POST_SIGNALED))
+		return RS_E_LOST;
+	r->last_sent_ns = r->keepalive_sent_ns = now_ns;
+	return 0;
+}
+
+/* The oldest thing the receiver has not answered, or 0. */
+static uint64_t oldest_unanswered(const struct replica *r,
+				  const struct send_window *w)
+{
+	uint64_t since = r->keepalive_sent_ns;
+	if (r->rebase_sent_ns && (!since || r->rebase_sent_ns < since))
+		since = r->rebase_sent_ns;
+	const struct window_batch *oldest = window_oldest_of(w, r->index);
+	if (oldest) {
+		uint64_t posted = r->posted_ns[window_slot_of(w, oldest->seq)];
+		uint64_t b =
+		    posted > r->last_confirm_ns ? posted : r->last_confirm_ns;
+		if (!since || b < since)
+			since = b;
+	}
+	return since;
+}
+
+/* Half the receiver's peer timeout: it answers a keepalive (sent a quarter
+ * after our last word) at once, and a link that comes back in time finds
+ * our session still there to take over: the receiver waits it whole. */
+bool replica_silent(const struct replica *r, const struct send_window *w,
+		    uint64_t now_ns, uint64_t *for_ns)
+{
+	uint64_t since = oldest_unanswered(r, w);
+	if (!since || now_ns <= since ||
+	    now_ns - since < r->peer_timeout_ns / 2)
+		return false;
+	*for_ns = now_ns - since;
+	return true;
+}
+
+void replica_fds(const struct replica *r, int *completion_fd, int *event_fd)
+{
+	rs_conn_fds(rs_session_conn(r->rs), completion_fd, event_fd);
+}
