@@ -19,8 +19,7 @@ struct recv_metrics_log {
 	const char *name; /* "" for `rpma-recv POOL` */
 	const char *pool;
 	uint64_t log_bytes, used_bytes;
-	uint64_t rotated_bytes,
-	    archive_bytes; /* rotation (rotation/rotation.h) */
+	uint64_t rotated_bytes, archive_bytes; /* rotation/rotation.h */
 	unsigned archive_files;
 	struct recv_log_counts counts;
 };
