@@ -203,6 +203,26 @@ for kind in create copytruncate dateext-olddir delaycompress nocreate deleted sy
 	rotation_case "$kind"
 done
 
+# sender_killed DIR: a receiver serving DIR/sig.pool as sig, the signalled
+# writer on DIR/sig.log (WRITER_PID) and a sender following it, killed -9
+# after 2 s, mid-stream.
+sender_killed() {
+	local dir=$1
+	mkdir -p "$dir"
+	: >"$dir/sig.log"
+	if ! start_recv "$WORK/recv.log" --log "sig=$dir/sig.pool,create=16M"; then
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+		return 1
+	fi
+	writer_on_signal "$dir/sig.log" &
+	WRITER_PID=$!
+	echo "$WRITER_PID" >"$dir/sig.pid"
+	spawn 120 "$dir/send.1" "$SEND" -f "$RECV_IP/sig" "$dir/sig.log"
+	nap 2
+	kill -9 "$SPAWN_PID"
+	reap "$SPAWN_PID"
+}
+
 # resume_case: a sender killed -9 mid-stream, the file rotated twice while
 # it is down, then --resume -f: it finds where the log's last bytes end
 # (in the oldest copy) and goes on from there through the newer copies to
@@ -210,22 +230,13 @@ done
 resume_case() {
 	local dir="$WORK/resume"
 	start_case "--resume -f after rotations while the sender was down: every line once, in order"
-	mkdir -p "$dir"
+	local writer sender
 	rotate_conf create "$dir" >"$dir/rotate.conf"
-	: >"$dir/sig.log"
-	if ! start_recv "$WORK/recv.log" --log "sig=$dir/sig.pool,create=16M"; then
-		fail "receiver did not start: $(cat "$WORK/recv.log")"
+	sender_killed "$dir" || {
 		end_case
 		return
-	fi
-	writer_on_signal "$dir/sig.log" &
-	local writer=$! sender
-	echo "$writer" >"$dir/sig.pid"
-	spawn 120 "$dir/send.1" "$SEND" -f "$RECV_IP/sig" "$dir/sig.log"
-	sender=$SPAWN_PID
-	nap 2
-	kill -9 "$sender"
-	reap "$sender"
+	}
+	writer=$WRITER_PID
 	logrotate -f -s "$dir/state" "$dir/rotate.conf" || fail "logrotate failed"
 	nap 1
 	logrotate -f -s "$dir/state" "$dir/rotate.conf" || fail "logrotate failed"
@@ -258,22 +269,13 @@ resume_case() {
 resume_refused_case() {
 	local dir="$WORK/refused"
 	start_case "--resume -f when the copy it needs was compressed: exit 6, one line, the log untouched"
-	mkdir -p "$dir"
+	local writer sender
 	rotate_conf create "$dir" | sed 's/^\tcreate$/\tcreate\n\tcompress/' >"$dir/rotate.conf"
-	: >"$dir/sig.log"
-	if ! start_recv "$WORK/recv.log" --log "sig=$dir/sig.pool,create=16M"; then
-		fail "receiver did not start: $(cat "$WORK/recv.log")"
+	sender_killed "$dir" || {
 		end_case
 		return
-	fi
-	writer_on_signal "$dir/sig.log" &
-	local writer=$! sender held
-	echo "$writer" >"$dir/sig.pid"
-	spawn 120 "$dir/send.1" "$SEND" -f "$RECV_IP/sig" "$dir/sig.log"
-	sender=$SPAWN_PID
-	nap 2
-	kill -9 "$sender"
-	reap "$sender"
+	}
+	writer=$WRITER_PID
 	logrotate -f -s "$dir/state" "$dir/rotate.conf" || fail "logrotate failed"
 	nap 1
 	pool_data "$dir/sig.pool" "$dir/before"

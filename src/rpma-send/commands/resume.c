@@ -46,16 +46,9 @@ static int verify_with_retries(const struct ship_config *cfg,
 static int check_prefix(const struct ship_config *cfg, struct send_input *in,
 			uint64_t *held)
 {
-	struct verify_config vc = {
-	    .remote = cfg->remote,
-	    .timeout_ms = cfg->connect_timeout_ms,
-	    .auth_key = cfg->auth_key,
-	    .method = VERIFY_HASH,
-	    .chunk = 1u << 20,
-	    .depth = cfg->depth ? cfg->depth : VERIFY_DEPTH_DEFAULT,
-	    .whole_log = true,
-	    .local_max = UINT64_MAX,
-	};
+	struct verify_config vc = resume_verify_config(cfg);
+	vc.whole_log = true;
+	vc.local_max = UINT64_MAX;
 	struct verify_result r;
 	int rc = verify_with_retries(cfg, &vc, in, &r);
 	if (rc)

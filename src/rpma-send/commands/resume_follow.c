@@ -45,7 +45,7 @@ static int tail_write(void *ctx, const uint8_t *p, uint64_t len)
 	return 0;
 }
 
-static struct verify_config verify_of(const struct ship_config *cfg)
+struct verify_config resume_verify_config(const struct ship_config *cfg)
 {
 	return (struct verify_config){
 	    .remote = cfg->remote,
@@ -60,7 +60,7 @@ static struct verify_config verify_of(const struct ship_config *cfg)
 /* Reads the log's last bytes back. */
 static int read_tail(const struct ship_config *cfg, struct log_tail *t)
 {
-	struct verify_config vc = verify_of(cfg);
+	struct verify_config vc = resume_verify_config(cfg);
 	int rc = verify_log_extent(&vc, &t->first, &t->end);
 	if (rc || t->end == t->first)
 		return rc;
@@ -90,7 +90,7 @@ static bool log_ends_with(const struct ship_config *cfg,
 	uint64_t held = t->end - t->first;
 	if (q > held) /* the log began inside the file: the tail is all */
 		return t->len == held;
-	struct verify_config vc = verify_of(cfg);
+	struct verify_config vc = resume_verify_config(cfg);
 	vc.offset = held - q;
 	vc.length = q;
 	vc.local_max = q;

@@ -19,6 +19,7 @@
 
 #include "input/follow.h"
 #include "stream/send_config.h"
+#include "verify/config.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -31,6 +32,10 @@ struct resume_follow_plan {
 	uint64_t from;
 	uint64_t held; /* the log's bytes, which the stream appends to */
 };
+
+/* How --resume compares the log with local files: the receiver's hashes
+ * of 1 MiB chunks, over cfg's connection settings. */
+struct verify_config resume_verify_config(const struct ship_config *cfg);
 
 /* Finds where to go on. Returns 0, or a negative rs_errc, reported:
  * RS_E_DIVERGED when the log's last bytes are in no file it can read, or
