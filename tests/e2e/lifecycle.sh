@@ -142,7 +142,7 @@ rm -f "$pool"
 start_recv "$WORK/recv.log" --archive "$arch" --create 2M "$pool" || fail "receiver did not start: $(cat "$WORK/recv.log")"
 rc=0
 timeout 300 "$SEND" --method staged "$RECV_IP" "$WORK/in6" 2>"$WORK/send.log" || rc=$?
-[ "$rc" = 0 ] || fail "staged: exit $rc: $(cat "$WORK/send.log")"
+[ "$rc" = 0 ] || fail "staged: exit $rc: $(cat "$WORK/send.log"); the receiver: $(cat "$WORK/recv.log")"
 kill -TERM "$RECV_PID"
 wait_recv
 check_log "$arch" "$pool" "$WORK/in6"
@@ -154,7 +154,7 @@ start_recv "$WORK/recv.log" --archive "$arch" --direct-write-to-pmem --create 1 
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
 rc=0
 timeout 600 "$SEND" --truncate=in-place --method apm "$RECV_IP" "$WORK/indax" 2>"$WORK/send.log" || rc=$?
-[ "$rc" = 0 ] || fail "apm: exit $rc: $(cat "$WORK/send.log")"
+[ "$rc" = 0 ] || fail "apm: exit $rc: $(cat "$WORK/send.log"); the receiver: $(cat "$WORK/recv.log")"
 kill -TERM "$RECV_PID"
 wait_recv
 check_log "$arch" "$RPMA_DEVDAX" "$WORK/indax"
