@@ -14,7 +14,7 @@
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
 
-GRACE=1s         # --rotate-wait of the senders
+GRACE=${FOLLOW_GRACE:-1s} # --rotate-wait of the senders
 ROTATIONS=3      # logrotate -f runs a case makes
 APART=1.5        # seconds between them
 REOPEN_DELAY=0.3 # the signalled application reopens this long after
@@ -151,7 +151,7 @@ the_files() {
 # rotation_case KIND: the two writers, their senders, ROTATIONS rotations
 # of KIND APART seconds apart, then the check.
 rotation_case() {
-	local kind=$1 dir="$WORK/$1"
+	local kind=$1 dir="$WORK/$1" t0=$SECONDS
 	rotations=0
 	start_case "-f through $kind: nothing the files keep is missing or doubled"
 	mkdir -p "$dir/old" "$dir/elsewhere"
@@ -175,6 +175,7 @@ rotation_case() {
 	writer_each_time "$dir/each.log" &
 	each_writer=$!
 	nap 1
+	log "(started in $((SECONDS - t0)) s)"
 	local r
 	for r in $(seq 1 "$ROTATIONS"); do
 		rotate "$kind" "$dir"
@@ -183,6 +184,7 @@ rotation_case() {
 	kill -TERM "$sig_writer" "$each_writer"
 	wait "$sig_writer" "$each_writer"
 	# the last rotated files are read until quiet, then the live ones
+	log "(rotated by $((SECONDS - t0)) s)"
 	nap 3
 	kill -INT "$sig_send" "$each_send"
 	reap "$sig_send"
@@ -191,15 +193,18 @@ rotation_case() {
 	[ "$REAP_RC" = 0 ] || fail "each's sender exited $REAP_RC: $(cat "$dir/each.send")"
 	kill -TERM "$RECV_PID"
 	wait_recv
+	log "(stopped by $((SECONDS - t0)) s)"
 	# shellcheck disable=SC2046 # one word a file
 	check_lines "reopened on SIGHUP" "$dir/sig.pool" $(the_files "$dir" sig)
 	# shellcheck disable=SC2046
 	check_lines "opened for each line" "$dir/each.pool" $(the_files "$dir" each)
 	[ "$case_failed" = 0 ] || log "senders: $(cat "$dir/sig.send" "$dir/each.send")"
+	log "($((SECONDS - t0)) s)"
 	end_case
 }
 
-for kind in create copytruncate dateext-olddir delaycompress nocreate deleted symlink; do
+# FOLLOW_CASES: the rotation kinds to run (default all), for a quick look.
+for kind in ${FOLLOW_CASES:-create copytruncate dateext-olddir delaycompress nocreate deleted symlink}; do
 	rotation_case "$kind"
 done
 
@@ -231,6 +236,7 @@ resume_case() {
 	local dir="$WORK/resume"
 	start_case "--resume -f after rotations while the sender was down: every line once, in order"
 	local writer sender
+	mkdir -p "$dir"
 	rotate_conf create "$dir" >"$dir/rotate.conf"
 	sender_killed "$dir" || {
 		end_case
@@ -270,6 +276,7 @@ resume_refused_case() {
 	local dir="$WORK/refused"
 	start_case "--resume -f when the copy it needs was compressed: exit 6, one line, the log untouched"
 	local writer sender
+	mkdir -p "$dir"
 	rotate_conf create "$dir" | sed 's/^\tcreate$/\tcreate\n\tcompress/' >"$dir/rotate.conf"
 	sender_killed "$dir" || {
 		end_case
@@ -279,7 +286,7 @@ resume_refused_case() {
 	logrotate -f -s "$dir/state" "$dir/rotate.conf" || fail "logrotate failed"
 	nap 1
 	pool_data "$dir/sig.pool" "$dir/before"
-	"$SEND" --resume -f "$RECV_IP/sig" "$dir/sig.log" 2>"$dir/send.2" &
+	timeout 60 "$SEND" --resume -f "$RECV_IP/sig" "$dir/sig.log" 2>"$dir/send.2" &
 	sender=$!
 	wait "$sender"
 	local rc=$?
