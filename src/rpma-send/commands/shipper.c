@@ -23,8 +23,13 @@ struct shipper {
 	struct send_progress progress;
 	uint64_t last_input_ns;		/* for the idle flush */
 	uint64_t input_paused_until_ns; /* --follow at the end of the file */
+	/* --follow stopped by a signal: what the files hold is read first,
+	 * rotated files without their grace period, until this time. */
+	uint64_t drain_until_ns;
 	int rc; /* the code once the window is done: an rs_errc */
 };
+
+#define SHIP_DRAIN_MS 2000 /* a followed file that never stops growing */
 
 /* ---- the window's link: posting to replicas, commits ---- */
 
@@ -107,6 +112,8 @@ static void read_input(struct shipper *s, uint8_t *space, uint32_t room,
 		window_input_end(w, now);
 	} else if (n == 0 && s->in->eof) {
 		window_input_end(w, now);
+	} else if (n == 0 && s->drain_until_ns) { /* stopped, all read */
+		window_input_end(w, now);
 	} else if (n == 0) { /* --follow at the end: commit what we have */
 		window_flush(w, now);
 		s->input_paused_until_ns =
@@ -154,7 +161,15 @@ static bool take_input(struct shipper *s, uint64_t now)
 static void check_timers(struct shipper *s, uint64_t now)
 {
 	struct send_window *w = s->w;
-	if (send_stop_requested && window_state(w) == WINDOW_STREAMING) {
+	if (send_stop_requested && window_state(w) == WINDOW_STREAMING &&
+	    s->in->follow && !s->drain_until_ns) {
+		/* Lines the files hold already are not left behind: a
+		 * rotated file's successor is read at once. */
+		send_input_stop_waiting(s->in);
+		s->drain_until_ns = now + SHIP_DRAIN_MS * 1000000ull;
+		s->input_paused_until_ns = 0;
+	} else if (send_stop_requested && window_state(w) == WINDOW_STREAMING &&
+		   (!s->in->follow || now >= s->drain_until_ns)) {
 		window_input_end(w, now);
 		/* A pipe or --follow ends so by design; a FILE cut short is
 		 * not a finished send. */

@@ -406,3 +406,8 @@ uint64_t follower_recheck_ms(const struct follower *f)
 	}
 	return ms;
 }
+
+void follower_stop_waiting(struct follower *f)
+{
+	f->rotate_wait_ms = 0;
+}

@@ -47,6 +47,10 @@ bool follower_start_at(struct follower *f, const char *const *paths, int n,
  * error. */
 ssize_t follower_read(struct follower *f, void *buf, size_t cap);
 
+/* From now on a file read to its end gives way to the next one at once:
+ * the sender is stopping and nobody waits for late lines. */
+void follower_stop_waiting(struct follower *f);
+
 /* The descriptor that becomes readable when something may have changed
  * (inotify), or -1: then poll. */
 int follower_wake_fd(const struct follower *f);

@@ -141,3 +141,9 @@ uint64_t send_input_recheck_ms(const struct send_input *in)
 {
 	return in->follower ? follower_recheck_ms(in->follower) : 0;
 }
+
+void send_input_stop_waiting(struct send_input *in)
+{
+	if (in->follower)
+		follower_stop_waiting(in->follower);
+}

@@ -67,6 +67,10 @@ ssize_t send_input_read(struct send_input *in, void *buf, size_t cap);
  * is always ready. */
 int send_input_wait_fd(const struct send_input *in);
 
+/* --follow is stopping: a rotated file's successor is read as soon as
+ * the file is read to its end (no grace period). */
+void send_input_stop_waiting(struct send_input *in);
+
 /* With --follow, once a read found nothing: the descriptor that wakes the
  * reader when the file may have changed (-1: none), and how long to wait
  * at most before reading again. */

@@ -255,6 +255,23 @@ static void growth_wakes_the_reader(void **state)
 	assert_true(follower_recheck_ms(x->f) <= 50);
 }
 
+/* A sender that stops reads what the files hold: a rotated file's
+ * successor without waiting for its grace period. */
+static void stopping_reads_the_next_file_at_once(void **state)
+{
+	struct fixture *x = *state;
+	append(x->path, "old\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	append(x->path, "new\n");
+	drain(x);
+	assert_string_equal(x->got, "old\n");
+	follower_stop_waiting(x->f);
+	drain(x);
+	assert_string_equal(x->got, "old\nnew\n");
+}
+
 /* --resume's start: a rotated copy from a byte, then the path. */
 static void starts_in_a_rotated_copy(void **state)
 {
@@ -314,6 +331,8 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(growth_wakes_the_reader, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		stopping_reads_the_next_file_at_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(starts_in_a_rotated_copy, setup,
 					    teardown),
 	};
