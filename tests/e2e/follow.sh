@@ -15,7 +15,7 @@ BUILD="$1"
 . "$(dirname "$0")/lib.sh"
 
 GRACE=${FOLLOW_GRACE:-1s} # --rotate-wait of the senders
-ROTATIONS=3      # logrotate -f runs a case makes
+ROTATIONS=2      # logrotate -f runs a case makes
 APART=1.5        # seconds between them
 REOPEN_DELAY=0.3 # the signalled application reopens this long after
 
@@ -183,9 +183,10 @@ rotation_case() {
 	done
 	kill -TERM "$sig_writer" "$each_writer"
 	wait "$sig_writer" "$each_writer"
-	# the last rotated files are read until quiet, then the live ones
+	# the last rotated files are read until quiet, then the live ones;
+	# what is left when the senders stop is read on the signal
 	log "(rotated by $((SECONDS - t0)) s)"
-	nap 3
+	nap 1.5
 	kill -INT "$sig_send" "$each_send"
 	reap "$sig_send"
 	[ "$REAP_RC" = 0 ] || fail "sig's sender exited $REAP_RC: $(cat "$dir/sig.send")"
