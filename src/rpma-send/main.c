@@ -370,9 +370,10 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_METHOD:
 		if (rs_method_parse(arg, &a->cfg.method, 0))
-			argp_error(state,
-				   "--method: '%s' is not apm, gpspm or staged",
-				   arg);
+			argp_error(
+			    state,
+			    "--method: '%s' is not apm, gpspm, staged or flush",
+			    arg);
 		return true;
 	case OPT_BATCH:
 		a->cfg.batch_size = (uint32_t)parse_number(

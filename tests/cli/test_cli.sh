@@ -58,7 +58,7 @@ else
 	echo "note: no $bash_completion: the completion is not checked"
 fi
 
-expect_error "send: unknown method" 2 "is not apm, gpspm or staged" "$SEND" --method fast host
+expect_error "send: unknown method" 2 "is not apm, gpspm, staged or flush" "$SEND" --method fast host
 expect_error "send: bad batch" 2 "must be a size" "$SEND" --batch 12X host
 expect_error "send: depth zero" 2 "must be a number from 1" "$SEND" --depth 0 host
 expect_error "send: missing host" 2 "missing HOST" "$SEND"

@@ -231,7 +231,7 @@ static int accept_terms_check(const struct rs_accept_info *info,
 	}
 	if ((info->peer_flags & RS_PEER_WINDOWS) &&
 	    ((info->peer_flags & RS_PEER_READ_ONLY) || info->data.rkey ||
-	     (info->methods & RS_METHOD_BIT(RS_METHOD_APM)) ||
+	     (info->methods & RS_METHOD_SENDER_COMMITS) ||
 	     !(info->methods & RS_METHOD_BIT(RS_METHOD_GPSPM))))
 		return malformed(err, "a window grant with a key or without "
 				      "gpspm");
@@ -247,12 +247,12 @@ static int accept_terms_check(const struct rs_accept_info *info,
 static int accept_log_regions_check(const struct rs_accept_info *info,
 				    uint64_t data_len, struct rs_error *err)
 {
-	bool direct = info->methods & (RS_METHOD_BIT(RS_METHOD_APM) |
+	bool direct = info->methods & (RS_METHOD_SENDER_COMMITS |
 				       RS_METHOD_BIT(RS_METHOD_GPSPM));
 	if (direct && (info->data.length != data_len ||
 		       !(info->data.usage & RS_MR_USAGE_WRITE_DST)))
 		return malformed(err, "data region does not match the log");
-	if ((info->methods & RS_METHOD_BIT(RS_METHOD_APM)) &&
+	if ((info->methods & RS_METHOD_SENDER_COMMITS) &&
 	    info->write_offset.length != 8)
 		return malformed(err, "write-offset region is not 8 bytes");
 	if ((info->methods & RS_METHOD_BIT(RS_METHOD_APM)) &&

@@ -6,15 +6,17 @@
 #include <string.h>
 
 static const char *const method_names[RS_METHOD_COUNT] = {
-    [RS_METHOD_AUTO] = "auto",
-    [RS_METHOD_APM] = "apm",
-    [RS_METHOD_GPSPM] = "gpspm",
-    [RS_METHOD_STAGED] = "staged",
+    [RS_METHOD_AUTO] = "auto",	 [RS_METHOD_APM] = "apm",
+    [RS_METHOD_GPSPM] = "gpspm", [RS_METHOD_STAGED] = "staged",
+    [RS_METHOD_FLUSH] = "flush",
 };
 
 /* Fastest first: APM needs no receiver CPU, GPSPM no extra copy. */
 static const enum rs_method preference[] = {RS_METHOD_APM, RS_METHOD_GPSPM,
 					    RS_METHOD_STAGED};
+/* Every method, to name what a receiver offers. */
+static const enum rs_method offer_order[] = {RS_METHOD_FLUSH, RS_METHOD_APM,
+					     RS_METHOD_GPSPM, RS_METHOD_STAGED};
 
 const char *rs_method_name(enum rs_method m)
 {
@@ -32,7 +34,7 @@ int rs_method_parse(const char *name, enum rs_method *m, struct rs_error *err)
 		}
 	}
 	return rs_error_set(err, RS_E_INVAL, 0,
-			    "'%s' is not apm, gpspm or staged", name);
+			    "'%s' is not apm, gpspm, staged or flush", name);
 }
 
 const char *rs_method_requirement(enum rs_method m)
@@ -45,6 +47,12 @@ const char *rs_method_requirement(enum rs_method m)
 	case RS_METHOD_GPSPM:
 		return "gpspm needs a pool the RDMA device can register "
 		       "(devdax, a plain file, or fsdax on an ODP device)";
+	case RS_METHOD_FLUSH:
+		return "flush needs RDMA FLUSH and ATOMIC WRITE on the "
+		       "receiver's device, a pool on real PMem it can register "
+		       "for persistent flushes (devdax), a log that is not "
+		       "append-only, and both programs built with rdma-core 45 "
+		       "or later";
 	default:
 		return "the receiver does not offer it";
 	}
@@ -69,13 +77,14 @@ int rs_method_choose(uint8_t allowed, enum rs_method requested,
 	}
 
 	char offered[64] = "";
-	for (size_t i = 0; i < sizeof(preference) / sizeof(*preference); i++) {
-		if (!(allowed & RS_METHOD_BIT(preference[i])))
+	for (size_t i = 0; i < sizeof(offer_order) / sizeof(*offer_order);
+	     i++) {
+		if (!(allowed & RS_METHOD_BIT(offer_order[i])))
 			continue;
 		if (offered[0])
 			strncat(offered, ", ",
 				sizeof(offered) - strlen(offered) - 1);
-		strncat(offered, method_names[preference[i]],
+		strncat(offered, method_names[offer_order[i]],
 			sizeof(offered) - strlen(offered) - 1);
 	}
 	if (requested == RS_METHOD_AUTO)

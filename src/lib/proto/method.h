@@ -13,20 +13,25 @@ enum rs_method {
 	RS_METHOD_APM = 1,    /* direct write, flush by read-after-write */
 	RS_METHOD_GPSPM = 2,  /* direct write, receiver persists on request */
 	RS_METHOD_STAGED = 3, /* write to a DRAM ring, receiver copies */
+	RS_METHOD_FLUSH = 4,  /* direct write, RDMA FLUSH, ATOMIC WRITE */
 };
-#define RS_METHOD_COUNT 4
+#define RS_METHOD_COUNT 5
 #define RS_METHOD_BIT(m) (1u << (m))
 /* Every method there is: what a receiver offers unless told otherwise. */
 #define RS_METHOD_ALL                                                          \
 	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
-	 RS_METHOD_BIT(RS_METHOD_STAGED))
+	 RS_METHOD_BIT(RS_METHOD_STAGED) | RS_METHOD_BIT(RS_METHOD_FLUSH))
+/* The methods whose sender writes the log's write offset itself. */
+#define RS_METHOD_SENDER_COMMITS                                               \
+	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_FLUSH))
 
 const char *rs_method_name(enum rs_method m);
 /* Sets *m from its name; RS_E_INVAL for an unknown name. */
 int rs_method_parse(const char *name, enum rs_method *m, struct rs_error *err);
 
 /* Picks the method to use: the requested one if allowed, else with AUTO the
- * fastest allowed (APM, then GPSPM, then staged). RS_E_INVAL when none
+ * fastest allowed (APM, then GPSPM, then staged; flush only when asked for,
+ * until its receiver sees each commit as gpspm's does). RS_E_INVAL when none
  * fits, with a sentence saying what the receiver would allow instead. */
 int rs_method_choose(uint8_t allowed, enum rs_method requested,
 		     enum rs_method *chosen, struct rs_error *err);

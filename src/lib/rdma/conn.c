@@ -178,6 +178,8 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 		    .max_recv_sge = 1,
 		},
 	};
+	if (peer->flush_ops && rs_conn_create_qp_ex(c, peer, &attr) == 0)
+		return 0;
 	if (rdma_create_qp(c->id, peer->pd, &attr))
 		return rs_error_set(err, RS_E_PROVIDER, errno,
 				    "cannot create a queue pair: %s",
@@ -328,7 +330,7 @@ const char *rs_conn_peer_str(const struct rs_conn *c, char *buf, size_t len)
 	return buf;
 }
 
-static unsigned send_flags(unsigned flags)
+unsigned rs_conn_send_flags(unsigned flags)
 {
 	return ((flags & RS_POST_SIGNALED) ? IBV_SEND_SIGNALED : 0) |
 	       ((flags & RS_POST_FENCE) ? IBV_SEND_FENCE : 0);
@@ -340,6 +342,8 @@ static int post_send_wr(struct rs_conn *c, enum ibv_wr_opcode op,
 			struct ibv_sge *sge, uint64_t remote, uint32_t rkey,
 			uint64_t wr_id, unsigned flags)
 {
+	if (rs_conn_complete_wr_group(c))
+		return RS_E_LOST;
 	unsigned i = c->chained++;
 	c->chain_sge[i] = *sge;
 	c->chain[i] = (struct ibv_send_wr){
@@ -347,7 +351,7 @@ static int post_send_wr(struct rs_conn *c, enum ibv_wr_opcode op,
 	    .sg_list = &c->chain_sge[i],
 	    .num_sge = 1,
 	    .opcode = op,
-	    .send_flags = send_flags(flags),
+	    .send_flags = rs_conn_send_flags(flags),
 	};
 	c->chain[i].wr.rdma.remote_addr = remote;
 	c->chain[i].wr.rdma.rkey = rkey;
@@ -363,6 +367,10 @@ static int post_send_wr(struct rs_conn *c, enum ibv_wr_opcode op,
 int rs_conn_post_raw(struct rs_conn *c, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad)
 {
+	if (rs_conn_complete_wr_group(c)) {
+		*bad = wr;
+		return RS_E_LOST;
+	}
 	if (c->chained) { /* what was held back goes first */
 		c->chain[c->chained - 1].next = wr;
 		c->chained = 0;
@@ -426,6 +434,10 @@ static void completion_of(const struct ibv_wc *wc, struct rs_completion *out)
 		op = RS_OP_SEND;
 	else if (wc->opcode == IBV_WC_RECV)
 		op = RS_OP_RECV;
+#ifdef RS_HAVE_IBV_FLUSH
+	else if (wc->opcode == IBV_WC_FLUSH)
+		op = RS_OP_FLUSH;
+#endif
 	*out = (struct rs_completion){
 	    .wr_id = wc->wr_id,
 	    .op = op,

@@ -79,11 +79,28 @@ int rs_conn_send(struct rs_conn *c, const struct rs_mr *src, size_t offset,
 int rs_conn_recv(struct rs_conn *c, struct rs_mr *dst, size_t offset,
 		 uint32_t len, uint64_t wr_id);
 
+/* IBTA 1.5, on a queue pair made where the build and the device have them
+ * (rs_peer_can_flush): whether c can post the two (when not, *why_not
+ * says why), */
+bool rs_conn_can_flush(const struct rs_conn *c, const char **why_not);
+/* RDMA FLUSH: the peer makes [dst_offset, +len) of dst persistent before
+ * it answers; */
+int rs_conn_flush(struct rs_conn *c, const struct rs_mr_desc *dst,
+		  uint64_t dst_offset, uint32_t len, uint64_t wr_id,
+		  unsigned flags);
+/* RDMA ATOMIC WRITE: the 8 bytes at src_offset of src land whole at
+ * dst_offset of dst (8-byte aligned), read from src when posted. Both
+ * RS_E_INVAL on a connection that cannot post them. */
+int rs_conn_atomic_write(struct rs_conn *c, const struct rs_mr_desc *dst,
+			 uint64_t dst_offset, const struct rs_mr *src,
+			 size_t src_offset, uint64_t wr_id, unsigned flags);
+
 enum rs_op {
 	RS_OP_WRITE,
 	RS_OP_READ,
 	RS_OP_SEND,
 	RS_OP_RECV,
+	RS_OP_FLUSH,
 	RS_OP_OTHER,
 };
 

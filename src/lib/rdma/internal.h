@@ -14,6 +14,9 @@ struct rs_peer {
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
 	bool odp_rc_write_read; /* can register memory without pinning it */
+	/* RDMA FLUSH to persistence and ATOMIC WRITE (IBTA 1.5), in this
+	 * build and on this device */
+	bool flush_ops;
 };
 
 struct rs_mr {
@@ -26,6 +29,10 @@ struct rs_conn {
 	struct rdma_cm_id *id;
 	struct ibv_comp_channel *comp_channel;
 	struct ibv_cq *cq;
+	/* The queue pair's extended posting (FLUSH, ATOMIC WRITE), or NULL;
+	 * wr_open: a group started with ibv_wr_start, not yet completed. */
+	struct ibv_qp_ex *qpx;
+	bool wr_open;
 	bool cq_armed;
 	bool busy_poll; /* spin on the CQ instead of sleeping */
 	bool established;
@@ -57,5 +64,15 @@ void rs_private_data_copy(const struct rdma_cm_event *ev,
  * order. */
 int rs_conn_post_raw(struct rs_conn *c, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad);
+
+/* IBV_SEND_* of RS_POST_* flags. */
+unsigned rs_conn_send_flags(unsigned flags);
+
+/* flush.c: a queue pair that can post RDMA FLUSH and ATOMIC WRITE, or -1
+ * (the caller makes a plain one); */
+int rs_conn_create_qp_ex(struct rs_conn *c, struct rs_peer *peer,
+			 const struct ibv_qp_init_attr *attr);
+/* what ibv_wr_* gathered, posted before anything goes the other way. */
+int rs_conn_complete_wr_group(struct rs_conn *c);
 
 #endif

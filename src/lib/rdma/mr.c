@@ -21,6 +21,10 @@ static int access_flags(unsigned access)
 	/* A window that may write needs local write on its region. */
 	if (access & RS_MR_BIND)
 		flags |= IBV_ACCESS_MW_BIND | IBV_ACCESS_LOCAL_WRITE;
+#ifdef RS_HAVE_IBV_FLUSH
+	if (access & RS_MR_FLUSH)
+		flags |= IBV_ACCESS_FLUSH_PERSISTENT;
+#endif
 	return flags;
 }
 
@@ -56,6 +60,11 @@ static struct ibv_mr *reg(struct rs_peer *peer, void *addr, size_t len,
 int rs_mr_reg(struct rs_peer *peer, void *addr, size_t len, unsigned access,
 	      struct rs_mr **mr, struct rs_error *err)
 {
+#ifndef RS_HAVE_IBV_FLUSH
+	if (access & RS_MR_FLUSH)
+		return rs_error_set(err, RS_E_PROVIDER, EINVAL,
+				    "this build has no RDMA FLUSH");
+#endif
 	int flags = access_flags(access), e;
 	struct ibv_mr *m = reg(peer, addr, len, flags, &e);
 	/* fsdax mappings cannot be pinned; ODP devices fault them in. */

@@ -18,6 +18,9 @@ struct rs_peer;
 #define RS_MR_REMOTE_WRITE 0x2u /* written by the peer */
 #define RS_MR_REMOTE_READ 0x4u	/* read by the peer */
 #define RS_MR_BIND 0x8u		/* reached through memory windows (mw.h) */
+/* made persistent by the peer's RDMA FLUSH (real PMem only; EINVAL on
+ * other memory, and on a build without FLUSH) */
+#define RS_MR_FLUSH 0x10u
 
 /* Registers [addr, +len). On EOPNOTSUPP retries with on-demand paging when
  * the device supports it for RC. On failure err->sys_errno holds the errno

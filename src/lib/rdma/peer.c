@@ -18,6 +18,43 @@ static bool odp_rc_write_read(struct ibv_context *verbs)
 	       (attr.odp_caps.per_transport_caps.rc_odp_caps & need) == need;
 }
 
+/* device_cap_flags_ex bits (rdma/ib_user_verbs.h since rdma-core 45) */
+#define RS_DEVICE_FLUSH_PERSISTENT (1ull << 39)
+#define RS_DEVICE_ATOMIC_WRITE (1ull << 40)
+
+static bool flush_ops(struct ibv_context *verbs)
+{
+#ifdef RS_HAVE_IBV_FLUSH
+	struct ibv_device_attr_ex attr;
+	memset(&attr, 0, sizeof(attr));
+	if (ibv_query_device_ex(verbs, NULL, &attr))
+		return false;
+	const uint64_t need =
+	    RS_DEVICE_FLUSH_PERSISTENT | RS_DEVICE_ATOMIC_WRITE;
+	return (attr.device_cap_flags_ex & need) == need;
+#else
+	(void)verbs;
+	return false;
+#endif
+}
+
+bool rs_peer_can_flush(const struct rs_peer *peer, const char **why_not)
+{
+#ifndef RS_HAVE_IBV_FLUSH
+	(void)peer;
+	if (why_not)
+		*why_not = "this build has no RDMA FLUSH (built with rdma-core "
+			   "older than 45)";
+	return false;
+#else
+	if (!peer->flush_ops && why_not)
+		*why_not = "the RDMA device does not do RDMA FLUSH to "
+			   "persistence and ATOMIC WRITE (IBTA 1.5; Soft-RoCE "
+			   "has them from kernel 6.2 on)";
+	return peer->flush_ops;
+#endif
+}
+
 int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
 		struct rs_error *err)
 {
@@ -34,6 +71,7 @@ int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
 				    strerror(e));
 	}
 	p->odp_rc_write_read = odp_rc_write_read(p->verbs);
+	p->flush_ops = flush_ops(p->verbs);
 	*peer = p;
 	return 0;
 }

@@ -15,6 +15,11 @@ int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
 		struct rs_error *err);
 void rs_peer_delete(struct rs_peer **peer);
 
+/* True when this build and peer's device do IBTA 1.5's RDMA FLUSH to
+ * persistence and ATOMIC WRITE; when not, *why_not (if given) says which
+ * of the two lacks them. */
+bool rs_peer_can_flush(const struct rs_peer *peer, const char **why_not);
+
 /* True when conn runs on peer's device, so peer's memory serves it. */
 bool rs_peer_serves(const struct rs_peer *peer, const struct rs_conn *conn);
 

@@ -69,10 +69,10 @@ static uint8_t offered_for(const struct recv_admission *adm,
 			   const struct rs_connect_req *req, uint8_t allowed)
 {
 	uint8_t m = recv_exposure_methods(adm->exposure) & allowed;
-	/* An apm sender writes the log's write offset itself: it would
-	 * commit a replacement over the content kept meanwhile. */
+	/* An apm or flush sender writes the log's write offset itself: it
+	 * would commit a replacement over the content kept meanwhile. */
 	if (req->flags & RS_CONNECT_REPLACE)
-		m &= (uint8_t)~RS_METHOD_BIT(RS_METHOD_APM);
+		m &= (uint8_t)~RS_METHOD_SENDER_COMMITS;
 	return m;
 }
 
@@ -91,12 +91,12 @@ static const struct recv_method *method_of(const struct recv_sender *a)
 }
 
 /* Whether the writer reaches the pool through windows: every writer but
- * an apm one on a device that binds them (a staged writer asks for no
- * key; apm writes the whole range and its offset word). */
+ * an apm or flush one on a device that binds them (a staged writer asks
+ * for no key; apm and flush write the whole range and the offset word). */
 static bool windowed(const struct recv_sender *a)
 {
 	const struct recv_method *m = method_of(a);
-	return m && m->id != RS_METHOD_APM &&
+	return m && !(RS_METHOD_BIT(m->id) & RS_METHOD_SENDER_COMMITS) &&
 	       recv_exposure_windows(a->adm->exposure);
 }
 
@@ -124,11 +124,11 @@ static int windows_of(struct recv_sender *a)
 	return rc;
 }
 
-/* A window grant shows the data range without a key and no apm; a log
- * without gpspm shows no data range at all. */
+/* A window grant shows the data range without a key and no apm or
+ * flush; a log without gpspm shows no data range at all. */
 static void describe_windows(struct rs_accept_info *info)
 {
-	info->methods &= (uint8_t)~RS_METHOD_BIT(RS_METHOD_APM);
+	info->methods &= (uint8_t)~RS_METHOD_SENDER_COMMITS;
 	if (!(info->methods & RS_METHOD_BIT(RS_METHOD_GPSPM))) {
 		info->data = (struct rs_mr_desc){0};
 		return;
@@ -511,4 +511,15 @@ void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 		return;
 	}
 	accept_session(adm, h);
+}
+
+bool recv_admission_watching_head(const struct recv_admission *adm)
+{
+	const struct recv_method *m = adm->holder ? method_of(adm->holder) : 0;
+	if (!m || !(RS_METHOD_BIT(m->id) & RS_METHOD_SENDER_COMMITS))
+		return false;
+	for (const struct recv_sender *a = adm->sessions; a; a = a->next)
+		if (a->s.parked.on)
+			return true;
+	return false;
 }

@@ -64,6 +64,11 @@ void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h);
 /* Refuses a connection the service handed over. */
 void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
 			   uint8_t reason);
+/* True when a reader waits for the log to grow while its writer commits
+ * alone (apm, flush): the receiver hears of no commit, so the log's loop
+ * looks at the write offset often (its view is stale by that much). */
+bool recv_admission_watching_head(const struct recv_admission *adm);
+
 /* Ends a session: its queue pair is destroyed when this returns. */
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a);
 

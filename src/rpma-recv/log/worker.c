@@ -22,6 +22,9 @@
 #include <string.h>
 
 #define RECV_POLL_MS 200 /* how often an idle loop looks at its timers */
+/* how often it looks at the write offset for a waiting reader while the
+ * writer commits alone (apm, flush): a follower's wake-up, at most */
+#define RECV_HEAD_POLL_MS 2
 #define RECV_BATCH_COMPLETIONS 64 /* per session per turn: fairness */
 
 struct recv_log_worker {
@@ -153,7 +156,9 @@ static void wait_for_event(struct recv_log_worker *w)
 		pfd[n++] = (struct pollfd){.fd = comp_fd, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
 	}
-	poll(pfd, n, RECV_POLL_MS);
+	poll(pfd, n,
+	     recv_admission_watching_head(&w->adm) ? RECV_HEAD_POLL_MS
+						   : RECV_POLL_MS);
 }
 
 /* Adaptive waiting: while the next request is due soon (recent waits were

@@ -96,7 +96,8 @@ static void register_regions(struct recv_exposure *e)
  * offered), else with a key to all of it. Failing is not fatal: staged
  * needs none of it. An append-only log's pool without windows is not
  * registered at all: no key to write it exists. */
-static void register_pool(struct recv_exposure *e, bool apm_possible)
+static void register_pool(struct recv_exposure *e, bool apm_possible,
+			  bool flush_possible)
 {
 	const struct rs_pmem_target *t = e->target;
 	struct rs_error err = {0};
@@ -104,13 +105,16 @@ static void register_pool(struct recv_exposure *e, bool apm_possible)
 	e->windows = windows_wanted(e);
 	if (e->cfg.append_only && !e->windows)
 		return;
+	bool whole = (apm_possible || flush_possible) && !e->cfg.append_only;
 	unsigned access = RS_MR_REMOTE_WRITE;
 	if (e->windows)
-		access = RS_MR_BIND | (apm_possible && !e->cfg.append_only
-					   ? RS_MR_REMOTE_WRITE
-					   : 0);
-	if (rs_mr_reg(e->peer, t->base + t->start, t->end - t->start, access,
-		      &e->data_mr, &err)) {
+		access = RS_MR_BIND | (whole ? RS_MR_REMOTE_WRITE : 0);
+	if (flush_possible && !e->cfg.append_only &&
+	    rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
+		      access | RS_MR_FLUSH, &e->data_mr, &err) == 0) {
+		e->pool_flushable = true;
+	} else if (rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
+			     access, &e->data_mr, &err)) {
 		e->windows = e->windows_bounded = false;
 		rs_info("cannot register the pool for direct writes (%s): %s; "
 			"offering the staged method only",
@@ -128,7 +132,9 @@ static int offer(struct recv_exposure *e, const struct recv_method *m,
 {
 	struct rs_error why = {0};
 	if (!m->offered(o, &why)) {
-		if (why.msg[0])
+		if (why.msg[0] && m->notice_verbose)
+			rs_verbose("%s", why.msg);
+		else if (why.msg[0])
 			rs_info("%s", why.msg);
 		return 0;
 	}
@@ -148,13 +154,20 @@ static int offer(struct recv_exposure *e, const struct recv_method *m,
 static int expose_methods(struct recv_exposure *e, struct rs_error *err)
 {
 	bool byte_addressable = rs_pmem_target_byte_addressable(e->target);
-	register_pool(e, e->cfg.direct_write_to_pmem && byte_addressable);
+	const char *flush_why_not = 0;
+	bool flush_ops = rs_peer_can_flush(e->peer, &flush_why_not);
+	register_pool(e, e->cfg.direct_write_to_pmem && byte_addressable,
+		      flush_ops && byte_addressable);
 	struct recv_offer o = {
 	    .path = e->target->path,
 	    .direct_write_to_pmem = e->cfg.direct_write_to_pmem,
 	    .byte_addressable = byte_addressable,
 	    .pool_writable = e->pool_writable,
 	    .pool_windows = e->windows,
+	    .append_only = e->cfg.append_only,
+	    .flush_ops = flush_ops,
+	    .flush_why_not = flush_why_not,
+	    .pool_flushable = e->pool_flushable,
 	};
 	for (size_t i = 0; recv_methods[i]; i++) {
 		int rc = offer(e, recv_methods[i], &o, err);

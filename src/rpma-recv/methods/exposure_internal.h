@@ -36,6 +36,7 @@ struct recv_exposure {
 	bool windows;
 	bool windows_bounded; /* the device keeps them to their range */
 	bool pool_writable;
+	bool pool_flushable; /* data_mr takes RDMA FLUSH to persistence */
 	struct recv_exposure_own own[RS_METHOD_COUNT]; /* by method id */
 	struct recv_staging staging; /* what staged commits copy from */
 	uint8_t methods;	     /* RS_METHOD_BIT() of each offered */

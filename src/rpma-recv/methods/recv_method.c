@@ -6,6 +6,7 @@ const struct recv_method *const recv_methods[] = {
     &recv_method_apm,
     &recv_method_gpspm,
     &recv_method_staged,
+    &recv_method_flush,
     NULL,
 };
 

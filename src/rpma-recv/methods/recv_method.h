@@ -1,10 +1,11 @@
 /* The receiver's persistence methods behind one table of operations, one
- * file each (methods/apm.c, methods/gpspm.c, methods/staged.c) and a row each
- * in methods/recv_method.c. A method says whether a device and a pool can offer
- * it, what it registers and describes to a sender besides the log's data range,
- * and which commit request it takes and how that request's bytes become
- * persistent. A session's method is chosen once, when it is admitted. A new
- * method is a new file and a row of the table. */
+ * file each (methods/apm.c, methods/gpspm.c, methods/staged.c,
+ * methods/flush.c) and a row each in methods/recv_method.c. A method says
+ * whether a device and a pool can offer it, what it registers and describes to
+ * a sender besides the log's data range, and which commit request it takes and
+ * how that request's bytes become persistent. A session's method is chosen
+ * once, when it is admitted. A new method is a new file and a row of the table.
+ */
 #ifndef RECV_METHOD_H
 #define RECV_METHOD_H
 
@@ -27,6 +28,10 @@ struct recv_offer {
 	bool byte_addressable; /* stores persist without a page-cache sync */
 	bool pool_writable;    /* the log's data range has a key to all of it */
 	bool pool_windows;     /* it is written through windows (its tail) */
+	bool append_only;      /* no writer may move its offset itself */
+	bool flush_ops;	       /* the device does RDMA FLUSH, ATOMIC WRITE */
+	const char *flush_why_not; /* when not, why */
+	bool pool_flushable;	   /* the pool took persistent-flush access */
 };
 
 struct recv_method {
@@ -38,6 +43,9 @@ struct recv_method {
 	 * logging, or nothing when the user did not ask for the method or has
 	 * been told already. Pure. */
 	bool (*offered)(const struct recv_offer *o, struct rs_error *why);
+	/* Its notice is for -v only: it is offered by default, not asked
+	 * for, so most receivers that cannot offer it need not say so. */
+	bool notice_verbose;
 	/* Registers what it needs of its own on the exposure's device (NULL:
 	 * nothing); 0 or a negative rs_errc with the reason in err. */
 	int (*expose)(struct recv_exposure *e, struct rs_error *err);
@@ -58,6 +66,7 @@ struct recv_method {
 extern const struct recv_method recv_method_apm;
 extern const struct recv_method recv_method_gpspm;
 extern const struct recv_method recv_method_staged;
+extern const struct recv_method recv_method_flush;
 
 /* Every method, fastest first; NULL ends it. */
 extern const struct recv_method *const recv_methods[];

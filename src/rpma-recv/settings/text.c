@@ -251,10 +251,11 @@ static int method_add(const struct settings_input *in, const char *text,
 {
 	enum rs_method m;
 	if (rs_method_parse(text, &m, 0) || m == RS_METHOD_AUTO)
-		return settings_value_bad_name(in, err,
-					       ": '%s' is not a method; list "
-					       "some of apm, gpspm and staged",
-					       text);
+		return settings_value_bad_name(
+		    in, err,
+		    ": '%s' is not a method; list "
+		    "some of apm, gpspm, staged and flush",
+		    text);
 	*(uint8_t *)owner |= (uint8_t)RS_METHOD_BIT(m);
 	return 0;
 }
@@ -268,7 +269,7 @@ static int method_list_parse(const struct settings_input *in, const char *text,
 	if (!rc && !methods)
 		rc = settings_value_bad_name(in, err,
 					     ": list some of apm, "
-					     "gpspm and staged");
+					     "gpspm, staged and flush");
 	if (!rc)
 		*(uint8_t *)settings_row_field(in->row, owner) = methods;
 	return rc;

@@ -43,6 +43,22 @@ void chain_read(struct send_chain *c, enum chain_local dst, size_t dst_offset,
 	add_rdma(c, CHAIN_READ, src, src_offset, dst, dst_offset, &how);
 }
 
+void chain_flush(struct send_chain *c, const struct rs_mr_desc *dst,
+		 uint64_t dst_offset, uint32_t len, uint64_t wr_id,
+		 unsigned flags)
+{
+	struct chain_wr how = {.len = len, .wr_id = wr_id, .flags = flags};
+	add_rdma(c, CHAIN_FLUSH, dst, dst_offset, CHAIN_WORDS, 0, &how);
+}
+
+void chain_atomic_write(struct send_chain *c, const struct rs_mr_desc *dst,
+			uint64_t dst_offset, enum chain_local src,
+			size_t src_offset, uint64_t wr_id, unsigned flags)
+{
+	struct chain_wr how = {.len = 8, .wr_id = wr_id, .flags = flags};
+	add_rdma(c, CHAIN_ATOMIC_WRITE, dst, dst_offset, src, src_offset, &how);
+}
+
 void chain_send(struct send_chain *c, uint16_t slot, const struct rs_msg *msg,
 		uint64_t wr_id, unsigned flags)
 {
@@ -68,6 +84,13 @@ static int post_one(const struct send_chain *c, const struct chain_wr *wr,
 	case CHAIN_SEND:
 		return rs_session_send(s, c->slot, &c->msg, wr->wr_id,
 				       wr->flags);
+	case CHAIN_FLUSH:
+		return rs_conn_flush(conn, wr->remote, wr->remote_offset,
+				     wr->len, wr->wr_id, wr->flags);
+	case CHAIN_ATOMIC_WRITE:
+		return rs_conn_atomic_write(conn, wr->remote, wr->remote_offset,
+					    local, wr->local_offset, wr->wr_id,
+					    wr->flags);
 	}
 	return RS_E_INVAL;
 }

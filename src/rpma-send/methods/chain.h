@@ -18,9 +18,11 @@ struct rs_session;
 #define CHAIN_MAX RS_CONN_CHAIN_MAX
 
 enum chain_op {
-	CHAIN_WRITE, /* local to remote */
-	CHAIN_READ,  /* remote to local */
-	CHAIN_SEND,  /* the chain's message, through a session slot */
+	CHAIN_WRITE,	    /* local to remote */
+	CHAIN_READ,	    /* remote to local */
+	CHAIN_SEND,	    /* the chain's message, through a session slot */
+	CHAIN_FLUSH,	    /* RDMA FLUSH: the remote range made persistent */
+	CHAIN_ATOMIC_WRITE, /* 8 bytes of local, landing whole remotely */
 };
 
 /* The registered local memory a request names. */
@@ -33,7 +35,7 @@ struct chain_wr {
 	enum chain_op op;
 	const struct rs_mr_desc *remote; /* WRITE: where to; READ: from */
 	uint64_t remote_offset;
-	enum chain_local local; /* WRITE: from; READ: where to */
+	enum chain_local local; /* WRITE, ATOMIC_WRITE: from; READ: where to */
 	size_t local_offset;
 	uint32_t len;
 	uint64_t wr_id; /* comes back in the completion */
@@ -53,6 +55,14 @@ void chain_write(struct send_chain *c, const struct rs_mr_desc *dst,
 void chain_read(struct send_chain *c, enum chain_local dst, size_t dst_offset,
 		const struct rs_mr_desc *src, uint64_t src_offset, uint32_t len,
 		uint64_t wr_id, unsigned flags);
+/* RDMA FLUSH of [dst_offset, +len) of dst, to persistence. */
+void chain_flush(struct send_chain *c, const struct rs_mr_desc *dst,
+		 uint64_t dst_offset, uint32_t len, uint64_t wr_id,
+		 unsigned flags);
+/* RDMA ATOMIC WRITE of the 8 bytes at src_offset of src to dst_offset. */
+void chain_atomic_write(struct send_chain *c, const struct rs_mr_desc *dst,
+			uint64_t dst_offset, enum chain_local src,
+			size_t src_offset, uint64_t wr_id, unsigned flags);
 /* The chain's one message. */
 void chain_send(struct send_chain *c, uint16_t slot, const struct rs_msg *msg,
 		uint64_t wr_id, unsigned flags);

@@ -8,6 +8,7 @@ static const struct send_method *const methods[RS_METHOD_COUNT] = {
     [RS_METHOD_APM] = &method_apm,
     [RS_METHOD_GPSPM] = &method_gpspm,
     [RS_METHOD_STAGED] = &method_staged,
+    [RS_METHOD_FLUSH] = &method_flush,
 };
 
 const struct send_method *send_method_of(enum rs_method m)

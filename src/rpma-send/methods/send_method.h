@@ -1,9 +1,9 @@
 /* The persistence methods on the sender's side, one file each
- * (methods/apm.c, methods/gpspm.c, methods/staged.c) behind one table of
- * operations: whether a receiver's grant fits the method, the chain of
- * work requests that writes a batch and asks for its commit, and what in
- * the answers confirms one. A replica looks its method up once, when the
- * first grant agrees on it, and never branches on the method again. A new
+ * (methods/apm.c, methods/gpspm.c, methods/staged.c, methods/flush.c)
+ * behind one table of operations: whether a receiver's grant fits the method,
+ * the chain of work requests that writes a batch and asks for its commit, and
+ * what in the answers confirms one. A replica looks its method up once, when
+ * the first grant agrees on it, and never branches on the method again. A new
  * method is a new file and a row in methods/send_method.c's table.
  *
  * The operations touch no connection: post fills a chain (methods/chain.h) that
@@ -91,6 +91,7 @@ struct send_method {
 extern const struct send_method method_apm;
 extern const struct send_method method_gpspm;
 extern const struct send_method method_staged;
+extern const struct send_method method_flush;
 
 /* The row of m, or NULL for AUTO or a method this sender cannot post. */
 const struct send_method *send_method_of(enum rs_method m);

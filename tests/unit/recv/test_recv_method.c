@@ -38,23 +38,67 @@ static uint8_t offered_mask(const struct recv_offer *o)
 }
 
 /* APM needs all three and a key to the whole pool; GPSPM a pool it can
- * write, by key or through windows; staged nothing. */
+ * write, by key or through windows; staged nothing; flush the device's
+ * operations, byte-addressable PMem registered for flushes with a key to
+ * all of it, and a log that is not append-only. */
 static void each_method_is_offered_where_it_can_work(void **state)
 {
 	(void)state;
-	for (unsigned bits = 0; bits < 16; bits++) {
+	for (unsigned bits = 0; bits < 128; bits++) {
 		struct recv_offer o = {.path = "/pool",
 				       .direct_write_to_pmem = bits & 1,
 				       .byte_addressable = bits & 2,
 				       .pool_writable = bits & 4,
-				       .pool_windows = bits & 8};
+				       .pool_windows = bits & 8,
+				       .flush_ops = bits & 16,
+				       .pool_flushable = bits & 32,
+				       .append_only = bits & 64};
 		uint8_t want = RS_METHOD_BIT(RS_METHOD_STAGED);
 		if (o.pool_writable || o.pool_windows)
 			want |= RS_METHOD_BIT(RS_METHOD_GPSPM);
 		if ((bits & 7) == 7)
 			want |= RS_METHOD_BIT(RS_METHOD_APM);
+		if ((bits & (2 | 4 | 16 | 32 | 64)) == (2 | 4 | 16 | 32))
+			want |= RS_METHOD_BIT(RS_METHOD_FLUSH);
+		struct rs_error why = {0};
+		bool flush = recv_method_flush.offered(&o, &why);
+		/* it always says why not (for -v), and nothing when it is */
+		assert_true(!flush || why.msg[0] == 0);
+		assert_true(flush || strstr(why.msg, "not offering flush"));
 		assert_int_equal(offered_mask(&o), want);
 	}
+}
+
+/* Each reason flush is absent is named, the build's or device's first. */
+static void flush_says_why_it_is_absent(void **state)
+{
+	(void)state;
+	struct recv_offer o = {.path = "/mnt/pool",
+			       .byte_addressable = true,
+			       .pool_writable = true,
+			       .pool_flushable = true,
+			       .flush_why_not = "this build has no RDMA FLUSH"};
+	struct rs_error why = {0};
+	assert_false(recv_method_flush.offered(&o, &why));
+	assert_string_equal(why.msg, "/mnt/pool: not offering flush: this "
+				     "build has no RDMA FLUSH");
+	o.flush_ops = true;
+	o.byte_addressable = false;
+	memset(&why, 0, sizeof(why));
+	assert_false(recv_method_flush.offered(&o, &why));
+	assert_non_null(strstr(why.msg, "not byte-addressable PMem"));
+	o.byte_addressable = true;
+	o.pool_flushable = false;
+	memset(&why, 0, sizeof(why));
+	assert_false(recv_method_flush.offered(&o, &why));
+	assert_non_null(strstr(why.msg, "devdax"));
+	o.pool_flushable = true;
+	o.append_only = true;
+	memset(&why, 0, sizeof(why));
+	assert_false(recv_method_flush.offered(&o, &why));
+	assert_non_null(strstr(why.msg, "append-only"));
+	assert_true(recv_method_flush.notice_verbose);
+	assert_false(recv_method_apm.notice_verbose);
 }
 
 static const char *apm_notice(bool direct, bool byte_addressable,
@@ -104,11 +148,12 @@ static void the_table_lists_each_method_fastest_first(void **state)
 {
 	(void)state;
 	const struct recv_method *const want[] = {
-	    &recv_method_apm, &recv_method_gpspm, &recv_method_staged};
+	    &recv_method_apm, &recv_method_gpspm, &recv_method_staged,
+	    &recv_method_flush};
 	size_t n = 0;
 	while (recv_methods[n])
 		n++;
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++) {
 		assert_ptr_equal(recv_methods[i], want[i]);
 		assert_ptr_equal(recv_method_get(want[i]->id), want[i]);
@@ -124,6 +169,8 @@ static void the_table_lists_each_method_fastest_first(void **state)
 	assert_int_equal(recv_method_apm.commit_type, 0);
 	assert_int_equal(recv_method_gpspm.commit_type, RS_MSG_COMMIT);
 	assert_int_equal(recv_method_staged.commit_type, RS_MSG_STAGED_COMMIT);
+	assert_int_equal(recv_method_flush.commit_type, 0);
+	assert_false(recv_method_flush.required);
 }
 
 static void a_session_gets_what_its_sender_picks(void **state)
@@ -371,6 +418,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(each_method_is_offered_where_it_can_work),
 	    cmocka_unit_test(apm_says_why_only_when_asked_for),
+	    cmocka_unit_test(flush_says_why_it_is_absent),
 	    cmocka_unit_test(the_table_lists_each_method_fastest_first),
 	    cmocka_unit_test(a_session_gets_what_its_sender_picks),
 	    cmocka_unit_test_setup(gpspm_persists_in_place_then_commits, setup),

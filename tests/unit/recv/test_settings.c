@@ -24,7 +24,7 @@
 
 #define ALL_METHODS                                                            \
 	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
-	 RS_METHOD_BIT(RS_METHOD_STAGED))
+	 RS_METHOD_BIT(RS_METHOD_STAGED) | RS_METHOD_BIT(RS_METHOD_FLUSH))
 
 static char dir[] = "/tmp/rs-test-settings-XXXXXX";
 static const char key_bytes[] = "0123456789abcdef0123456789abcdef";
@@ -548,8 +548,8 @@ static void log_value_errors(void **state)
 	    {LOG_A "allow = example.com\n", 3,
 	     "allow 'example.com': not an IPv4 or IPv6 address"},
 	    {LOG_A "methods = apm fast\n", 3,
-	     "methods: 'fast' is not a method; list some of apm, gpspm and "
-	     "staged"},
+	     "methods: 'fast' is not a method; list some of apm, gpspm, "
+	     "staged and flush"},
 	    {LOG_A "methods = auto\n", 3, "methods: 'auto' is not a method"},
 	    {LOG_A "methods = ,\n", 3, "methods: list some of apm"},
 	    {LOG_A "direct-write-to-pmem = maybe\n", 3,

@@ -1,0 +1,68 @@
+/* Flush (IBTA 1.5): the sender writes the batch into the log's data range,
+ * makes it persistent with an RDMA FLUSH, stores the new write offset with
+ * an RDMA ATOMIC WRITE and flushes that too: no commit request, no
+ * receiver CPU. Offered where the device does both operations, the pool is
+ * byte-addressable PMem it registers for persistent flushes (rxe requires
+ * real PMem: devdax), and the log is not append-only (its writer moves the
+ * offset itself). It needs the offset word registered for remote write and
+ * flush. */
+#include "methods/recv_method.h"
+
+#include "error.h"
+#include "methods/exposure_internal.h"
+#include "proto/pool_layout.h"
+#include "rdma/mr.h"
+
+#include <string.h>
+
+static bool flush_offered(const struct recv_offer *o, struct rs_error *why)
+{
+	const char *because = 0;
+	if (!o->flush_ops)
+		because = o->flush_why_not ? o->flush_why_not
+					   : "the RDMA device does not do RDMA "
+					     "FLUSH and ATOMIC WRITE";
+	else if (o->append_only)
+		because = "the log is append-only (a flush writer moves the "
+			  "write offset itself)";
+	else if (!o->byte_addressable)
+		because = "it is not byte-addressable PMem (a page cache "
+			  "cannot take an RDMA FLUSH to persistence)";
+	else if (!o->pool_writable || !o->pool_flushable)
+		because = "the RDMA device cannot register it for persistent "
+			  "flushes (real PMem it can pin: devdax)";
+	if (because)
+		rs_error_set(why, RS_E_INVAL, 0, "%s: not offering flush: %s",
+			     o->path, because);
+	return !because;
+}
+
+static int flush_expose(struct recv_exposure *e, struct rs_error *err)
+{
+	struct rs_error why = {0};
+	if (rs_mr_reg(e->peer, e->target->base + RS_LOG_WRITE_OFFSET,
+		      sizeof(uint64_t),
+		      RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ | RS_MR_FLUSH,
+		      &e->own[RS_METHOD_FLUSH].mr, &why))
+		return rs_error_set(err, why.code, why.sys_errno,
+				    "cannot register the write offset for "
+				    "flushes (%s); not offering flush",
+				    strerror(why.sys_errno));
+	return 0;
+}
+
+static void flush_describe(const struct recv_exposure *e,
+			   struct rs_accept_info *info)
+{
+	info->write_offset =
+	    rs_mr_describe(e->own[RS_METHOD_FLUSH].mr,
+			   RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC);
+}
+
+const struct recv_method recv_method_flush = {
+    .id = RS_METHOD_FLUSH,
+    .offered = flush_offered,
+    .notice_verbose = true,
+    .expose = flush_expose,
+    .describe = flush_describe,
+};
