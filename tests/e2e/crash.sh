@@ -1,9 +1,9 @@
 #!/bin/bash
 # Crash consistency: kill -9 the sender, and separately the receiver, at
-# seeded random points mid-stream, for each method on each target. After
-# every crash the pool checks clean with PMDK's tools, its content is an exact
-# prefix of the input, and it holds at least every byte the sender reported
-# committed. Runs inside the VM test bed: scripts/vm-run -- crash.sh BUILD
+# seeded random points mid-stream, for each method on each target (flush on
+# devdax where the build has it). After every crash the pool checks clean
+# with PMDK's tools, its content is an exact prefix of the input, and it
+# holds at least every byte the sender reported committed. Runs inside the VM test bed: scripts/vm-run -- crash.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
 
@@ -128,6 +128,10 @@ for round in 1 2; do
 	kill_receiver_case "$RPMA_DEVDAX" gpspm
 	kill_sender_case "$fsdax" staged --create 32M
 	kill_receiver_case "$fsdax" staged
+	if [ -n "$HAVE_FLUSH" ] && [ "$round" = 1 ]; then
+		kill_sender_case "$RPMA_DEVDAX" flush
+		kill_receiver_case "$RPMA_DEVDAX" flush
+	fi
 done
 
 summary

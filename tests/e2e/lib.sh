@@ -10,6 +10,9 @@ set -u
 
 SEND="$BUILD/src/rpma-send/rpma-send"
 RECV="$BUILD/src/rpma-recv/rpma-recv"
+# 1 when the build has the flush method (IBTA 1.5's RDMA FLUSH and ATOMIC
+# WRITE: rdma-core 45 or later, Debian 13), else empty.
+HAVE_FLUSH=$(grep -q '^RS_HAVE_IBV_FLUSH:INTERNAL=1' "$BUILD/CMakeCache.txt" 2>/dev/null && echo 1)
 RECV_IP="${RPMA_RECV_IP:-192.0.2.1}"
 # every receiver of the tests: verbose, on the test bed's receiving address
 RECV_OPTS=(-v --listen "$RECV_IP")

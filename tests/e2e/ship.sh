@@ -58,6 +58,8 @@ ship_case "plain file, gpspm" "$plain" gpspm --create 64M
 ship_case "plain file, staged" "$plain" staged
 refused_case "plain file refuses apm: page cache is not byte-addressable" \
 	"$plain" apm "offers: gpspm, staged" --direct-write-to-pmem
+refused_case "plain file refuses flush: page cache is not byte-addressable" \
+	"$plain" flush "offers: gpspm, staged"
 grep -q "not byte-addressable" "$WORK/recv.log" ||
 	{ start_case "apm notice on a plain file"; fail "no notice: $(cat "$WORK/recv.log")"; end_case; }
 
@@ -67,6 +69,14 @@ if [ -n "${RPMA_DEVDAX:-}" ]; then
 	ship_case "devdax, staged" "$RPMA_DEVDAX" staged
 	refused_case "devdax refuses apm without --direct-write-to-pmem" \
 		"$RPMA_DEVDAX" apm "declares direct write to PMem"
+	if [ -n "$HAVE_FLUSH" ]; then
+		ship_case "devdax, flush" "$RPMA_DEVDAX" flush
+	else
+		refused_case "flush without rdma-core 45: not offered, the receiver says why with -v" \
+			"$RPMA_DEVDAX" flush "rdma-core 45 or later"
+		grep -q "not offering flush: this build has no RDMA FLUSH (built with rdma-core older than 45)" "$WORK/recv.log" ||
+			{ start_case "flush's absence said with -v"; fail "no notice: $(cat "$WORK/recv.log")"; end_case; }
+	fi
 else
 	start_case "devdax present"
 	fail "RPMA_DEVDAX not set by the test bed"
@@ -83,6 +93,11 @@ if [ -n "${RPMA_FSDAX_DIR:-}" ]; then
 	end_case
 	refused_case "fsdax refuses gpspm naming staged" "$fsdax" gpspm "offers: staged"
 	refused_case "fsdax refuses apm naming staged" "$fsdax" apm "offers: staged" --direct-write-to-pmem
+	refused_case "fsdax refuses flush naming staged" "$fsdax" flush "offers: staged"
+	if [ -n "$HAVE_FLUSH" ]; then
+		grep -q "fsdax.pool: not offering flush: the RDMA device cannot register it for persistent flushes" "$WORK/recv.log" ||
+			{ start_case "fsdax says why not flush with -v"; fail "no notice: $(cat "$WORK/recv.log")"; end_case; }
+	fi
 else
 	start_case "fsdax present"
 	fail "RPMA_FSDAX_DIR not set by the test bed"

@@ -49,10 +49,8 @@ const char *rs_method_requirement(enum rs_method m)
 		       "(devdax, a plain file, or fsdax on an ODP device)";
 	case RS_METHOD_FLUSH:
 		return "flush needs RDMA FLUSH and ATOMIC WRITE on the "
-		       "receiver's device, a pool on real PMem it can register "
-		       "for persistent flushes (devdax), a log that is not "
-		       "append-only, and both programs built with rdma-core 45 "
-		       "or later";
+		       "receiver's device, a devdax pool, a log that is not "
+		       "append-only, and rdma-core 45 or later on both sides";
 	default:
 		return "the receiver does not offer it";
 	}
