@@ -19,7 +19,7 @@
 #define CREDITS_MAX 1024 /* descriptor.c's RS_CREDITS_MAX */
 #define METHODS_KNOWN                                                          \
 	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
-	 RS_METHOD_BIT(RS_METHOD_STAGED))
+	 RS_METHOD_BIT(RS_METHOD_STAGED) | RS_METHOD_BIT(RS_METHOD_FLUSH))
 #define USAGE_KNOWN (RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC)
 
 static const uint8_t *mr_parse(const uint8_t *p, struct rs_mr_desc *d)
@@ -66,6 +66,7 @@ static bool grant_sound(const struct rs_accept_info *a)
 	bool apm = a->methods & RS_METHOD_BIT(RS_METHOD_APM);
 	bool gpspm = a->methods & RS_METHOD_BIT(RS_METHOD_GPSPM);
 	bool staged = a->methods & RS_METHOD_BIT(RS_METHOD_STAGED);
+	bool flush = a->methods & RS_METHOD_BIT(RS_METHOD_FLUSH);
 
 	if (!mr_sound(&a->data) || !mr_sound(&a->write_offset) ||
 	    !mr_sound(&a->staging) || !mr_sound(&a->data_read) ||
@@ -74,11 +75,11 @@ static bool grant_sound(const struct rs_accept_info *a)
 	if (a->peer_flags & ~(RS_PEER_DIRECT_WRITE_TO_PMEM | RS_PEER_ARCHIVE |
 			      RS_PEER_READ_ONLY | RS_PEER_WINDOWS))
 		return false;
-	/* A window grant: a writer's, with gpspm, no apm, and no key to the
-	 * data range (the keys come in replies). */
+	/* A window grant: a writer's, with gpspm, no apm or flush, and no
+	 * key to the data range (the keys come in replies). */
 	if ((a->peer_flags & RS_PEER_WINDOWS) &&
 	    ((a->peer_flags & RS_PEER_READ_ONLY) || a->data.rkey || apm ||
-	     !gpspm))
+	     flush || !gpspm))
 		return false;
 	/* A reader's grant: nothing to write; a writer's: some method. */
 	if (a->peer_flags & RS_PEER_READ_ONLY) {
@@ -101,11 +102,14 @@ static bool grant_sound(const struct rs_accept_info *a)
 	if (a->log_base > UINT64_MAX - (end - start))
 		return false;
 	/* Direct methods write into the data region: it is the log, exactly. */
-	if ((apm || gpspm) && (a->data.length != end - start ||
-			       !(a->data.usage & RS_MR_USAGE_WRITE_DST)))
+	if ((apm || gpspm || flush) &&
+	    (a->data.length != end - start ||
+	     !(a->data.usage & RS_MR_USAGE_WRITE_DST)))
 		return false;
-	if (apm && (a->write_offset.length != 8 ||
-		    !(a->peer_flags & RS_PEER_DIRECT_WRITE_TO_PMEM)))
+	/* The two whose senders store the write offset get its word. */
+	if ((apm || flush) && a->write_offset.length != 8)
+		return false;
+	if (apm && !(a->peer_flags & RS_PEER_DIRECT_WRITE_TO_PMEM))
 		return false;
 	/* A reader's readable region, when granted, is a prefix of the log. */
 	if (a->data_read.length != 0 &&

@@ -19,7 +19,7 @@ struct rs_error;
 /* 2: session token, peer timeout, keepalive; 3: log names; 4: log
  * positions (the archive before the pool), rotation; 5: memory windows
  * (keys in messages) */
-#define RS_PROTO_VERSION 5
+#define RS_PROTO_VERSION 6
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196
