@@ -36,6 +36,13 @@ void recv_counters_committed(struct recv_log_counters *c, uint64_t bytes,
 	atomic_fetch_add_explicit(&c->commits, 1, memory_order_relaxed);
 }
 
+void recv_counters_committed_alone(struct recv_log_counters *c, uint64_t bytes)
+{
+	atomic_fetch_add_explicit(&c->committed_bytes, bytes,
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&c->commits, 1, memory_order_relaxed);
+}
+
 void recv_counters_refused(struct recv_log_counters *c, enum recv_refusal r)
 {
 	atomic_fetch_add_explicit(&c->refused[r], 1, memory_order_relaxed);

@@ -48,6 +48,9 @@ struct recv_log_counts {
 	unsigned senders;
 };
 
+/* Bytes a writer that commits alone (apm, flush) committed, seen in the
+ * log's write offset: a commit, with no persist time of the receiver's. */
+void recv_counters_committed_alone(struct recv_log_counters *c, uint64_t bytes);
 /* A batch of bytes committed, persistent after persist_ns. */
 void recv_counters_committed(struct recv_log_counters *c, uint64_t bytes,
 			     uint64_t persist_ns);

@@ -2,6 +2,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "methods/recv_method.h"
 #include "metrics/clock.h"
 #include "metrics/counters.h"
 #include "rotation/generation.h"
@@ -56,6 +57,33 @@ void recv_session_init(struct recv_session *s,
 	s->deadline_ms = now_ms + cfg->deadline_ms;
 	s->heard_ms = now_ms;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+	if (cfg->target)
+		s->seen_head = rs_pmem_target_write_offset(cfg->target);
+}
+
+/* Whether the writer stores the write offset itself (apm, flush): the
+ * receiver hears of no commit and learns of them from the offset. */
+static bool commits_alone(const struct recv_session *s)
+{
+	return s->cfg.method && s->cfg.method->commit_type == 0 &&
+	       s->cfg.target;
+}
+
+/* Counts what such a writer committed since the offset was last seen; an
+ * offset that went back (the log started over) is only noted. */
+static void count_head(struct recv_session *s)
+{
+	if (!commits_alone(s))
+		return;
+	uint64_t head = rs_pmem_target_write_offset(s->cfg.target);
+	if (head > s->seen_head) {
+		s->commits++;
+		s->bytes += head - s->seen_head;
+		if (s->cfg.counters)
+			recv_counters_committed_alone(s->cfg.counters,
+						      head - s->seen_head);
+	}
+	s->seen_head = head;
 }
 
 void recv_session_on_established(struct recv_session *s, int64_t now_ms)
@@ -383,9 +411,11 @@ static void serve(struct recv_session *s, uint16_t slot,
 	bool ok = true;
 	if (req->type == RS_MSG_KEEPALIVE)
 		ok = keepalive(s, req, &reply);
-	else if (changing)
+	else if (changing) {
+		count_head(s); /* what came before the log changes */
 		ok = change(s, req, &reply);
-	else if (verifying)
+		count_head(s);
+	} else if (verifying)
 		ok = recv_verify_apply(c->target, c->rotation, &c->read_ring,
 				       c->verify, req, &reply);
 	else
@@ -458,6 +488,9 @@ void recv_session_on_failure(struct recv_session *s, const char *why)
 
 void recv_session_on_timer(struct recv_session *s, int64_t now_ms)
 {
+	if (s->state == RECV_SESSION_SERVING ||
+	    s->state == RECV_SESSION_CLOSING)
+		count_head(s);
 	if (s->state == RECV_SESSION_AUTHENTICATING && now_ms >= s->deadline_ms)
 		recv_session_on_failure(s, "auth deadline passed");
 	else if (s->state == RECV_SESSION_ADMITTED && now_ms >= s->deadline_ms)

@@ -117,6 +117,9 @@ struct recv_session {
 	struct recv_parked_wait parked;
 	uint64_t commits;
 	uint64_t bytes;
+	/* A writer that commits alone (apm, flush): the write offset as the
+	 * receiver last counted it; each advance seen counts as a commit. */
+	uint64_t seen_head;
 	bool served; /* it reached SERVING */
 	char peer[64];
 	char why[160]; /* why it is closing, for the log */

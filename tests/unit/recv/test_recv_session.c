@@ -319,6 +319,38 @@ static void commits_by_its_method_only(void **state)
 	}
 }
 
+/* A writer that commits alone (apm, flush) sends no commit request: its
+ * commits are counted from the log's write offset as the receiver sees it
+ * (on its timer, and around a request that changes the log); an offset
+ * that went back (the log started over) is noted, not counted. */
+static void commits_alone_are_counted_from_the_offset(void **state)
+{
+	struct fixture *f = *state;
+	start_with(f, false, &recv_method_flush);
+	recv_session_on_established(&f->s, 1100);
+	recv_session_on_timer(&f->s, 1150);
+	assert_int_equal(f->s.commits, 0);
+	rs_pmem_target_commit(&f->t, f->t.start + 100); /* its own stores */
+	rs_pmem_target_commit(&f->t, f->t.start + 300);
+	recv_session_on_timer(&f->s, 1200);
+	assert_int_equal(f->s.commits, 1); /* one advance seen */
+	assert_int_equal(f->s.bytes, 300);
+	recv_session_on_timer(&f->s, 1250); /* nothing new */
+	assert_int_equal(f->s.bytes, 300);
+	rs_pmem_target_commit(&f->t, f->t.start); /* started over */
+	recv_session_on_timer(&f->s, 1300);
+	rs_pmem_target_commit(&f->t, f->t.start + 50);
+	recv_session_on_timer(&f->s, 1350);
+	assert_int_equal(f->s.commits, 2);
+	assert_int_equal(f->s.bytes, 350);
+	/* A gpspm writer's commits are its requests, never the offset. */
+	start_with(f, false, &recv_method_gpspm);
+	recv_session_on_established(&f->s, 1100);
+	rs_pmem_target_commit(&f->t, f->t.start + 500);
+	recv_session_on_timer(&f->s, 1200);
+	assert_int_equal(f->s.commits, 0);
+}
+
 /* An idle sender's keepalives keep its session; silence ends it. */
 /* A reader's wait is answered when the log grows past it, or after a
  * quarter of the peer timeout with the log as it is; one at a time, and
@@ -543,6 +575,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(a_refusal_lingers_a_second_at_most,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		commits_alone_are_counted_from_the_offset, setup, teardown),
 	    cmocka_unit_test_setup_teardown(reader_waits_for_the_log_to_grow,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_writer_does_not_wait, setup,
