@@ -3,7 +3,6 @@
  * declared DDIO off); the new write offset, fenced behind that read, is
  * written from this slot's words; a last read makes the offset persistent,
  * and its completion is the confirmation. No receiver CPU. */
-#include "methods/commit_message.h"
 #include "methods/send_method.h"
 
 #include <endian.h>
@@ -35,18 +34,11 @@ static void apm_post(const struct method_ctx *m, const struct window_batch *b,
 }
 
 /* The last read of batch seq's chain completed: the offset written
- * behind the batch is persistent, so the log ends at the batch's end. */
+ * behind the batch is persistent. */
 static int apm_take(const struct method_ctx *m, const struct method_event *ev,
 		    struct method_confirm *out, struct rs_error *err)
 {
-	if (ev->op != RS_OP_READ)
-		/* A commit reply is taken as the other methods take it, as
-		 * it always was (a receiver sends none to an APM sender). */
-		return commit_message_take(m, ev, out, err);
-	out->seq = (uint32_t)ev->wr_id;
-	const struct window_batch *b = window_batch(m->w, out->seq);
-	out->offset = b->offset + b->length;
-	return 1;
+	return send_method_take_own(m, ev, RS_OP_READ, out, err);
 }
 
 const struct send_method method_apm = {

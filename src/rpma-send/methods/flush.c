@@ -11,7 +11,6 @@
  * so without it the offset could be placed before the batch is persistent.
  * The last FLUSH needs none: a FLUSH applies to what the queue pair placed
  * before it, the ATOMIC WRITE included. */
-#include "methods/commit_message.h"
 #include "methods/send_method.h"
 
 #include <endian.h>
@@ -39,16 +38,11 @@ static void flush_post(const struct method_ctx *m, const struct window_batch *b,
 }
 
 /* The last flush of batch seq's chain completed: the offset written
- * behind the batch is persistent, so the log ends at the batch's end. */
+ * behind the batch is persistent. */
 static int flush_take(const struct method_ctx *m, const struct method_event *ev,
 		      struct method_confirm *out, struct rs_error *err)
 {
-	if (ev->op != RS_OP_FLUSH)
-		return commit_message_take(m, ev, out, err);
-	out->seq = (uint32_t)ev->wr_id;
-	const struct window_batch *b = window_batch(m->w, out->seq);
-	out->offset = b->offset + b->length;
-	return 1;
+	return send_method_take_own(m, ev, RS_OP_FLUSH, out, err);
 }
 
 const struct send_method method_flush = {

@@ -114,6 +114,14 @@ int send_method_check_cap(const struct send_method *m,
 			  const struct rs_accept_info *info, uint32_t batch_max,
 			  struct rs_error *err);
 
+/* For the methods whose sender commits alone (apm, flush): the completion
+ * of the chain's last request, of op `last` and signaled with the batch's
+ * seq, confirms the batch (the log ends at its end); anything else is
+ * taken as a commit reply, as the other methods take one. */
+int send_method_take_own(const struct method_ctx *m,
+			 const struct method_event *ev, enum rs_op last,
+			 struct method_confirm *out, struct rs_error *err);
+
 /* The chain's first request, for every method: b's bytes from the ring to
  * dst_offset of dst, held back for the commit that follows. */
 void send_method_write_batch(const struct method_ctx *m, struct send_chain *c,

@@ -42,7 +42,7 @@ static void every_method_has_its_row(void **state)
 	assert_null(send_method_of(RS_METHOD_AUTO));
 	assert_null(send_method_of((enum rs_method)RS_METHOD_COUNT));
 	enum rs_method all[] = {RS_METHOD_APM, RS_METHOD_GPSPM,
-				RS_METHOD_STAGED};
+				RS_METHOD_STAGED, RS_METHOD_FLUSH};
 	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++) {
 		const struct send_method *m = send_method_of(all[i]);
 		assert_non_null(m);
@@ -388,6 +388,46 @@ static void apm_writes_reads_and_fences(void **state)
 	}
 }
 
+/* Data write, an RDMA FLUSH of it, the fenced ATOMIC WRITE of the new
+ * offset from the slot's word, and the FLUSH of that word: the only one
+ * signaled, its wr_id the batch. */
+static void flush_writes_flushes_and_fences(void **state)
+{
+	struct rig *g = &rig;
+	(void)state;
+	start(g, RS_METHOD_FLUSH);
+	assert_int_equal(g->method->words_per_slot, 8);
+	post_batches(g, 7, 100);
+	const struct rs_mr_desc *word = &g->grant.write_offset;
+	for (unsigned k = 0; k < 7; k++) {
+		const struct send_chain *c = &g->chain[k];
+		const struct window_batch *b = &g->batch[k];
+		size_t at = (b->seq % DEPTH) * 8;
+		assert_int_equal(c->n, 4);
+		data_write_is(g, k, &g->ctx.data, b->offset);
+		assert_int_equal(c->wr[1].op, CHAIN_FLUSH);
+		assert_ptr_equal(c->wr[1].remote, &g->ctx.data);
+		assert_int_equal(c->wr[1].remote_offset,
+				 c->wr[0].remote_offset);
+		assert_int_equal(c->wr[1].len, b->length);
+		assert_int_equal(c->wr[1].flags, RS_POST_MORE);
+		wr_is(&c->wr[2], CHAIN_ATOMIC_WRITE, word, 0, CHAIN_WORDS, at,
+		      8);
+		assert_int_equal(c->wr[2].flags, RS_POST_FENCE | RS_POST_MORE);
+		assert_int_equal(c->wr[3].op, CHAIN_FLUSH);
+		assert_ptr_equal(c->wr[3].remote, word);
+		assert_int_equal(c->wr[3].remote_offset, 0);
+		assert_int_equal(c->wr[3].len, 8);
+		assert_int_equal(c->wr[3].flags, RS_POST_SIGNALED);
+		assert_int_equal(c->wr[3].wr_id, b->seq);
+	}
+	for (unsigned k = 3; k < 7; k++) {
+		const struct window_batch *b = &g->batch[k];
+		assert_int_equal(le64toh(g->words[b->seq % DEPTH]),
+				 LOG_START + b->offset + b->length);
+	}
+}
+
 /* ---- what each takes as a confirmation ---- */
 
 static int take(const struct rig *g, enum rs_op op, uint64_t wr_id,
@@ -458,6 +498,26 @@ static void apm_takes_the_last_read(void **state)
 	assert_int_equal(take(g, RS_OP_SEND, 0, 0, &out, &err), 0);
 }
 
+/* Flush's last FLUSH confirms its batch; its first does not. */
+static void flush_takes_the_last_flush(void **state)
+{
+	struct rig *g = &rig;
+	(void)state;
+	start(g, RS_METHOD_FLUSH);
+	post_batches(g, 3, 100);
+	struct method_confirm out = {0};
+	struct rs_error err = {0};
+	for (unsigned k = 0; k < 3; k++) {
+		const struct window_batch *b = &g->batch[k];
+		assert_int_equal(take(g, RS_OP_FLUSH, b->seq, 0, &out, &err),
+				 1);
+		assert_int_equal(out.seq, b->seq);
+		assert_int_equal(out.offset, b->offset + b->length);
+	}
+	assert_int_equal(take(g, RS_OP_READ, 0, 0, &out, &err), 0);
+	assert_int_equal(take(g, RS_OP_WRITE, 0, 0, &out, &err), 0);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, rig_teardown)
 
 int main(void)
@@ -476,6 +536,8 @@ int main(void)
 	    T(gpspm_takes_the_commit_reply),
 	    T(staged_takes_the_commit_reply),
 	    T(apm_takes_the_last_read),
+	    T(flush_writes_flushes_and_fences),
+	    T(flush_takes_the_last_flush),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
