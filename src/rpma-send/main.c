@@ -76,8 +76,10 @@ enum {
 };
 
 static const struct argp_option options[] = {
-    {"method", OPT_METHOD, "apm|gpspm|staged", 0,
-     "Persistence method; default: the fastest the receiver allows", 0},
+    {"method", OPT_METHOD, "apm|gpspm|staged|flush", 0,
+     "Persistence method; default: the first the receiver allows of flush, "
+     "apm, gpspm and staged",
+     0},
     {"batch", OPT_BATCH, "SIZE", 0,
      "Largest batch committed at once (default 1M)", 0},
     {"depth", OPT_DEPTH, "N", 0,

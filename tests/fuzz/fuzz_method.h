@@ -14,11 +14,11 @@ static inline enum rs_method fuzz_method_expect(uint8_t allowed,
 						enum rs_method requested)
 {
 	static const enum rs_method fastest_first[] = {
-	    RS_METHOD_APM, RS_METHOD_GPSPM, RS_METHOD_STAGED};
+	    RS_METHOD_FLUSH, RS_METHOD_APM, RS_METHOD_GPSPM, RS_METHOD_STAGED};
 	if (requested != RS_METHOD_AUTO)
 		return allowed & RS_METHOD_BIT(requested) ? requested
 							  : RS_METHOD_AUTO;
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 4; i++)
 		if (allowed & RS_METHOD_BIT(fastest_first[i]))
 			return fastest_first[i];
 	return RS_METHOD_AUTO;

@@ -11,12 +11,11 @@ static const char *const method_names[RS_METHOD_COUNT] = {
     [RS_METHOD_FLUSH] = "flush",
 };
 
-/* Fastest first: APM needs no receiver CPU, GPSPM no extra copy. */
-static const enum rs_method preference[] = {RS_METHOD_APM, RS_METHOD_GPSPM,
-					    RS_METHOD_STAGED};
-/* Every method, to name what a receiver offers. */
-static const enum rs_method offer_order[] = {RS_METHOD_FLUSH, RS_METHOD_APM,
-					     RS_METHOD_GPSPM, RS_METHOD_STAGED};
+/* The default's order: flush first, the one method correct on any
+ * platform without the receiver's CPU; then APM (no receiver CPU, but only
+ * where the receiver declares DDIO off), GPSPM (no extra copy), staged. */
+static const enum rs_method preference[] = {RS_METHOD_FLUSH, RS_METHOD_APM,
+					    RS_METHOD_GPSPM, RS_METHOD_STAGED};
 
 const char *rs_method_name(enum rs_method m)
 {
@@ -75,14 +74,13 @@ int rs_method_choose(uint8_t allowed, enum rs_method requested,
 	}
 
 	char offered[64] = "";
-	for (size_t i = 0; i < sizeof(offer_order) / sizeof(*offer_order);
-	     i++) {
-		if (!(allowed & RS_METHOD_BIT(offer_order[i])))
+	for (size_t i = 0; i < sizeof(preference) / sizeof(*preference); i++) {
+		if (!(allowed & RS_METHOD_BIT(preference[i])))
 			continue;
 		if (offered[0])
 			strncat(offered, ", ",
 				sizeof(offered) - strlen(offered) - 1);
-		strncat(offered, method_names[offer_order[i]],
+		strncat(offered, method_names[preference[i]],
 			sizeof(offered) - strlen(offered) - 1);
 	}
 	if (requested == RS_METHOD_AUTO)

@@ -30,8 +30,7 @@ const char *rs_method_name(enum rs_method m);
 int rs_method_parse(const char *name, enum rs_method *m, struct rs_error *err);
 
 /* Picks the method to use: the requested one if allowed, else with AUTO the
- * fastest allowed (APM, then GPSPM, then staged; flush only when asked for,
- * until its receiver sees each commit as gpspm's does). RS_E_INVAL when none
+ * first allowed of flush, APM, GPSPM and staged. RS_E_INVAL when none
  * fits, with a sentence saying what the receiver would allow instead. */
 int rs_method_choose(uint8_t allowed, enum rs_method requested,
 		     enum rs_method *chosen, struct rs_error *err);

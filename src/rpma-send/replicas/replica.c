@@ -172,6 +172,9 @@ int replica_plan(struct replica *r, enum rs_method requested,
 		return rs_error_set(err, RS_E_REJECTED, 0,
 				    "method flush cannot be used from here: %s",
 				    why_not);
+	if (offered != info->methods)
+		rs_verbose("the receiver offers flush; not using it: %s",
+			   why_not);
 	int rc = send_method_choose(offered, requested, &r->method, err);
 	if (rc)
 		return rc;

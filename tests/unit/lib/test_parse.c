@@ -419,6 +419,19 @@ static void method_choice(void **state)
 	assert_non_null(strstr(why.msg, "gpspm, staged"));
 	assert_int_equal(rs_method_choose(0, RS_METHOD_AUTO, &m, &why),
 			 RS_E_INVAL);
+
+	/* Where offered, flush is the default, before apm too. */
+	uint8_t with_flush = all | RS_METHOD_BIT(RS_METHOD_FLUSH);
+	assert_int_equal(rs_method_choose(with_flush, RS_METHOD_AUTO, &m, &why),
+			 0);
+	assert_int_equal(m, RS_METHOD_FLUSH);
+	assert_int_equal(
+	    rs_method_choose(with_flush, RS_METHOD_GPSPM, &m, &why), 0);
+	assert_int_equal(m, RS_METHOD_GPSPM);
+	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_FLUSH, &m, &why),
+			 RS_E_INVAL);
+	assert_non_null(strstr(why.msg, "devdax"));
+	assert_non_null(strstr(why.msg, "it offers: gpspm, staged"));
 }
 
 static struct sockaddr_in v4(const char *text)

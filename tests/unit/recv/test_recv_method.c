@@ -180,6 +180,8 @@ static void a_session_gets_what_its_sender_picks(void **state)
 	const uint8_t gpspm = RS_METHOD_BIT(RS_METHOD_GPSPM);
 	const uint8_t staged = RS_METHOD_BIT(RS_METHOD_STAGED);
 	assert_ptr_equal(recv_method_choose(RS_METHOD_ALL, RS_METHOD_AUTO),
+			 &recv_method_flush);
+	assert_ptr_equal(recv_method_choose(apm | gpspm, RS_METHOD_AUTO),
 			 &recv_method_apm);
 	assert_ptr_equal(recv_method_choose(gpspm | staged, RS_METHOD_AUTO),
 			 &recv_method_gpspm);

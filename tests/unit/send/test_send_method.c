@@ -67,7 +67,11 @@ static void choice_follows_the_offer(void **state)
 	(void)state;
 	uint8_t gpspm_staged =
 	    RS_METHOD_BIT(RS_METHOD_GPSPM) | RS_METHOD_BIT(RS_METHOD_STAGED);
-	assert_int_equal(chosen(RS_METHOD_ALL, RS_METHOD_AUTO), RS_METHOD_APM);
+	assert_int_equal(chosen(RS_METHOD_ALL, RS_METHOD_AUTO),
+			 RS_METHOD_FLUSH);
+	assert_int_equal(chosen(RS_METHOD_ALL & ~RS_METHOD_BIT(RS_METHOD_FLUSH),
+				RS_METHOD_AUTO),
+			 RS_METHOD_APM);
 	assert_int_equal(chosen(gpspm_staged, RS_METHOD_AUTO), RS_METHOD_GPSPM);
 	assert_int_equal(
 	    chosen(RS_METHOD_BIT(RS_METHOD_STAGED), RS_METHOD_AUTO),
