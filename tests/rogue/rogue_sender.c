@@ -20,6 +20,7 @@
 #include "rdma/mr.h"
 #include "rdma/peer.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -1203,6 +1204,52 @@ static int scenario_stale_session(struct rogue *r, const char *arg)
 	return rc;
 }
 
+/* A flush writer's session the receiver ended (a malformed message; a
+ * writer taken over ends the same way): its queue pair stores a forged
+ * write offset, the pool's end, with an ATOMIC WRITE and flushes it, as a
+ * writer cut off might; nothing lands. */
+static int scenario_stale_flush(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	char err[512];
+	const char *why_not = 0;
+	if (session_open(r, RS_METHOD_FLUSH, err, sizeof(err))) {
+		note("could not run: %s", err);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	if (!rs_conn_can_flush(r->conn, &why_not)) {
+		note("could not run: %s", why_not);
+		rogue_close(r);
+		return ROGUE_NORUN;
+	}
+	struct rs_mr_desc word = r->info.write_offset;
+	uint64_t forged = htole64(r->info.end_offset);
+	memcpy(r->buf + OFF_PAYLOAD, &forged, sizeof(forged));
+	send_raw(r, build_bad_msg(r, BM_GARBAGE));
+	sleep_ms(CLOSE_GRACE_MS); /* the receiver ends the session */
+	int rc = ROGUE_SAFE;
+	if (rs_conn_atomic_write(r->conn, &word, 0, r->mr, OFF_PAYLOAD,
+				 WR_WRITE, RS_POST_MORE) ||
+	    rs_conn_flush(r->conn, &word, 0, 8, WR_WRITE, RS_POST_SIGNALED)) {
+		note("an ended flush session cannot post: %s", POST_LOST);
+	} else {
+		struct outcome o;
+		await(r, &o, 3 * REPLY_TIMEOUT_MS, WR_WRITE);
+		if (o.write_done && o.write.ok) {
+			note("an ended flush session's ATOMIC WRITE and FLUSH "
+			     "of the write offset SUCCEEDED");
+			rc = ROGUE_UNSAFE;
+		} else {
+			note("an ended flush session's ATOMIC WRITE and FLUSH "
+			     "of the write offset: %s",
+			     o.write_done ? o.write.status : "no completion");
+		}
+	}
+	rogue_close(r);
+	return rc;
+}
+
 /* ---- a well-behaved sender: write, then commit (gpspm) ---- */
 
 /* Writes text to the write offset w of the log. Returns 0, or the verdict
@@ -1400,6 +1447,9 @@ static const struct scenario {
      "another queue pair's (far: also a new key over the first byte)"},
     {"stale-session", scenario_stale_session,
      "write with the queue pair of a session the receiver ended"},
+    {"stale-flush", scenario_stale_flush,
+     "store and flush the write offset with the queue pair of a flush "
+     "session the receiver ended"},
     {"honest", scenario_honest,
      "write TEXT (optional third argument) and commit it with gpspm"},
 };

@@ -1,0 +1,200 @@
+#!/bin/bash
+# The flush method (IBTA 1.5's RDMA FLUSH and ATOMIC WRITE) with the other
+# features, on a devdax pool (32 MiB NVDIMMs, so a rotation is quick): it
+# is the default there and the receiver counts its commits; a follower
+# wakes within milliseconds of a commit though no message announces it;
+# rotation into an archive; --truncate (a replacement, which flush does not
+# write: gpspm does); replicas with another method; --retry through a
+# receiver killed -9; an append-only log, which never offers it; and an
+# ended session's queue pair, which can no longer store or flush the write
+# offset. Only where the build has the method (rdma-core 45 or later).
+# Runs inside the VM test bed: scripts/vm-run -- tests/e2e/flush.sh BUILD
+BUILD="$1"
+. "$(dirname "$0")/lib.sh"
+ROGUE="$BUILD/tests/rogue/rogue_sender"
+dax="$RPMA_DEVDAX"
+
+if [ -z "$HAVE_FLUSH" ] || [ -z "$dax" ]; then
+	start_case "the build has the flush method and the test bed a devdax"
+	fail "HAVE_FLUSH='$HAVE_FLUSH' RPMA_DEVDAX='$dax'"
+	end_case
+	summary
+	exit
+fi
+
+head -c 8M /dev/urandom >"$WORK/in8"
+
+start_case "flush is the default on devdax; the done line, --info and the metrics file count its bytes"
+if start_recv "$WORK/recv.log" --once --create 1 --metrics-file "$WORK/m.prom" --metrics-interval 1s "$dax"; then
+	rc=0
+	timeout 120 "$SEND" -v --truncate=in-place "$RECV_IP" "$WORK/in8" 2>"$WORK/send.log" || rc=$?
+	[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"
+	grep -q "method flush" "$WORK/send.log" || fail "not flush: $(cat "$WORK/send.log")"
+	nap 1.5
+	grep -q "^rpma_recv_committed_bytes_total{.*} 8388608$" "$WORK/m.prom" ||
+		fail "the metrics file lacks the 8 MiB: $(grep committed_bytes "$WORK/m.prom")"
+	wait_recv
+	grep -q "done: [1-9][0-9]* commits, 8388608 bytes" "$WORK/recv.log" ||
+		fail "the done line does not count them: $(grep done: "$WORK/recv.log")"
+	"$RECV" --info --metrics-file "$WORK/m.prom" "$dax" >"$WORK/info" 2>&1 || fail "--info failed: $(cat "$WORK/info")"
+	grep -q "8388608" "$WORK/info" || fail "--info does not show the 8 MiB: $(cat "$WORK/info")"
+	check_pool "$dax" "$WORK/in8"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+# lines N PAUSE: N lines, each with the time it was written (ns), PAUSE s
+# apart.
+lines() {
+	local i
+	for i in $(seq 1 "$1"); do
+		printf 'line %03d %s\n' "$i" "$(date +%s%N)"
+		sleep "$2"
+	done
+}
+
+start_case "--fetch --follow wakes within milliseconds of each flush commit"
+if start_recv "$WORK/recv.log" "$dax"; then
+	# The follower stamps each line as it arrives.
+	timeout 60 "$SEND" --fetch --follow --from end "$RECV_IP" - 2>"$WORK/follow.log" |
+		while read -r _ n sent; do printf '%s %s %s\n' "$n" "$sent" "$(date +%s%N)"; done >"$WORK/arrived" &
+	follower=$!
+	nap 2
+	rc=0
+	lines 20 0.1 | timeout 60 "$SEND" -v "$RECV_IP" - 2>"$WORK/send.log" || rc=$?
+	[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"
+	grep -q "method flush" "$WORK/send.log" || fail "not flush: $(cat "$WORK/send.log")"
+	nap 1
+	pkill -INT -f -- "--fetch --follow --from end" || :
+	wait "$follower" 2>/dev/null
+	n=$(wc -l <"$WORK/arrived")
+	[ "$n" = 20 ] || fail "the follower got $n of 20 lines: $(cat "$WORK/follow.log")"
+	[ "$(cut -d' ' -f1 "$WORK/arrived" | tr '\n' ' ')" = "$(seq -f %03g 1 20 | tr '\n' ' ')" ] ||
+		fail "lines out of order: $(cut -d' ' -f1 "$WORK/arrived" | tr '\n' ' ')"
+	# Median lag from the writer's line to the follower's: the sender's
+	# commit, the follower's wake-up (the receiver looks at the offset
+	# every 2 ms while it waits; at 200 ms without) and its read.
+	median=$(awk '{print int(($3 - $2) / 1000000)}' "$WORK/arrived" | sort -n | sed -n 10p)
+	log "follower lag, median of 20: $median ms"
+	[ -n "$median" ] && [ "$median" -lt 60 ] || fail "median lag $median ms, want under 60"
+	kill -TERM "$RECV_PID"
+	wait_recv
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "--truncate replaces the log with gpspm (flush stores the offset itself, so it writes no replacement)"
+head -c 1M /dev/urandom >"$WORK/in1"
+if start_recv "$WORK/recv.log" --once "$dax"; then
+	rc=0
+	timeout 120 "$SEND" -v --truncate "$RECV_IP" "$WORK/in1" 2>"$WORK/send.log" || rc=$?
+	[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"
+	grep -q "method gpspm" "$WORK/send.log" || fail "not gpspm: $(cat "$WORK/send.log")"
+	wait_recv
+	check_pool "$dax" "$WORK/in1"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "two replicas, flush on devdax and gpspm on a plain file, --quorum 2"
+plain="$WORK/plain.pool"
+if start_recv "$WORK/recv0.log" --listen "$RECV_IP:7301" "$dax"; then
+	r0=$RECV_PID
+	if start_recv "$WORK/recv1.log" --listen "$RECV_IP:7302" --create 64M "$plain"; then
+		r1=$RECV_PID
+		rc=0
+		timeout 120 "$SEND" --truncate=in-place --quorum 2 "$RECV_IP:7301,$RECV_IP:7302" "$WORK/in8" 2>"$WORK/send.log" || rc=$?
+		[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"
+		kill -TERM "$r1"
+		reap "$r1"
+		check_pool "$plain" "$WORK/in8"
+	else
+		fail "receiver 1 did not start: $(cat "$WORK/recv1.log")"
+	fi
+	kill -TERM "$r0"
+	reap "$r0"
+	check_pool "$dax" "$WORK/in8"
+else
+	fail "receiver 0 did not start: $(cat "$WORK/recv0.log")"
+fi
+end_case
+
+start_case "--retry through a receiver killed -9 mid-stream: the log exact"
+head -c 24M /dev/urandom >"$WORK/in24"
+if start_recv "$WORK/recv.log" "$dax"; then
+	FEED_PAUSE=0.05 start_fed_sender "$WORK/in24" -v --retry 50 --truncate=in-place "$RECV_IP"
+	wait_for "$WORK/send.log" "method flush" 60 "$SEND_PID" || fail "not flush: $(cat "$WORK/send.log")"
+	nap 1
+	kill -9 "$RECV_PID"
+	wait_recv
+	nap 1
+	start_recv "$WORK/recv2.log" "$dax" || fail "receiver did not restart: $(cat "$WORK/recv2.log")"
+	reap "$SEND_PID"
+	stop_feed
+	[ "$REAP_RC" = 0 ] || fail "rpma-send exited $REAP_RC: $(tail -n 5 "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$dax" "$WORK/in24"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "an append-only log never offers flush: asked for, refused naming what it offers"
+if start_recv "$WORK/recv.log" --append-only "$dax"; then
+	rc=0
+	timeout 60 "$SEND" --method flush "$RECV_IP" "$WORK/in1" 2>"$WORK/send.log" || rc=$?
+	[ "$rc" = 5 ] || fail "exit $rc, want 5: $(cat "$WORK/send.log")"
+	one_line_error "$WORK/send.log"
+	grep -q "append-only" "$WORK/send.log" || fail "it does not say append-only: $(cat "$WORK/send.log")"
+	grep -q "not offering flush: the log is append-only" "$WORK/recv.log" ||
+		fail "the receiver does not say why with -v: $(cat "$WORK/recv.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$dax" "$WORK/in24"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "an ended flush session's queue pair cannot store or flush the write offset"
+if start_recv "$WORK/recv.log" "$dax"; then
+	rc=0
+	out=$(timeout 120 "$ROGUE" stale-flush "$RECV_IP" 2>"$WORK/rogue.err") || rc=$?
+	log "$out"
+	[ "$rc" = 0 ] || fail "rogue_sender exited $rc: $out $(cat "$WORK/rogue.err")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$dax" "$WORK/in24"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+# Last: the pool keeps its rotated position from here on.
+start_case "rotation: 100 MiB through the 32 MiB pool into an archive, flush all along"
+head -c 100M /dev/urandom >"$WORK/in100"
+arch="$WORK/arch"
+mkdir -p "$arch"
+if start_recv "$WORK/recv.log" --once --archive "$arch" "$dax"; then
+	rc=0
+	timeout 300 "$SEND" -v --truncate=in-place "$RECV_IP" "$WORK/in100" 2>"$WORK/send.log" || rc=$?
+	[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"
+	grep -q "method flush" "$WORK/send.log" || fail "not flush: $(cat "$WORK/send.log")"
+	wait_recv
+	files=$(ls "$arch" | grep -c '\.log$')
+	[ "$files" -ge 2 ] || fail "only $files archive files"
+	pool_data "$dax" "$WORK/pooldata" || fail "pmempool dump failed"
+	# shellcheck disable=SC2046 # one word a file
+	cat $(ls "$arch"/*.log | sort) "$WORK/pooldata" | cmp - "$WORK/in100" >&2 ||
+		fail "archive + pool differ from the input"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+rm -rf "$arch" "$WORK/in100" "$WORK/pooldata"
+end_case
+
+summary
