@@ -16,7 +16,7 @@
 
 #define METHODS_KNOWN                                                          \
 	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
-	 RS_METHOD_BIT(RS_METHOD_STAGED))
+	 RS_METHOD_BIT(RS_METHOD_STAGED) | RS_METHOD_BIT(RS_METHOD_FLUSH))
 
 /* The layout of version 4 (rpma-ship(7)): header (6), reason, methods, the
  * names a refused sender may use (129). */
