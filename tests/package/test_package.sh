@@ -236,7 +236,7 @@ expect "man -w rpma-ship.7" same "$root/usr/share/man/man7/rpma-ship.7.gz" \
 mkdir -p "$tmp/files/dir"
 touch "$tmp/files/app.log" "$tmp/files/key"
 expect "complete --me" completes "rpma-send --me" --method=
-expect "complete --method" completes "rpma-send --method " apm gpspm staged
+expect "complete --method" completes "rpma-send --method " apm flush gpspm staged
 expect "complete --method=s" completes "rpma-send --method=s" staged
 expect "complete --verify=" completes "rpma-send --verify=" hash read
 expect "complete --auth-key" completes "rpma-send --auth-key k" key
