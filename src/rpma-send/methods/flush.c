@@ -1,16 +1,20 @@
-/* Flush on the sender's side (IBTA 1.5, librpma 1.3's native flush): the
- * batch is written in place; an RDMA FLUSH makes it persistent (the
- * responder answers only once the range is persistent, whatever DDIO does);
- * the new write offset, fenced behind that flush, lands whole by an RDMA
- * ATOMIC WRITE from this slot's word; a last RDMA FLUSH makes the offset
- * persistent, and its completion is the confirmation. No message, no
- * receiver CPU per commit.
+/* Flush on the sender's side (IBTA 1.5, librpma 1.3's native flush), in two
+ * halves. The batch is written in place and an RDMA FLUSH makes it
+ * persistent (the responder answers only once the range is persistent,
+ * whatever DDIO does). Once that flush has completed, and only then, the
+ * new write offset is stored from this slot's word by an RDMA ATOMIC WRITE
+ * and a last RDMA FLUSH makes it persistent; that completion confirms the
+ * batch. No message, no receiver CPU per commit.
  *
- * The fence: a FLUSH is answered like a READ, and a request after a READ
- * may be executed before the READ's answer is back (IBA's ordering rules),
- * so without it the offset could be placed before the batch is persistent.
- * The last FLUSH needs none: a FLUSH applies to what the queue pair placed
- * before it, the ATOMIC WRITE included. */
+ * Why the sender waits for the first flush instead of fencing the atomic
+ * write behind it: a fence holds the whole send queue, so the next
+ * batches' writes would wait a round trip each; waiting here keeps them
+ * flowing while the offset follows. (A FLUSH is answered like a READ, and
+ * a request after a READ may be executed before its answer is back, so
+ * without either the offset could land before the batch is persistent.)
+ * The last FLUSH needs neither: a FLUSH is executed after what the queue
+ * pair placed before it, the ATOMIC WRITE included. Data flushes complete
+ * in the order posted, so the offsets are stored in order too. */
 #include "methods/send_method.h"
 
 #include <endian.h>
@@ -20,28 +24,45 @@ struct flush_words {
 	uint64_t new_offset;
 };
 
+/* A data flush's wr_id: the batch's seq with this bit, so that its
+ * completion is told from the offset's. */
+#define FLUSH_DATA_DONE (1ull << 32)
+
 static void flush_post(const struct method_ctx *m, const struct window_batch *b,
 		       struct send_chain *chain)
 {
-	uint32_t slot = window_slot_of(m->w, b->seq);
+	uint64_t at_pool = method_in_pool(m, b->offset);
+	send_method_write_batch(m, chain, &m->data, at_pool, b);
+	chain_flush(chain, &m->data, at_pool, b->length,
+		    FLUSH_DATA_DONE | b->seq, RS_POST_SIGNALED);
+}
+
+/* Batch seq is persistent: its offset goes out, from its slot's word. */
+static void flush_then(const struct method_ctx *m,
+		       const struct method_event *ev, struct send_chain *chain)
+{
+	if (ev->op != RS_OP_FLUSH || !(ev->wr_id & FLUSH_DATA_DONE))
+		return;
+	uint32_t seq = (uint32_t)ev->wr_id;
+	const struct window_batch *b = window_batch(m->w, seq);
+	uint32_t slot = window_slot_of(m->w, seq);
 	struct flush_words *words = (struct flush_words *)m->words + slot;
 	const struct rs_mr_desc *word = &m->grant->write_offset;
 	size_t at = slot * sizeof(struct flush_words);
-	uint64_t at_pool = method_in_pool(m, b->offset);
-	words->new_offset = htole64(m->log_start + at_pool + b->length);
-	send_method_write_batch(m, chain, &m->data, at_pool, b);
-	chain_flush(chain, &m->data, at_pool, b->length, UINT64_MAX,
-		    RS_POST_MORE);
+	words->new_offset =
+	    htole64(m->log_start + method_in_pool(m, b->offset) + b->length);
 	chain_atomic_write(chain, word, 0, CHAIN_WORDS, at, UINT64_MAX,
-			   RS_POST_FENCE | RS_POST_MORE);
-	chain_flush(chain, word, 0, 8, b->seq, RS_POST_SIGNALED);
+			   RS_POST_MORE);
+	chain_flush(chain, word, 0, 8, seq, RS_POST_SIGNALED);
 }
 
-/* The last flush of batch seq's chain completed: the offset written
- * behind the batch is persistent. */
+/* The offset's flush of batch seq completed: the offset written behind
+ * the batch is persistent. A data flush's completion is no news. */
 static int flush_take(const struct method_ctx *m, const struct method_event *ev,
 		      struct method_confirm *out, struct rs_error *err)
 {
+	if (ev->op == RS_OP_FLUSH && (ev->wr_id & FLUSH_DATA_DONE))
+		return 0;
 	return send_method_take_own(m, ev, RS_OP_FLUSH, out, err);
 }
 
@@ -50,4 +71,5 @@ const struct send_method method_flush = {
     .words_per_slot = sizeof(struct flush_words),
     .post = flush_post,
     .take = flush_take,
+    .then = flush_then,
 };

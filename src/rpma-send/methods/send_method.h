@@ -85,6 +85,11 @@ struct send_method {
 	 * the text in err. */
 	int (*take)(const struct method_ctx *m, const struct method_event *ev,
 		    struct method_confirm *out, struct rs_error *err);
+	/* The chain to post when ev arrives, before take reads it (NULL, or
+	 * an empty chain: none): a commit's second half, which may go out
+	 * only once its first half completed. */
+	void (*then)(const struct method_ctx *m, const struct method_event *ev,
+		     struct send_chain *chain);
 };
 
 /* The rows, one file each. */
@@ -115,7 +120,7 @@ int send_method_check_cap(const struct send_method *m,
 			  struct rs_error *err);
 
 /* For the methods whose sender commits alone (apm, flush): the completion
- * of the chain's last request, of op `last` and signaled with the batch's
+ * of the commit's last request, of op `last` and signaled with the batch's
  * seq, confirms the batch (the log ends at its end); anything else is
  * taken as a commit reply, as the other methods take one. */
 int send_method_take_own(const struct method_ctx *m,

@@ -480,6 +480,14 @@ static enum replica_news method_news(struct replica *r,
 				     struct replica_report *out)
 {
 	struct method_ctx m = method_ctx_of(r, w);
+	if (r->method->then) {
+		struct send_chain chain;
+		chain.n = 0;
+		r->method->then(&m, ev, &chain);
+		if (chain.n &&
+		    chain_post(&chain, r->rs, r->ring_mr, r->words_mr))
+			return REPLICA_LINK_LOST;
+	}
 	struct method_confirm confirm;
 	struct rs_error err = {0};
 	int rc = r->method->take(&m, ev, &confirm, &err);

@@ -392,10 +392,14 @@ static void apm_writes_reads_and_fences(void **state)
 	}
 }
 
-/* Data write, an RDMA FLUSH of it, the fenced ATOMIC WRITE of the new
- * offset from the slot's word, and the FLUSH of that word: the only one
- * signaled, its wr_id the batch. */
-static void flush_writes_flushes_and_fences(void **state)
+#define FLUSH_DATA_DONE (1ull << 32) /* flush.c's data flush wr_id bit */
+
+/* Flush in two halves: the data write and an RDMA FLUSH of it (signaled,
+ * its wr_id the batch with the data bit); once that flush completes, the
+ * ATOMIC WRITE of the new offset from the slot's word and the FLUSH of
+ * that word (signaled, its wr_id the batch). Nothing is fenced: the second
+ * half is posted only after the first completed. */
+static void flush_writes_then_stores_the_offset(void **state)
 {
 	struct rig *g = &rig;
 	(void)state;
@@ -406,30 +410,51 @@ static void flush_writes_flushes_and_fences(void **state)
 	for (unsigned k = 0; k < 7; k++) {
 		const struct send_chain *c = &g->chain[k];
 		const struct window_batch *b = &g->batch[k];
-		size_t at = (b->seq % DEPTH) * 8;
-		assert_int_equal(c->n, 4);
+		assert_int_equal(c->n, 2);
 		data_write_is(g, k, &g->ctx.data, b->offset);
 		assert_int_equal(c->wr[1].op, CHAIN_FLUSH);
 		assert_ptr_equal(c->wr[1].remote, &g->ctx.data);
 		assert_int_equal(c->wr[1].remote_offset,
 				 c->wr[0].remote_offset);
 		assert_int_equal(c->wr[1].len, b->length);
-		assert_int_equal(c->wr[1].flags, RS_POST_MORE);
-		wr_is(&c->wr[2], CHAIN_ATOMIC_WRITE, word, 0, CHAIN_WORDS, at,
-		      8);
-		assert_int_equal(c->wr[2].flags, RS_POST_FENCE | RS_POST_MORE);
-		assert_int_equal(c->wr[3].op, CHAIN_FLUSH);
-		assert_ptr_equal(c->wr[3].remote, word);
-		assert_int_equal(c->wr[3].remote_offset, 0);
-		assert_int_equal(c->wr[3].len, 8);
-		assert_int_equal(c->wr[3].flags, RS_POST_SIGNALED);
-		assert_int_equal(c->wr[3].wr_id, b->seq);
+		assert_int_equal(c->wr[1].flags, RS_POST_SIGNALED);
+		assert_int_equal(c->wr[1].wr_id, FLUSH_DATA_DONE | b->seq);
 	}
+	/* the batches still in flight: each data flush's completion brings
+	 * the offset's half */
 	for (unsigned k = 3; k < 7; k++) {
 		const struct window_batch *b = &g->batch[k];
+		size_t at = (b->seq % DEPTH) * 8;
+		struct method_event ev = {.op = RS_OP_FLUSH,
+					  .wr_id = FLUSH_DATA_DONE | b->seq};
+		struct send_chain c = {.n = 0};
+		g->method->then(&g->ctx, &ev, &c);
+		assert_int_equal(c.n, 2);
+		wr_is(&c.wr[0], CHAIN_ATOMIC_WRITE, word, 0, CHAIN_WORDS, at,
+		      8);
+		assert_int_equal(c.wr[0].flags, RS_POST_MORE);
+		assert_int_equal(c.wr[1].op, CHAIN_FLUSH);
+		assert_ptr_equal(c.wr[1].remote, word);
+		assert_int_equal(c.wr[1].remote_offset, 0);
+		assert_int_equal(c.wr[1].len, 8);
+		assert_int_equal(c.wr[1].flags, RS_POST_SIGNALED);
+		assert_int_equal(c.wr[1].wr_id, b->seq);
 		assert_int_equal(le64toh(g->words[b->seq % DEPTH]),
 				 LOG_START + b->offset + b->length);
 	}
+	/* nothing follows the offset's flush, or anything else */
+	const enum rs_op ops[] = {RS_OP_FLUSH, RS_OP_READ, RS_OP_WRITE};
+	for (size_t i = 0; i < 3; i++) {
+		struct method_event ev = {.op = ops[i],
+					  .wr_id = g->batch[6].seq};
+		struct send_chain c = {.n = 0};
+		g->method->then(&g->ctx, &ev, &c);
+		assert_int_equal(c.n, 0);
+	}
+	/* the other methods have no second half */
+	assert_null(send_method_of(RS_METHOD_APM)->then);
+	assert_null(send_method_of(RS_METHOD_GPSPM)->then);
+	assert_null(send_method_of(RS_METHOD_STAGED)->then);
 }
 
 /* ---- what each takes as a confirmation ---- */
@@ -502,7 +527,7 @@ static void apm_takes_the_last_read(void **state)
 	assert_int_equal(take(g, RS_OP_SEND, 0, 0, &out, &err), 0);
 }
 
-/* Flush's last FLUSH confirms its batch; its first does not. */
+/* The offset's FLUSH confirms its batch; the data's does not. */
 static void flush_takes_the_last_flush(void **state)
 {
 	struct rig *g = &rig;
@@ -513,6 +538,9 @@ static void flush_takes_the_last_flush(void **state)
 	struct rs_error err = {0};
 	for (unsigned k = 0; k < 3; k++) {
 		const struct window_batch *b = &g->batch[k];
+		assert_int_equal(take(g, RS_OP_FLUSH, FLUSH_DATA_DONE | b->seq,
+				      0, &out, &err),
+				 0);
 		assert_int_equal(take(g, RS_OP_FLUSH, b->seq, 0, &out, &err),
 				 1);
 		assert_int_equal(out.seq, b->seq);
@@ -540,7 +568,7 @@ int main(void)
 	    T(gpspm_takes_the_commit_reply),
 	    T(staged_takes_the_commit_reply),
 	    T(apm_takes_the_last_read),
-	    T(flush_writes_flushes_and_fences),
+	    T(flush_writes_then_stores_the_offset),
 	    T(flush_takes_the_last_flush),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
