@@ -365,17 +365,31 @@ static void parse_from(struct argp_state *state, struct send_args *a,
 		    parse_number(state, "--from", arg, 0, UINT64_MAX, false);
 }
 
+static void parse_method(struct argp_state *state, struct send_args *a,
+			 const char *arg)
+{
+	if (rs_method_parse(arg, &a->cfg.method, 0))
+		argp_error(state,
+			   "--method: '%s' is not apm, gpspm, staged or flush",
+			   arg);
+}
+
+static void parse_progress(struct argp_state *state, struct send_args *a,
+			   const char *arg)
+{
+	if (arg && strcmp(arg, "always") != 0)
+		argp_error(state, "--progress takes no value but 'always'");
+	a->cfg.progress = true;
+	a->cfg.progress_forced = arg != 0;
+}
+
 /* Options that take a value. Returns false for any other key. */
 static bool parse_value(int key, char *arg, struct argp_state *state)
 {
 	struct send_args *a = state->input;
 	switch (key) {
 	case OPT_METHOD:
-		if (rs_method_parse(arg, &a->cfg.method, 0))
-			argp_error(
-			    state,
-			    "--method: '%s' is not apm, gpspm, staged or flush",
-			    arg);
+		parse_method(state, a, arg);
 		return true;
 	case OPT_BATCH:
 		a->cfg.batch_size = (uint32_t)parse_number(
@@ -399,11 +413,7 @@ static bool parse_value(int key, char *arg, struct argp_state *state)
 		    (int)parse_duration(state, "--timeout", arg, 1, 600000);
 		return true;
 	case OPT_PROGRESS:
-		if (arg && strcmp(arg, "always") != 0)
-			argp_error(state, "--progress takes no value but "
-					  "'always'");
-		a->cfg.progress = true;
-		a->cfg.progress_forced = arg != 0;
+		parse_progress(state, a, arg);
 		return true;
 	case OPT_VERIFY:
 		a->verify = true;
