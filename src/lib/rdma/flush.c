@@ -84,8 +84,7 @@ static int close_wr_group(struct rs_conn *c, unsigned flags)
 bool rs_conn_can_flush(const struct rs_conn *c, const char **why_not)
 {
 #ifndef RS_HAVE_IBV_FLUSH
-	*why_not = "this build has no RDMA FLUSH (built with rdma-core older "
-		   "than 45)";
+	*why_not = RS_NO_FLUSH_BUILD;
 #else
 	*why_not = "this machine's RDMA device does not do RDMA FLUSH to "
 		   "persistence and ATOMIC WRITE";

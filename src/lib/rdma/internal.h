@@ -65,6 +65,10 @@ void rs_private_data_copy(const struct rdma_cm_event *ev,
 int rs_conn_post_raw(struct rs_conn *c, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad);
 
+/* Why a build without rdma-core 45 has no flush method. */
+#define RS_NO_FLUSH_BUILD                                                      \
+	"this build has no RDMA FLUSH (built with rdma-core older than 45)"
+
 /* IBV_SEND_* of RS_POST_* flags. */
 unsigned rs_conn_send_flags(unsigned flags);
 

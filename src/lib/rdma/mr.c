@@ -62,8 +62,8 @@ int rs_mr_reg(struct rs_peer *peer, void *addr, size_t len, unsigned access,
 {
 #ifndef RS_HAVE_IBV_FLUSH
 	if (access & RS_MR_FLUSH)
-		return rs_error_set(err, RS_E_PROVIDER, EINVAL,
-				    "this build has no RDMA FLUSH");
+		return rs_error_set(err, RS_E_PROVIDER, EINVAL, "%s",
+				    RS_NO_FLUSH_BUILD);
 #endif
 	int flags = access_flags(access), e;
 	struct ibv_mr *m = reg(peer, addr, len, flags, &e);

@@ -43,8 +43,7 @@ bool rs_peer_can_flush(const struct rs_peer *peer, const char **why_not)
 #ifndef RS_HAVE_IBV_FLUSH
 	(void)peer;
 	if (why_not)
-		*why_not = "this build has no RDMA FLUSH (built with rdma-core "
-			   "older than 45)";
+		*why_not = RS_NO_FLUSH_BUILD;
 	return false;
 #else
 	if (!peer->flush_ops && why_not)
