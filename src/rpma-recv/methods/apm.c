@@ -8,10 +8,7 @@
 
 #include "error.h"
 #include "methods/exposure_internal.h"
-#include "proto/pool_layout.h"
 #include "rdma/mr.h"
-
-#include <string.h>
 
 static bool apm_offered(const struct recv_offer *o, struct rs_error *why)
 {
@@ -32,23 +29,14 @@ static bool apm_offered(const struct recv_offer *o, struct rs_error *why)
 /* APM's flush reads and offset write touch only this word. */
 static int apm_expose(struct recv_exposure *e, struct rs_error *err)
 {
-	struct rs_error why = {0};
-	if (rs_mr_reg(e->peer, e->target->base + RS_LOG_WRITE_OFFSET,
-		      sizeof(uint64_t), RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ,
-		      &e->own[RS_METHOD_APM].mr, &why))
-		return rs_error_set(err, why.code, why.sys_errno,
-				    "cannot register the write offset (%s); "
-				    "not offering apm",
-				    strerror(why.sys_errno));
-	return 0;
+	return recv_exposure_own_offset_word(
+	    e, RS_METHOD_APM, RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ, err);
 }
 
 static void apm_describe(const struct recv_exposure *e,
 			 struct rs_accept_info *info)
 {
-	info->write_offset =
-	    rs_mr_describe(e->own[RS_METHOD_APM].mr,
-			   RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC);
+	info->write_offset = recv_exposure_offset_word_desc(e, RS_METHOD_APM);
 }
 
 const struct recv_method recv_method_apm = {

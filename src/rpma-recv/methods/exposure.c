@@ -3,6 +3,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "methods/recv_method.h"
+#include "proto/pool_layout.h"
 #include "rdma/mr.h"
 #include "rdma/mw.h"
 #include "rdma/peer.h"
@@ -272,4 +273,24 @@ void recv_exposure_describe(const struct recv_exposure *e,
 	info->end_offset = t->end;
 	info->write_offset_value = rs_pmem_target_write_offset(t);
 	memcpy(info->pool_uuid, t->uuid, sizeof(info->pool_uuid));
+}
+
+int recv_exposure_own_offset_word(struct recv_exposure *e, enum rs_method m,
+				  unsigned access, struct rs_error *err)
+{
+	struct rs_error why = {0};
+	if (rs_mr_reg(e->peer, e->target->base + RS_LOG_WRITE_OFFSET,
+		      sizeof(uint64_t), access, &e->own[m].mr, &why))
+		return rs_error_set(err, why.code, why.sys_errno,
+				    "cannot register the write offset (%s); "
+				    "not offering %s",
+				    strerror(why.sys_errno), rs_method_name(m));
+	return 0;
+}
+
+struct rs_mr_desc recv_exposure_offset_word_desc(const struct recv_exposure *e,
+						 enum rs_method m)
+{
+	return rs_mr_describe(e->own[m].mr,
+			      RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC);
 }

@@ -42,4 +42,13 @@ struct recv_exposure {
 	uint8_t methods;	     /* RS_METHOD_BIT() of each offered */
 };
 
+/* For the methods whose sender stores the write offset itself (apm,
+ * flush): registers the pool's offset word, with access (rdma/mr.h), as
+ * method m's own region; 0, or a negative rs_errc with a notice in err. */
+int recv_exposure_own_offset_word(struct recv_exposure *e, enum rs_method m,
+				  unsigned access, struct rs_error *err);
+/* That word, described for a sender that reads and writes it. */
+struct rs_mr_desc recv_exposure_offset_word_desc(const struct recv_exposure *e,
+						 enum rs_method m);
+
 #endif
