@@ -94,9 +94,13 @@ else
 fi
 end_case
 
-start_case "--truncate replaces the log with gpspm (flush stores the offset itself, so it writes no replacement)"
+start_case "--truncate replaces the log with gpspm (flush stores the offset itself, so it writes no replacement; --method flush --truncate is refused saying so)"
 head -c 1M /dev/urandom >"$WORK/in1"
 if start_recv "$WORK/recv.log" --once "$dax"; then
+	rc=0
+	timeout 120 "$SEND" --method flush --truncate "$RECV_IP" "$WORK/in1" 2>"$WORK/send.log" || rc=$?
+	[ "$rc" = 5 ] && grep -q "method flush cannot replace a log's content.*--truncate=in-place" "$WORK/send.log" ||
+		fail "--method flush --truncate: exit $rc, not refused for the replacement: $(cat "$WORK/send.log")"
 	rc=0
 	timeout 120 "$SEND" -v --truncate "$RECV_IP" "$WORK/in1" 2>"$WORK/send.log" || rc=$?
 	[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"

@@ -168,6 +168,26 @@ static const char *receiver_text(const struct rs_session_request *r, char *buf,
 	return buf;
 }
 
+/* Why the method asked for was refused; 0 if it was not (another cause). A
+ * replacement rules out the methods whose writer moves the write offset
+ * itself: said so, as the receiver logs it, not as a missing device. */
+static bool method_refused(const struct rs_session_request *r,
+			   const struct rs_reject_info *rej,
+			   struct rs_error *why)
+{
+	enum rs_method m = (enum rs_method)r->req.method, unused;
+	if ((r->req.flags & RS_CONNECT_REPLACE) &&
+	    (RS_METHOD_BIT(m) & RS_METHOD_SENDER_COMMITS)) {
+		rs_error_set(why, RS_E_INVAL, 0,
+			     "method %s cannot replace a log's content (its "
+			     "writer moves the write offset itself); use "
+			     "--truncate=in-place or another method",
+			     rs_method_name(m));
+		return true;
+	}
+	return rs_method_choose(rej->methods, m, &unused, why) != 0;
+}
+
 /* What a refusal means. A reject we cannot read is the CM's own (nobody
  * listening), unless it carries our magic with another protocol version:
  * then retrying cannot help. */
@@ -189,10 +209,7 @@ static int on_reject(const struct rs_session_request *r,
 		return rs_error_set(err, RS_E_UNREACHABLE, ECONNREFUSED,
 				    "%s refused the connection", who);
 	struct rs_error why = {0};
-	enum rs_method unused;
-	if (rej.reason != RS_REJECT_METHOD ||
-	    !rs_method_choose(rej.methods, (enum rs_method)r->req.method,
-			      &unused, &why))
+	if (rej.reason != RS_REJECT_METHOD || !method_refused(r, &rej, &why))
 		snprintf(why.msg, sizeof(why.msg), "%s",
 			 rs_reject_reason_str(rej.reason));
 	/* A receiver serving as many senders as it may is busy too: a
