@@ -127,8 +127,8 @@ fault_link() {
 	hist "fault $what loss $loss $delay for $(secs "$ms") s"
 	echo 1 >"$RUN/link-busy"
 	# shellcheck disable=SC2086 # delay is two words or none
-	tc qdisc replace dev veth0 root netem loss "$loss" $delay &&
-		tc qdisc replace dev veth1 root netem loss "$loss" $delay ||
+	tc qdisc replace dev veth0 root netem limit 1000000 loss "$loss" $delay &&
+		tc qdisc replace dev veth1 root netem limit 1000000 loss "$loss" $delay ||
 		violation "tc qdisc replace failed"
 	later "$ms" "$what" netem_clear
 }
