@@ -38,6 +38,9 @@ struct method_ctx {
 	uint64_t pos_base;
 	uint64_t pool_at;
 	const struct send_window *w; /* the batches, their credit slots */
+	/* Batches posted to this replica and not confirmed, the one being
+	 * posted included: 1 when it goes alone. */
+	unsigned inflight;
 	void *words; /* window_depth times words_per_slot bytes, registered */
 };
 

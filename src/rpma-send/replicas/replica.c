@@ -294,6 +294,8 @@ static struct method_ctx method_ctx_of(const struct replica *r,
 				   .pos_base = r->pos_base,
 				   .pool_at = r->pool_at,
 				   .w = w,
+				   .inflight =
+				       window_inflight_of(w, replica_index(r)),
 				   .words = r->words};
 }
 

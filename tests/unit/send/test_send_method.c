@@ -162,6 +162,7 @@ static int fake_post(void *ctx, unsigned i, struct window_batch *b)
 	assert_true(g->posts < POSTS);
 	struct send_chain *c = &g->chain[g->posts];
 	c->n = 0;
+	g->ctx.inflight = window_inflight_of(g->w, 0); /* as replica.c */
 	g->method->post(&g->ctx, b, c);
 	g->batch[g->posts++] = *b;
 	return 0;
@@ -207,6 +208,18 @@ static void start(struct rig *g, enum rs_method id)
 				     .words = g->words};
 }
 
+/* Fills and posts one batch of len bytes of c. */
+static void post_one(struct rig *g, uint32_t len, uint8_t c)
+{
+	uint32_t room;
+	uint8_t *space = window_space(g->w, &room);
+	assert_non_null(space);
+	assert_true(room >= len);
+	memset(space, c, len);
+	window_filled(g->w, len, 0);
+	window_flush(g->w, 0);
+}
+
 /* Posts n batches of len bytes, the receiver confirming each as soon as
  * the window has DEPTH in flight, so that the credit slots wrap. */
 static void post_batches(struct rig *g, unsigned n, uint32_t len)
@@ -220,13 +233,7 @@ static void post_batches(struct rig *g, unsigned n, uint32_t len)
 					     b->offset + b->length),
 			    0);
 		}
-		uint32_t room;
-		uint8_t *space = window_space(g->w, &room);
-		assert_non_null(space);
-		assert_true(room >= len);
-		memset(space, 'a' + k, len);
-		window_filled(g->w, len, 0);
-		window_flush(g->w, 0);
+		post_one(g, len, (uint8_t)('a' + k));
 	}
 	assert_int_equal(g->posts, n);
 }
@@ -394,11 +401,58 @@ static void apm_writes_reads_and_fences(void **state)
 
 #define FLUSH_DATA_DONE (1ull << 32) /* flush.c's data flush wr_id bit */
 
-/* Flush in two halves: the data write and an RDMA FLUSH of it (signaled,
- * its wr_id the batch with the data bit); once that flush completes, the
- * ATOMIC WRITE of the new offset from the slot's word and the FLUSH of
- * that word (signaled, its wr_id the batch). Nothing is fenced: the second
- * half is posted only after the first completed. */
+/* The ATOMIC WRITE of batch b's offset from its slot's word (with flags
+ * beside RS_POST_MORE), then the FLUSH of that word, signaled, its wr_id
+ * the batch. */
+static void offset_stored(const struct rig *g, const struct chain_wr *wr,
+			  const struct window_batch *b, unsigned flags)
+{
+	const struct rs_mr_desc *word = &g->grant.write_offset;
+	size_t at = (b->seq % DEPTH) * 8;
+	wr_is(&wr[0], CHAIN_ATOMIC_WRITE, word, 0, CHAIN_WORDS, at, 8);
+	assert_int_equal(wr[0].flags, flags | RS_POST_MORE);
+	assert_int_equal(wr[1].op, CHAIN_FLUSH);
+	assert_ptr_equal(wr[1].remote, word);
+	assert_int_equal(wr[1].remote_offset, 0);
+	assert_int_equal(wr[1].len, 8);
+	assert_int_equal(wr[1].flags, RS_POST_SIGNALED);
+	assert_int_equal(wr[1].wr_id, b->seq);
+	assert_int_equal(le64toh(g->words[b->seq % DEPTH]),
+			 LOG_START + b->offset + b->length);
+}
+
+/* A batch alone in flight posts all four at once: the data write, its
+ * FLUSH (unsignaled), the ATOMIC WRITE of the offset fenced behind that
+ * flush's answer, and the FLUSH of the offset: one wake-up per commit. */
+static void flush_alone_fences_the_offset_behind_its_flush(void **state)
+{
+	struct rig *g = &rig;
+	(void)state;
+	start(g, RS_METHOD_FLUSH);
+	for (unsigned k = 0; k < 3; k++) {
+		post_one(g, 100, 'a'); /* alone: the one before confirmed */
+		assert_int_equal(g->posts, k + 1);
+		const struct send_chain *c = &g->chain[k];
+		const struct window_batch *b = &g->batch[k];
+		assert_int_equal(c->n, 4);
+		data_write_is(g, k, &g->ctx.data, b->offset);
+		assert_int_equal(c->wr[1].op, CHAIN_FLUSH);
+		assert_int_equal(c->wr[1].remote_offset,
+				 c->wr[0].remote_offset);
+		assert_int_equal(c->wr[1].len, b->length);
+		assert_int_equal(c->wr[1].flags, RS_POST_MORE);
+		offset_stored(g, &c->wr[2], b, RS_POST_FENCE);
+		assert_int_equal(
+		    window_confirmed(g->w, 0, b->seq, b->offset + b->length),
+		    0);
+	}
+}
+
+/* A batch behind others goes in two halves, not to hold them behind a
+ * fence: the data write and an RDMA FLUSH of it (signaled, its wr_id the
+ * batch with the data bit); once that flush completes, the ATOMIC WRITE
+ * of the new offset from the slot's word and the FLUSH of that word
+ * (signaled, its wr_id the batch), unfenced. */
 static void flush_writes_then_stores_the_offset(void **state)
 {
 	struct rig *g = &rig;
@@ -406,8 +460,8 @@ static void flush_writes_then_stores_the_offset(void **state)
 	start(g, RS_METHOD_FLUSH);
 	assert_int_equal(g->method->words_per_slot, 8);
 	post_batches(g, 7, 100);
-	const struct rs_mr_desc *word = &g->grant.write_offset;
-	for (unsigned k = 0; k < 7; k++) {
+	assert_int_equal(g->chain[0].n, 4); /* the first went alone */
+	for (unsigned k = 1; k < 7; k++) {
 		const struct send_chain *c = &g->chain[k];
 		const struct window_batch *b = &g->batch[k];
 		assert_int_equal(c->n, 2);
@@ -424,23 +478,12 @@ static void flush_writes_then_stores_the_offset(void **state)
 	 * the offset's half */
 	for (unsigned k = 3; k < 7; k++) {
 		const struct window_batch *b = &g->batch[k];
-		size_t at = (b->seq % DEPTH) * 8;
 		struct method_event ev = {.op = RS_OP_FLUSH,
 					  .wr_id = FLUSH_DATA_DONE | b->seq};
 		struct send_chain c = {.n = 0};
 		g->method->then(&g->ctx, &ev, &c);
 		assert_int_equal(c.n, 2);
-		wr_is(&c.wr[0], CHAIN_ATOMIC_WRITE, word, 0, CHAIN_WORDS, at,
-		      8);
-		assert_int_equal(c.wr[0].flags, RS_POST_MORE);
-		assert_int_equal(c.wr[1].op, CHAIN_FLUSH);
-		assert_ptr_equal(c.wr[1].remote, word);
-		assert_int_equal(c.wr[1].remote_offset, 0);
-		assert_int_equal(c.wr[1].len, 8);
-		assert_int_equal(c.wr[1].flags, RS_POST_SIGNALED);
-		assert_int_equal(c.wr[1].wr_id, b->seq);
-		assert_int_equal(le64toh(g->words[b->seq % DEPTH]),
-				 LOG_START + b->offset + b->length);
+		offset_stored(g, c.wr, b, 0);
 	}
 	/* nothing follows the offset's flush, or anything else */
 	const enum rs_op ops[] = {RS_OP_FLUSH, RS_OP_READ, RS_OP_WRITE};
@@ -568,6 +611,7 @@ int main(void)
 	    T(gpspm_takes_the_commit_reply),
 	    T(staged_takes_the_commit_reply),
 	    T(apm_takes_the_last_read),
+	    T(flush_alone_fences_the_offset_behind_its_flush),
 	    T(flush_writes_then_stores_the_offset),
 	    T(flush_takes_the_last_flush),
 	};
