@@ -52,9 +52,21 @@ heals_wait() {
 	done
 }
 
+# The link's netem queue stays for the whole run, a fault changing only its
+# loss and delay: a packet rxe sends is then always queued (ip_local_out
+# succeeds) and any loss is on the wire. Without it a veth's drop comes back
+# to rxe as a send error, and on kernel 6.12 that puts a UD queue pair in the
+# error state for good: with rdma_cm's QP1, no connect request is answered.
+link_queue() {
+	local v
+	for v in veth0 veth1; do
+		# shellcheck disable=SC2068 # netem's options, word by word
+		tc qdisc replace dev $v root netem limit 1000000 $@ || return 1
+	done
+}
+
 netem_clear() {
-	tc qdisc del dev veth0 root 2>/dev/null
-	tc qdisc del dev veth1 root 2>/dev/null
+	link_queue || violation "tc qdisc replace failed (clearing the link)"
 	link_busy=0
 	echo 0 >"$RUN/link-busy"
 }
@@ -127,9 +139,7 @@ fault_link() {
 	hist "fault $what loss $loss $delay for $(secs "$ms") s"
 	echo 1 >"$RUN/link-busy"
 	# shellcheck disable=SC2086 # delay is two words or none
-	tc qdisc replace dev veth0 root netem limit 1000000 loss "$loss" $delay &&
-		tc qdisc replace dev veth1 root netem limit 1000000 loss "$loss" $delay ||
-		violation "tc qdisc replace failed"
+	link_queue loss "$loss" $delay || violation "tc qdisc replace failed"
 	later "$ms" "$what" netem_clear
 }
 
