@@ -94,6 +94,42 @@ else
 fi
 end_case
 
+start_case "--busy-poll spins for a gpspm writer's messages, not for a flush writer, which sends none"
+if start_recv "$WORK/recv.log" --busy-poll "$dax"; then
+	for m in flush gpspm; do
+		rm -f "$WORK/fifo"
+		mkfifo "$WORK/fifo"
+		exec 7<>"$WORK/fifo"
+		spawn 120 "$WORK/send.log" "$SEND" -v --method "$m" --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
+		send_pid=$SPAWN_PID
+		echo "$m 0" >&7
+		wait_for "$WORK/send.log" "method $m" || fail "$m sender did not connect: $(cat "$WORK/send.log")"
+		nap 0.5
+		r0=$(cpu_ms "$RECV_PID") t0=$(date +%s%3N)
+		for i in 1 2 3 4 5 6; do
+			echo "$m $i" >&7
+			nap 0.5
+		done
+		r1=$(cpu_ms "$RECV_PID") t1=$(date +%s%3N)
+		exec 7>&-
+		reap "$send_pid"
+		[ "$REAP_RC" = 0 ] || fail "$m sender exited $REAP_RC: $(cat "$WORK/send.log")"
+		used=$(((r1 - r0) * 100 / (t1 - t0)))
+		log "$m writer, a line every 0.5 s for $((t1 - t0)) ms: the --busy-poll receiver used $((r1 - r0)) ms of CPU ($used% of a core)"
+		# a spinning receiver uses a core; one that sleeps, a few percent
+		if [ "$m" = flush ]; then
+			[ "$used" -lt 25 ] || fail "the receiver spun for a flush writer: $used% of a core"
+		else
+			[ "$used" -ge 50 ] || fail "the receiver did not spin for a gpspm writer: $used% of a core"
+		fi
+	done
+	kill -TERM "$RECV_PID"
+	wait_recv
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
 start_case "--truncate replaces the log with gpspm (flush stores the offset itself, so it writes no replacement; --method flush --truncate is refused saying so)"
 head -c 1M /dev/urandom >"$WORK/in1"
 if start_recv "$WORK/recv.log" --once "$dax"; then

@@ -115,6 +115,11 @@ link_up() {
 	tc qdisc del dev veth0 root 2>/dev/null
 }
 
+# cpu_ms PID: the CPU time PID has used, in milliseconds (all its threads).
+cpu_ms() {
+	awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
+}
+
 # stopped PID: the process is stopped (SIGSTOP: a test knob's stop).
 stopped() {
 	local stat

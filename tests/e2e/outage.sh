@@ -66,11 +66,6 @@ else
 fi
 end_case
 
-# cpu_ms PID: the CPU time PID has used, in milliseconds (all its threads).
-cpu_ms() {
-	awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
-}
-
 start_case "an idle sender keeps its session without spinning, then ships more"
 if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
 	rm -f "$WORK/fifo"

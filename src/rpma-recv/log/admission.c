@@ -90,6 +90,16 @@ static const struct recv_method *method_of(const struct recv_sender *a)
 	return recv_method_choose(methods_of(a), a->req.method);
 }
 
+/* Whether --busy-poll spins for this session: one that sends a message per
+ * commit or request (a gpspm or staged writer, a reader). An apm or flush
+ * writer sends none: spinning for it would only burn a core. */
+static bool spins_for(const struct recv_sender *a)
+{
+	const struct recv_method *m = method_of(a);
+	return a->adm->cfg->busy_poll &&
+	       !(m && (RS_METHOD_BIT(m->id) & RS_METHOD_SENDER_COMMITS));
+}
+
 /* Whether the writer reaches the pool through windows: every writer but
  * an apm or flush one on a device that binds them (a staged writer asks
  * for no key; apm and flush write the whole range and the offset word). */
@@ -447,7 +457,7 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 	struct rs_session_accept acc = {
 	    .peer = recv_exposure_peer(adm->exposure),
 	    .slots = adm->cfg->exposure.slots,
-	    .busy_poll = adm->cfg->busy_poll,
+	    .busy_poll = spins_for(a),
 	    .key = a->rules.has_key ? &a->rules.key : 0,
 	    .grant = &info,
 	    .presented = &h->req.token};
@@ -520,6 +530,14 @@ bool recv_admission_watching_head(const struct recv_admission *adm)
 		return false;
 	for (const struct recv_sender *a = adm->sessions; a; a = a->next)
 		if (a->s.parked.on)
+			return true;
+	return false;
+}
+
+bool recv_admission_spins(const struct recv_admission *adm)
+{
+	for (const struct recv_sender *a = adm->sessions; a; a = a->next)
+		if (spins_for(a))
 			return true;
 	return false;
 }

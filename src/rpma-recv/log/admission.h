@@ -68,6 +68,9 @@ void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
  * alone (apm, flush): the receiver hears of no commit, so the log's loop
  * looks at the write offset often (its view is stale by that much). */
 bool recv_admission_watching_head(const struct recv_admission *adm);
+/* True when --busy-poll has a session to spin for: one that sends messages
+ * (a gpspm or staged writer, a reader), not an apm or flush writer. */
+bool recv_admission_spins(const struct recv_admission *adm);
 
 /* Ends a session: its queue pair is destroyed when this returns. */
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a);

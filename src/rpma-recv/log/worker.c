@@ -194,8 +194,8 @@ static void note_work(struct recv_log_worker *w)
 	w->idle_since_ns = 0;
 }
 
-/* One turn; then spin a while if work is due soon (or always: busy-poll),
- * else sleep. */
+/* One turn; then spin a while if work is due soon (or always: busy-poll,
+ * while a session sends messages), else sleep. */
 static void step(struct recv_log_worker *w)
 {
 	bool busy = take_handovers(w);
@@ -210,7 +210,7 @@ static void step(struct recv_log_worker *w)
 	}
 	if (!w->idle_since_ns)
 		w->idle_since_ns = recv_now_ns();
-	if (w->cfg.busy_poll && w->adm.sessions)
+	if (w->cfg.busy_poll && recv_admission_spins(&w->adm))
 		return;
 	if (w->adm.sessions &&
 	    spin_for_completion(w, rs_spin_until(&w->spin, w->idle_since_ns)))

@@ -88,9 +88,9 @@ const struct settings_row settings_rows[] = {
      GLOBAL(busy_poll),
      .reload = SETTINGS_RELOAD_RESTART,
      .flag = "busy-poll",
-     .help = "Spin on the completion queue while serving a sender instead "
-	     "of sleeping: lowest commit latency, at the cost of a busy "
-	     "core"},
+     .help = "Spin on the completion queue while serving a sender that "
+	     "sends messages (gpspm, staged, a reader) instead of sleeping: "
+	     "lowest commit latency, at the cost of a busy core"},
     {.name = "metrics-file",
      .type = SETTINGS_PATH,
      GLOBAL(metrics_file),
