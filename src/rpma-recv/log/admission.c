@@ -90,14 +90,18 @@ static const struct recv_method *method_of(const struct recv_sender *a)
 	return recv_method_choose(methods_of(a), a->req.method);
 }
 
+/* Whether m's writer stores the write offset itself (apm, flush). */
+static bool commits_alone(const struct recv_method *m)
+{
+	return m && (RS_METHOD_BIT(m->id) & RS_METHOD_SENDER_COMMITS);
+}
+
 /* Whether --busy-poll spins for this session: one that sends a message per
  * commit or request (a gpspm or staged writer, a reader). An apm or flush
  * writer sends none: spinning for it would only burn a core. */
 static bool spins_for(const struct recv_sender *a)
 {
-	const struct recv_method *m = method_of(a);
-	return a->adm->cfg->busy_poll &&
-	       !(m && (RS_METHOD_BIT(m->id) & RS_METHOD_SENDER_COMMITS));
+	return a->adm->cfg->busy_poll && !commits_alone(method_of(a));
 }
 
 /* Whether the writer reaches the pool through windows: every writer but
@@ -525,8 +529,7 @@ void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 
 bool recv_admission_watching_head(const struct recv_admission *adm)
 {
-	const struct recv_method *m = adm->holder ? method_of(adm->holder) : 0;
-	if (!m || !(RS_METHOD_BIT(m->id) & RS_METHOD_SENDER_COMMITS))
+	if (!adm->holder || !commits_alone(method_of(adm->holder)))
 		return false;
 	for (const struct recv_sender *a = adm->sessions; a; a = a->next)
 		if (a->s.parked.on)
