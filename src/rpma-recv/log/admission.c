@@ -8,9 +8,11 @@
 #include "rotation/rotation.h"
 #include "session/session.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 
 void recv_admission_init(struct recv_admission *adm,
 			 const struct recv_worker_config *cfg,
@@ -25,6 +27,7 @@ void recv_admission_init(struct recv_admission *adm,
 	adm->log_counters = log_counters;
 	adm->target = target;
 	adm->rotation = rotation;
+	adm->watch_epfd = -1;
 }
 
 /* A sender the service counted (service/routing.c) is gone: ended or
@@ -278,6 +281,30 @@ static void log_session_end(const struct recv_admission *adm,
 	}
 }
 
+void recv_admission_watch(struct recv_admission *adm, int epfd, void *owner)
+{
+	adm->watch_epfd = epfd;
+	adm->watch_owner = owner;
+}
+
+/* Adds a's descriptors to the thread's epoll set, or removes them. */
+static void watch_session(const struct recv_admission *adm,
+			  const struct recv_sender *a, int op)
+{
+	if (adm->watch_epfd < 0 || !a->rs)
+		return;
+	int fd[2];
+	rs_conn_fds(rs_session_conn(a->rs), &fd[0], &fd[1]);
+	for (int i = 0; i < 2; i++) {
+		struct epoll_event ev = {.events = EPOLLIN,
+					 .data.ptr = adm->watch_owner};
+		if (epoll_ctl(adm->watch_epfd, op, fd[i], &ev) &&
+		    op == EPOLL_CTL_ADD)
+			rs_err("sender %s: cannot wait for its connection: %s",
+			       a->s.peer, strerror(errno));
+	}
+}
+
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 {
 	if (a->windows)
@@ -289,6 +316,7 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 	 * would wait for it forever). Then the queue pair: no write of this
 	 * connection lands after this returns, which a takeover relies on. */
 	recv_write_windows_delete(&a->windows);
+	watch_session(adm, a, EPOLL_CTL_DEL);
 	rs_session_delete(&a->rs);
 	rs_mr_dereg(&a->read_mr);
 	rs_mr_dereg(&a->read_ring_mr);
@@ -478,7 +506,9 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 	if (rs_session_accept(&h->conn, &acc, &a->rs, &err)) {
 		rs_err("sender %s: %s", h->peer, err.msg);
 		recv_admission_end(adm, a);
+		return;
 	}
+	watch_session(adm, a, EPOLL_CTL_ADD);
 }
 
 /* Why a request cannot be served now, or NULL. */

@@ -48,6 +48,10 @@ struct recv_admission {
 	struct recv_sender *sessions;	/* every connected sender */
 	unsigned nsessions;
 	struct recv_sender *holder; /* the writer; NULL when none */
+	/* Where the log's thread waits: each session's descriptors are in
+	 * this epoll set (data.ptr watch_owner) while it lives; -1: none. */
+	int watch_epfd;
+	void *watch_owner;
 };
 
 void recv_admission_init(struct recv_admission *adm,
@@ -58,6 +62,9 @@ void recv_admission_init(struct recv_admission *adm,
 			 struct recv_rotation *rotation);
 /* Ends every session and gives back what the device was given. */
 void recv_admission_fini(struct recv_admission *adm);
+
+/* Each session's descriptors go into epfd from now on, with owner. */
+void recv_admission_watch(struct recv_admission *adm, int epfd, void *owner);
 
 /* A connection the service handed over: admitted or refused. */
 void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h);

@@ -1,27 +1,30 @@
-/* The loop of a log's thread: requests handed over, every session's
- * completions and connection events, timers; one poll over all of them. */
+/* A served log and its turns: requests handed over, every session's
+ * completions and connection events, timers. One of the service's threads
+ * (log/threads.c) gives it its turns, waiting on its descriptors with the
+ * other logs' in one epoll set. */
 #include "log/worker.h"
 
 #include "cli/log.h"
 #include "error.h"
 #include "log/admission.h"
 #include "log/inbox.h"
+#include "log/threads.h"
+#include "log/worker_run.h"
 #include "metrics/clock.h"
 #include "pool/pmem_target.h"
 #include "rdma/conn.h"
-#include "rdma/spin.h"
 #include "rotation/rotation.h"
 #include "session/session.h"
 
 #include <errno.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
 
-#define RECV_POLL_MS 200 /* how often an idle loop looks at its timers */
+#define RECV_POLL_MS 200 /* how often an idle log looks at its timers */
 /* how often it looks at the write offset for a waiting reader while the
  * writer commits alone (apm, flush): a follower's wake-up, at most */
 #define RECV_HEAD_POLL_MS 2
@@ -35,12 +38,11 @@ struct recv_log_worker {
 	struct recv_rotation *rotation; /* its positions, its archive */
 	struct recv_admission adm;	/* its senders */
 	struct recv_inbox inbox;
-	struct rs_spin spin;	/* how long the loop waits for work */
-	uint64_t idle_since_ns; /* when it last found none, or 0 */
-	pthread_t thread;
-	atomic_bool retired; /* takes no new connections */
-	atomic_bool stop;    /* end every session and the thread */
-	atomic_bool done;    /* the thread has ended */
+	uint64_t timers_due_ns; /* when its sessions' timers run next */
+	int epfd;		/* its thread's epoll set; -1: none yet */
+	atomic_bool retired;	/* takes no new connections */
+	atomic_bool stop;	/* end every session */
+	atomic_bool done;	/* its sessions have ended: its thread let go */
 };
 
 /* Handles one completion of a session. */
@@ -143,60 +145,7 @@ static void end_closed_sessions(struct recv_log_worker *w)
 	}
 }
 
-/* Sleeps until a handover, a completion or a connection event of any
- * session, at most the poll interval (timers are checked at that pace). */
-static void wait_for_event(struct recv_log_worker *w)
-{
-	struct pollfd pfd[1 + 2 * RECV_LOG_SESSIONS_MAX];
-	nfds_t n = 0;
-	pfd[n++] = (struct pollfd){.fd = w->inbox.fd, .events = POLLIN};
-	for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
-		int comp_fd, cm_fd;
-		rs_conn_fds(rs_session_conn(a->rs), &comp_fd, &cm_fd);
-		pfd[n++] = (struct pollfd){.fd = comp_fd, .events = POLLIN};
-		pfd[n++] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
-	}
-	poll(pfd, n,
-	     recv_admission_watching_head(&w->adm) ? RECV_HEAD_POLL_MS
-						   : RECV_POLL_MS);
-}
-
-/* Adaptive waiting: while the next request is due soon (recent waits were
- * short), look at every session's completion queue without sleeping, as a
- * wake-up can cost more than the round trip. True when a completion came
- * (taken). */
-static bool spin_for_completion(struct recv_log_worker *w, uint64_t until)
-{
-	while (recv_now_ns() < until) {
-		for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
-			if (a->s.state == RECV_SESSION_CLOSING)
-				continue;
-			struct rs_completion wc;
-			enum rs_wait_result r = rs_conn_poll_completion(
-			    rs_session_conn(a->rs), &wc);
-			if (r == RS_WAIT_COMPLETION)
-				on_completion(a, &wc);
-			else if (r == RS_WAIT_ERROR)
-				recv_session_on_failure(
-				    &a->s, "completion queue error");
-			if (r != RS_WAIT_TIMEOUT)
-				return true;
-		}
-	}
-	return false;
-}
-
-/* Work came: the wait before it teaches the spinning how long to spin. */
-static void note_work(struct recv_log_worker *w)
-{
-	if (w->idle_since_ns)
-		rs_spin_observe(&w->spin, recv_now_ns() - w->idle_since_ns);
-	w->idle_since_ns = 0;
-}
-
-/* One turn; then spin a while if work is due soon (or always: busy-poll,
- * while a session sends messages), else sleep. */
-static void step(struct recv_log_worker *w)
+bool recv_log_worker_turn(struct recv_log_worker *w, uint64_t now_ns)
 {
 	bool busy = take_handovers(w);
 	for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
@@ -204,26 +153,63 @@ static void step(struct recv_log_worker *w)
 		busy |= take_conn_events(a);
 	}
 	end_closed_sessions(w);
-	if (busy) {
-		note_work(w);
-		return;
-	}
-	if (!w->idle_since_ns)
-		w->idle_since_ns = recv_now_ns();
-	if (w->cfg.busy_poll && recv_admission_spins(&w->adm))
-		return;
-	if (w->adm.sessions &&
-	    spin_for_completion(w, rs_spin_until(&w->spin, w->idle_since_ns)))
-		note_work(w);
-	else
-		wait_for_event(w);
+	/* A reader that began to wait wants its timers soon. */
+	if (recv_admission_watching_head(&w->adm) &&
+	    w->timers_due_ns > now_ns + RECV_HEAD_POLL_MS * 1000000ull)
+		w->timers_due_ns = now_ns + RECV_HEAD_POLL_MS * 1000000ull;
+	return busy;
 }
 
-static bool stopping(struct recv_log_worker *w)
+uint64_t recv_log_worker_timers(struct recv_log_worker *w, uint64_t now_ns)
+{
+	if (now_ns < w->timers_due_ns)
+		return w->timers_due_ns;
+	end_closed_sessions(w);
+	uint64_t ms = recv_admission_watching_head(&w->adm) ? RECV_HEAD_POLL_MS
+							    : RECV_POLL_MS;
+	w->timers_due_ns = now_ns + ms * 1000000ull;
+	return w->timers_due_ns;
+}
+
+uint64_t recv_log_worker_timers_due(const struct recv_log_worker *w)
+{
+	return w->timers_due_ns;
+}
+
+bool recv_log_worker_serving(const struct recv_log_worker *w)
+{
+	return w->adm.sessions != 0;
+}
+
+bool recv_log_worker_spins(const struct recv_log_worker *w)
+{
+	return w->cfg.busy_poll && recv_admission_spins(&w->adm);
+}
+
+bool recv_log_worker_poll(struct recv_log_worker *w)
+{
+	for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
+		if (a->s.state == RECV_SESSION_CLOSING)
+			continue;
+		struct rs_completion wc;
+		enum rs_wait_result r =
+		    rs_conn_poll_completion(rs_session_conn(a->rs), &wc);
+		if (r == RS_WAIT_COMPLETION)
+			on_completion(a, &wc);
+		else if (r == RS_WAIT_ERROR)
+			recv_session_on_failure(&a->s,
+						"completion queue error");
+		if (r != RS_WAIT_TIMEOUT)
+			return true;
+	}
+	return false;
+}
+
+bool recv_log_worker_over(const struct recv_log_worker *w)
 {
 	if (atomic_load(&w->stop))
 		return true;
-	/* Retired: done once nothing is left to serve. */
+	/* Retired: over once nothing is left to serve. */
 	return atomic_load(&w->retired) && !w->adm.sessions;
 }
 
@@ -238,25 +224,35 @@ static void refuse_handovers(struct recv_log_worker *w)
 	}
 }
 
-static void *worker_main(void *arg)
+void recv_log_worker_attach(struct recv_log_worker *w, int epfd, void *owner)
 {
-	struct recv_log_worker *w = arg;
-	while (!stopping(w))
-		step(w);
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = owner};
+	w->epfd = epfd;
+	recv_admission_watch(&w->adm, epfd, owner);
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, w->inbox.fd, &ev))
+		rs_err("log %s: cannot wait for its senders: %s",
+		       w->cfg.pool_path, strerror(errno));
+	w->timers_due_ns = recv_now_ns();
+}
+
+void recv_log_worker_finish(struct recv_log_worker *w)
+{
 	refuse_handovers(w); /* none may stay unanswered */
 	recv_admission_fini(&w->adm);
+	epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->inbox.fd, 0);
 	atomic_store(&w->done, true);
-	return 0;
 }
 
 int recv_log_worker_start(const struct recv_worker_config *cfg,
 			  struct recv_counters *counters,
+			  struct recv_threads *threads,
 			  struct recv_log_worker **out, struct rs_error *err)
 {
 	struct recv_log_worker *w = calloc(1, sizeof(*w));
 	if (!w)
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
 	w->cfg = *cfg;
+	w->epfd = -1;
 	w->counters = counters;
 	int rc = rs_pmem_target_open(&w->target, cfg->pool_path,
 				     cfg->create_size, err);
@@ -273,8 +269,7 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 	}
 	recv_admission_init(&w->adm, &w->cfg, counters, &w->log_counters,
 			    &w->target, w->rotation);
-	if (recv_inbox_init(&w->inbox) ||
-	    pthread_create(&w->thread, 0, worker_main, w)) {
+	if (recv_inbox_init(&w->inbox)) {
 		rc = rs_error_set(err, RS_E_NOMEM, errno,
 				  "cannot start serving %s: %s", cfg->pool_path,
 				  strerror(errno));
@@ -282,6 +277,13 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 		rs_pmem_target_close(&w->target);
 		free(w);
 		return rc;
+	}
+	if (recv_threads_attach(threads, w)) {
+		recv_inbox_fini(&w->inbox);
+		recv_rotation_close(&w->rotation);
+		rs_pmem_target_close(&w->target);
+		free(w);
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
 	}
 	*out = w;
 	return 0;
@@ -330,7 +332,10 @@ void recv_log_worker_stop(struct recv_log_worker **wp)
 		return;
 	atomic_store(&w->stop, true);
 	recv_log_worker_retire(w);
-	pthread_join(w->thread, 0);
+	/* Its thread ends its sessions and lets go of it. */
+	const struct timespec tick = {0, 1000000};
+	while (!atomic_load(&w->done))
+		nanosleep(&tick, 0);
 	recv_inbox_fini(&w->inbox);
 	recv_rotation_close(&w->rotation);
 	rs_pmem_target_close(&w->target);

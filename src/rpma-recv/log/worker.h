@@ -1,9 +1,10 @@
-/* The thread that serves one log: it holds the pool open, exposes it on
- * the RDMA device its senders come in on, and drives the sessions of every
- * sender the service hands it (one writer at a time, any number of
- * verifiers) with their completions, connection events and timers, in a
- * poll loop of its own. Logs never wait on each other: each has its own
- * thread, pool, staging ring and sessions.
+/* A served log: it holds the pool open, exposes it on the RDMA device its
+ * senders come in on, and drives the sessions of every sender the service
+ * hands it (one writer at a time, any number of verifiers) with their
+ * completions, connection events and timers. One of the service's threads
+ * (log/threads.h) gives it every turn, so a log's sessions are never
+ * served by two threads at once; a log has its own pool, staging ring and
+ * sessions, and a thread serves many logs.
  *
  * A writer holds the log; another writer is refused as busy unless it
  * presents the holder's session token: then it is the same sender, back
@@ -21,11 +22,13 @@
 struct rs_conn;
 struct rs_error;
 struct recv_log_worker;
+struct recv_threads;
 
-/* Opens the pool (creating it when asked) and starts the thread. Returns 0
- * or a negative rs_errc with the reason in err. */
+/* Opens the pool (creating it when asked) and gives the log to one of
+ * threads. Returns 0 or a negative rs_errc with the reason in err. */
 int recv_log_worker_start(const struct recv_worker_config *cfg,
 			  struct recv_counters *counters,
+			  struct recv_threads *threads,
 			  struct recv_log_worker **w, struct rs_error *err);
 
 /* What the log's receiver has done (metrics/counters.h): its thread adds to
@@ -40,12 +43,14 @@ void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
 			       const char *peer,
 			       const struct recv_log_rules *rules);
 
-/* No new connections: the thread ends once its sessions have ended. */
+/* No new connections: its thread lets go of it once its sessions have
+ * ended. */
 void recv_log_worker_retire(struct recv_log_worker *w);
-/* True once a retired worker's thread has ended. */
+/* True once its thread let go of a retired log. */
 bool recv_log_worker_done(struct recv_log_worker *w);
 
-/* Ends every session, joins the thread and closes the pool. */
+/* Ends every session (its thread does, and lets go of it), then closes the
+ * pool. */
 void recv_log_worker_stop(struct recv_log_worker **w);
 
 const struct recv_worker_config *

@@ -4,6 +4,7 @@
 #ifndef RECV_SERVICE_INTERNAL_H
 #define RECV_SERVICE_INTERNAL_H
 
+#include "log/threads.h"
 #include "log/worker.h"
 #include "metrics/counters.h"
 #include "service/service.h"
@@ -24,6 +25,7 @@ struct service {
 	struct recv_settings_source source;
 	struct recv_settings settings; /* the globals in force */
 	struct served_log *logs;
+	struct recv_threads *threads; /* serve the logs */
 	struct rs_listener *listener;
 	struct recv_counters counters;
 	struct recv_log_counters unrouted; /* refusals that named no log */

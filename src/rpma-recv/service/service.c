@@ -67,7 +67,8 @@ static int log_start(struct service *svc, const struct recv_log_settings *s)
 	l->settings = *s;
 	struct recv_worker_config cfg = worker_config(svc, s);
 	struct rs_error err = {0};
-	int rc = recv_log_worker_start(&cfg, &svc->counters, &l->worker, &err);
+	int rc = recv_log_worker_start(&cfg, &svc->counters, svc->threads,
+				       &l->worker, &err);
 	if (rc) {
 		report_pool(svc, s, &err);
 		free(l);
@@ -187,8 +188,29 @@ static int pools_precheck(const struct service *svc)
 	return 0;
 }
 
-/* Looks at every pool, sets up the listener, then starts every log; each
- * failure reported. */
+/* The threads that serve the logs: as many as `workers` says. */
+static int threads_start(struct service *svc)
+{
+	unsigned n = svc->settings.workers;
+	struct rs_error err = {0};
+	int rc =
+	    recv_threads_start(n ? n : recv_threads_default(),
+			       svc->settings.busy_poll, &svc->threads, &err);
+	if (rc)
+		rs_err("%s", err.msg);
+	return rc;
+}
+
+/* Stops every log, then the threads that served them. */
+static void service_close(struct service *svc)
+{
+	logs_stop(svc);
+	recv_threads_stop(&svc->threads);
+	rs_listener_delete(&svc->listener);
+}
+
+/* Looks at every pool, sets up the listener and the threads, then starts
+ * every log; each failure reported. */
 static int service_open(struct service *svc)
 {
 	int rc = pools_precheck(svc);
@@ -201,12 +223,11 @@ static int service_open(struct service *svc)
 		rs_err("%s", err.msg);
 		return rc;
 	}
+	rc = threads_start(svc);
 	for (unsigned i = 0; !rc && i < svc->settings.nlogs; i++)
 		rc = log_start(svc, &svc->settings.logs[i]);
-	if (rc) {
-		logs_stop(svc);
-		rs_listener_delete(&svc->listener);
-	}
+	if (rc)
+		service_close(svc);
 	return rc;
 }
 
@@ -334,8 +355,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 	}
 	recv_sd_notify("STOPPING=1");
 	recv_service_report_final(&svc);
-	logs_stop(&svc);
-	rs_listener_delete(&svc.listener);
+	service_close(&svc);
 	recv_settings_free(&svc.settings);
 	return 0;
 }

@@ -54,6 +54,7 @@ struct recv_settings {
 	uint32_t staging_slot;	  /* bytes per staging ring slot */
 	uint32_t peer_timeout_ms; /* a silent sender's session ends after */
 	unsigned max_senders;	  /* connected senders, over all logs */
+	unsigned workers;	  /* threads serving the logs, 0: a core each */
 	bool busy_poll;
 	char metrics_file[PATH_MAX];	/* "" for none */
 	uint32_t metrics_interval_ms;	/* how often it is written */

@@ -462,7 +462,7 @@ static void syntax_errors(void **state)
 	static const struct bad cases[] = {
 	    {"port = 7204\nfoo = 1\n" LOG_A, 2,
 	     "unknown key 'foo' (global keys: listen, port, credits, "
-	     "staging-slot, peer-timeout, max-senders, busy-poll, "
+	     "staging-slot, peer-timeout, max-senders, workers, busy-poll, "
 	     "metrics-file, metrics-interval)"},
 	    {"# comment\n\n" LOG_A "pol = x\n", 5,
 	     "unknown key 'pol' (keys of a log: pool, create, allow, auth-key, "

@@ -37,6 +37,7 @@ static const struct sample {
     {"staging-slot", "64K", "128K", SETTINGS_RELOAD_RESTART},
     {"peer-timeout", "5s", "6s", SETTINGS_RELOAD_RESTART},
     {"max-senders", "10", "11", SETTINGS_RELOAD_AT_ONCE},
+    {"workers", "1", "2", SETTINGS_RELOAD_RESTART},
     {"busy-poll", "no", "yes", SETTINGS_RELOAD_RESTART},
     {"metrics-file", "@/a.prom", "@/b.prom", SETTINGS_RELOAD_AT_ONCE},
     {"metrics-interval", "15s", "20s", SETTINGS_RELOAD_AT_ONCE},

@@ -51,6 +51,7 @@ static const struct documented documented[] = {
     {"peer-timeout", GLOBAL, RESTART, 1000, 3600000, 10000, "peer-timeout",
      "SECONDS"},
     {"max-senders", GLOBAL, AT_ONCE, 1, 1024, 64, "max-senders", "N"},
+    {"workers", GLOBAL, RESTART, 0, 1024, 0, "workers", "N"},
     {"busy-poll", GLOBAL, RESTART, NONE, NONE, 0, "busy-poll", 0},
     {"metrics-file", GLOBAL, AT_ONCE, NONE, NONE, NONE, "metrics-file", "FILE"},
     {"metrics-interval", GLOBAL, AT_ONCE, 1000, 3600000, 15000,
@@ -341,7 +342,7 @@ static void ranges(void **state)
 				one(row, row->max + 1, false);
 		}
 	}
-	assert_int_equal(rows, 10);
+	assert_int_equal(rows, 11);
 }
 
 /* yes or no in the file, a flag without argument says yes. */

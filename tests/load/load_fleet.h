@@ -1,0 +1,50 @@
+/* Many sender sessions in one process, each to a log of its own, each
+ * shipping a fixed-size line now and then: the sender's own code (a fleet
+ * of one replica and its window per session, replicas/fleet.h) driven by
+ * one poll loop, so a thousand sessions cost one thread. Each line is
+ * "load s=SESSION n=LINE " padded with '.' to its size, ending in '\n', so
+ * a check can tell every line's place in its log. */
+#ifndef LOAD_FLEET_H
+#define LOAD_FLEET_H
+
+#include "stream/send_config.h"
+#include "stream/stats.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct load_fleet;
+
+struct load_fleet_config {
+	const char *host;   /* HOST[:PORT] */
+	const char *prefix; /* session i ships to log PREFIXi */
+	unsigned sessions;
+	uint32_t line_size;
+	enum rs_method method;
+	unsigned retries; /* --retry of each session */
+};
+
+/* NULL when out of memory or a bad argument (said on stderr). */
+struct load_fleet *load_fleet_new(const struct load_fleet_config *cfg);
+void load_fleet_delete(struct load_fleet *lf);
+
+/* Connects session i (it starts idle). 0 or its rs_errc, reported. */
+int load_fleet_connect(struct load_fleet *lf, unsigned i);
+/* Sessions from..to-1 ship a line every interval_ms from now on, spread
+ * over the interval; interval_ms 0: they stop. Commit latencies go into
+ * stats from now on. */
+void load_fleet_pace(struct load_fleet *lf, unsigned from, unsigned to,
+		     unsigned interval_ms, struct send_stats *stats);
+/* Serves every session (events, keepalives, lines due) for up to ms
+ * milliseconds, sleeping when nothing is due. */
+void load_fleet_serve(struct load_fleet *lf, unsigned ms);
+/* Ends every stream once its lines are committed (up to timeout_ms).
+ * Returns how many sessions ended badly. */
+unsigned load_fleet_finish(struct load_fleet *lf, unsigned timeout_ms);
+
+/* Session i's log name, lines shipped and committed. */
+const char *load_fleet_log(const struct load_fleet *lf, unsigned i);
+uint64_t load_fleet_lines_sent(const struct load_fleet *lf, unsigned i);
+uint64_t load_fleet_lines_committed(const struct load_fleet *lf, unsigned i);
+
+#endif

@@ -1,0 +1,322 @@
+/* rpma-load: a fleet of senders on one receiver, as wrk is for a web
+ * server. One process holds N sender sessions, session i to log PREFIXi,
+ * and runs:
+ *   lone   session 0 alone ships a line every interval (the lone figure);
+ *   connect the others connect;
+ *   idle   every session connected, none shipping (the idle CPU);
+ *   fleet  every session ships a line every interval.
+ * It reports the commit latency of the lone and the fleet phases, and,
+ * given the receiver's pid (same host), its resident and pinned memory,
+ * threads, descriptors and CPU in each phase. The last line,
+ * "rpma-load: result ...", is key=value pairs for scripts. */
+#include "load_fleet.h"
+#include "load_watch.h"
+
+#include "cli/log.h"
+#include "error.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+struct load_args {
+	struct load_fleet_config fleet;
+	unsigned interval_ms, lone_s, idle_s, duration_s;
+	pid_t receiver;
+	const char *report; /* per-session lines: NAME SENT COMMITTED */
+};
+
+/* A phase's figures: its receiver samples and commit latencies. */
+struct load_phase {
+	const char *name;
+	struct load_sample first, last;
+	struct load_peak peak;
+	struct send_stats stats;
+	bool watched;
+};
+
+static const char usage[] =
+    "usage: rpma-load [options] HOST[:PORT] PREFIX\n"
+    "Holds --sessions sender sessions, session i to log PREFIXi, each\n"
+    "shipping a line every --interval; reports commit latency p50/p99 and\n"
+    "the receiver's memory, threads and CPU (--receiver-pid).\n"
+    "  -n, --sessions N        sessions (10)\n"
+    "  -i, --interval MS       a line per session every MS ms (1000)\n"
+    "  -s, --line-size BYTES   bytes per line, 32 to 4096 (100)\n"
+    "  -l, --lone SECONDS      session 0 alone first (10)\n"
+    "  -I, --idle SECONDS      all connected, idle (10)\n"
+    "  -d, --duration SECONDS  all shipping (60)\n"
+    "  -m, --method NAME       persistence method (the receiver's best)\n"
+    "  -r, --retry N           reconnect attempts per loss (0)\n"
+    "  -p, --receiver-pid PID  sample this process (the receiver)\n"
+    "  -o, --report FILE       per session: LOG SENT COMMITTED\n"
+    "  -v, --verbose           the sender's notices too\n";
+
+static unsigned number(const char *opt, const char *arg, unsigned lo,
+		       unsigned hi)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (*arg && !*end && v >= lo && v <= hi)
+		return (unsigned)v;
+	fprintf(stderr,
+		"rpma-load: %s must be a number from %u to %u, not "
+		"'%s'\n",
+		opt, lo, hi, arg);
+	exit(2);
+}
+
+static void parse_method(const char *arg, enum rs_method *m)
+{
+	struct rs_error err = {0};
+	if (rs_method_parse(arg, m, &err)) {
+		fprintf(stderr, "rpma-load: %s\n", err.msg);
+		exit(2);
+	}
+}
+
+static void parse_args(int argc, char **argv, struct load_args *a)
+{
+	static const struct option opts[] = {{"sessions", 1, 0, 'n'},
+					     {"interval", 1, 0, 'i'},
+					     {"line-size", 1, 0, 's'},
+					     {"lone", 1, 0, 'l'},
+					     {"idle", 1, 0, 'I'},
+					     {"duration", 1, 0, 'd'},
+					     {"method", 1, 0, 'm'},
+					     {"retry", 1, 0, 'r'},
+					     {"receiver-pid", 1, 0, 'p'},
+					     {"report", 1, 0, 'o'},
+					     {"verbose", 0, 0, 'v'},
+					     {"help", 0, 0, 'h'},
+					     {0, 0, 0, 0}};
+	*a = (struct load_args){
+	    .interval_ms = 1000, .lone_s = 10, .idle_s = 10, .duration_s = 60};
+	a->fleet = (struct load_fleet_config){.sessions = 10, .line_size = 100};
+	enum rs_log_level level = RS_LOG_QUIET;
+	for (int c; (c = getopt_long(argc, argv, "n:i:s:l:I:d:m:r:p:o:vh", opts,
+				     0)) != -1;) {
+		switch (c) {
+		case 'n':
+			a->fleet.sessions =
+			    number("--sessions", optarg, 1, 100000);
+			break;
+		case 'i':
+			a->interval_ms =
+			    number("--interval", optarg, 1, 3600000);
+			break;
+		case 's':
+			a->fleet.line_size =
+			    number("--line-size", optarg, 32, 4096);
+			break;
+		case 'l':
+			a->lone_s = number("--lone", optarg, 0, 86400);
+			break;
+		case 'I':
+			a->idle_s = number("--idle", optarg, 0, 86400);
+			break;
+		case 'd':
+			a->duration_s = number("--duration", optarg, 0, 86400);
+			break;
+		case 'm':
+			parse_method(optarg, &a->fleet.method);
+			break;
+		case 'r':
+			a->fleet.retries = number("--retry", optarg, 0, 1000);
+			break;
+		case 'p':
+			a->receiver = (pid_t)number("--receiver-pid", optarg, 1,
+						    1u << 30);
+			break;
+		case 'o':
+			a->report = optarg;
+			break;
+		case 'v':
+			level = RS_LOG_NORMAL;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			fputs(usage, stderr);
+			exit(2);
+		}
+	}
+	if (argc - optind != 2) {
+		fputs(usage, stderr);
+		exit(2);
+	}
+	a->fleet.host = argv[optind];
+	a->fleet.prefix = argv[optind + 1];
+	rs_log_init("rpma-load", level);
+}
+
+/* A thousand sessions hold thousands of descriptors and pin their rings. */
+static void raise_limits(void)
+{
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+	}
+}
+
+static void watch(const struct load_args *a, struct load_phase *p, bool first)
+{
+	struct load_sample s;
+	if (!a->receiver || load_sample_read(a->receiver, &s))
+		return;
+	if (first || !p->watched)
+		p->first = s;
+	p->last = s;
+	p->watched = true;
+	load_peak_add(&p->peak, &s);
+}
+
+/* Serves the fleet for seconds, sampling the receiver every second. */
+static void run_phase(struct load_fleet *lf, const struct load_args *a,
+		      struct load_phase *p, unsigned seconds)
+{
+	watch(a, p, true);
+	for (unsigned t = 0; t < seconds; t++) {
+		load_fleet_serve(lf, 1000);
+		watch(a, p, false);
+	}
+}
+
+/* Sessions 1..n-1, served between connections so that those connected
+ * keep their sessions alive. Returns how many connected. */
+static unsigned connect_rest(struct load_fleet *lf, const struct load_args *a,
+			     struct load_phase *p)
+{
+	unsigned ok = 0;
+	uint64_t next_watch = 0;
+	watch(a, p, true);
+	for (unsigned i = 1; i < a->fleet.sessions; i++) {
+		ok += load_fleet_connect(lf, i) == 0;
+		load_fleet_serve(lf, 0);
+		if (send_stats_now_ns() >= next_watch) {
+			watch(a, p, false);
+			next_watch = send_stats_now_ns() + 1000000000ull;
+		}
+	}
+	watch(a, p, false);
+	return ok;
+}
+
+static double us(const struct send_stats *st, double q)
+{
+	return (double)send_stats_percentile(st, q) / 1000.0;
+}
+
+static void print_phase(const struct load_phase *p)
+{
+	printf("%-8s", p->name);
+	if (p->stats.latency_count)
+		printf(" %llu commits, p50 %.0f us, p99 %.0f us;",
+		       (unsigned long long)p->stats.latency_count,
+		       us(&p->stats, 0.5), us(&p->stats, 0.99));
+	if (p->watched)
+		printf(" receiver %.1f MiB resident, %.1f MiB pinned, %u "
+		       "threads, %u descriptors, %.1f%% of a core",
+		       (double)p->peak.rss_kib / 1024,
+		       (double)p->peak.pinned_kib / 1024, p->peak.threads,
+		       p->peak.fds, load_cpu_percent(&p->first, &p->last));
+	printf("\n");
+}
+
+enum { LONE, CONNECT, IDLE, FLEET, PHASES };
+
+/* Lines sent and committed over every session; the report file. */
+static void count_lines(const struct load_fleet *lf, const struct load_args *a,
+			uint64_t *sent, uint64_t *committed)
+{
+	FILE *f = a->report ? fopen(a->report, "w") : 0;
+	if (a->report && !f)
+		perror(a->report);
+	*sent = *committed = 0;
+	for (unsigned i = 0; i < a->fleet.sessions; i++) {
+		uint64_t s = load_fleet_lines_sent(lf, i);
+		uint64_t c = load_fleet_lines_committed(lf, i);
+		*sent += s;
+		*committed += c;
+		if (f)
+			fprintf(f, "%s %llu %llu\n", load_fleet_log(lf, i),
+				(unsigned long long)s, (unsigned long long)c);
+	}
+	if (f)
+		fclose(f);
+}
+
+static void print_result(const struct load_args *a, const struct load_phase *ph,
+			 unsigned connected, uint64_t sent, uint64_t committed,
+			 unsigned bad)
+{
+	struct load_peak peak = {0};
+	for (int i = 0; i < PHASES; i++) {
+		const struct load_peak *p = &ph[i].peak;
+		struct load_sample s = {.rss_kib = p->rss_kib,
+					.pinned_kib = p->pinned_kib,
+					.threads = p->threads,
+					.fds = p->fds};
+		load_peak_add(&peak, &s);
+	}
+	printf("rpma-load: result sessions=%u connected=%u failed=%u "
+	       "lines_sent=%llu lines_committed=%llu lone_p50_us=%.0f "
+	       "lone_p99_us=%.0f fleet_p50_us=%.0f fleet_p99_us=%.0f "
+	       "rss_kib=%llu pinned_kib=%llu threads=%u fds=%u "
+	       "idle_cpu_pct=%.1f fleet_cpu_pct=%.1f\n",
+	       a->fleet.sessions, connected, bad, (unsigned long long)sent,
+	       (unsigned long long)committed, us(&ph[LONE].stats, 0.5),
+	       us(&ph[LONE].stats, 0.99), us(&ph[FLEET].stats, 0.5),
+	       us(&ph[FLEET].stats, 0.99), (unsigned long long)peak.rss_kib,
+	       (unsigned long long)peak.pinned_kib, peak.threads, peak.fds,
+	       load_cpu_percent(&ph[IDLE].first, &ph[IDLE].last),
+	       load_cpu_percent(&ph[FLEET].first, &ph[FLEET].last));
+}
+
+int main(int argc, char **argv)
+{
+	struct load_args a;
+	parse_args(argc, argv, &a);
+	raise_limits();
+	struct load_fleet *lf = load_fleet_new(&a.fleet);
+	if (!lf) {
+		fprintf(stderr, "rpma-load: out of memory\n");
+		return 2;
+	}
+	struct load_phase ph[PHASES] = {{.name = "lone"},
+					{.name = "connect"},
+					{.name = "idle"},
+					{.name = "fleet"}};
+	unsigned connected = load_fleet_connect(lf, 0) == 0;
+	if (connected) {
+		load_fleet_pace(lf, 0, 1, a.interval_ms, &ph[LONE].stats);
+		run_phase(lf, &a, &ph[LONE], a.lone_s);
+		load_fleet_pace(lf, 0, 1, 0, 0);
+		uint64_t t0 = send_stats_now_ns();
+		connected += connect_rest(lf, &a, &ph[CONNECT]);
+		printf("%u of %u sessions connected in %.1f s\n", connected,
+		       a.fleet.sessions,
+		       (double)(send_stats_now_ns() - t0) / 1e9);
+		run_phase(lf, &a, &ph[IDLE], a.idle_s);
+		load_fleet_pace(lf, 0, a.fleet.sessions, a.interval_ms,
+				&ph[FLEET].stats);
+		run_phase(lf, &a, &ph[FLEET], a.duration_s);
+	}
+	unsigned bad = load_fleet_finish(lf, 30000);
+	uint64_t sent, committed;
+	count_lines(lf, &a, &sent, &committed);
+	for (int i = 0; i < PHASES; i++)
+		print_phase(&ph[i]);
+	print_result(&a, ph, connected, sent, committed, bad);
+	load_fleet_delete(lf);
+	bool ok = connected == a.fleet.sessions && !bad && sent == committed;
+	return ok ? 0 : 1;
+}
