@@ -10,6 +10,8 @@ set -u
 
 SEND="$BUILD/src/rpma-send/rpma-send"
 RECV="$BUILD/src/rpma-recv/rpma-recv"
+# a fleet of sender sessions in one process (tests/load)
+LOAD="$BUILD/tests/load/rpma-load"
 # 1 when the build has the flush method (IBTA 1.5's RDMA FLUSH and ATOMIC
 # WRITE: rdma-core 45 or later, Debian 13), else empty.
 HAVE_FLUSH=$(grep -q '^RS_HAVE_IBV_FLUSH:INTERNAL=1' "$BUILD/CMakeCache.txt" 2>/dev/null && echo 1)

@@ -4,7 +4,8 @@
 # second writer on a busy log is refused while the others are served; an
 # unknown or missing name is refused with the names allowed; per-log allow
 # lists and keys hold; a verify reads a log while its writer appends;
-# SIGHUP adds a log without disturbing a running stream; a broken
+# SIGHUP adds a log without disturbing a running stream; 32 sessions of
+# one rpma-load process, a log each, served by 2 worker threads; a broken
 # configuration is refused at start (FILE:LINE, exit 2) and on reload
 # (the old one stays).
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/service.sh BUILD
@@ -186,6 +187,52 @@ if start_recv "$WORK/recv.log" --config "$conf"; then
 	check_pool "$WORK/added.pool" "$WORK/small"
 else
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+# fleet_lines SESSION COUNT: what rpma-load's session SESSION ships as its
+# first COUNT lines of 100 bytes ("load s=S n=N " padded with dots).
+fleet_lines() {
+	awk -v s="$1" -v k="$2" 'BEGIN {
+		dots = sprintf("%99s", ""); gsub(/ /, ".", dots)
+		for (n = 0; n < k; n++) {
+			l = sprintf("load s=%d n=%d ", s, n)
+			print l substr(dots, length(l) + 1)
+		}
+	}'
+}
+
+start_case "a fleet: 32 sessions of one rpma-load process, a log each, on 2 worker threads; every line committed and in its log, in order"
+fleet_conf="$WORK/fleet.conf"
+{
+	printf 'peer-timeout = 5s\nworkers = 2\n'
+	for i in $(seq 0 31); do
+		printf '[fleet%d]\npool = %s/fleet%d.pool\ncreate = 2M\n' "$i" "$WORK" "$i"
+	done
+} >"$fleet_conf"
+if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
+	rc=0
+	timeout 300 "$LOAD" --sessions 32 --interval 250 --lone 2 --idle 3 --duration 8 \
+		--receiver-pid "$RECV_PID" --report "$WORK/fleet.report" "$RECV_IP" fleet >"$WORK/fleet.out" 2>&1 || rc=$?
+	log "$(cat "$WORK/fleet.out")"
+	[ "$rc" = 0 ] || fail "rpma-load exited $rc: $(cat "$WORK/fleet.out")"
+	# the main thread and the two workers; a thread per log made it 33
+	threads=$(sed -n 's/.* threads=\([0-9]*\) .*/\1/p' "$WORK/fleet.out")
+	[ -n "$threads" ] && [ "$threads" -le 4 ] ||
+		fail "the receiver ran ${threads:-?} threads for 32 logs on 2 workers"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	nlogs=0
+	while read -r name sent committed; do
+		nlogs=$((nlogs + 1))
+		[ "$sent" = "$committed" ] && [ "$sent" -gt 0 ] ||
+			fail "$name: $committed of $sent lines committed"
+		fleet_lines "${name#fleet}" "$committed" >"$WORK/fleet.expect"
+		check_pool "$WORK/$name.pool" "$WORK/fleet.expect"
+	done <"$WORK/fleet.report"
+	[ "$nlogs" = 32 ] || fail "rpma-load reported $nlogs sessions, not 32"
+else
+	fail "receiver did not start: $(cat "$WORK/recv-fleet.log")"
 fi
 end_case
 

@@ -1,6 +1,6 @@
-/* What a log's thread is given by the service: how to serve its log, the
+/* What a log's worker is given by the service: how to serve its log, the
  * rules for one connection, and the counts it shares with the service. Both
- * halves of the thread (the loop, the admission of senders) read it. */
+ * halves of a log (its turns, the admission of senders) read it. */
 #ifndef RECV_LOG_CONFIG_H
 #define RECV_LOG_CONFIG_H
 

@@ -118,7 +118,9 @@ static bool run_ready(struct recv_thread *t, uint64_t now)
 	while (s) {
 		struct recv_slot *next = s->next_ready;
 		s->ready = false;
-		bool worked = recv_log_worker_turn(s->w, now);
+		/* Stopped: what waits in its inbox is refused, not admitted. */
+		bool worked = !recv_log_worker_over(s->w) &&
+			      recv_log_worker_turn(s->w, now);
 		uint64_t due = recv_log_worker_timers_due(s->w);
 		if (due < t->timers_due_ns)
 			t->timers_due_ns = due;

@@ -13,7 +13,7 @@
 struct rs_listener;
 struct rs_listener_event;
 
-/* A log as the service knows it: its settings and its thread. */
+/* A log as the service knows it: its settings and its worker. */
 struct served_log {
 	struct served_log *next;
 	struct recv_log_settings settings;

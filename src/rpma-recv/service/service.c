@@ -10,10 +10,12 @@
 #include "rdma/mw.h"
 #include "service/sd_notify.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 volatile sig_atomic_t recv_stop_requested;
 volatile sig_atomic_t recv_reload_requested;
@@ -58,7 +60,7 @@ static void report_pool(const struct service *svc,
 		rs_err("%s", err->msg);
 }
 
-/* Opens a log's pool and starts its thread. */
+/* Opens a log's pool and gives it to a worker thread. */
 static int log_start(struct service *svc, const struct recv_log_settings *s)
 {
 	struct served_log *l = calloc(1, sizeof(*l));
@@ -323,6 +325,20 @@ static void take_requests(struct service *svc)
 		recv_service_route(svc, &ev);
 }
 
+/* Each log holds a few descriptors and each connected sender a few more:
+ * a fleet of senders needs more than the usual soft limit of 1024, and the
+ * hard limit (524288 under systemd) is the bound meant for it. */
+static void raise_descriptor_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		rs_verbose("cannot raise the descriptor limit: %s",
+			   strerror(errno));
+}
+
 int recv_service_run(const struct recv_settings_source *source, bool once)
 {
 	struct service svc;
@@ -337,6 +353,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		recv_settings_free(&svc.settings);
 		return rc;
 	}
+	raise_descriptor_limit();
 	rc = service_open(&svc);
 	if (rc) {
 		recv_settings_free(&svc.settings);

@@ -87,13 +87,12 @@ int settings_check_name(const struct recv_settings *s,
 /* Same path, or the same existing file under another name (a link, a
  * second path to a device). */
 static bool same_pool(const char *path, const struct stat *st,
-		      const char *other_path)
+		      const struct recv_log_settings *other)
 {
-	struct stat other;
-	if (!strcmp(path, other_path))
+	if (!strcmp(path, other->pool_path))
 		return true;
-	return st && stat(other_path, &other) == 0 &&
-	       other.st_dev == st->st_dev && other.st_ino == st->st_ino;
+	return st && other->pool_ino && other->pool_dev == st->st_dev &&
+	       other->pool_ino == st->st_ino;
 }
 
 int settings_check_methods(const struct recv_settings *s,
@@ -135,7 +134,7 @@ int settings_check_pool_free(const struct recv_settings *s,
 	bool exists = stat(log->pool_path, &st) == 0;
 	for (unsigned i = 0; i < s->nlogs; i++) {
 		const struct recv_log_settings *o = &s->logs[i];
-		if (!same_pool(log->pool_path, exists ? &st : 0, o->pool_path))
+		if (!same_pool(log->pool_path, exists ? &st : 0, o))
 			continue;
 		settings_place(s, log, line, where, sizeof(where));
 		origin(s, o, line, other, sizeof(other));

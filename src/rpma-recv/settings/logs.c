@@ -6,22 +6,42 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* Room for one more log: the array doubles when full, so that thousands
+ * of logs are read in linear time (a log's settings are 13 KiB). The old
+ * one is wiped: it holds keys. */
+static int make_room(struct recv_settings *s)
+{
+	if (s->nlogs < s->logs_room)
+		return 0;
+	unsigned room = s->logs_room ? 2 * s->logs_room : 4;
+	struct recv_log_settings *logs = malloc(room * sizeof(*logs));
+	if (!logs)
+		return -1;
+	unsigned n = s->nlogs;
+	if (n)
+		memcpy(logs, s->logs, n * sizeof(*logs));
+	recv_settings_free(s);
+	s->logs = logs;
+	s->nlogs = n;
+	s->logs_room = room;
+	return 0;
+}
 
 int settings_logs_append(struct recv_settings *s,
 			 const struct recv_log_settings *log,
 			 struct rs_error *err)
 {
-	struct recv_log_settings *logs = malloc((s->nlogs + 1) * sizeof(*logs));
-	if (!logs)
+	if (make_room(s))
 		return rs_error_set(err, RS_E_NOMEM, 0,
 				    "out of memory for log '%s'", log->name);
-	if (s->nlogs)
-		memcpy(logs, s->logs, s->nlogs * sizeof(*logs));
-	logs[s->nlogs] = *log;
-	unsigned n = s->nlogs + 1;
-	recv_settings_free(s);
-	s->logs = logs;
-	s->nlogs = n;
+	struct recv_log_settings *added = &s->logs[s->nlogs++];
+	*added = *log;
+	struct stat st;
+	bool exists = stat(added->pool_path, &st) == 0;
+	added->pool_dev = exists ? st.st_dev : 0;
+	added->pool_ino = exists ? st.st_ino : 0;
 	return 0;
 }
 
@@ -30,6 +50,7 @@ int settings_copy(struct recv_settings *dst, const struct recv_settings *src,
 {
 	*dst = *src;
 	dst->logs = 0;
+	dst->logs_room = src->nlogs;
 	if (!src->nlogs)
 		return 0;
 	dst->logs = malloc(src->nlogs * sizeof(*dst->logs));

@@ -27,6 +27,7 @@ void recv_settings_free(struct recv_settings *s)
 	free(s->logs);
 	s->logs = 0;
 	s->nlogs = 0;
+	s->logs_room = 0;
 }
 
 const struct recv_log_settings *

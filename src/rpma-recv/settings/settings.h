@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define RECV_ALLOW_MAX 32
-#define RECV_LOGS_MAX 64
+#define RECV_LOGS_MAX 4096
 
 /* The most max-senders may be (its row in settings/table.c; the status
  * line makes room for that many). Every other range is in the table. */
@@ -43,8 +43,12 @@ struct recv_log_settings {
 	uint8_t rotate_at;	    /* percent of the pool that starts one */
 	uint32_t archive_keep;	    /* files kept at most, 0: all */
 	uint64_t archive_max;	    /* bytes kept at most, 0: all */
-	unsigned line;		    /* of its [name], 0 off the file */
-	unsigned pool_line;	    /* of its `pool =`, 0 off the file */
+	/* The pool's file as it was when the log joined (st_dev, st_ino; 0:
+	 * not there yet), so that a thousand logs are told apart without a
+	 * million stat calls. */
+	uint64_t pool_dev, pool_ino;
+	unsigned line;	    /* of its [name], 0 off the file */
+	unsigned pool_line; /* of its `pool =`, 0 off the file */
 };
 
 struct recv_settings {
@@ -60,6 +64,7 @@ struct recv_settings {
 	uint32_t metrics_interval_ms;	/* how often it is written */
 	struct recv_log_settings *logs; /* malloc'd, nlogs of them */
 	unsigned nlogs;
+	unsigned logs_room; /* logs the array has room for */
 };
 
 /* The defaults of the global settings (settings/table.c), no logs. */

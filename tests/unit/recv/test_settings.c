@@ -833,7 +833,7 @@ static void unnamed_log(void **state)
 	recv_settings_free(&s);
 }
 
-static void at_most_64_logs(void **state)
+static void at_most_4096_logs(void **state)
 {
 	(void)state;
 	struct recv_settings s;
@@ -846,15 +846,16 @@ static void at_most_64_logs(void **state)
 		struct recv_log_settings log = cli_log(name, pool);
 		assert_int_equal(recv_settings_add_log(&s, &log, &err), 0);
 	}
-	expect_add_error(&s, "one-more", "@/more.pool",
-			 "--log one-more=@/more.pool: more than 64 logs: serve "
-			 "the others with a second rpma-recv on another port");
+	expect_add_error(
+	    &s, "one-more", "@/more.pool",
+	    "--log one-more=@/more.pool: more than 4096 logs: serve "
+	    "the others with a second rpma-recv on another port");
 	char path[PATH_MAX];
 	assert_int_equal(conf_load("[one-more]\npool = @/more.pool\ncreate = "
 				   "1G\n",
 				   &s, &err, path),
 			 RS_E_INVAL);
-	expect_message(&err, path, 1, "more than 64 logs");
+	expect_message(&err, path, 1, "more than 4096 logs");
 	recv_settings_free(&s);
 }
 
@@ -879,7 +880,7 @@ int main(void)
 	    cmocka_unit_test(file_after_command_line),
 	    cmocka_unit_test(command_line_logs),
 	    cmocka_unit_test(unnamed_log),
-	    cmocka_unit_test(at_most_64_logs),
+	    cmocka_unit_test(at_most_4096_logs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
