@@ -1,5 +1,7 @@
 #include "load_watch.h"
 
+#include "cli/proc_status.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,27 +13,6 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* VmRSS, VmPin and Threads from /proc/PID/status. */
-static int read_status(pid_t pid, struct load_sample *s)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	unsigned long long v;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "VmRSS: %llu", &v) == 1)
-			s->rss_kib = v;
-		else if (sscanf(line, "VmPin: %llu", &v) == 1)
-			s->pinned_kib = v;
-		else if (sscanf(line, "Threads: %llu", &v) == 1)
-			s->threads = (unsigned)v;
-	}
-	fclose(f);
-	return 0;
 }
 
 /* utime + stime: fields 14 and 15 of /proc/PID/stat, after the command's
@@ -74,8 +55,12 @@ static unsigned count_fds(pid_t pid)
 int load_sample_read(pid_t pid, struct load_sample *s)
 {
 	memset(s, 0, sizeof(*s));
-	if (read_status(pid, s) || read_cpu(pid, s))
+	struct rs_proc_status st;
+	if (rs_proc_status_read(pid, &st) || read_cpu(pid, s))
 		return -1;
+	s->rss_kib = st.resident_bytes >> 10;
+	s->pinned_kib = st.pinned_bytes >> 10;
+	s->threads = st.threads;
 	s->fds = count_fds(pid);
 	s->at_ns = now_ns();
 	return 0;

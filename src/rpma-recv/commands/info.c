@@ -82,6 +82,14 @@ static void print_served(const char *metrics, const char *path)
 	       c->commits ? (double)c->persist_ns / 1e3 / (double)c->commits
 			  : 0.0);
 	printf("senders connected: %u\n", c->senders);
+	const struct recv_metrics_receiver *r = &f.receiver;
+	char res[32], pin[32];
+	printf("receiver: %u senders connected over all its logs, %s "
+	       "resident, %s pinned by RDMA registrations, %u threads (%u "
+	       "serving the logs)\n",
+	       r->senders, rs_size_format(r->resident_bytes, res, sizeof(res)),
+	       rs_size_format(r->pinned_bytes, pin, sizeof(pin)), r->threads,
+	       r->workers);
 	print_refusals(c);
 	if (f.archive_files || f.rotated_bytes) {
 		char a[32], b[32];

@@ -145,6 +145,32 @@ static void refusals(FILE *f, const struct recv_metrics_log *l,
 	}
 }
 
+/* The receiver's own figures: one number each, no labels. */
+static void receiver_figures(FILE *f, const struct recv_metrics_receiver *r)
+{
+	const struct {
+		const char *name, *help;
+		uint64_t value;
+	} rows[] = {
+	    {"rpma_recv_senders_connected",
+	     "Senders connected now, over every log.", r->senders},
+	    {"rpma_recv_worker_threads",
+	     "Threads that serve the logs (the workers setting).", r->workers},
+	    {"rpma_recv_threads", "Threads of the receiver's process.",
+	     r->threads},
+	    {"rpma_recv_resident_bytes",
+	     "Resident memory of the receiver's process.", r->resident_bytes},
+	    {"rpma_recv_pinned_bytes",
+	     "Memory pinned by the receiver's RDMA registrations.",
+	     r->pinned_bytes},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		family(f, rows[i].name, "gauge", rows[i].help);
+		fprintf(f, "%s %llu\n", rows[i].name,
+			(unsigned long long)rows[i].value);
+	}
+}
+
 void recv_metrics_render(FILE *f, const struct recv_metrics *m)
 {
 	family(f, "rpma_recv_info", "gauge", "The receiver that wrote this.");
@@ -152,6 +178,7 @@ void recv_metrics_render(FILE *f, const struct recv_metrics *m)
 	family(f, "rpma_recv_metrics_written_seconds", "gauge",
 	       "When this was written, in seconds since the epoch.");
 	fprintf(f, "rpma_recv_metrics_written_seconds %.3f\n", m->written);
+	receiver_figures(f, &m->receiver);
 	for (size_t i = 0; i < sizeof(per_log_series) / sizeof(*per_log_series);
 	     i++)
 		per_log(f, m, &per_log_series[i]);

@@ -24,11 +24,20 @@ struct recv_metrics_log {
 	struct recv_log_counts counts;
 };
 
+/* What the receiver as a whole holds: a fleet's cost in one look. */
+struct recv_metrics_receiver {
+	unsigned senders; /* connected now, over every log */
+	unsigned workers; /* threads serving the logs */
+	unsigned threads; /* of the process */
+	uint64_t resident_bytes, pinned_bytes;
+};
+
 /* What a receiver wrote: its logs, and the refusals that named no log it
  * serves (log="" pool=""). */
 struct recv_metrics {
 	long pid;
 	double written; /* seconds since the epoch */
+	struct recv_metrics_receiver receiver;
 	const struct recv_metrics_log *logs;
 	unsigned nlogs;
 	struct recv_log_counts unrouted;
@@ -56,6 +65,7 @@ struct recv_metrics_found {
 	char name[64];
 	long pid;
 	double written;
+	struct recv_metrics_receiver receiver;
 	struct recv_log_counts counts;
 	uint64_t rotated_bytes, archive_bytes, archive_files;
 };

@@ -79,6 +79,32 @@ static void take(const char *line, struct recv_metrics_found *out)
 	}
 }
 
+/* A line of the receiver's own figures (no labels): its number into r. */
+static void take_receiver(const char *line, struct recv_metrics_receiver *r)
+{
+	const struct {
+		const char *name;
+		unsigned *count;
+		uint64_t *bytes;
+	} rows[] = {
+	    {"rpma_recv_senders_connected ", &r->senders, 0},
+	    {"rpma_recv_worker_threads ", &r->workers, 0},
+	    {"rpma_recv_threads ", &r->threads, 0},
+	    {"rpma_recv_resident_bytes ", 0, &r->resident_bytes},
+	    {"rpma_recv_pinned_bytes ", 0, &r->pinned_bytes},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		size_t n = strlen(rows[i].name);
+		if (strncmp(line, rows[i].name, n))
+			continue;
+		uint64_t v = strtoull(line + n, 0, 10);
+		if (rows[i].count)
+			*rows[i].count = (unsigned)v;
+		else
+			*rows[i].bytes = v;
+	}
+}
+
 int recv_metrics_find(const char *path, const char *pool,
 		      struct recv_metrics_found *out, struct rs_error *err)
 {
@@ -109,6 +135,7 @@ int recv_metrics_find(const char *path, const char *pool,
 		else if (!strncmp(line, "rpma_recv_metrics_written_seconds ",
 				  34))
 			out->written = strtod(line + 34, 0);
+		take_receiver(line, &out->receiver);
 		const char *at = strstr(line, needle);
 		if (line[0] == '#' || !at ||
 		    (at[strlen(needle)] != ',' && at[strlen(needle)] != '}'))

@@ -4,6 +4,7 @@
 #include "service/internal.h"
 
 #include "cli/log.h"
+#include "cli/proc_status.h"
 #include "metrics/metrics.h"
 
 #include <stdlib.h>
@@ -80,6 +81,19 @@ static unsigned snapshot(struct service *svc, struct recv_metrics_log *logs)
 	return n;
 }
 
+static void receiver_figures(const struct service *svc,
+			     struct recv_metrics_receiver *r)
+{
+	struct rs_proc_status st;
+	rs_proc_status_read(0, &st);
+	*r = (struct recv_metrics_receiver){
+	    .senders = atomic_load(&svc->counters.senders),
+	    .workers = recv_threads_count(svc->threads),
+	    .threads = st.threads,
+	    .resident_bytes = st.resident_bytes,
+	    .pinned_bytes = st.pinned_bytes};
+}
+
 static void metrics_write(struct service *svc)
 {
 	struct recv_metrics_log *logs = calloc(RECV_LOGS_MAX, sizeof(*logs));
@@ -93,6 +107,7 @@ static void metrics_write(struct service *svc)
 				 .logs = logs,
 				 .nlogs = snapshot(svc, logs)};
 	recv_counters_read(&svc->unrouted, &m.unrouted);
+	receiver_figures(svc, &m.receiver);
 	struct rs_error err = {0};
 	if (recv_metrics_write(svc->settings.metrics_file, &m, &err)) {
 		if (!svc->metrics_failing)

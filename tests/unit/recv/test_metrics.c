@@ -1,7 +1,8 @@
 /* The receiver's counters (metrics/counters.h) and their metrics file
  * (metrics/metrics.h): which persist-time bucket a commit falls in, what a
  * refusal is counted as, the Prometheus text of a log (cumulative buckets,
- * escaped labels), the file replaced whole, and --info's reading of it back. */
+ * escaped labels), the receiver's own figures, the file replaced whole, and
+ * --info's reading of it back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +68,11 @@ static struct recv_metrics sample(void)
 	two_logs[0].counts.refused[RECV_REFUSED_BUSY] = 3;
 	struct recv_metrics m = {
 	    .pid = 4242, .written = 1795000000.5, .logs = two_logs, .nlogs = 2};
+	m.receiver = (struct recv_metrics_receiver){.senders = 1000,
+						    .workers = 2,
+						    .threads = 3,
+						    .resident_bytes = 5 << 20,
+						    .pinned_bytes = 7ull << 30};
 	m.unrouted.refused[RECV_REFUSED_NO_SUCH_LOG] = 7;
 	return m;
 }
@@ -112,6 +118,13 @@ static void the_text_format(void **state)
 	has(t, "rpma_recv_log_size_bytes{log=\"\",pool=\"/odd \\\"dir\\\"\\\\"
 	       "x.pool\"} 9\n");
 	has(t, "rpma_recv_info{pid=\"4242\"} 1\n");
+	/* the receiver's own figures: no labels */
+	has(t, "# TYPE rpma_recv_senders_connected gauge\n"
+	       "rpma_recv_senders_connected 1000\n");
+	has(t, "rpma_recv_worker_threads 2\n");
+	has(t, "rpma_recv_threads 3\n");
+	has(t, "rpma_recv_resident_bytes 5242880\n");
+	has(t, "rpma_recv_pinned_bytes 7516192768\n");
 	free(t);
 }
 
@@ -133,6 +146,11 @@ static void written_whole_and_read_back(void **state)
 	assert_int_equal(f.counts.persist_ns, 30000);
 	assert_int_equal(f.counts.senders, 1);
 	assert_int_equal(f.counts.refused[RECV_REFUSED_BUSY], 3);
+	assert_int_equal(f.receiver.senders, 1000);
+	assert_int_equal(f.receiver.workers, 2);
+	assert_int_equal(f.receiver.threads, 3);
+	assert_int_equal(f.receiver.resident_bytes, 5 << 20);
+	assert_int_equal(f.receiver.pinned_bytes, 7ull << 30);
 	/* a pool whose name holds another's does not match */
 	assert_int_equal(recv_metrics_find(path, "/mnt/pmem/app", &f, 0),
 			 RS_E_INVAL);

@@ -1,0 +1,21 @@
+/* What a process costs, as /proc/PID/status says: resident and pinned
+ * memory (what RDMA registrations pinned) and its threads. The receiver
+ * reports its own in the metrics file and --info; the load tool
+ * (tests/load) samples the receiver's with it. */
+#ifndef RS_PROC_STATUS_H
+#define RS_PROC_STATUS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rs_proc_status {
+	uint64_t resident_bytes; /* VmRSS */
+	uint64_t pinned_bytes;	 /* VmPin */
+	unsigned threads;
+};
+
+/* Reads pid's (0: this process's). 0, or -1 when it cannot be read (the
+ * process is gone). */
+int rs_proc_status_read(pid_t pid, struct rs_proc_status *out);
+
+#endif
