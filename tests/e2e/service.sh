@@ -205,15 +205,30 @@ fleet_lines() {
 start_case "a fleet: 32 sessions of one rpma-load process, a log each, on 2 worker threads; every line committed and in its log, in order"
 fleet_conf="$WORK/fleet.conf"
 {
-	printf 'peer-timeout = 5s\nworkers = 2\n'
+	printf 'peer-timeout = 5s\nworkers = 2\nmetrics-interval = 1s\n'
+	printf 'metrics-file = %s/fleet.prom\n' "$WORK"
 	for i in $(seq 0 31); do
 		printf '[fleet%d]\npool = %s/fleet%d.pool\ncreate = 2M\n' "$i" "$WORK" "$i"
 	done
 } >"$fleet_conf"
 if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
-	rc=0
 	timeout 300 "$LOAD" --sessions 32 --interval 250 --lone 2 --idle 3 --duration 8 \
-		--receiver-pid "$RECV_PID" --report "$WORK/fleet.report" "$RECV_IP" fleet >"$WORK/fleet.out" 2>&1 || rc=$?
+		--receiver-pid "$RECV_PID" --report "$WORK/fleet.report" "$RECV_IP" fleet >"$WORK/fleet.out" 2>&1 &
+	load_pid=$!
+	# The fleet's figures while it runs: the metrics file, and --info.
+	for _ in $(seq 60); do
+		grep -q '^rpma_recv_senders_connected 32$' "$WORK/fleet.prom" 2>/dev/null && break
+		sleep 1
+	done
+	grep -q '^rpma_recv_senders_connected 32$' "$WORK/fleet.prom" ||
+		fail "the metrics file never counted 32 senders: $(grep '^rpma_recv_[a-z_]* ' "$WORK/fleet.prom")"
+	grep -q '^rpma_recv_worker_threads 2$' "$WORK/fleet.prom" || fail "the metrics file does not say 2 workers"
+	"$RECV" --info "$WORK/fleet7.pool" --metrics-file "$WORK/fleet.prom" >"$WORK/fleet.info" 2>&1 ||
+		fail "--info failed: $(cat "$WORK/fleet.info")"
+	grep -q '^receiver: 32 senders connected over all its logs, .* resident, .* pinned by RDMA registrations, [0-9]* threads (2 serving the logs)$' "$WORK/fleet.info" ||
+		fail "--info has no receiver line for the fleet: $(cat "$WORK/fleet.info")"
+	rc=0
+	wait "$load_pid" || rc=$?
 	log "$(cat "$WORK/fleet.out")"
 	[ "$rc" = 0 ] || fail "rpma-load exited $rc: $(cat "$WORK/fleet.out")"
 	# the main thread and the two workers; a thread per log made it 33
