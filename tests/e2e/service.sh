@@ -235,6 +235,11 @@ if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
 	threads=$(sed -n 's/.* threads=\([0-9]*\) .*/\1/p' "$WORK/fleet.out")
 	[ -n "$threads" ] && [ "$threads" -le 4 ] ||
 		fail "the receiver ran ${threads:-?} threads for 32 logs on 2 workers"
+	# each 2 MiB pool is registered whole (resident); no staging ring is
+	# taken for a gpspm writer (8 MiB each made it 330 MiB)
+	rss=$(sed -n 's/.* rss_kib=\([0-9]*\) .*/\1/p' "$WORK/fleet.out")
+	[ -n "$rss" ] && [ "$rss" -le $((128 << 10)) ] ||
+		fail "the receiver held ${rss:-?} KiB resident for 32 idle-ish gpspm writers, want at most 128 MiB"
 	kill -TERM "$RECV_PID"
 	wait_recv
 	nlogs=0

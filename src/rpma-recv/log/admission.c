@@ -93,6 +93,20 @@ static const struct recv_method *method_of(const struct recv_sender *a)
 	return recv_method_choose(methods_of(a), a->req.method);
 }
 
+/* What its grant offers: its methods, but a method whose memory is taken on
+ * demand (staged's ring) only to a writer that commits by it, for whom it
+ * was taken; the others pick the same method without it. */
+static uint8_t granted_methods(const struct recv_sender *a)
+{
+	uint8_t m = methods_of(a);
+	for (size_t i = 0; recv_methods[i]; i++) {
+		const struct recv_method *r = recv_methods[i];
+		if (r->on_demand && a->took != r->id)
+			m &= (uint8_t)~RS_METHOD_BIT(r->id);
+	}
+	return m;
+}
+
 /* Whether m's writer stores the write offset itself (apm, flush). */
 static bool commits_alone(const struct recv_method *m)
 {
@@ -228,7 +242,9 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 			a->s.peer);
 	}
 	recv_exposure_describe(adm->exposure, info);
-	info->methods = methods_of(a);
+	info->methods = granted_methods(a);
+	if (a->took != RS_METHOD_STAGED)
+		info->staging = (struct rs_mr_desc){0};
 	info->log_base = recv_rotation_base(adm->rotation);
 	if (recv_rotation_enabled(adm->rotation))
 		info->peer_flags |= RS_PEER_ARCHIVE;
@@ -321,6 +337,8 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 	rs_mr_dereg(&a->read_mr);
 	rs_mr_dereg(&a->read_ring_mr);
 	free(a->read_ring);
+	if (a->took != RS_METHOD_AUTO)
+		recv_exposure_give_back(adm->exposure, a->took);
 	for (struct recv_sender **p = &adm->sessions; *p; p = &(*p)->next) {
 		if (*p == a) {
 			*p = a->next;
@@ -444,6 +462,22 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 	};
 }
 
+/* A writer whose method has memory of its own on demand (staged: its
+ * ring) takes it before its session is configured. 0, or an error said. */
+static int take_method_memory(struct recv_sender *a)
+{
+	const struct recv_method *m = method_of(a);
+	if (!m || !m->on_demand)
+		return 0;
+	struct rs_error err = {0};
+	if (recv_exposure_take(a->adm->exposure, m->id, &err)) {
+		rs_err("sender %s: %s", a->s.peer, err.msg);
+		return -1;
+	}
+	a->took = m->id;
+	return 0;
+}
+
 static struct recv_sender *session_new(struct recv_admission *adm,
 				       const struct recv_handover *h)
 {
@@ -453,9 +487,14 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	a->adm = adm;
 	a->req = h->req;
 	a->rules = h->rules;
+	a->took = RS_METHOD_AUTO;
 	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
 	if (!is_writer(&h->req))
 		prepare_read_ring(a);
+	if (take_method_memory(a)) {
+		free(a);
+		return 0;
+	}
 	struct recv_session_config cfg = session_config(a);
 	struct recv_session_link link = {
 	    a, link_check_auth, link_send_grant, link_reply,

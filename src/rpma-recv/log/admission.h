@@ -32,6 +32,9 @@ struct recv_sender {
 	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
 	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
 	struct recv_write_windows *windows; /* a gpspm writer's reach */
+	/* Its method's own memory (the staging ring) taken for it: given
+	 * back at its end. RS_METHOD_AUTO: none. */
+	enum rs_method took;
 	bool taken_over; /* its sender came back on a new connection */
 	struct recv_admission *adm;
 };

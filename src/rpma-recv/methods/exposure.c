@@ -126,10 +126,10 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 		register_regions(e);
 }
 
-/* Offers m when it can be offered and registers what it needs. Returns
- * 0, or an error when m is required and cannot be. */
-static int offer(struct recv_exposure *e, const struct recv_method *m,
-		 const struct recv_offer *o, struct rs_error *err)
+/* Offers m when it can be offered and registers what it needs (an
+ * on-demand method: when a session takes it). */
+static void offer(struct recv_exposure *e, const struct recv_method *m,
+		  const struct recv_offer *o)
 {
 	struct rs_error why = {0};
 	if (!m->offered(o, &why)) {
@@ -137,22 +137,15 @@ static int offer(struct recv_exposure *e, const struct recv_method *m,
 			rs_verbose("%s", why.msg);
 		else if (why.msg[0])
 			rs_info("%s", why.msg);
-		return 0;
+		return;
 	}
-	int rc = m->expose ? m->expose(e, &why) : 0;
-	if (rc && m->required) {
-		if (err)
-			*err = why;
-		return rc;
-	}
-	if (rc)
+	if (!m->on_demand && m->expose && m->expose(e, &why))
 		rs_info("%s", why.msg);
 	else
 		e->methods |= RS_METHOD_BIT(m->id);
-	return 0;
 }
 
-static int expose_methods(struct recv_exposure *e, struct rs_error *err)
+static void expose_methods(struct recv_exposure *e)
 {
 	bool byte_addressable = rs_pmem_target_byte_addressable(e->target);
 	const char *flush_why_not = 0;
@@ -170,12 +163,8 @@ static int expose_methods(struct recv_exposure *e, struct rs_error *err)
 	    .flush_why_not = flush_why_not,
 	    .pool_flushable = e->pool_flushable,
 	};
-	for (size_t i = 0; recv_methods[i]; i++) {
-		int rc = offer(e, recv_methods[i], &o, err);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	for (size_t i = 0; recv_methods[i]; i++)
+		offer(e, recv_methods[i], &o);
 }
 
 int recv_exposure_new(const struct rs_conn *conn,
@@ -189,14 +178,51 @@ int recv_exposure_new(const struct rs_conn *conn,
 	e->target = target;
 	e->cfg = *cfg;
 	int rc = rs_peer_new(conn, &e->peer, err);
-	if (!rc)
-		rc = expose_methods(e, err);
 	if (rc) {
 		recv_exposure_delete(&e);
 		return rc;
 	}
+	expose_methods(e);
 	*out = e;
 	return 0;
+}
+
+/* What method m registered of its own, given back. */
+static void withdraw(struct recv_exposure *e, enum rs_method m)
+{
+	struct recv_exposure_own *own = &e->own[m];
+	if (own->mem && e->staging.ring == own->mem)
+		e->staging = (struct recv_staging){0};
+	rs_mr_dereg(&own->mr);
+	free(own->mem);
+	own->mem = NULL;
+}
+
+int recv_exposure_take(struct recv_exposure *e, enum rs_method m,
+		       struct rs_error *err)
+{
+	const struct recv_method *method = recv_method_get(m);
+	if (!method || !method->on_demand || e->users[m]++)
+		return 0;
+	int rc = method->expose(e, err);
+	if (rc) {
+		withdraw(e, m);
+		e->users[m] = 0;
+		return rc;
+	}
+	rs_verbose("%s: what method %s registers of its own is taken",
+		   e->target->path, rs_method_name(m));
+	return 0;
+}
+
+void recv_exposure_give_back(struct recv_exposure *e, enum rs_method m)
+{
+	const struct recv_method *method = recv_method_get(m);
+	if (!method || !method->on_demand || !e->users[m] || --e->users[m])
+		return;
+	withdraw(e, m);
+	rs_verbose("%s: what method %s registers of its own is given back",
+		   e->target->path, rs_method_name(m));
 }
 
 void recv_exposure_delete(struct recv_exposure **ep)
@@ -207,10 +233,8 @@ void recv_exposure_delete(struct recv_exposure **ep)
 	for (unsigned j = 1; j < e->regions.n; j++)
 		rs_mr_dereg(&e->tails[j]);
 	rs_mr_dereg(&e->data_mr);
-	for (size_t i = 0; i < RS_METHOD_COUNT; i++) {
-		rs_mr_dereg(&e->own[i].mr);
-		free(e->own[i].mem);
-	}
+	for (size_t i = 0; i < RS_METHOD_COUNT; i++)
+		withdraw(e, (enum rs_method)i);
 	rs_peer_delete(&e->peer);
 	free(e);
 	*ep = NULL;
@@ -266,7 +290,8 @@ void recv_exposure_describe(const struct recv_exposure *e,
 		info->data = rs_mr_describe(e->data_mr, RS_MR_USAGE_WRITE_DST);
 	for (size_t i = 0; recv_methods[i]; i++) {
 		const struct recv_method *m = recv_methods[i];
-		if ((e->methods & RS_METHOD_BIT(m->id)) && m->describe)
+		bool held = !m->on_demand || e->users[m->id];
+		if ((e->methods & RS_METHOD_BIT(m->id)) && m->describe && held)
 			m->describe(e, info);
 	}
 	info->start_offset = t->start;

@@ -33,10 +33,10 @@ struct rs_error;
 struct rs_peer;
 struct recv_exposure;
 
-/* Registers on the device conn runs on what each method can take there. A
- * method that cannot be offered is left out with a notice, unless the log
- * cannot do without it. Returns 0, or a negative rs_errc with the reason in
- * err. */
+/* Registers on the device conn runs on what each method can take there
+ * (an on-demand method's own memory: later, see recv_exposure_take). A
+ * method that cannot be offered is left out with a notice. Returns 0, or
+ * a negative rs_errc with the reason in err (no protection domain). */
 int recv_exposure_new(const struct rs_conn *conn,
 		      const struct rs_pmem_target *target,
 		      const struct recv_exposure_config *cfg,
@@ -60,8 +60,17 @@ uint8_t recv_exposure_methods(const struct recv_exposure *e);
 /* The DRAM staged commits copy from (empty when there is none). */
 struct recv_staging recv_exposure_staging(const struct recv_exposure *e);
 
+/* A session that commits by method m is granted: what m registers of its
+ * own (an on-demand method's: the staging ring) is registered with the
+ * first such session and kept until the last gives it back. 0, or a
+ * negative rs_errc with the reason in err. Nothing for other methods. */
+int recv_exposure_take(struct recv_exposure *e, enum rs_method m,
+		       struct rs_error *err);
+void recv_exposure_give_back(struct recv_exposure *e, enum rs_method m);
+
 /* Fills the accept descriptor with the regions, the geometry and the
- * committed write offset as they are now. */
+ * committed write offset as they are now (an on-demand method's own
+ * region only while taken). */
 void recv_exposure_describe(const struct recv_exposure *e,
 			    struct rs_accept_info *info);
 

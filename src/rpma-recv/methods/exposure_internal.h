@@ -38,8 +38,9 @@ struct recv_exposure {
 	bool pool_writable;
 	bool pool_flushable; /* data_mr takes RDMA FLUSH to persistence */
 	struct recv_exposure_own own[RS_METHOD_COUNT]; /* by method id */
-	struct recv_staging staging; /* what staged commits copy from */
-	uint8_t methods;	     /* RS_METHOD_BIT() of each offered */
+	unsigned users[RS_METHOD_COUNT]; /* sessions of an on-demand method */
+	struct recv_staging staging;	 /* what staged commits copy from */
+	uint8_t methods;		 /* RS_METHOD_BIT() of each offered */
 };
 
 /* For the methods whose sender stores the write offset itself (apm,

@@ -36,9 +36,11 @@ struct recv_offer {
 
 struct recv_method {
 	enum rs_method id;
-	/* Without it a log cannot be served on the device (staged: the one
-	 * method for memory the device cannot register). */
-	bool required;
+	/* What it registers is DRAM of its own, not the pool (staged: its
+	 * ring): taken only while a session that commits by it is connected
+	 * (methods/exposure.h: recv_exposure_take), so that a fleet of
+	 * writers that commit otherwise costs none of it. */
+	bool on_demand;
 	/* True when it can be offered. When not, why holds a notice worth
 	 * logging, or nothing when the user did not ask for the method or has
 	 * been told already. Pure. */

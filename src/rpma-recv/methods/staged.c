@@ -2,7 +2,8 @@
  * then asks (RS_MSG_STAGED_COMMIT) the receiver to copy it into the log
  * with libpmem2's non-temporal memcpy, persist it and commit the offset.
  * For memory the device cannot register (fsdax without ODP), so it is
- * always offered, and a log cannot be served without its ring. */
+ * always offered; its ring is allocated and registered while a staged
+ * writer is connected, and freed after its last one. */
 #include "methods/recv_method.h"
 
 #include "error.h"
@@ -64,7 +65,7 @@ static void staged_persist(const struct rs_pmem_target *t,
 
 const struct recv_method recv_method_staged = {
     .id = RS_METHOD_STAGED,
-    .required = true,
+    .on_demand = true,
     .offered = staged_offered,
     .expose = staged_expose,
     .describe = staged_describe,

@@ -161,16 +161,17 @@ static void the_table_lists_each_method_fastest_first(void **state)
 	}
 	assert_null(recv_method_get(RS_METHOD_AUTO));
 	assert_null(recv_method_get((enum rs_method)9));
-	/* The one method without which a log is not served. */
-	assert_false(recv_method_apm.required);
-	assert_false(recv_method_gpspm.required);
-	assert_true(recv_method_staged.required);
+	/* The one method whose memory is taken only while a session of its
+	 * is connected (staged: its ring); the others register the pool. */
+	assert_false(recv_method_apm.on_demand);
+	assert_false(recv_method_gpspm.on_demand);
+	assert_true(recv_method_staged.on_demand);
 	/* The requests they take: APM's sender commits alone. */
 	assert_int_equal(recv_method_apm.commit_type, 0);
 	assert_int_equal(recv_method_gpspm.commit_type, RS_MSG_COMMIT);
 	assert_int_equal(recv_method_staged.commit_type, RS_MSG_STAGED_COMMIT);
 	assert_int_equal(recv_method_flush.commit_type, 0);
-	assert_false(recv_method_flush.required);
+	assert_false(recv_method_flush.on_demand);
 }
 
 static void a_session_gets_what_its_sender_picks(void **state)
