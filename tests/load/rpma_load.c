@@ -77,6 +77,53 @@ static void parse_method(const char *arg, enum rs_method *m)
 	}
 }
 
+/* One option of getopt_long's; exits on --help and on a bad one. */
+static void take_option(int c, struct load_args *a, enum rs_log_level *level)
+{
+	switch (c) {
+	case 'n':
+		a->fleet.sessions = number("--sessions", optarg, 1, 100000);
+		break;
+	case 'i':
+		a->interval_ms = number("--interval", optarg, 1, 3600000);
+		break;
+	case 's':
+		a->fleet.line_size = number("--line-size", optarg, 32, 4096);
+		break;
+	case 'l':
+		a->lone_s = number("--lone", optarg, 0, 86400);
+		break;
+	case 'I':
+		a->idle_s = number("--idle", optarg, 0, 86400);
+		break;
+	case 'd':
+		a->duration_s = number("--duration", optarg, 0, 86400);
+		break;
+	case 'm':
+		parse_method(optarg, &a->fleet.method);
+		break;
+	case 'r':
+		a->fleet.retries = number("--retry", optarg, 0, 1000);
+		break;
+	case 'p':
+		a->receiver =
+		    (pid_t)number("--receiver-pid", optarg, 1, 1u << 30);
+		break;
+	case 'o':
+		a->report = optarg;
+		break;
+	case 'v':
+		*level = RS_LOG_NORMAL;
+		break;
+	case 'h':
+		fputs(usage, stdout);
+		exit(0);
+	default:
+		fputs(usage, stderr);
+		exit(2);
+	}
+}
+
 static void parse_args(int argc, char **argv, struct load_args *a)
 {
 	static const struct option opts[] = {{"sessions", 1, 0, 'n'},
@@ -97,53 +144,8 @@ static void parse_args(int argc, char **argv, struct load_args *a)
 	a->fleet = (struct load_fleet_config){.sessions = 10, .line_size = 100};
 	enum rs_log_level level = RS_LOG_QUIET;
 	for (int c; (c = getopt_long(argc, argv, "n:i:s:l:I:d:m:r:p:o:vh", opts,
-				     0)) != -1;) {
-		switch (c) {
-		case 'n':
-			a->fleet.sessions =
-			    number("--sessions", optarg, 1, 100000);
-			break;
-		case 'i':
-			a->interval_ms =
-			    number("--interval", optarg, 1, 3600000);
-			break;
-		case 's':
-			a->fleet.line_size =
-			    number("--line-size", optarg, 32, 4096);
-			break;
-		case 'l':
-			a->lone_s = number("--lone", optarg, 0, 86400);
-			break;
-		case 'I':
-			a->idle_s = number("--idle", optarg, 0, 86400);
-			break;
-		case 'd':
-			a->duration_s = number("--duration", optarg, 0, 86400);
-			break;
-		case 'm':
-			parse_method(optarg, &a->fleet.method);
-			break;
-		case 'r':
-			a->fleet.retries = number("--retry", optarg, 0, 1000);
-			break;
-		case 'p':
-			a->receiver = (pid_t)number("--receiver-pid", optarg, 1,
-						    1u << 30);
-			break;
-		case 'o':
-			a->report = optarg;
-			break;
-		case 'v':
-			level = RS_LOG_NORMAL;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			fputs(usage, stderr);
-			exit(2);
-		}
-	}
+				     0)) != -1;)
+		take_option(c, a, &level);
 	if (argc - optind != 2) {
 		fputs(usage, stderr);
 		exit(2);
