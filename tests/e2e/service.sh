@@ -5,7 +5,8 @@
 # unknown or missing name is refused with the names allowed; per-log allow
 # lists and keys hold; a verify reads a log while its writer appends;
 # SIGHUP adds a log without disturbing a running stream; 32 sessions of
-# one rpma-load process, a log each, served by 2 worker threads; a broken
+# one rpma-load process, a log each, served by 2 worker threads, exact
+# through a kill -9 of the receiver; a broken
 # configuration is refused at start (FILE:LINE, exit 2) and on reload
 # (the old one stays).
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/service.sh BUILD
@@ -202,7 +203,7 @@ fleet_lines() {
 	}'
 }
 
-start_case "a fleet: 32 sessions of one rpma-load process, a log each, on 2 worker threads; every line committed and in its log, in order"
+start_case "a fleet: 32 sessions of one rpma-load process (--retry), a log each, on 2 worker threads; the receiver killed -9 mid-run and started again: every line committed once, in its log, in order"
 fleet_conf="$WORK/fleet.conf"
 {
 	printf 'peer-timeout = 5s\nworkers = 2\nmetrics-interval = 1s\n'
@@ -212,7 +213,7 @@ fleet_conf="$WORK/fleet.conf"
 	done
 } >"$fleet_conf"
 if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
-	timeout 300 "$LOAD" --sessions 32 --interval 250 --lone 2 --idle 3 --duration 8 \
+	timeout 300 "$LOAD" --retry 30 --sessions 32 --interval 250 --lone 2 --idle 3 --duration 14 \
 		--receiver-pid "$RECV_PID" --report "$WORK/fleet.report" "$RECV_IP" fleet >"$WORK/fleet.out" 2>&1 &
 	load_pid=$!
 	# The fleet's figures while it runs: the metrics file, and --info.
@@ -227,6 +228,13 @@ if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
 		fail "--info failed: $(cat "$WORK/fleet.info")"
 	grep -q '^receiver: 32 senders connected over all its logs, .* resident, .* pinned by RDMA registrations, [0-9]* threads (2 serving the logs)$' "$WORK/fleet.info" ||
 		fail "--info has no receiver line for the fleet: $(cat "$WORK/fleet.info")"
+	# Every session loses its receiver at once; each comes back on its own
+	# clock and resends what was not committed.
+	sleep 2
+	kill -9 "$RECV_PID"
+	wait_recv
+	start_recv "$WORK/recv-fleet2.log" --config "$fleet_conf" ||
+		fail "the receiver did not start again: $(cat "$WORK/recv-fleet2.log")"
 	rc=0
 	wait "$load_pid" || rc=$?
 	log "$(cat "$WORK/fleet.out")"
