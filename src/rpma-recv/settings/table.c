@@ -77,7 +77,7 @@ const struct settings_row settings_rows[] = {
      .type = SETTINGS_COUNT,
      .min = 1,
      .max = RECV_MAX_SENDERS_MAX,
-     .def = 64,
+     .def = 1024,
      GLOBAL(max_senders),
      .reload = SETTINGS_RELOAD_AT_ONCE,
      .flag = "max-senders",

@@ -188,7 +188,7 @@ static void defaults(void **state)
 	assert_int_equal(s.credits, 8);
 	assert_int_equal(s.staging_slot, 1u << 20);
 	assert_int_equal(s.peer_timeout_ms, 10000);
-	assert_int_equal(s.max_senders, 64);
+	assert_int_equal(s.max_senders, 1024);
 	assert_false(s.busy_poll);
 	assert_null(s.logs);
 	assert_int_equal(s.nlogs, 0);
@@ -294,7 +294,7 @@ static void shipped_example(void **state)
 	assert_int_equal(s.credits, 8);
 	assert_int_equal(s.staging_slot, 1u << 20);
 	assert_int_equal(s.peer_timeout_ms, 10000);
-	assert_int_equal(s.max_senders, 64);
+	assert_int_equal(s.max_senders, 1024);
 	assert_int_equal(s.nlogs, 2);
 	expect_shipped_app(&s, text);
 	expect_shipped_audit(&s, text);

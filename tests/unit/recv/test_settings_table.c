@@ -50,7 +50,7 @@ static const struct documented documented[] = {
      "SIZE"},
     {"peer-timeout", GLOBAL, RESTART, 1000, 3600000, 10000, "peer-timeout",
      "SECONDS"},
-    {"max-senders", GLOBAL, AT_ONCE, 1, 1024, 64, "max-senders", "N"},
+    {"max-senders", GLOBAL, AT_ONCE, 1, 1024, 1024, "max-senders", "N"},
     {"workers", GLOBAL, RESTART, 0, 1024, 0, "workers", "N"},
     {"busy-poll", GLOBAL, RESTART, NONE, NONE, 0, "busy-poll", 0},
     {"metrics-file", GLOBAL, AT_ONCE, NONE, NONE, NONE, "metrics-file", "FILE"},
@@ -526,7 +526,7 @@ static void help(void **state)
 		options++;
 	assert_int_equal(options, flags);
 	assert_true(ends_with(option_of("credits")->doc, " (default 8)"));
-	assert_true(ends_with(option_of("max-senders")->doc, " (default 64)"));
+	assert_true(ends_with(option_of("max-senders")->doc, " (default 1024)"));
 	assert_true(ends_with(option_of("staging-slot")->doc, " (default 1M)"));
 	assert_true(
 	    ends_with(option_of("peer-timeout")->doc, " (default 10 s)"));
