@@ -6,7 +6,8 @@
 # lists and keys hold; a verify reads a log while its writer appends;
 # SIGHUP adds a log without disturbing a running stream; 32 sessions of
 # one rpma-load process, a log each, served by 2 worker threads, exact
-# through a kill -9 of the receiver; a broken
+# through a kill -9 of the receiver; a writer's commits go on beside a
+# stream on the same worker thread; a broken
 # configuration is refused at start (FILE:LINE, exit 2) and on reload
 # (the old one stays).
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/service.sh BUILD
@@ -261,6 +262,39 @@ if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
 	[ "$nlogs" = 32 ] || fail "rpma-load reported $nlogs sessions, not 32"
 else
 	fail "receiver did not start: $(cat "$WORK/recv-fleet.log")"
+fi
+end_case
+
+start_case "one worker thread, two logs: a paced writer's lines keep committing while the other log's writer streams flat out"
+printf 'workers = 1\n[big]\npool = %s/big.pool\ncreate = 40M\n[paced0]\npool = %s/paced0.pool\ncreate = 8M\n' \
+	"$WORK" "$WORK" >"$WORK/fair.conf"
+cat "$WORK/in1" "$WORK/in2" "$WORK/in3" "$WORK/in4" >"$WORK/in-all"
+if start_recv "$WORK/recv-fair.log" --config "$WORK/fair.conf"; then
+	# streams of 32 MiB back to back, the thread's busy log all along,
+	# until the paced writer is done
+	(while [ ! -e "$WORK/fair.stop" ]; do
+		timeout 120 "$SEND" --truncate=in-place "$RECV_IP/big" "$WORK/in-all" || exit 1
+		echo >>"$WORK/fair.streams"
+	done) 2>"$WORK/send-big.log" &
+	big_pid=$!
+	sleep 1
+	timeout 120 "$LOAD" --sessions 1 --interval 50 --lone 0 --idle 0 --duration 6 \
+		"$RECV_IP" paced >"$WORK/fair.out" 2>&1 || fail "rpma-load exited $?: $(cat "$WORK/fair.out")"
+	touch "$WORK/fair.stop"
+	wait "$big_pid" || fail "a stream failed: $(cat "$WORK/send-big.log")"
+	streams=$(wc -l <"$WORK/fair.streams" 2>/dev/null)
+	[ "${streams:-0}" -ge 2 ] || fail "only ${streams:-0} streams ran beside the paced writer"
+	log "$(cat "$WORK/fair.out")"
+	# a log left waiting while its thread's other log keeps finding work
+	# waits for that log's whole stream: seconds
+	p99=$(sed -n 's/.* fleet_p99_us=\([0-9]*\) .*/\1/p' "$WORK/fair.out")
+	[ -n "$p99" ] && [ "$p99" -le 500000 ] ||
+		fail "the paced writer's commit p99 was ${p99:-?} us beside a stream on its thread, want at most 0.5 s"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$WORK/big.pool" "$WORK/in-all"
+else
+	fail "receiver did not start: $(cat "$WORK/recv-fair.log")"
 fi
 end_case
 

@@ -954,10 +954,13 @@ static int write_judged(struct rogue *r, const char *name,
 	return rc;
 }
 
-static int write_case(struct rogue *r, const char *name, enum bad_write b)
+/* A write of b's kind by a writer of method (gpspm for the log's regions,
+ * staged for the ring: only a staged writer is granted one). */
+static int write_case(struct rogue *r, const char *name, uint8_t method,
+		      enum bad_write b)
 {
 	char err[512];
-	if (session_open(r, RS_METHOD_GPSPM, err, sizeof(err)))
+	if (session_open(r, method, err, sizeof(err)))
 		return cannot_run(r, name, err);
 	struct rs_mr_desc dst;
 	if (!bad_write_target(&r->info, b, &dst))
@@ -965,15 +968,34 @@ static int write_case(struct rogue *r, const char *name, enum bad_write b)
 	return write_judged(r, name, &dst);
 }
 
+/* The staging ring is granted to a staged writer only: a gpspm writer is
+ * shown no key to it. */
+static int gpspm_shown_no_ring(struct rogue *r)
+{
+	char err[512];
+	if (session_open(r, RS_METHOD_GPSPM, err, sizeof(err)))
+		return cannot_run(r, "a gpspm writer's grant", err);
+	bool shown = r->info.staging.length || r->info.staging.rkey;
+	rogue_close(r);
+	if (!shown)
+		return ROGUE_SAFE;
+	note("a gpspm writer was shown the staging ring");
+	return ROGUE_UNSAFE;
+}
+
 static int scenario_write_outside(struct rogue *r, const char *arg)
 {
 	(void)arg;
-	int rc = write_case(r, "pool header", BW_HEADER);
-	rc = worse(rc, write_case(r, "across the data start", BW_STRADDLE));
-	rc = worse(rc, write_case(r, "past the data end", BW_PAST_END));
-	rc = worse(rc, write_case(r, "data with the ring key", BW_RING_KEY));
-	rc = worse(rc, write_case(r, "past the ring end", BW_RING_PAST_END));
-	return rc;
+	const uint8_t gpspm = RS_METHOD_GPSPM, staged = RS_METHOD_STAGED;
+	int rc = write_case(r, "pool header", gpspm, BW_HEADER);
+	rc = worse(rc,
+		   write_case(r, "across the data start", gpspm, BW_STRADDLE));
+	rc = worse(rc, write_case(r, "past the data end", gpspm, BW_PAST_END));
+	rc = worse(
+	    rc, write_case(r, "data with the ring key", staged, BW_RING_KEY));
+	rc = worse(
+	    rc, write_case(r, "past the ring end", staged, BW_RING_PAST_END));
+	return worse(rc, gpspm_shown_no_ring(r));
 }
 
 /* ---- no write into the log: readers, append-only logs, ended sessions ---- */

@@ -227,6 +227,9 @@ static void step(struct recv_thread *t)
 	run_timers(t, now);
 	if (busy) {
 		note_work(t);
+		/* The other logs' news too: a log that always finds work must
+		 * not keep the thread from looking at its neighbours. */
+		wait_for_events(t, 0);
 		return;
 	}
 	if (!t->idle_since_ns)
