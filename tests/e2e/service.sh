@@ -214,7 +214,7 @@ fleet_conf="$WORK/fleet.conf"
 	done
 } >"$fleet_conf"
 if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
-	timeout 300 "$LOAD" --retry 30 --sessions 32 --interval 250 --lone 2 --idle 3 --duration 14 \
+	timeout 300 "$LOAD" --retry 30 --sessions 32 --interval 250 --lone 2 --idle 2 --duration 10 \
 		--receiver-pid "$RECV_PID" --report "$WORK/fleet.report" "$RECV_IP" fleet >"$WORK/fleet.out" 2>&1 &
 	load_pid=$!
 	# The fleet's figures while it runs: the metrics file, and --info.
@@ -278,7 +278,7 @@ if start_recv "$WORK/recv-fair.log" --config "$WORK/fair.conf"; then
 	done) 2>"$WORK/send-big.log" &
 	big_pid=$!
 	sleep 1
-	timeout 120 "$LOAD" --sessions 1 --interval 50 --lone 0 --idle 0 --duration 6 \
+	timeout 120 "$LOAD" --sessions 1 --interval 50 --lone 0 --idle 0 --duration 4 \
 		"$RECV_IP" paced >"$WORK/fair.out" 2>&1 || fail "rpma-load exited $?: $(cat "$WORK/fair.out")"
 	touch "$WORK/fair.stop"
 	wait "$big_pid" || fail "a stream failed: $(cat "$WORK/send-big.log")"

@@ -526,7 +526,8 @@ static void help(void **state)
 		options++;
 	assert_int_equal(options, flags);
 	assert_true(ends_with(option_of("credits")->doc, " (default 8)"));
-	assert_true(ends_with(option_of("max-senders")->doc, " (default 1024)"));
+	assert_true(
+	    ends_with(option_of("max-senders")->doc, " (default 1024)"));
 	assert_true(ends_with(option_of("staging-slot")->doc, " (default 1M)"));
 	assert_true(
 	    ends_with(option_of("peer-timeout")->doc, " (default 10 s)"));
