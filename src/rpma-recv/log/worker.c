@@ -145,6 +145,15 @@ static void end_closed_sessions(struct recv_log_worker *w)
 	}
 }
 
+/* The first point after now on a grid of period ms: the logs of one thread
+ * fall due together, so that it looks at them in one sweep each period, not
+ * in one sweep per log. */
+static uint64_t next_tick(uint64_t now_ns, uint64_t period_ms)
+{
+	uint64_t period = period_ms * 1000000ull;
+	return (now_ns / period + 1) * period;
+}
+
 bool recv_log_worker_turn(struct recv_log_worker *w, uint64_t now_ns)
 {
 	bool busy = take_handovers(w);
@@ -156,7 +165,7 @@ bool recv_log_worker_turn(struct recv_log_worker *w, uint64_t now_ns)
 	/* A reader that began to wait wants its timers soon. */
 	if (recv_admission_watching_head(&w->adm) &&
 	    w->timers_due_ns > now_ns + RECV_HEAD_POLL_MS * 1000000ull)
-		w->timers_due_ns = now_ns + RECV_HEAD_POLL_MS * 1000000ull;
+		w->timers_due_ns = next_tick(now_ns, RECV_HEAD_POLL_MS);
 	return busy;
 }
 
@@ -167,7 +176,7 @@ uint64_t recv_log_worker_timers(struct recv_log_worker *w, uint64_t now_ns)
 	end_closed_sessions(w);
 	uint64_t ms = recv_admission_watching_head(&w->adm) ? RECV_HEAD_POLL_MS
 							    : RECV_POLL_MS;
-	w->timers_due_ns = now_ns + ms * 1000000ull;
+	w->timers_due_ns = next_tick(now_ns, ms);
 	return w->timers_due_ns;
 }
 
