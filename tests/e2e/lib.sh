@@ -27,10 +27,12 @@ case_name=""
 
 log() { printf '%s\n' "$*" >&2; }
 
-# start_case NAME: begins one case; fail marks it failed.
+# start_case NAME: begins one case; fail marks it failed. end_case says how
+# long it took, so the suite's slow cases can be found in its log.
 start_case() {
 	case_name="$1"
 	case_failed=0
+	case_start=$SECONDS
 	log "--- case: $case_name"
 }
 
@@ -42,9 +44,10 @@ fail() {
 end_case() {
 	if [ "$case_failed" = 0 ]; then
 		passed=$((passed + 1))
-		log "ok: $case_name"
+		log "ok: $case_name ($((SECONDS - case_start)) s)"
 	else
 		failed=$((failed + 1))
+		log "failed: $case_name ($((SECONDS - case_start)) s)"
 	fi
 }
 
