@@ -18,8 +18,10 @@ struct rs_error;
 #define RS_PROTO_MAGIC 0x48535052u /* "RPSH" on the wire */
 /* 2: session token, peer timeout, keepalive; 3: log names; 4: log
  * positions (the archive before the pool), rotation; 5: memory windows
- * (keys in messages) */
-#define RS_PROTO_VERSION 6
+ * (keys in messages); 7: liveness by probes of the link (a receiver probes
+ * a silent sender, a sender's keepalive is a probe unless it names a key),
+ * the encodings as in 6 */
+#define RS_PROTO_VERSION 7
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196

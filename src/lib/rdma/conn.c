@@ -160,13 +160,23 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 				    "cannot create a completion channel: %s",
 				    strerror(errno));
 	int cqe = (int)(send_depth + recv_depth);
+	if (c->quiet_sends) {
+		cqe = (int)recv_depth;
+		c->send_cq =
+		    ibv_create_cq(c->id->verbs, (int)send_depth, c, NULL, 0);
+		if (!c->send_cq)
+			return rs_error_set(
+			    err, RS_E_PROVIDER, errno,
+			    "cannot create a completion queue: %s",
+			    strerror(errno));
+	}
 	c->cq = ibv_create_cq(c->id->verbs, cqe, c, c->comp_channel, 0);
 	if (!c->cq)
 		return rs_error_set(err, RS_E_PROVIDER, errno,
 				    "cannot create a completion queue: %s",
 				    strerror(errno));
 	struct ibv_qp_init_attr attr = {
-	    .send_cq = c->cq,
+	    .send_cq = c->send_cq ? c->send_cq : c->cq,
 	    .recv_cq = c->cq,
 	    .qp_type = IBV_QPT_RC,
 	    .sq_sig_all = 0,
@@ -298,6 +308,8 @@ void rs_conn_delete(struct rs_conn **conn)
 		rdma_destroy_qp(c->id);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
+	if (c->send_cq)
+		ibv_destroy_cq(c->send_cq);
 	if (c->comp_channel)
 		ibv_destroy_comp_channel(c->comp_channel);
 	if (c->id)
@@ -349,7 +361,7 @@ static int post_send_wr(struct rs_conn *c, enum ibv_wr_opcode op,
 	c->chain[i] = (struct ibv_send_wr){
 	    .wr_id = wr_id,
 	    .sg_list = &c->chain_sge[i],
-	    .num_sge = 1,
+	    .num_sge = sge->length ? 1 : 0,
 	    .opcode = op,
 	    .send_flags = rs_conn_send_flags(flags),
 	};
@@ -396,6 +408,14 @@ int rs_conn_write(struct rs_conn *c, const struct rs_mr_desc *dst,
 	struct ibv_sge sge = sge_of(src, src_offset, len);
 	return post_send_wr(c, IBV_WR_RDMA_WRITE, &sge, dst->addr + dst_offset,
 			    dst->rkey, wr_id, flags);
+}
+
+int rs_conn_probe(struct rs_conn *c, unsigned flags)
+{
+	/* No bytes: no address, no key, nothing the peer's program sees. */
+	struct ibv_sge none = {0};
+	return post_send_wr(c, IBV_WR_RDMA_WRITE, &none, 0, 0,
+			    RS_CONN_PROBE_WR_ID, flags);
 }
 
 int rs_conn_read(struct rs_conn *c, struct rs_mr *dst, size_t dst_offset,
@@ -448,6 +468,14 @@ static void completion_of(const struct ibv_wc *wc, struct rs_completion *out)
 	};
 }
 
+/* One completion: the quiet send queue's first (it raises no event, so
+ * nothing else makes it looked at), then the queue pair's CQ. */
+static int poll_one(struct rs_conn *c, struct ibv_wc *wc)
+{
+	int n = c->send_cq ? ibv_poll_cq(c->send_cq, 1, wc) : 0;
+	return n ? n : ibv_poll_cq(c->cq, 1, wc);
+}
+
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -465,7 +493,7 @@ static enum rs_wait_result spin(struct rs_conn *c, struct ibv_wc *wc,
 				int64_t deadline)
 {
 	for (unsigned i = 1;; i++) {
-		int n = ibv_poll_cq(c->cq, 1, wc);
+		int n = poll_one(c, wc);
 		if (n < 0)
 			return RS_WAIT_ERROR;
 		if (n == 1)
@@ -486,7 +514,7 @@ static enum rs_wait_result next_wc(struct rs_conn *c, struct ibv_wc *wc,
 	if (c->busy_poll)
 		return spin(c, wc, deadline);
 	for (;;) {
-		int n = ibv_poll_cq(c->cq, 1, wc);
+		int n = poll_one(c, wc);
 		if (n < 0)
 			return RS_WAIT_ERROR;
 		if (n == 1)
@@ -544,13 +572,31 @@ enum rs_wait_result rs_conn_poll_completion(struct rs_conn *c,
 					    struct rs_completion *wc)
 {
 	struct ibv_wc raw;
-	int n = ibv_poll_cq(c->cq, 1, &raw);
+	int n = poll_one(c, &raw);
 	if (n < 0)
 		return RS_WAIT_ERROR;
 	if (n == 0)
 		return RS_WAIT_TIMEOUT;
 	completion_of(&raw, wc);
 	return RS_WAIT_COMPLETION;
+}
+
+enum rs_wait_result rs_conn_poll_sends(struct rs_conn *c,
+				       struct rs_completion *wc)
+{
+	struct ibv_wc raw;
+	int n = c->send_cq ? ibv_poll_cq(c->send_cq, 1, &raw) : 0;
+	if (n < 0)
+		return RS_WAIT_ERROR;
+	if (n == 0)
+		return RS_WAIT_TIMEOUT;
+	completion_of(&raw, wc);
+	return RS_WAIT_COMPLETION;
+}
+
+void rs_conn_quiet_sends(struct rs_conn *c)
+{
+	c->quiet_sends = true;
 }
 
 enum rs_conn_event rs_conn_next_event(struct rs_conn *c)

@@ -71,6 +71,14 @@ int rs_conn_write(struct rs_conn *c, const struct rs_mr_desc *dst,
 		  uint64_t dst_offset, const struct rs_mr *src,
 		  size_t src_offset, uint32_t len, uint64_t wr_id,
 		  unsigned flags);
+/* A probe of the link: an RDMA WRITE of no bytes. The peer's adapter
+ * acknowledges it without waking the peer's program; a peer (host, link or
+ * queue pair) that is gone fails it once the transport's retries are spent
+ * (about half a second): a completion with an error even when unsignaled.
+ * Its completion carries RS_CONN_PROBE_WR_ID (an error completion's op is
+ * undefined: the id tells). */
+#define RS_CONN_PROBE_WR_ID (UINT64_MAX - 1)
+int rs_conn_probe(struct rs_conn *c, unsigned flags);
 int rs_conn_read(struct rs_conn *c, struct rs_mr *dst, size_t dst_offset,
 		 const struct rs_mr_desc *src, uint64_t src_offset,
 		 uint32_t len, uint64_t wr_id, unsigned flags);
@@ -132,6 +140,16 @@ enum rs_wait_result rs_conn_next_completion(struct rs_conn *c,
  * was. */
 enum rs_wait_result rs_conn_poll_completion(struct rs_conn *c,
 					    struct rs_completion *wc);
+
+/* Before rs_conn_create_qp: the send queue completes into a queue of its
+ * own that raises no event. Its completions (replies reclaimed, probes
+ * answered) wake nobody; every take of completions looks at it first, and
+ * rs_conn_poll_sends alone looks at it, no system call. For a program that
+ * posts mostly unasked (the receiver): many idle connections, few wakes. */
+void rs_conn_quiet_sends(struct rs_conn *c);
+/* One look at the quiet send queue (nothing there without quiet sends). */
+enum rs_wait_result rs_conn_poll_sends(struct rs_conn *c,
+				       struct rs_completion *wc);
 
 /* The descriptors to poll(2) for a completion (after a wait returned
  * TIMEOUT, which leaves the completion queue armed) and for a connection

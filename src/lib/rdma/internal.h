@@ -29,6 +29,11 @@ struct rs_conn {
 	struct rdma_cm_id *id;
 	struct ibv_comp_channel *comp_channel;
 	struct ibv_cq *cq;
+	/* With quiet sends: the send queue's own CQ, which raises no event and
+	 * is polled (before cq) whenever completions are taken. NULL: cq
+	 * takes both. */
+	struct ibv_cq *send_cq;
+	bool quiet_sends;
 	/* The queue pair's extended posting (FLUSH, ATOMIC WRITE), or NULL;
 	 * wr_open: a group started with ibv_wr_start, not yet completed. */
 	struct ibv_qp_ex *qpx;

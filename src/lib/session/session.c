@@ -383,6 +383,9 @@ int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 	if (a->presented)
 		s->presented = *a->presented;
 	rs_conn_set_busy_poll(*conn, a->busy_poll);
+	/* What the receiver posts (replies, bindings, probes) wakes it for
+	 * nothing: an idle sender's probes cost it no wake-up. */
+	rs_conn_quiet_sends(*conn);
 	s->conn = *conn;
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
 	size_t len = 0;

@@ -4,6 +4,7 @@
 #include "error.h"
 #include "methods/recv_method.h"
 #include "metrics/clock.h"
+#include "rdma/conn.h"
 #include "rdma/mr.h"
 #include "rotation/rotation.h"
 #include "session/session.h"
@@ -433,6 +434,12 @@ static int link_window(void *ctx, uint64_t head, bool reset, uint32_t *key,
 		     : recv_write_windows_move(a->windows, c, head, key, reach);
 }
 
+static int link_probe(void *ctx)
+{
+	struct recv_sender *a = ctx;
+	return rs_conn_probe(rs_session_conn(a->rs), RS_POST_SIGNALED);
+}
+
 #define RECV_HANDSHAKE_MS 5000 /* to complete the connection, to answer */
 
 /* The session's configuration from the checked request. A writer's method
@@ -497,8 +504,13 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	}
 	struct recv_session_config cfg = session_config(a);
 	struct recv_session_link link = {
-	    a, link_check_auth, link_send_grant, link_reply,
-	    writes_through_windows(a) ? link_window : 0};
+	    .ctx = a,
+	    .check_auth = link_check_auth,
+	    .send_grant = link_send_grant,
+	    .reply = link_reply,
+	    .window = writes_through_windows(a) ? link_window : 0,
+	    .probe = link_probe,
+	};
 	recv_session_init(&a->s, &cfg, &link, h->peer, recv_now_ms());
 	a->next = adm->sessions;
 	adm->sessions = a;

@@ -52,6 +52,14 @@ static void on_completion(struct recv_sender *a, const struct rs_completion *wc)
 	 * connection was up. */
 	if (a->s.state == RECV_SESSION_ADMITTED)
 		recv_session_on_established(&a->s, recv_now_ms());
+	if (wc->wr_id == RS_CONN_PROBE_WR_ID && (wc->ok || !wc->flushed)) {
+		if (wc->ok)
+			recv_session_on_probe_answered(&a->s);
+		else
+			recv_session_on_probe_failed(&a->s, wc->status,
+						     recv_now_ms());
+		return;
+	}
 	if (!wc->ok) {
 		if (!wc->flushed)
 			rs_err("connection with %s failed: %s", a->s.peer,
@@ -131,13 +139,24 @@ static bool take_handovers(struct recv_log_worker *w)
 	return any;
 }
 
-/* Runs every session's timers and ends the sessions that are over. */
-static void end_closed_sessions(struct recv_log_worker *w)
+/* What completed of what a session posted (its send queue raises no
+ * event: rs_conn_quiet_sends), without a system call. */
+static void take_sends(struct recv_sender *a)
 {
-	int64_t now = recv_now_ms();
+	struct rs_completion wc;
+	while (a->s.state != RECV_SESSION_CLOSING &&
+	       rs_conn_poll_sends(rs_session_conn(a->rs), &wc) ==
+		   RS_WAIT_COMPLETION)
+		on_completion(a, &wc);
+}
+
+/* Runs every session's timers and ends the sessions that are over. */
+static void end_closed_sessions(struct recv_log_worker *w, int64_t now)
+{
 	struct recv_sender *a = w->adm.sessions;
 	while (a) {
 		struct recv_sender *next = a->next;
+		take_sends(a);
 		recv_session_on_timer(&a->s, now);
 		if (a->s.state == RECV_SESSION_CLOSING)
 			recv_admission_end(&w->adm, a);
@@ -161,7 +180,7 @@ bool recv_log_worker_turn(struct recv_log_worker *w, uint64_t now_ns)
 		busy |= take_completions(a);
 		busy |= take_conn_events(a);
 	}
-	end_closed_sessions(w);
+	end_closed_sessions(w, recv_now_ms()); /* the turn took its time */
 	/* A reader that began to wait wants its timers soon. */
 	if (recv_admission_watching_head(&w->adm) &&
 	    w->timers_due_ns > now_ns + RECV_HEAD_POLL_MS * 1000000ull)
@@ -173,7 +192,8 @@ uint64_t recv_log_worker_timers(struct recv_log_worker *w, uint64_t now_ns)
 {
 	if (now_ns < w->timers_due_ns)
 		return w->timers_due_ns;
-	end_closed_sessions(w);
+	/* The thread's clock: one reading for all its logs' timers. */
+	end_closed_sessions(w, (int64_t)(now_ns / 1000000ull));
 	uint64_t ms = recv_admission_watching_head(&w->adm) ? RECV_HEAD_POLL_MS
 							    : RECV_POLL_MS;
 	w->timers_due_ns = next_tick(now_ns, ms);

@@ -486,6 +486,48 @@ void recv_session_on_failure(struct recv_session *s, const char *why)
 	close_with(s, "%s", why);
 }
 
+/* ---- a silent sender ---- */
+
+/* A sender not heard from for half the peer timeout has its link probed,
+ * again half a timeout after each answer while it stays silent: a write of
+ * no bytes its adapter answers without waking it, whose completion wakes
+ * no one either (the receiver's sends are quiet: rs_conn_quiet_sends). An
+ * idle sender so costs the receiver a post per half timeout, not a message
+ * and a reply per quarter. A probe unanswered for half the timeout (a
+ * device may resend for ever: Soft-RoCE does with seven retries) or failed
+ * means the sender's host, link or queue pair is gone. */
+static void probe_if_silent(struct recv_session *s, int64_t now_ms)
+{
+	int64_t half = s->cfg.peer_timeout_ms / 2;
+	int64_t last = s->heard_ms > s->probed_ms ? s->heard_ms : s->probed_ms;
+	if (s->probe_out && now_ms - s->probed_ms >= half) {
+		recv_session_on_probe_failed(s, "no answer", now_ms);
+		return;
+	}
+	if (s->probe_out || now_ms - last < half)
+		return;
+	s->probed_ms = now_ms;
+	s->probe_out = true;
+	if (s->link.probe(s->link.ctx))
+		close_with(s, "cannot probe");
+}
+
+void recv_session_on_probe_answered(struct recv_session *s)
+{
+	s->probe_out = false;
+}
+
+void recv_session_on_probe_failed(struct recv_session *s, const char *status,
+				  int64_t now_ms)
+{
+	if (s->state == RECV_SESSION_SERVING)
+		rs_info("sender %s: no word for %lld ms and its link does not "
+			"answer (%s): peer timeout; ending its session, the "
+			"log is free",
+			s->peer, (long long)(now_ms - s->heard_ms), status);
+	close_with(s, "peer timeout");
+}
+
 void recv_session_on_timer(struct recv_session *s, int64_t now_ms)
 {
 	if (s->state == RECV_SESSION_SERVING ||
@@ -500,11 +542,6 @@ void recv_session_on_timer(struct recv_session *s, int64_t now_ms)
 	else if (s->state == RECV_SESSION_SERVING && s->parked.on &&
 		 wait_due(s, now_ms))
 		answer_wait(s);
-	else if (s->state == RECV_SESSION_SERVING && !s->parked.on &&
-		 now_ms - s->heard_ms >= s->cfg.peer_timeout_ms) {
-		rs_info("sender %s: no word for %lld ms (peer timeout); ending "
-			"its session, the log is free",
-			s->peer, (long long)(now_ms - s->heard_ms));
-		close_with(s, "peer timeout");
-	}
+	else if (s->state == RECV_SESSION_SERVING && !s->parked.on)
+		probe_if_silent(s, now_ms);
 }

@@ -69,6 +69,9 @@ struct recv_session_link {
 	 */
 	int (*window)(void *ctx, uint64_t head, bool reset, uint32_t *key,
 		      uint64_t *reach);
+	/* A probe of a silent sender's link (rs_conn_probe, signaled): its
+	 * completion answers it (recv_session_on_probe_answered or _failed). */
+	int (*probe)(void *ctx);
 };
 
 struct recv_session_config {
@@ -91,7 +94,9 @@ struct recv_session_config {
 	bool auth;	  /* a key is required */
 	uint16_t credits; /* replies: one in this many is signaled */
 	int64_t deadline_ms; /* for completing the connection / the answer */
-	int64_t peer_timeout_ms; /* SERVING: silence that ends the session */
+	/* SERVING: the sender's link is probed after half of it in silence;
+	 * a probe unanswered for the other half ends the session. */
+	int64_t peer_timeout_ms;
 	struct recv_log_counters *counters; /* the log's, or NULL */
 };
 
@@ -112,6 +117,8 @@ struct recv_session {
 	struct recv_session_link link;
 	int64_t deadline_ms; /* ADMITTED, AUTHENTICATING, REFUSING: until */
 	int64_t heard_ms;    /* the sender's last message */
+	int64_t probed_ms;   /* the last probe of its link, or 0 */
+	bool probe_out;	     /* that probe is not answered yet */
 	uint32_t replies;
 	struct recv_window_keys keys; /* a windowed writer's */
 	struct recv_parked_wait parked;
@@ -137,6 +144,12 @@ void recv_session_on_message(struct recv_session *s, uint16_t slot,
 void recv_session_on_sent(struct recv_session *s);
 /* A malformed message, a failed completion or the connection's end. */
 void recv_session_on_failure(struct recv_session *s, const char *why);
+/* A probe of its link completed: the link is there. */
+void recv_session_on_probe_answered(struct recv_session *s);
+/* A probe of its link failed (the transport's status): the sender's host,
+ * link or queue pair is gone. */
+void recv_session_on_probe_failed(struct recv_session *s, const char *status,
+				  int64_t now_ms);
 void recv_session_on_timer(struct recv_session *s, int64_t now_ms);
 /* Its windows are about to go: what they still reached counts too. */
 void recv_session_windows_end(struct recv_session *s);

@@ -219,6 +219,15 @@ uint64_t replica_granted_end(const struct replica *r)
 	return info->log_base + info->write_offset_value - info->start_offset;
 }
 
+/* The completion of a keepalive's probe: the receiver's end is there. */
+static bool took_probe(struct replica *r, const struct rs_completion *wc)
+{
+	if (wc->wr_id != RS_CONN_PROBE_WR_ID)
+		return false;
+	r->keepalive_sent_ns = 0;
+	return true;
+}
+
 static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
 	       uint64_t timeout_ms, struct rs_msg *reply);
 
@@ -370,7 +379,7 @@ static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
 		if (res != RS_WAIT_COMPLETION || !wc.ok)
 			return RS_E_LOST;
 		uint16_t slot;
-		if (wc.op != RS_OP_RECV)
+		if (took_probe(r, &wc) || wc.op != RS_OP_RECV)
 			continue;
 		if (rs_session_take(r->rs, &wc, reply, &slot, 0))
 			return RS_E_MALFORMED;
@@ -515,6 +524,8 @@ static enum replica_news on_completion(struct replica *r,
 		rs_verbose("completion error: %s", wc->status);
 		return REPLICA_LINK_LOST;
 	}
+	if (took_probe(r, wc))
+		return REPLICA_NOTHING;
 	struct rs_msg msg;
 	struct method_event ev = {.op = wc->op, .wr_id = wc->wr_id};
 	enum replica_news news;
@@ -610,14 +621,23 @@ bool replica_keepalive_due(const struct replica *r, uint64_t now_ns)
 	return at && now_ns >= at;
 }
 
+/* A keepalive is a probe of the link (rs_conn_probe), answered by the
+ * receiver's adapter without waking the receiver, which probes a silent
+ * sender itself; a message only to name a new window key. Signaled: an
+ * idle link posts nothing else that would reclaim its send-queue entry. */
 int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 {
-	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .key = r->window_key};
-	r->key_named = r->window_key;
-	uint16_t slot = rs_session_control_slot(r->rs);
-	/* Signaled: an idle link posts nothing else that would reclaim its
-	 * send-queue entry. */
-	if (rs_session_send(r->rs, slot, &ka, UINT64_MAX, RS_POST_SIGNALED))
+	int rc;
+	if (r->window_key != r->key_named) {
+		struct rs_msg ka = {.type = RS_MSG_KEEPALIVE,
+				    .key = r->window_key};
+		r->key_named = r->window_key;
+		rc = rs_session_send(r->rs, rs_session_control_slot(r->rs), &ka,
+				     UINT64_MAX, RS_POST_SIGNALED);
+	} else {
+		rc = rs_conn_probe(rs_session_conn(r->rs), RS_POST_SIGNALED);
+	}
+	if (rc)
 		return RS_E_LOST;
 	r->last_sent_ns = r->keepalive_sent_ns = now_ns;
 	return 0;

@@ -33,6 +33,7 @@ struct fake_link {
 	unsigned newest;
 	uint32_t next_key;
 	unsigned moves;
+	unsigned probes; /* of the link */
 };
 
 static int fake_window(void *ctx, uint64_t head, bool reset, uint32_t *key,
@@ -75,6 +76,13 @@ static int fake_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
 	f->signaled += signaled;
 	f->last_signaled = signaled;
 	f->last_reply = *reply;
+	return 0;
+}
+
+static int fake_probe(void *ctx)
+{
+	struct fake_link *f = ctx;
+	f->probes++;
 	return 0;
 }
 
@@ -122,9 +130,14 @@ static void start_windowed(struct fixture *f, bool auth,
 	    .deadline_ms = 5000,
 	    .peer_timeout_ms = 10000,
 	};
-	struct recv_session_link link = {&f->link, fake_check_auth,
-					 fake_send_grant, fake_reply,
-					 windows ? fake_window : 0};
+	struct recv_session_link link = {
+	    .ctx = &f->link,
+	    .check_auth = fake_check_auth,
+	    .send_grant = fake_send_grant,
+	    .reply = fake_reply,
+	    .window = windows ? fake_window : 0,
+	    .probe = fake_probe,
+	};
 	recv_session_init(&f->s, &cfg, &link, "192.0.2.2", 1000);
 	assert_int_equal(f->s.state, RECV_SESSION_ADMITTED);
 }
@@ -400,7 +413,7 @@ static void a_writer_does_not_wait(void **state)
 	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
 }
 
-static void keepalives_keep_silence_ends(void **state)
+static void keepalives_are_answered(void **state)
 {
 	struct fixture *f = *state;
 	start(f, false);
@@ -410,12 +423,81 @@ static void keepalives_keep_silence_ends(void **state)
 	assert_int_equal(f->link.last_reply.type, RS_MSG_KEEPALIVE_DONE);
 	assert_int_equal(f->link.last_reply.seq, 7);
 	assert_int_equal(f->s.commits, 0);
-	recv_session_on_timer(&f->s, 15999); /* heard 9.999 s ago */
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+}
+
+/* A silent sender's link is probed half a peer timeout (10 s here) after
+ * its last word or the last answered probe; a word puts the next probe
+ * off; a failed probe ends the session. */
+static void silence_is_probed_a_failed_probe_ends(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 1};
+	recv_session_on_message(&f->s, 0, &ka, 2000);
+	recv_session_on_timer(&f->s, 6999); /* heard 4.999 s ago */
+	assert_int_equal(f->link.probes, 0);
+	recv_session_on_timer(&f->s, 7000);
+	assert_int_equal(f->link.probes, 1);
+	recv_session_on_probe_answered(&f->s);
+	recv_session_on_timer(&f->s, 11999); /* probed 4.999 s ago */
+	assert_int_equal(f->link.probes, 1);
+	recv_session_on_timer(&f->s, 12000);
+	assert_int_equal(f->link.probes, 2);
+	recv_session_on_probe_answered(&f->s);
+	recv_session_on_message(&f->s, 0, &ka, 13000); /* a word: put off */
+	recv_session_on_timer(&f->s, 17999);
+	assert_int_equal(f->link.probes, 2);
+	recv_session_on_timer(&f->s, 18000);
+	assert_int_equal(f->link.probes, 3);
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
-	recv_session_on_timer(&f->s, 16000);
+	recv_session_on_probe_failed(&f->s, "transport retry counter exceeded",
+				     18500);
 	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
 	assert_string_equal(f->s.why, "peer timeout");
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+}
+
+/* A probe the link never answers (a device that resends for ever) ends
+ * the session half a timeout after it was posted: the peer timeout in
+ * all, counted from the last word. */
+static void an_unanswered_probe_ends_at_the_peer_timeout(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 1};
+	recv_session_on_message(&f->s, 0, &ka, 2000);
+	recv_session_on_timer(&f->s, 7000);
+	assert_int_equal(f->link.probes, 1);
+	recv_session_on_timer(&f->s, 11999);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	assert_int_equal(f->link.probes, 1); /* one at a time */
+	recv_session_on_timer(&f->s, 12000);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_string_equal(f->s.why, "peer timeout");
+}
+
+/* A reader waiting for the log is answered every quarter peer timeout and
+ * waits again at once: it is heard from, never probed. */
+static void a_waiting_reader_is_not_probed(void **state)
+{
+	struct fixture *f = *state;
+	start_with(f, false, NULL);
+	f->s.cfg.verify = true;
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg wait = {.type = RS_MSG_WAIT, .length = 1, .seq = 3};
+	recv_session_on_message(&f->s, 0, &wait, 2000);
+	for (int64_t t = 2000; t <= 30000; t += 200) {
+		unsigned answered = f->link.replies;
+		recv_session_on_timer(&f->s, t);
+		if (f->link.replies > answered)
+			recv_session_on_message(&f->s, 0, &wait, t);
+	}
+	/* every 2.5 s, on the 200 ms ticks: 2.6 s apart */
+	assert_int_equal(f->link.replies, 10);
+	assert_int_equal(f->link.probes, 0);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 }
 
 /* The window key a reply handed out, checked against the fake's newest. */
@@ -581,8 +663,14 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_writer_does_not_wait, setup,
 					    teardown),
-	    cmocka_unit_test_setup_teardown(keepalives_keep_silence_ends, setup,
+	    cmocka_unit_test_setup_teardown(keepalives_are_answered, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		silence_is_probed_a_failed_probe_ends, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		an_unanswered_probe_ends_at_the_peer_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_waiting_reader_is_not_probed,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_windowed_writer_gets_a_key_over_the_tail, setup, teardown),
 	    cmocka_unit_test_setup_teardown(commits_move_the_windows_up, setup,

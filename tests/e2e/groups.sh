@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs several VM groups one after the other in one guest (a boot costs
+# about 15 s under TCG; the suite boots fewer guests this way). Each group
+# starts as on a fresh boot: no program of ours left running, the link up,
+# nothing on the fsdax mount, the device-DAX namespace's pool header
+# zeroed, its own empty temporary directory.
+#   tests/e2e/groups.sh BUILD GROUP...   (inside the test bed: scripts/vm/run)
+# Prints a line per group with its result and time; exits 1 if any failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD=$1
+shift
+
+# fresh_state: what one group may have left behind, gone.
+fresh_state() {
+	pkill -KILL -x rpma-recv 2>/dev/null
+	pkill -KILL -x rpma-send 2>/dev/null
+	pkill -KILL -x rpma-load 2>/dev/null
+	pkill -KILL -x rogue_sender 2>/dev/null
+	pkill -KILL -x window_check 2>/dev/null
+	tc qdisc del dev veth1 root 2>/dev/null
+	tc qdisc del dev veth0 root 2>/dev/null
+	[ -z "${RPMA_FSDAX_DIR:-}" ] || find "$RPMA_FSDAX_DIR" -mindepth 1 -delete
+	[ -z "${RPMA_DEVDAX:-}" ] || dd if=/dev/zero of="$RPMA_DEVDAX" bs=2M count=1 status=none
+	rm -rf "$tmp_root/group"
+	mkdir -p "$tmp_root/group"
+}
+
+tmp_root=${RPMA_TMPDIR:-/tmp}
+failed=() t0=$SECONDS
+for group in "$@"; do
+	fresh_state
+	echo "=== group $group"
+	t=$SECONDS
+	if RPMA_TMPDIR=$tmp_root/group bash "$here/$group.sh" "$BUILD"; then
+		echo "=== group $group: passed in $((SECONDS - t)) s"
+	else
+		echo "=== group $group: FAILED in $((SECONDS - t)) s"
+		failed+=("$group")
+	fi
+done
+fresh_state
+echo "=== $(($# - ${#failed[@]})) of $# groups passed in $((SECONDS - t0)) s${failed:+; failed: ${failed[*]}}"
+[ "${#failed[@]}" = 0 ]
