@@ -59,6 +59,7 @@ int load_sample_read(pid_t pid, struct load_sample *s)
 	if (rs_proc_status_read(pid, &st) || read_cpu(pid, s))
 		return -1;
 	s->rss_kib = st.resident_bytes >> 10;
+	s->anon_kib = st.anon_bytes >> 10;
 	s->pinned_kib = st.pinned_bytes >> 10;
 	s->threads = st.threads;
 	s->fds = count_fds(pid);
@@ -70,6 +71,8 @@ void load_peak_add(struct load_peak *p, const struct load_sample *s)
 {
 	if (s->rss_kib > p->rss_kib)
 		p->rss_kib = s->rss_kib;
+	if (s->anon_kib > p->anon_kib)
+		p->anon_kib = s->anon_kib;
 	if (s->pinned_kib > p->pinned_kib)
 		p->pinned_kib = s->pinned_kib;
 	if (s->threads > p->threads)

@@ -9,6 +9,7 @@
 
 struct load_sample {
 	uint64_t rss_kib;    /* VmRSS */
+	uint64_t anon_kib;   /* RssAnon: without the pool pages it maps */
 	uint64_t pinned_kib; /* VmPin: what RDMA registrations pinned */
 	unsigned threads;
 	unsigned fds;
@@ -18,7 +19,7 @@ struct load_sample {
 
 /* The largest of each figure over the samples given. */
 struct load_peak {
-	uint64_t rss_kib, pinned_kib;
+	uint64_t rss_kib, anon_kib, pinned_kib;
 	unsigned threads, fds;
 };
 

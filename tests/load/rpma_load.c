@@ -225,9 +225,11 @@ static void print_phase(const struct load_phase *p)
 		       (unsigned long long)p->stats.latency_count,
 		       us(&p->stats, 0.5), us(&p->stats, 0.99));
 	if (p->watched)
-		printf(" receiver %.1f MiB resident, %.1f MiB pinned, %u "
-		       "threads, %u descriptors, %.1f%% of a core",
+		printf(" receiver %.1f MiB resident (%.1f MiB its own), %.1f "
+		       "MiB pinned, %u threads, %u descriptors, %.1f%% of a "
+		       "core",
 		       (double)p->peak.rss_kib / 1024,
+		       (double)p->peak.anon_kib / 1024,
 		       (double)p->peak.pinned_kib / 1024, p->peak.threads,
 		       p->peak.fds, load_cpu_percent(&p->first, &p->last));
 	printf("\n");
@@ -264,6 +266,7 @@ static void print_result(const struct load_args *a, const struct load_phase *ph,
 	for (int i = 0; i < PHASES; i++) {
 		const struct load_peak *p = &ph[i].peak;
 		struct load_sample s = {.rss_kib = p->rss_kib,
+					.anon_kib = p->anon_kib,
 					.pinned_kib = p->pinned_kib,
 					.threads = p->threads,
 					.fds = p->fds};
@@ -272,12 +275,13 @@ static void print_result(const struct load_args *a, const struct load_phase *ph,
 	printf("rpma-load: result sessions=%u connected=%u failed=%u "
 	       "lines_sent=%llu lines_committed=%llu lone_p50_us=%.0f "
 	       "lone_p99_us=%.0f fleet_p50_us=%.0f fleet_p99_us=%.0f "
-	       "rss_kib=%llu pinned_kib=%llu threads=%u fds=%u "
-	       "idle_cpu_pct=%.1f fleet_cpu_pct=%.1f\n",
+	       "rss_kib=%llu anon_kib=%llu pinned_kib=%llu threads=%u "
+	       "fds=%u idle_cpu_pct=%.1f fleet_cpu_pct=%.1f\n",
 	       a->fleet.sessions, connected, bad, (unsigned long long)sent,
 	       (unsigned long long)committed, us(&ph[LONE].stats, 0.5),
 	       us(&ph[LONE].stats, 0.99), us(&ph[FLEET].stats, 0.5),
 	       us(&ph[FLEET].stats, 0.99), (unsigned long long)peak.rss_kib,
+	       (unsigned long long)peak.anon_kib,
 	       (unsigned long long)peak.pinned_kib, peak.threads, peak.fds,
 	       load_cpu_percent(&ph[IDLE].first, &ph[IDLE].last),
 	       load_cpu_percent(&ph[FLEET].first, &ph[FLEET].last));

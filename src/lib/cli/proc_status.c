@@ -18,6 +18,8 @@ int rs_proc_status_read(pid_t pid, struct rs_proc_status *out)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "VmRSS: %llu kB", &v) == 1)
 			out->resident_bytes = v << 10;
+		else if (sscanf(line, "RssAnon: %llu kB", &v) == 1)
+			out->anon_bytes = v << 10;
 		else if (sscanf(line, "VmPin: %llu kB", &v) == 1)
 			out->pinned_bytes = v << 10;
 		else if (sscanf(line, "Threads: %llu", &v) == 1)

@@ -10,7 +10,10 @@
 
 struct rs_proc_status {
 	uint64_t resident_bytes; /* VmRSS */
-	uint64_t pinned_bytes;	 /* VmPin */
+	/* RssAnon: its own memory, without the file pages it maps (a pool
+	 * file's pages are the pool's, resident in the page cache anyway) */
+	uint64_t anon_bytes;
+	uint64_t pinned_bytes; /* VmPin */
 	unsigned threads;
 };
 

@@ -618,6 +618,22 @@ bool recv_admission_watching_head(const struct recv_admission *adm)
 	return false;
 }
 
+unsigned recv_admission_timer_ms(const struct recv_admission *adm,
+				 unsigned busy_ms)
+{
+	if (adm->holder && commits_alone(method_of(adm->holder)))
+		return busy_ms;
+	for (const struct recv_sender *a = adm->sessions; a; a = a->next)
+		if (a->s.state != RECV_SESSION_SERVING || a->s.parked.on)
+			return busy_ms;
+	/* Only probes fall due (or nothing: no session), a few per peer
+	 * timeout: an eighth of it late at most. */
+	int64_t ms = adm->cfg->peer_timeout_ms / 8;
+	if (ms < busy_ms)
+		return busy_ms;
+	return ms > RECV_QUIET_TIMER_MS ? RECV_QUIET_TIMER_MS : (unsigned)ms;
+}
+
 bool recv_admission_spins(const struct recv_admission *adm)
 {
 	for (const struct recv_sender *a = adm->sessions; a; a = a->next)

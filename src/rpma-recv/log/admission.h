@@ -78,6 +78,14 @@ void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
  * alone (apm, flush): the receiver hears of no commit, so the log's loop
  * looks at the write offset often (its view is stale by that much). */
 bool recv_admission_watching_head(const struct recv_admission *adm);
+/* How often its timers must run: busy_ms while anything may fall due soon
+ * (a handshake, a refusal, a reader's wait, a writer that commits alone),
+ * else an eighth of the peer timeout (at most RECV_QUIET_TIMER_MS): serving
+ * writers only need their probes, a log without sessions nothing. With a
+ * thousand idle logs, the sweeps were most of an idle receiver's CPU. */
+#define RECV_QUIET_TIMER_MS 1000
+unsigned recv_admission_timer_ms(const struct recv_admission *adm,
+				 unsigned busy_ms);
 /* True when --busy-poll has a session to spin for: one that sends messages
  * (a gpspm or staged writer, a reader), not an apm or flush writer. */
 bool recv_admission_spins(const struct recv_admission *adm);

@@ -194,8 +194,9 @@ uint64_t recv_log_worker_timers(struct recv_log_worker *w, uint64_t now_ns)
 		return w->timers_due_ns;
 	/* The thread's clock: one reading for all its logs' timers. */
 	end_closed_sessions(w, (int64_t)(now_ns / 1000000ull));
-	uint64_t ms = recv_admission_watching_head(&w->adm) ? RECV_HEAD_POLL_MS
-							    : RECV_POLL_MS;
+	uint64_t ms = recv_admission_watching_head(&w->adm)
+			  ? RECV_HEAD_POLL_MS
+			  : recv_admission_timer_ms(&w->adm, RECV_POLL_MS);
 	w->timers_due_ns = next_tick(now_ns, ms);
 	return w->timers_due_ns;
 }
