@@ -311,6 +311,7 @@ int main(int argc, char **argv)
 		printf("%u of %u sessions connected in %.1f s\n", connected,
 		       a.fleet.sessions,
 		       (double)(send_stats_now_ns() - t0) / 1e9);
+		fflush(stdout); /* a script watching the output acts on it */
 		run_phase(lf, &a, &ph[IDLE], a.idle_s);
 		load_fleet_pace(lf, 0, a.fleet.sessions, a.interval_ms,
 				&ph[FLEET].stats);
