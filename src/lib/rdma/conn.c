@@ -568,17 +568,23 @@ enum rs_wait_result rs_conn_next_completion(struct rs_conn *c,
 	return r;
 }
 
-enum rs_wait_result rs_conn_poll_completion(struct rs_conn *c,
-					    struct rs_completion *wc)
+/* What one ibv_poll_cq of n results gave, as a wait's result. */
+static enum rs_wait_result polled(int n, const struct ibv_wc *raw,
+				  struct rs_completion *wc)
 {
-	struct ibv_wc raw;
-	int n = poll_one(c, &raw);
 	if (n < 0)
 		return RS_WAIT_ERROR;
 	if (n == 0)
 		return RS_WAIT_TIMEOUT;
-	completion_of(&raw, wc);
+	completion_of(raw, wc);
 	return RS_WAIT_COMPLETION;
+}
+
+enum rs_wait_result rs_conn_poll_completion(struct rs_conn *c,
+					    struct rs_completion *wc)
+{
+	struct ibv_wc raw;
+	return polled(poll_one(c, &raw), &raw, wc);
 }
 
 enum rs_wait_result rs_conn_poll_sends(struct rs_conn *c,
@@ -586,12 +592,7 @@ enum rs_wait_result rs_conn_poll_sends(struct rs_conn *c,
 {
 	struct ibv_wc raw;
 	int n = c->send_cq ? ibv_poll_cq(c->send_cq, 1, &raw) : 0;
-	if (n < 0)
-		return RS_WAIT_ERROR;
-	if (n == 0)
-		return RS_WAIT_TIMEOUT;
-	completion_of(&raw, wc);
-	return RS_WAIT_COMPLETION;
+	return polled(n, &raw, wc);
 }
 
 void rs_conn_quiet_sends(struct rs_conn *c)

@@ -72,11 +72,11 @@ int rs_conn_write(struct rs_conn *c, const struct rs_mr_desc *dst,
 		  size_t src_offset, uint32_t len, uint64_t wr_id,
 		  unsigned flags);
 /* A probe of the link: an RDMA WRITE of no bytes. The peer's adapter
- * acknowledges it without waking the peer's program; a peer (host, link or
- * queue pair) that is gone fails it once the transport's retries are spent
- * (about half a second): a completion with an error even when unsignaled.
- * Its completion carries RS_CONN_PROBE_WR_ID (an error completion's op is
- * undefined: the id tells). */
+ * acknowledges it without waking the peer's program. A peer (host, link or
+ * queue pair) that is gone fails it once the transport's retries are spent,
+ * or never answers it where the device resends for ever (Soft-RoCE with 7
+ * retries): the caller times it. Its completion carries RS_CONN_PROBE_WR_ID
+ * (an error completion's op is undefined: the id tells). */
 #define RS_CONN_PROBE_WR_ID (UINT64_MAX - 1)
 int rs_conn_probe(struct rs_conn *c, unsigned flags);
 int rs_conn_read(struct rs_conn *c, struct rs_mr *dst, size_t dst_offset,

@@ -156,7 +156,6 @@ static void end_closed_sessions(struct recv_log_worker *w, int64_t now)
 	struct recv_sender *a = w->adm.sessions;
 	while (a) {
 		struct recv_sender *next = a->next;
-		take_sends(a);
 		recv_session_on_timer(&a->s, now);
 		if (a->s.state == RECV_SESSION_CLOSING)
 			recv_admission_end(&w->adm, a);
@@ -192,6 +191,9 @@ uint64_t recv_log_worker_timers(struct recv_log_worker *w, uint64_t now_ns)
 {
 	if (now_ns < w->timers_due_ns)
 		return w->timers_due_ns;
+	/* A turn takes them with the rest; a quiet log has no turns. */
+	for (struct recv_sender *a = w->adm.sessions; a; a = a->next)
+		take_sends(a);
 	/* The thread's clock: one reading for all its logs' timers. */
 	end_closed_sessions(w, (int64_t)(now_ns / 1000000ull));
 	uint64_t ms = recv_admission_watching_head(&w->adm)

@@ -364,7 +364,6 @@ static void commits_alone_are_counted_from_the_offset(void **state)
 	assert_int_equal(f->s.commits, 0);
 }
 
-/* An idle sender's keepalives keep its session; silence ends it. */
 /* A reader's wait is answered when the log grows past it, or after a
  * quarter of the peer timeout with the log as it is; one at a time, and
  * only for a session that connected to read. */
