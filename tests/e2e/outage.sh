@@ -2,9 +2,9 @@
 # End-to-end network outages: the network goes silent mid-stream (2, 4
 # and 8 s) under --retry and the pool still equals the input; a sender cut
 # off for longer than the peer timeout and killed meanwhile frees its log;
-# an idle sender keeps its session; 1% packet loss both ways; a
-# reconnecting sender takes its own session over (also with --auth-key)
-# while a stranger is still refused.
+# an idle sender keeps its session, stopped (SIGSTOP) or not; 1% packet
+# loss both ways; a reconnecting sender takes its own session over (also
+# with --auth-key) while a stranger is still refused.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/outage.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -93,6 +93,36 @@ if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
 	kill -TERM "$RECV_PID"
 	wait_recv
 	printf 'before the quiet night\nthe next morning\n' >"$WORK/expected"
+	check_pool "$pool" "$WORK/expected"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+start_case "an idle sender stopped (SIGSTOP) past the peer timeout keeps its session, then ships more"
+if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	exec 7<>"$WORK/fifo"
+	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	echo "before the stop" >&7
+	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
+	nap 1
+	# Its adapter answers the receiver's probes while the program sleeps:
+	# a stopped sender is alive, and keeps its log (rpma-recv(1)).
+	kill -STOP "$send_pid"
+	nap 7 # three and a half peer timeouts
+	kill -CONT "$send_pid"
+	echo "after the stop" >&7
+	exec 7>&-
+	reap "$send_pid"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	! grep -q "peer timeout" "$WORK/recv.log" || fail "stopped sender dropped: $(cat "$WORK/recv.log")"
+	! grep -q "reconnect" "$WORK/send.log" || fail "stopped sender reconnected: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	printf 'before the stop\nafter the stop\n' >"$WORK/expected"
 	check_pool "$pool" "$WORK/expected"
 else
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
