@@ -391,6 +391,28 @@ int rs_conn_post_raw(struct rs_conn *c, struct ibv_send_wr *wr,
 	return ibv_post_send(c->id->qp, wr, bad);
 }
 
+int rs_conn_hold_raw(struct rs_conn *c, struct ibv_send_wr *wr)
+{
+	unsigned n = 0;
+	for (const struct ibv_send_wr *w = wr; w; w = w->next)
+		n++;
+	/* Room for them and the request that posts them, or posted now. */
+	if (c->chained + n >= RS_CONN_CHAIN_MAX) {
+		struct ibv_send_wr *bad;
+		return rs_conn_post_raw(c, wr, &bad) ? RS_E_LOST : 0;
+	}
+	if (rs_conn_complete_wr_group(c))
+		return RS_E_LOST;
+	for (; wr; wr = wr->next) {
+		unsigned i = c->chained++;
+		c->chain[i] = *wr;
+		c->chain[i].next = 0;
+		if (i > 0)
+			c->chain[i - 1].next = &c->chain[i];
+	}
+	return 0;
+}
+
 static struct ibv_sge sge_of(const struct rs_mr *mr, size_t offset,
 			     uint32_t len)
 {

@@ -69,6 +69,10 @@ void rs_private_data_copy(const struct rdma_cm_event *ev,
  * order. */
 int rs_conn_post_raw(struct rs_conn *c, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad);
+/* The same, held back (copied) for the connection's next post, as
+ * RS_POST_MORE holds its own: one doorbell for both. Requests that carry
+ * no scatter list only (a window's binding). */
+int rs_conn_hold_raw(struct rs_conn *c, struct ibv_send_wr *wr);
 
 /* Why a build without rdma-core 45 has no flush method. */
 #define RS_NO_FLUSH_BUILD                                                      \

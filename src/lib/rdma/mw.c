@@ -105,6 +105,11 @@ int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
 	       size_t offset, size_t length, unsigned access, uint64_t wr_id,
 	       unsigned flags)
 {
+	/* The provider names the window by its current key when the binding
+	 * is posted (rxe checks it); only a type-1 bind updates it itself,
+	 * and a binding held back is posted after this call: the key the
+	 * last binding gave is set here, by then posted. */
+	mw->mw->rkey = mw->rkey;
 	uint32_t rkey = ibv_inc_rkey(mw->rkey);
 	uint64_t addr = (uint64_t)(uintptr_t)mr->mr->addr + offset;
 	struct ibv_send_wr wr = {
@@ -128,14 +133,13 @@ int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
 	    .invalidate_rkey = mw->rkey,
 	    .next = &wr,
 	};
-	struct ibv_send_wr *bad;
-	if (rs_conn_post_raw(c, mw->bound ? &inv : &wr, &bad))
+	struct ibv_send_wr *bad, *first = mw->bound ? &inv : &wr;
+	int rc = (flags & RS_POST_MORE) ? rs_conn_hold_raw(c, first)
+					: rs_conn_post_raw(c, first, &bad);
+	if (rc)
 		return RS_E_LOST;
 	mw->bound = true;
 	mw->rkey = rkey;
-	/* The provider names the window by its current key in the next
-	 * binding (rxe checks it); only a type-1 bind updates it itself. */
-	mw->mw->rkey = rkey;
 	mw->addr = addr;
 	mw->length = length;
 	return 0;

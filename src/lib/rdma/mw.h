@@ -45,8 +45,9 @@ void rs_mw_delete(struct rs_mw **mw);
 /* Posts, on c's queue pair, the binding of mw to [offset, +length) of mr
  * for access (RS_MR_REMOTE_WRITE and/or RS_MR_REMOTE_READ), invalidating
  * its binding before, if any, first. The work requests posted after it on
- * c see it done. From now on rs_mw_describe gives the new key. 0 or
- * RS_E_LOST. */
+ * c see it done. flags: RS_POST_SIGNALED, RS_POST_MORE (held back to go
+ * with c's next post, one doorbell for both). From now on rs_mw_describe
+ * gives the new key. 0 or RS_E_LOST. */
 int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
 	       size_t offset, size_t length, unsigned access, uint64_t wr_id,
 	       unsigned flags);

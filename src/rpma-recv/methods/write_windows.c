@@ -1,6 +1,7 @@
 #include "methods/write_windows.h"
 
 #include "error.h"
+#include "rdma/conn.h"
 #include "rdma/mr.h"
 #include "rdma/mw.h"
 
@@ -8,7 +9,9 @@
 #include <stdlib.h>
 
 /* Work requests of the bindings: unsignaled, their entries reclaimed by
- * the next signaled reply; a failure ends the session as any does. */
+ * the next signaled reply; a failure ends the session as any does. A
+ * binding is held back for the reply that hands its key out: one doorbell
+ * (a system call on Soft-RoCE) for both. */
 #define WINDOW_WR_ID UINT64_MAX
 
 struct recv_write_windows {
@@ -69,7 +72,7 @@ int recv_write_windows_move(struct recv_write_windows *w, struct rs_conn *c,
 		     ? rs_mw_revoke(c, w->mw[other], WINDOW_WR_ID, 0)
 		     : rs_mw_bind(c, w->mw[other], r->mr[j], head - from,
 				  r->end - head, RS_MR_REMOTE_WRITE,
-				  WINDOW_WR_ID, 0);
+				  WINDOW_WR_ID, RS_POST_MORE);
 	if (rc)
 		return rc;
 	w->newest = other;

@@ -40,7 +40,8 @@ void recv_write_windows_delete(struct recv_write_windows **w);
 
 /* Binds the window not holding the newest key to [head, end) on c: its
  * key, now the newest, in *key, and in *reach where its accesses really
- * begin (head, or its region's start). The other keeps working. 0 or
+ * begin (head, or its region's start). The other keeps working. The
+ * binding goes out with c's next post: the reply naming the key. 0 or
  * RS_E_LOST. */
 int recv_write_windows_move(struct recv_write_windows *w, struct rs_conn *c,
 			    uint64_t head, uint32_t *key, uint64_t *reach);
