@@ -532,7 +532,9 @@ static enum rs_wait_result spin(struct rs_conn *c, struct ibv_wc *wc,
 static enum rs_wait_result next_wc(struct rs_conn *c, struct ibv_wc *wc,
 				   int timeout_ms)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	/* No clock for a look without waiting, the common case: in a guest
+	 * without a vDSO clock each reading is a system call. */
+	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : timeout_ms;
 	if (c->busy_poll)
 		return spin(c, wc, deadline);
 	for (;;) {
@@ -553,8 +555,8 @@ static enum rs_wait_result next_wc(struct rs_conn *c, struct ibv_wc *wc,
 		    {.fd = c->comp_channel->fd, .events = POLLIN},
 		    {.fd = c->cm_channel->fd, .events = POLLIN},
 		};
-		int wait = -1;
-		if (deadline >= 0) {
+		int wait = timeout_ms < 0 ? -1 : 0;
+		if (timeout_ms > 0) {
 			int64_t left = deadline - now_ms();
 			wait = left > 0 ? (int)left : 0;
 		}
