@@ -66,16 +66,37 @@ else
 fi
 end_case
 
-start_case "an idle sender keeps its session without spinning, then ships more"
-if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
+# start_idle_sender LINE: rpma-send reading a fifo (fd 7), LINE committed
+# and its key named; its pid in send_pid.
+start_idle_sender() {
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo"
 	exec 7<>"$WORK/fifo"
 	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
 	send_pid=$SPAWN_PID
-	echo "before the quiet night" >&7
+	echo "$1" >&7
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
 	nap 1 # its first commit answered, its key named
+}
+
+# end_idle_sender FIRST LAST: LAST shipped and the sender ended; it kept
+# its session all along, and the pool holds the two lines.
+end_idle_sender() {
+	echo "$2" >&7
+	exec 7>&-
+	reap "$send_pid"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	! grep -q "peer timeout" "$WORK/recv.log" || fail "idle sender dropped: $(cat "$WORK/recv.log")"
+	! grep -q "reconnect" "$WORK/send.log" || fail "idle sender reconnected: $(cat "$WORK/send.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	printf '%s\n%s\n' "$1" "$2" >"$WORK/expected"
+	check_pool "$pool" "$WORK/expected"
+}
+
+start_case "an idle sender keeps its session without spinning, then ships more"
+if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
+	start_idle_sender "before the quiet night"
 	s0=$(cpu_ms "$send_pid") r0=$(cpu_ms "$RECV_PID")
 	nap 12 # six peer timeouts without a byte to send
 	s1=$(cpu_ms "$send_pid") r1=$(cpu_ms "$RECV_PID")
@@ -84,16 +105,7 @@ if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
 	log "idle for 12 s: sender $((s1 - s0)) ms of CPU, receiver $((r1 - r0)) ms"
 	[ $((s1 - s0)) -lt 1200 ] || fail "the idle sender used $((s1 - s0)) ms of CPU in 12 s"
 	[ $((r1 - r0)) -lt 1200 ] || fail "the idle receiver used $((r1 - r0)) ms of CPU in 12 s"
-	echo "the next morning" >&7
-	exec 7>&-
-	reap "$send_pid"
-	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
-	! grep -q "peer timeout" "$WORK/recv.log" || fail "idle sender dropped: $(cat "$WORK/recv.log")"
-	! grep -q "reconnect" "$WORK/send.log" || fail "idle sender reconnected: $(cat "$WORK/send.log")"
-	kill -TERM "$RECV_PID"
-	wait_recv
-	printf 'before the quiet night\nthe next morning\n' >"$WORK/expected"
-	check_pool "$pool" "$WORK/expected"
+	end_idle_sender "before the quiet night" "the next morning"
 else
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
 fi
@@ -101,29 +113,13 @@ end_case
 
 start_case "an idle sender stopped (SIGSTOP) past the peer timeout keeps its session, then ships more"
 if start_recv "$WORK/recv.log" --peer-timeout 2 "$pool"; then
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	exec 7<>"$WORK/fifo"
-	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
-	send_pid=$SPAWN_PID
-	echo "before the stop" >&7
-	wait_for "$WORK/send.log" "method" || fail "sender did not connect"
-	nap 1
+	start_idle_sender "before the stop"
 	# Its adapter answers the receiver's probes while the program sleeps:
 	# a stopped sender is alive, and keeps its log (rpma-recv(1)).
 	kill -STOP "$send_pid"
 	nap 7 # three and a half peer timeouts
 	kill -CONT "$send_pid"
-	echo "after the stop" >&7
-	exec 7>&-
-	reap "$send_pid"
-	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC: $(cat "$WORK/send.log")"
-	! grep -q "peer timeout" "$WORK/recv.log" || fail "stopped sender dropped: $(cat "$WORK/recv.log")"
-	! grep -q "reconnect" "$WORK/send.log" || fail "stopped sender reconnected: $(cat "$WORK/send.log")"
-	kill -TERM "$RECV_PID"
-	wait_recv
-	printf 'before the stop\nafter the stop\n' >"$WORK/expected"
-	check_pool "$pool" "$WORK/expected"
+	end_idle_sender "before the stop" "after the stop"
 else
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
 fi
