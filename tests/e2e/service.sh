@@ -210,7 +210,7 @@ fleet_conf="$WORK/fleet.conf"
 	printf 'peer-timeout = 5s\nworkers = 2\nmetrics-interval = 1s\n'
 	printf 'metrics-file = %s/fleet.prom\n' "$WORK"
 	for i in $(seq 0 31); do
-		printf '[fleet%d]\npool = %s/fleet%d.pool\ncreate = 2M\n' "$i" "$WORK" "$i"
+		printf '[fleet%d]\npool = %s/fleet%d.pool\ncreate = 16M\n' "$i" "$WORK" "$i"
 	done
 } >"$fleet_conf"
 if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
@@ -244,11 +244,16 @@ if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
 	threads=$(sed -n 's/.* threads=\([0-9]*\) .*/\1/p' "$WORK/fleet.out")
 	[ -n "$threads" ] && [ "$threads" -le 4 ] ||
 		fail "the receiver ran ${threads:-?} threads for 32 logs on 2 workers"
-	# each 2 MiB pool is registered whole (resident); no staging ring is
-	# taken for a gpspm writer (8 MiB each made it 330 MiB)
+	# A writer's windows reach a region of 128 KiB of its 16 MiB pool,
+	# not the pool: registering each pool whole made it 512 MiB resident
+	# (and 4 GiB pinned on Soft-RoCE); no staging ring is taken for a
+	# gpspm writer (8 MiB each made it 330 MiB).
 	rss=$(sed -n 's/.* rss_kib=\([0-9]*\) .*/\1/p' "$WORK/fleet.out")
 	[ -n "$rss" ] && [ "$rss" -le $((128 << 10)) ] ||
 		fail "the receiver held ${rss:-?} KiB resident for 32 idle-ish gpspm writers, want at most 128 MiB"
+	pinned=$(sed -n 's/.* pinned_kib=\([0-9]*\) .*/\1/p' "$WORK/fleet.out")
+	[ -n "$pinned" ] && [ "$pinned" -le $((32 * 512)) ] ||
+		fail "the receiver pinned ${pinned:-?} KiB for 32 idle-ish gpspm writers, want at most 512 KiB each"
 	kill -TERM "$RECV_PID"
 	wait_recv
 	nlogs=0

@@ -4,7 +4,8 @@
  * fields, a known type, requests without a status, non-empty and
  * non-wrapping, no ring offset outside a staged commit, replies with a known
  * status, a hash only in a hash or wait reply, a window key only in a
- * commit and the replies that hand keys out, the rotation, replacement,
+ * commit and the replies that hand keys out, a window's end (where a hash
+ * would be) only with a key in a reply, the rotation, replacement,
  * wait and window messages as rpma-ship(7) lays them out), an accepted message
  * re-encodes to the same 48 bytes and decodes back the same, and anything
  * shorter is refused; every refusal is RS_E_MALFORMED with its one line of
@@ -24,7 +25,8 @@ static bool msg_equal(const struct rs_msg *a, const struct rs_msg *b)
 	return a->type == b->type && a->status == b->status &&
 	       a->seq == b->seq && a->offset == b->offset &&
 	       a->length == b->length && a->ring_offset == b->ring_offset &&
-	       a->hash == b->hash && a->key == b->key;
+	       a->hash == b->hash && a->key == b->key &&
+	       a->key_end == b->key_end;
 }
 
 /* The messages a window key may ride in (rpma-ship(7)). */
@@ -40,8 +42,14 @@ static bool well_formed(const uint8_t *p)
 {
 	uint8_t type = p[4], status = p[5];
 	uint64_t offset = fuzz_le(p + 16, 8), length = fuzz_le(p + 24, 8),
-		 ring_offset = fuzz_le(p + 32, 8), hash = fuzz_le(p + 40, 8);
+		 ring_offset = fuzz_le(p + 32, 8), last = fuzz_le(p + 40, 8);
 	uint32_t key = (uint32_t)fuzz_le(p + 12, 4);
+	/* The last word: a window's end where a key may ride, else a hash */
+	bool keyed = key_may_ride(type);
+	uint64_t hash = keyed ? 0 : last, key_end = keyed ? last : 0;
+	if (key_end != 0 &&
+	    (key == 0 || type == RS_MSG_COMMIT || type == RS_MSG_KEEPALIVE))
+		return false;
 	if (fuzz_le(p, 4) != RS_PROTO_MAGIC || fuzz_le(p + 6, 2) != 0 ||
 	    (key != 0 && !key_may_ride(type)))
 		return false;
@@ -85,9 +93,8 @@ static bool well_formed(const uint8_t *p)
 	case RS_MSG_WAIT_DONE: /* oldest held <= pool start <= end */
 		return status == RS_MSG_OK && length <= offset &&
 		       ring_offset <= length;
-	case RS_MSG_WINDOW: /* nothing but the ask */
-		return status == RS_MSG_OK && offset == 0 && length == 0 &&
-		       ring_offset == 0;
+	case RS_MSG_WINDOW: /* the ask, with the room it needs */
+		return status == RS_MSG_OK && offset == 0 && ring_offset == 0;
 	case RS_MSG_WINDOW_DONE: /* a key over [offset, +length), or no */
 		if (status != RS_MSG_OK && status != RS_MSG_BAD_REQUEST)
 			return false;
@@ -123,8 +130,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .offset = fuzz_le(data + 16, 8),
 	    .length = fuzz_le(data + 24, 8),
 	    .ring_offset = fuzz_le(data + 32, 8),
-	    .hash = fuzz_le(data + 40, 8),
 	};
+	if (key_may_ride(model.type))
+		model.key_end = fuzz_le(data + 40, 8);
+	else
+		model.hash = fuzz_le(data + 40, 8);
 	if (model.type == RS_MSG_AUTH)
 		memcpy(model.mac, data + 16, sizeof(model.mac));
 	FUZZ_CHECK(msg_equal(&msg, &model));

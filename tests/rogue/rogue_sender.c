@@ -77,6 +77,7 @@ struct rogue {
 	/* A gpspm writer granted windows: the newest key it was handed (also
 	 * in info.data.rkey) and the one before. */
 	uint32_t key, key_before;
+	uint64_t key_end; /* where the newest key's window ends (file offset) */
 };
 
 /* The one line printed at the end: what each variant saw. */
@@ -345,6 +346,7 @@ static uint64_t record(struct rogue *r, struct outcome *o,
 		    o->reply.key != r->key) {
 			r->key_before = r->key;
 			r->key = r->info.data.rkey = o->reply.key;
+			r->key_end = o->reply.key_end;
 		}
 	}
 	return kind;
@@ -426,6 +428,7 @@ static int session_open(struct rogue *r, uint8_t method, char *err,
 			size_t errlen)
 {
 	r->key = r->key_before = 0;
+	r->key_end = 0;
 	if (session_open_as(r, 0, method, err, errlen))
 		return -1;
 	if (method == RS_METHOD_GPSPM && (r->info.peer_flags & RS_PEER_WINDOWS))
@@ -1389,7 +1392,10 @@ static int windowed_writer(struct rogue *r, const char *name)
  * error and end its session; the log then holds what it held, A and B.
  * With "far": a new writer also writes over the log's first byte with the
  * key it was just given: refused where the device keeps windows to their
- * range, and on Soft-RoCE once the head is a window region past it. */
+ * range, and on Soft-RoCE once the head is a page past it (the region
+ * under the window starts at the head's page); and another writes just
+ * past the end its window was given with (the receiver registers only
+ * part of the tail: the device refuses the rest). */
 static int scenario_writer_rewrites(struct rogue *r, const char *arg)
 {
 	const char *name = "its first key, moved away, over its chunk A";
@@ -1429,6 +1435,18 @@ static int scenario_writer_rewrites(struct rogue *r, const char *arg)
 	if (far)
 		return worse(rc, far);
 	dst = r->info.data;
+	dst.length = 16;
+	rc = worse(rc, write_judged(r, name, &dst));
+	name = "a new writer's key past its window's end";
+	if ((far = windowed_writer(r, name)))
+		return worse(rc, far);
+	if (r->key_end + 16 > r->info.end_offset) {
+		note("%s: its window reaches the log's end", name);
+		rogue_close(r);
+		return worse(rc, ROGUE_UNSAFE);
+	}
+	dst = r->info.data;
+	dst.addr += r->key_end - r->info.start_offset;
 	dst.length = 16;
 	return worse(rc, write_judged(r, name, &dst));
 }

@@ -20,8 +20,9 @@ struct rs_error;
  * positions (the archive before the pool), rotation; 5: memory windows
  * (keys in messages); 7: liveness by probes of the link (a receiver probes
  * a silent sender, a sender's keepalive is a probe unless it names a key),
- * the encodings as in 6 */
-#define RS_PROTO_VERSION 7
+ * the encodings as in 6; 8: a window's end in the replies that carry its
+ * key (a writer's windows reach only part of the tail) */
+#define RS_PROTO_VERSION 8
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196

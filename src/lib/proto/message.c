@@ -68,7 +68,8 @@ size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len)
 	rs_wire_put_u64(&w, msg->offset);
 	rs_wire_put_u64(&w, msg->length);
 	rs_wire_put_u64(&w, msg->ring_offset);
-	rs_wire_put_u64(&w, msg->hash);
+	rs_wire_put_u64(&w, rs_msg_carries_key(msg->type) ? msg->key_end
+							  : msg->hash);
 	return w.failed ? 0 : w.pos;
 }
 
@@ -121,7 +122,7 @@ static const char *request_check(const struct rs_msg *msg, bool *known)
 			return "range in a switch request";
 		return 0;
 	case RS_MSG_WINDOW:
-		return msg->offset || msg->length || msg->ring_offset
+		return msg->offset || msg->ring_offset
 			   ? "range in a window request"
 			   : 0;
 	default: /* RS_MSG_WAIT */
@@ -211,10 +212,18 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 	msg->offset = rs_wire_get_u64(&w);
 	msg->length = rs_wire_get_u64(&w);
 	msg->ring_offset = rs_wire_get_u64(&w);
-	msg->hash = rs_wire_get_u64(&w);
+	uint64_t last = rs_wire_get_u64(&w);
+	bool keyed = rs_msg_carries_key(msg->type);
+	msg->key_end = keyed ? last : 0;
+	msg->hash = keyed ? 0 : last;
 	if (msg->type != RS_MSG_HASH_DONE && msg->type != RS_MSG_WAIT_DONE &&
 	    msg->hash != 0)
 		return "hash in a message that carries none";
+	if (msg->key_end && !msg->key)
+		return "window end without a key";
+	if (msg->key_end &&
+	    (msg->type == RS_MSG_COMMIT || msg->type == RS_MSG_KEEPALIVE))
+		return "window end in a request";
 	bool known;
 	const char *why = reply_check(msg, &known);
 	if (!known)

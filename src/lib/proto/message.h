@@ -47,7 +47,9 @@ enum rs_msg_type {
 				       byte held is `ring_offset`, its
 				       content is number `hash` */
 	RS_MSG_WINDOW = 19,	    /* a writer granted windows, nothing in
-				       flight: a key to write with */
+				       flight: a key to write with, reaching
+				       `length` bytes past the head at least
+				       (0: any) */
 	RS_MSG_WINDOW_DONE = 20,    /* reply: `key` writes [offset, +length)
 				       of the pool, on this connection only */
 };
@@ -89,6 +91,11 @@ struct rs_msg {
 	uint64_t length;      /* bytes in the batch */
 	uint64_t ring_offset; /* staged: where the batch sits in the ring */
 	uint64_t hash;	      /* HASH_DONE: XXH3-64 of the range */
+	/* A reply that carries a key (not 0): the file offset its window
+	 * ends at, so far the writer may write with it (the receiver
+	 * registers only a reach of the tail). On the wire where `hash` is:
+	 * no message that carries a key has a hash. */
+	uint64_t key_end;
 	uint8_t mac[RS_AUTH_MAC_SIZE]; /* AUTH: in place of the four above */
 };
 

@@ -92,6 +92,18 @@ void rs_mr_dereg(struct rs_mr **mr)
 	*mr = 0;
 }
 
+int rs_mr_try_dereg(struct rs_mr **mr)
+{
+	if (!*mr)
+		return 0;
+	int e = ibv_dereg_mr((*mr)->mr);
+	if (e)
+		return e;
+	free(*mr);
+	*mr = 0;
+	return 0;
+}
+
 struct rs_mr_desc rs_mr_describe(const struct rs_mr *mr, uint8_t usage)
 {
 	return (struct rs_mr_desc){

@@ -28,6 +28,10 @@ struct rs_peer;
 int rs_mr_reg(struct rs_peer *peer, void *addr, size_t len, unsigned access,
 	      struct rs_mr **mr, struct rs_error *err);
 void rs_mr_dereg(struct rs_mr **mr);
+/* As rs_mr_dereg, unless the device refuses (a memory window is still
+ * bound to the region: its new binding or invalidation has not run yet):
+ * then *mr is kept and the errno returned. */
+int rs_mr_try_dereg(struct rs_mr **mr);
 
 /* Describes mr for a remote peer. */
 struct rs_mr_desc rs_mr_describe(const struct rs_mr *mr, uint8_t usage);

@@ -148,9 +148,10 @@ static int windows_of(struct recv_sender *a)
 	if (a->windows)
 		return 0;
 	struct rs_error err = {0};
+	struct recv_write_windows_config cfg =
+	    recv_exposure_windows_config(a->adm->exposure);
 	int rc = recv_write_windows_new(recv_exposure_peer(a->adm->exposure),
-					recv_exposure_regions(a->adm->exposure),
-					&a->windows, &err);
+					&cfg, &a->windows, &err);
 	if (rc)
 		rs_err("sender %s: %s", a->s.peer, err.msg);
 	return rc;
@@ -422,16 +423,21 @@ static int link_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
 			       signaled ? RS_POST_SIGNALED : 0);
 }
 
-static int link_window(void *ctx, uint64_t head, bool reset, uint32_t *key,
-		       uint64_t *reach)
+static int link_window(void *ctx, uint64_t head, uint64_t need, bool reset,
+		       struct recv_window_binding *b)
 {
 	struct recv_sender *a = ctx;
 	struct rs_conn *c = rs_session_conn(a->rs);
+	struct rs_error err = {0};
 	int rc = windows_of(a);
 	if (rc)
 		return rc;
-	return reset ? recv_write_windows_reset(a->windows, c, head, key, reach)
-		     : recv_write_windows_move(a->windows, c, head, key, reach);
+	rc = reset
+		 ? recv_write_windows_reset(a->windows, c, head, need, b, &err)
+		 : recv_write_windows_move(a->windows, c, head, need, b, &err);
+	if (rc && err.msg[0])
+		rs_err("sender %s: %s", a->s.peer, err.msg);
+	return rc;
 }
 
 static int link_probe(void *ctx)

@@ -44,59 +44,34 @@ static bool windows_wanted(struct recv_exposure *e)
 	    e->cfg.append_only
 		? "the log is append-only, its senders commit through the "
 		  "staged method only"
-		: "windows are bound to regions of the pool's tail, a "
-		  "writer's key reaches back as far as its region begins");
+		: "windows are bound to regions of the tail from the "
+		  "head's page, a writer's key reaches back as far as its "
+		  "region begins");
 	return !e->cfg.append_only;
 }
 
-/* How many tail regions a pool of size bytes gets on a device that keeps
- * no window to its range: registering them pins about n / 2 times the
- * pool, so a large pool gets fewer (each region's start is as far as a
- * writer's key reaches back from the head there). */
-static unsigned regions_for(uint64_t size)
-{
-	if (size <= (256ull << 20))
-		return RECV_WINDOW_REGIONS_MAX;
-	if (size <= (1ull << 30))
-		return 8;
-	return size <= (4ull << 30) ? 4 : 2;
-}
-
-/* The regions windows are bound to: the data range alone where the
- * device keeps windows to their range; else also its tails from every
- * step-th byte on, registered for binding only (a region that cannot be
- * registered ends the list: the one before serves). */
-static void register_regions(struct recv_exposure *e)
+/* Whether the device can register the pool for windows: one page of it,
+ * given back at once (each writer registers the part of the tail it
+ * reaches: methods/write_windows.h). */
+static bool windows_registrable(struct recv_exposure *e, struct rs_error *err)
 {
 	const struct rs_pmem_target *t = e->target;
-	struct recv_window_regions *r = &e->regions;
-	uint64_t size = t->end - t->start;
-	unsigned n = e->windows_bounded ? 1 : regions_for(size);
-	*r = (struct recv_window_regions){
-	    .n = 1, .start = t->start, .end = t->end, .step = size};
-	r->mr[0] = e->data_mr;
-	if (n == 1)
-		return;
-	r->step = (size / n + 4095) & ~(uint64_t)4095;
-	for (unsigned j = 1; j < n && (uint64_t)j * r->step < size; j++) {
-		struct rs_error err = {0};
-		uint64_t from = (uint64_t)j * r->step;
-		if (rs_mr_reg(e->peer, t->base + t->start + from, size - from,
-			      RS_MR_BIND, &e->tails[j], &err))
-			break;
-		r->mr[j] = e->tails[j];
-		r->n = j + 1;
-	}
-	rs_verbose("%s: windows bound over %u regions %llu bytes apart",
-		   t->path, r->n, (unsigned long long)r->step);
+	struct rs_mr *probe = 0;
+	uint64_t len = t->end - t->start < 4096 ? t->end - t->start : 4096;
+	if (rs_mr_reg(e->peer, t->base + t->start, len, RS_MR_BIND, &probe,
+		      err))
+		return false;
+	rs_mr_dereg(&probe);
+	return true;
 }
 
 /* The log's data range, for the methods that write it in place: reached
- * through windows where the device binds them (the region itself takes
- * no remote write, unless apm, which writes the whole range, may be
- * offered), else with a key to all of it. Failing is not fatal: staged
- * needs none of it. An append-only log's pool without windows is not
- * registered at all: no key to write it exists. */
+ * through windows where the device binds them (each writer's over the part
+ * of the tail it reaches), else with a key to all of it; the whole range
+ * is registered too where apm or flush, which write all of it, may be
+ * offered. Failing is not fatal: staged needs none of it. An append-only
+ * log's pool without windows is not registered at all: no key to write it
+ * exists. */
 static void register_pool(struct recv_exposure *e, bool apm_possible,
 			  bool flush_possible)
 {
@@ -106,24 +81,22 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 	e->windows = windows_wanted(e);
 	if (e->cfg.append_only && !e->windows)
 		return;
-	bool whole = (apm_possible || flush_possible) && !e->cfg.append_only;
-	unsigned access = RS_MR_REMOTE_WRITE;
-	if (e->windows)
-		access = RS_MR_BIND | (whole ? RS_MR_REMOTE_WRITE : 0);
-	if (flush_possible && !e->cfg.append_only &&
+	bool whole = !e->cfg.append_only &&
+		     (!e->windows || apm_possible || flush_possible);
+	if (whole && flush_possible &&
 	    rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
-		      access | RS_MR_FLUSH, &e->data_mr, &err) == 0) {
+		      RS_MR_REMOTE_WRITE | RS_MR_FLUSH, &e->data_mr, &err) == 0)
 		e->pool_flushable = true;
-	} else if (rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
-			     access, &e->data_mr, &err)) {
+	else if (whole)
+		(void)rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
+				RS_MR_REMOTE_WRITE, &e->data_mr, &err);
+	e->pool_writable = e->data_mr != 0;
+	if (e->windows && !windows_registrable(e, &err))
 		e->windows = e->windows_bounded = false;
+	if (!e->windows && !e->pool_writable)
 		rs_info("cannot register the pool for direct writes (%s): %s; "
 			"offering the staged method only",
 			strerror(err.sys_errno), err.msg);
-	}
-	e->pool_writable = e->data_mr && (access & RS_MR_REMOTE_WRITE);
-	if (e->windows)
-		register_regions(e);
 }
 
 /* Offers m when it can be offered and registers what it needs (an
@@ -230,8 +203,6 @@ void recv_exposure_delete(struct recv_exposure **ep)
 	struct recv_exposure *e = *ep;
 	if (!e)
 		return;
-	for (unsigned j = 1; j < e->regions.n; j++)
-		rs_mr_dereg(&e->tails[j]);
 	rs_mr_dereg(&e->data_mr);
 	for (size_t i = 0; i < RS_METHOD_COUNT; i++)
 		withdraw(e, (enum rs_method)i);
@@ -261,10 +232,16 @@ bool recv_exposure_windows_bounded(const struct recv_exposure *e)
 	return e->windows_bounded;
 }
 
-const struct recv_window_regions *
-recv_exposure_regions(const struct recv_exposure *e)
+struct recv_write_windows_config
+recv_exposure_windows_config(const struct recv_exposure *e)
 {
-	return &e->regions;
+	const struct rs_pmem_target *t = e->target;
+	return (struct recv_write_windows_config){.base = t->base,
+						  .start = t->start,
+						  .end = t->end,
+						  .credits = e->cfg.slots,
+						  .bounded =
+						      e->windows_bounded};
 }
 
 uint8_t recv_exposure_methods(const struct recv_exposure *e)
@@ -288,6 +265,11 @@ void recv_exposure_describe(const struct recv_exposure *e,
 	info->credits = e->cfg.slots;
 	if (e->data_mr)
 		info->data = rs_mr_describe(e->data_mr, RS_MR_USAGE_WRITE_DST);
+	else if (e->windows) /* the range only: keys come with windows */
+		info->data = (struct rs_mr_desc){
+		    .addr = (uint64_t)(uintptr_t)(t->base + t->start),
+		    .length = t->end - t->start,
+		    .usage = RS_MR_USAGE_WRITE_DST};
 	for (size_t i = 0; recv_methods[i]; i++) {
 		const struct recv_method *m = recv_methods[i];
 		bool held = !m->on_demand || e->users[m->id];

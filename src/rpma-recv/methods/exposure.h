@@ -48,10 +48,10 @@ bool recv_exposure_serves(const struct recv_exposure *e,
 			  const struct rs_conn *conn);
 struct rs_peer *recv_exposure_peer(const struct recv_exposure *e);
 /* Whether writers reach the pool through memory windows on this device,
- * and the regions they are bound to (methods/write_windows.h). */
+ * and what their windows are made for (methods/write_windows.h). */
 bool recv_exposure_windows(const struct recv_exposure *e);
-const struct recv_window_regions *
-recv_exposure_regions(const struct recv_exposure *e);
+struct recv_write_windows_config
+recv_exposure_windows_config(const struct recv_exposure *e);
 /* Whether the device keeps a window's accesses inside its range (not
  * Soft-RoCE: there a window's key reaches its whole region). */
 bool recv_exposure_windows_bounded(const struct recv_exposure *e);

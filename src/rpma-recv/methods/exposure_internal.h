@@ -25,14 +25,10 @@ struct recv_exposure {
 	struct rs_peer *peer;
 	const struct rs_pmem_target *target;
 	struct recv_exposure_config cfg;
-	/* [start, end) of the log: written through windows (windows), or
-	 * with its own key (pool_writable: apm, or no windows) */
+	/* [start, end) of the log, with its own key (pool_writable: apm,
+	 * flush, or gpspm without windows). Windows are bound to regions
+	 * each writer registers (methods/write_windows.h). */
 	struct rs_mr *data_mr;
-	/* What windows are bound to: data_mr, and where the device keeps
-	 * no window to its range, regions of the tail (methods/write_windows.h)
-	 */
-	struct rs_mr *tails[RECV_WINDOW_REGIONS_MAX]; /* [0] unused */
-	struct recv_window_regions regions;
 	bool windows;
 	bool windows_bounded; /* the device keeps them to their range */
 	bool pool_writable;

@@ -3,6 +3,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "methods/recv_method.h"
+#include "methods/write_windows.h"
 #include "metrics/clock.h"
 #include "metrics/counters.h"
 #include "rotation/generation.h"
@@ -145,18 +146,20 @@ void recv_session_windows_end(struct recv_session *s)
 
 /* Moves (or resets) the writer's windows to the log's head; the reply
  * carries the new key. False when the binding could not be posted. */
-static bool window_to_head(struct recv_session *s, bool reset,
+static bool window_to_head(struct recv_session *s, bool reset, uint64_t need,
 			   struct rs_msg *reply)
 {
-	uint32_t key;
-	uint64_t head = head_of(&s->cfg), reach;
-	if (s->link.window(s->link.ctx, head, reset, &key, &reach)) {
+	struct recv_window_binding b;
+	uint64_t head = head_of(&s->cfg);
+	if (s->link.window(s->link.ctx, head, need, reset, &b)) {
 		close_with(s, "cannot bind a memory window");
 		return false;
 	}
-	recv_window_keys_bound(&s->keys, key, reset, reach, head,
+	recv_window_keys_bound(&s->keys, b.key, reset, b.reach, head,
 			       recv_now_ns());
-	reply->key = key;
+	reply->key = b.key;
+	reply->key_end = b.end;
+	s->key_end = b.end;
 	return true;
 }
 
@@ -171,8 +174,10 @@ static bool window_request(struct recv_session *s, const struct rs_msg *req,
 		return false;
 	}
 	reply->offset = head_of(&s->cfg);
-	reply->length = s->cfg.target->end - reply->offset;
-	return window_to_head(s, true, reply);
+	if (!window_to_head(s, true, req->length, reply))
+		return false;
+	reply->length = reply->key_end - reply->offset;
+	return true;
 }
 
 /* Whether a commit names a key it may have written with: none without
@@ -204,8 +209,9 @@ static bool keepalive(struct recv_session *s, const struct rs_msg *req,
 	}
 	if (req->key == s->keys.newest &&
 	    recv_window_keys_behind(&s->keys, head_of(&s->cfg)))
-		return window_to_head(s, false, reply);
+		return window_to_head(s, false, 0, reply);
 	reply->key = s->keys.newest;
+	reply->key_end = s->key_end;
 	return true;
 }
 
@@ -228,10 +234,12 @@ static bool commit(struct recv_session *s, const struct rs_msg *req,
 	if (ok && c->counters)
 		recv_counters_committed(c->counters, req->length,
 					recv_now_ns() - start);
-	if (ok && c->windows && req->key == s->keys.newest)
-		ok = window_to_head(s, false, reply);
-	else if (ok && c->windows)
+	if (ok && c->windows && req->key == s->keys.newest) {
+		ok = window_to_head(s, false, req->length, reply);
+	} else if (ok && c->windows) {
 		reply->key = s->keys.newest;
+		reply->key_end = s->key_end;
+	}
 	return ok;
 }
 
@@ -328,7 +336,7 @@ static bool change(struct recv_session *s, const struct rs_msg *req,
 	}
 	if (ok && reply->status == RS_MSG_OK && s->cfg.windows &&
 	    s->keys.newest)
-		ok = window_to_head(s, true, reply);
+		ok = window_to_head(s, true, 0, reply);
 	return ok;
 }
 

@@ -38,6 +38,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct recv_window_binding;
+
 struct rs_error;
 struct recv_method;
 struct recv_log_counters;
@@ -63,12 +65,12 @@ struct recv_session_link {
 	int (*reply)(void *ctx, uint16_t slot, const struct rs_msg *reply,
 		     bool signaled);
 	/* A writer's windows (methods/write_windows.h): the one without the
-	 * newest key moved to [head, end), the other's key dead too when reset;
-	 * the new key in *key, where its accesses begin in *reach. Posted
-	 * before the reply that carries it. NULL for a session without windows.
-	 */
-	int (*window)(void *ctx, uint64_t head, bool reset, uint32_t *key,
-		      uint64_t *reach);
+	 * newest key moved to the head, with need bytes of room at least, the
+	 * other's key dead too when reset; the binding (its key, where its
+	 * accesses begin and end) in *b. Posted before the reply that carries
+	 * it. NULL for a session without windows. */
+	int (*window)(void *ctx, uint64_t head, uint64_t need, bool reset,
+		      struct recv_window_binding *b);
 	/* A probe of a silent sender's link (rs_conn_probe, signaled): its
 	 * completion answers it (recv_session_on_probe_answered or _failed). */
 	int (*probe)(void *ctx);
@@ -121,6 +123,7 @@ struct recv_session {
 	bool probe_out;	     /* that probe is not answered yet */
 	uint32_t replies;
 	struct recv_window_keys keys; /* a windowed writer's */
+	uint64_t key_end;	      /* where its newest key's window ends */
 	struct recv_parked_wait parked;
 	uint64_t commits;
 	uint64_t bytes;

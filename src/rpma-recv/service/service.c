@@ -142,9 +142,9 @@ static void print_windows(const struct service *svc)
 			rs_info("RDMA device %s does not keep a memory "
 				"window's accesses inside its range "
 				"(Soft-RoCE): a gpspm writer's key reaches "
-				"back from the head to its window's region "
-				"there (a sixteenth of a pool up to 256 "
-				"MiB)%s",
+				"back from the head to where its window's "
+				"region begins there (at most half the "
+				"region, 64 KiB for an idle writer)%s",
 				dev[i].device, ao);
 		else
 			rs_verbose("RDMA device %s: gpspm writers reach only "

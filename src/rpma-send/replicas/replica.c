@@ -32,6 +32,7 @@ struct replica {
 	uint64_t rebase_end; /* a rebase asked at this end, or 0 */
 	uint64_t rebase_sent_ns;
 	uint32_t window_key; /* the newest its receiver handed out, or 0 */
+	uint64_t key_end;    /* where that key's window ends, absolute */
 	uint32_t key_named;  /* the last one a commit or keepalive named */
 	uint64_t key_heard_ns;
 	struct rs_mr *ring_mr;
@@ -238,6 +239,7 @@ static void take_key(struct replica *r, const struct rs_msg *reply)
 	if (!reply->key || reply->key == r->window_key)
 		return;
 	r->window_key = reply->key;
+	r->key_end = reply->key_end;
 	r->key_heard_ns = send_stats_now_ns();
 }
 
@@ -248,10 +250,11 @@ static bool windowed(const struct replica *r)
 	       (replica_grant(r)->peer_flags & RS_PEER_WINDOWS);
 }
 
-/* The first key: a window from the log's head to its end. */
-static int ask_window(struct replica *r)
+/* A key with a window from the log's head, need bytes long at least (0:
+ * any). Nothing may be in flight. */
+static int ask_window(struct replica *r, uint64_t need)
 {
-	struct rs_msg msg = {.type = RS_MSG_WINDOW}, reply;
+	struct rs_msg msg = {.type = RS_MSG_WINDOW, .length = need}, reply;
 	/* Answered at once: silence for the peer timeout is a lost link */
 	uint64_t timeout_ms = replica_grant(r)->peer_timeout_ms;
 	int rc = ask(r, &msg, RS_MSG_WINDOW_DONE, timeout_ms, &reply);
@@ -281,10 +284,11 @@ int replica_started(struct replica *r)
 	r->rebase_end = 0;
 	r->rebase_sent_ns = 0;
 	r->window_key = r->key_named = 0;
+	r->key_end = 0;
 	if (!windowed(r))
 		return 0;
 	send_stop_for_tests_once("window-asking");
-	return ask_window(r);
+	return ask_window(r, 0);
 }
 
 /* ---- posting a batch ---- */
@@ -308,9 +312,42 @@ static struct method_ctx method_ctx_of(const struct replica *r,
 				   .words = r->words};
 }
 
+/* Whether b fits the window of the newest key, where windows are granted:
+ * its receiver registers only part of the tail for them. When it does
+ * not, the next confirmation brings a key reaching further; with nothing
+ * else in flight the replica asks for room (one round trip). */
+static int fits_window(struct replica *r, const struct send_window *w,
+		       const struct window_batch *b)
+{
+	if (!windowed(r))
+		return 0;
+	uint64_t end =
+	    r->log_start + r->pool_at + (b->offset - r->pos_base) + b->length;
+	if (end <= r->key_end)
+		return 0;
+	/* The window counts b in flight already. */
+	if (window_inflight_of(w, replica_index(r)) > 1)
+		return WINDOW_POST_LATER;
+	uint64_t head = end - b->length;
+	int rc = ask_window(r, b->length);
+	if (rc)
+		return rc;
+	if (r->key_end < end) {
+		rs_err("%s gave a window of %llu bytes from %llu for a batch "
+		       "of %u",
+		       r->label, (unsigned long long)(r->key_end - head),
+		       (unsigned long long)head, b->length);
+		return RS_E_MALFORMED;
+	}
+	return 0;
+}
+
 int replica_post(struct replica *r, const struct send_window *w,
 		 const struct window_batch *b)
 {
+	int rc = fits_window(r, w, b);
+	if (rc)
+		return rc;
 	struct method_ctx m = method_ctx_of(r, w);
 	struct send_chain chain;
 	chain.n = 0;

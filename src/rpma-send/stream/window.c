@@ -175,7 +175,12 @@ static void post_pending(struct send_window *w, unsigned i)
 		struct window_batch *b = batch_of(w, c->next_post);
 		c->next_post++; /* in flight before posting: a failure rewinds
 				 */
-		if (w->link.post(w->link.ctx, i, b))
+		int rc = w->link.post(w->link.ctx, i, b);
+		if (rc == WINDOW_POST_LATER) {
+			c->next_post--;
+			break;
+		}
+		if (rc)
 			window_lost(w, i);
 	}
 }

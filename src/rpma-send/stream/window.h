@@ -46,10 +46,14 @@ struct window_batch {
 	uint64_t posted_ns; /* when it was closed: for the commit latency */
 };
 
+#define WINDOW_POST_LATER 1
+
 struct window_link {
 	void *ctx;
-	/* Writes b to replica i and asks for its commit. Non-zero: i's link
-	 * is lost. */
+	/* Writes b to replica i and asks for its commit. WINDOW_POST_LATER:
+	 * not now, i cannot take b before a batch in flight to it is
+	 * confirmed (b is posted again then); other non-zero: i's link is
+	 * lost. */
 	int (*post)(void *ctx, unsigned i, struct window_batch *b);
 	/* b is committed under the rule. */
 	void (*committed)(void *ctx, const struct window_batch *b);

@@ -107,6 +107,7 @@ static void malformed_fails(void **state)
 	m.ring_offset = 4096; /* only staged commits have a ring offset */
 	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m = commit;
+	m.type = RS_MSG_STAGED_COMMIT;
 	m.hash = 1; /* only a hash reply carries one */
 	assert_int_equal(RS_E_MALFORMED, decode(m));
 	m = commit;
@@ -194,6 +195,38 @@ static void window_keys(void **state)
 	assert_int_equal(0, decode(m));
 }
 
+/* A reply that hands out a key says where its window ends, in the last
+ * word (a hash's place: no keyed message has a hash); a request for a key
+ * may say how much room it needs. */
+static void window_ends(void **state)
+{
+	(void)state;
+	struct rs_msg m = {.type = RS_MSG_COMMIT_DONE,
+			   .offset = 8192,
+			   .key = 9,
+			   .key_end = 0x10000 + 8192},
+		      out;
+	uint8_t buf[RS_MSG_SIZE];
+	assert_int_equal(rs_msg_encode(&m, buf, sizeof(buf)), RS_MSG_SIZE);
+	assert_int_equal(buf[40], 0x00);
+	assert_int_equal(buf[41], 0x20);
+	assert_int_equal(buf[42], 0x01); /* little-endian at byte 40 */
+	assert_int_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.key_end, 0x12000);
+	assert_int_equal(out.hash, 0);
+	m.key = 0; /* an end with no key to end */
+	assert_int_equal(RS_E_MALFORMED, decode(m));
+	m = (struct rs_msg){.type = RS_MSG_KEEPALIVE, .key = 9, .key_end = 1};
+	assert_int_equal(RS_E_MALFORMED, decode(m)); /* requests name none */
+	m = (struct rs_msg){.type = RS_MSG_HASH_DONE, .hash = 77};
+	assert_int_equal(rs_msg_encode(&m, buf, sizeof(buf)), RS_MSG_SIZE);
+	assert_int_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.hash, 77);
+	assert_int_equal(out.key_end, 0);
+	m = (struct rs_msg){.type = RS_MSG_WINDOW, .length = 1u << 20};
+	assert_int_equal(0, decode(m));
+}
+
 static void header_fields(void **state)
 {
 	(void)state;
@@ -219,6 +252,7 @@ int main(void)
 	    cmocka_unit_test(truncated_fails),
 	    cmocka_unit_test(malformed_fails),
 	    cmocka_unit_test(window_keys),
+	    cmocka_unit_test(window_ends),
 	    cmocka_unit_test(header_fields),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);

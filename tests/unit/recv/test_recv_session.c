@@ -10,6 +10,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "methods/recv_method.h"
+#include "methods/write_windows.h"
 #include "sender/session.h"
 
 #include <stdio.h>
@@ -30,20 +31,26 @@ struct fake_link {
 	 * and first byte, 0 when it reaches nothing. */
 	uint32_t key[2];
 	uint64_t head[2];
+	uint64_t end[2]; /* and where it ends */
+	uint64_t last_need;
 	unsigned newest;
 	uint32_t next_key;
 	unsigned moves;
 	unsigned probes; /* of the link */
 };
 
-static int fake_window(void *ctx, uint64_t head, bool reset, uint32_t *key,
-		       uint64_t *reach)
+/* The fake's windows end this far past the head, or the room asked for. */
+#define FAKE_REACH (64u << 10)
+
+static int fake_window(void *ctx, uint64_t head, uint64_t need, bool reset,
+		       struct recv_window_binding *b)
 {
 	struct fake_link *f = ctx;
-	*reach = head;
 	unsigned other = f->newest ^ 1u;
-	f->key[other] = *key = ++f->next_key;
-	f->head[other] = head;
+	f->key[other] = b->key = ++f->next_key;
+	f->head[other] = b->reach = head;
+	f->end[other] = b->end = head + (need > FAKE_REACH ? need : FAKE_REACH);
+	f->last_need = need;
 	f->newest = other;
 	f->moves++;
 	if (reset)
@@ -499,10 +506,13 @@ static void a_waiting_reader_is_not_probed(void **state)
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 }
 
-/* The window key a reply handed out, checked against the fake's newest. */
+/* The window key a reply handed out, checked against the fake's newest,
+ * with the newest window's end. */
 static uint32_t handed_key(const struct fixture *f)
 {
 	assert_int_equal(f->link.last_reply.key, f->link.key[f->link.newest]);
+	assert_int_equal(f->link.last_reply.key_end,
+			 f->link.end[f->link.newest]);
 	return f->link.last_reply.key;
 }
 
@@ -518,12 +528,36 @@ static void a_windowed_writer_gets_a_key_over_the_tail(void **state)
 	assert_int_equal(f->link.last_reply.type, RS_MSG_WINDOW_DONE);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
 	assert_int_equal(f->link.last_reply.offset, f->t.start);
-	assert_int_equal(f->link.last_reply.length, f->t.end - f->t.start);
+	assert_int_equal(f->link.last_reply.length, FAKE_REACH);
 	uint32_t k1 = handed_key(f);
 	assert_int_not_equal(k1, 0);
 	assert_int_equal(f->link.head[f->link.newest], f->t.start);
 	assert_int_equal(f->link.key[f->link.newest ^ 1u], 0);
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+}
+
+/* A writer whose next batch does not fit its window, nothing in flight,
+ * asks for room: the windows start over at the head with that much. A
+ * commit's length is room asked for too (the next region fits batches of
+ * that size). */
+static void a_writer_asks_for_room(void **state)
+{
+	struct fixture *f = *state;
+	start_windowed(f, false, &recv_method_gpspm, true);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg w = {.type = RS_MSG_WINDOW, .length = 1u << 20};
+	recv_session_on_message(&f->s, 0, &w, 1200);
+	assert_int_equal(f->link.last_need, 1u << 20);
+	assert_int_equal(f->link.last_reply.length, 1u << 20);
+	uint32_t k1 = handed_key(f);
+	assert_int_equal(f->link.key[f->link.newest ^ 1u], 0);
+	struct rs_msg m = commit_of(f, 1, 300);
+	m.key = k1;
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	assert_int_equal(f->link.last_need, 300);
+	assert_int_equal(f->link.last_reply.key_end,
+			 f->t.start + 300 + FAKE_REACH);
+	handed_key(f);
 }
 
 /* A windowed gpspm writer, connected, that asked for its first key: the
@@ -672,6 +706,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_windowed_writer_gets_a_key_over_the_tail, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_writer_asks_for_room, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(commits_move_the_windows_up, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(a_pause_moves_the_windows_once,
