@@ -89,3 +89,31 @@ double load_cpu_percent(const struct load_sample *from,
 		     (double)sysconf(_SC_CLK_TCK);
 	return secs > 0 ? 100.0 * cpu / secs : 0;
 }
+
+int load_machine_read(struct load_machine *m)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f)
+		return -1;
+	unsigned long long v[8] = {0};
+	int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		       &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 4)
+		return -1;
+	m->total = 0;
+	for (int i = 0; i < 8; i++)
+		m->total += v[i];
+	m->busy = m->total - v[3] - v[4]; /* not idle, not waiting for I/O */
+	return 0;
+}
+
+double load_machine_cores_busy(const struct load_machine *from,
+			       const struct load_machine *to)
+{
+	uint64_t total = to->total - from->total;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!total || cpus < 1)
+		return 0;
+	return (double)(to->busy - from->busy) / (double)total * (double)cpus;
+}

@@ -23,6 +23,12 @@ struct load_peak {
 	unsigned threads, fds;
 };
 
+/* The whole machine's CPU time (/proc/stat), in clock ticks: how busy
+ * the box was, the load tool and the receiver included. */
+struct load_machine {
+	uint64_t busy, total;
+};
+
 /* Reads pid's figures now. 0, or -1 when the process is gone. */
 int load_sample_read(pid_t pid, struct load_sample *s);
 /* Keeps the largest figures of s in p. */
@@ -30,5 +36,11 @@ void load_peak_add(struct load_peak *p, const struct load_sample *s);
 /* The CPU used between two samples, in percent of one core. */
 double load_cpu_percent(const struct load_sample *from,
 			const struct load_sample *to);
+
+/* Reads the machine's CPU time now. 0, or -1. */
+int load_machine_read(struct load_machine *m);
+/* Cores busy on average between two readings (of all online ones). */
+double load_machine_cores_busy(const struct load_machine *from,
+			       const struct load_machine *to);
 
 #endif

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 struct load_args {
 	struct load_fleet_config fleet;
@@ -35,6 +36,10 @@ struct load_phase {
 	struct load_peak peak;
 	struct send_stats stats;
 	bool watched;
+	/* rpma-load itself and the machine: whether the box was saturated */
+	struct load_sample self_first, self_last;
+	struct load_machine box_first, box_last;
+	bool self_watched;
 };
 
 static const char usage[] =
@@ -169,9 +174,26 @@ static void raise_limits(void)
 	}
 }
 
+/* rpma-load's own CPU and the machine's, at each of the phase's samples */
+static void watch_self(struct load_phase *p, bool first)
+{
+	struct load_sample s;
+	struct load_machine m;
+	if (load_sample_read(getpid(), &s) || load_machine_read(&m))
+		return;
+	if (first || !p->self_watched) {
+		p->self_first = s;
+		p->box_first = m;
+	}
+	p->self_last = s;
+	p->box_last = m;
+	p->self_watched = true;
+}
+
 static void watch(const struct load_args *a, struct load_phase *p, bool first)
 {
 	struct load_sample s;
+	watch_self(p, first);
 	if (!a->receiver || load_sample_read(a->receiver, &s))
 		return;
 	if (first || !p->watched)
@@ -232,6 +254,12 @@ static void print_phase(const struct load_phase *p)
 		       (double)p->peak.anon_kib / 1024,
 		       (double)p->peak.pinned_kib / 1024, p->peak.threads,
 		       p->peak.fds, load_cpu_percent(&p->first, &p->last));
+	if (p->self_watched)
+		printf("; rpma-load %.1f%% of a core, the machine %.2f of "
+		       "%ld cores busy",
+		       load_cpu_percent(&p->self_first, &p->self_last),
+		       load_machine_cores_busy(&p->box_first, &p->box_last),
+		       sysconf(_SC_NPROCESSORS_ONLN));
 	printf("\n");
 }
 
