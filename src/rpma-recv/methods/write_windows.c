@@ -184,12 +184,3 @@ int recv_write_windows_reset(struct recv_write_windows *w, struct rs_conn *c,
 		w->region_of[old] = NO_REGION;
 	return rc;
 }
-
-uint64_t recv_write_windows_registered(const struct recv_write_windows *w)
-{
-	uint64_t n = 0;
-	for (unsigned j = 0; j < REACH_REGIONS_MAX; j++)
-		if (w->regions[j].mr)
-			n += w->regions[j].to - w->regions[j].from;
-	return n;
-}

@@ -62,7 +62,5 @@ int recv_write_windows_reset(struct recv_write_windows *w, struct rs_conn *c,
 			     uint64_t head, uint64_t need,
 			     struct recv_window_binding *b,
 			     struct rs_error *err);
-/* Bytes registered for the windows now (pinned on most devices). */
-uint64_t recv_write_windows_registered(const struct recv_write_windows *w);
 
 #endif
