@@ -246,18 +246,21 @@ static void print_phase(const struct load_phase *p)
 		printf(" %llu commits, p50 %.0f us, p99 %.0f us;",
 		       (unsigned long long)p->stats.latency_count,
 		       us(&p->stats, 0.5), us(&p->stats, 0.99));
+	const char *sep = " ";
 	if (p->watched)
-		printf(" receiver %.1f MiB resident (%.1f MiB its own), %.1f "
+		printf("%sreceiver %.1f MiB resident (%.1f MiB its own), %.1f "
 		       "MiB pinned, %u threads, %u descriptors, %.1f%% of a "
 		       "core",
-		       (double)p->peak.rss_kib / 1024,
+		       sep, (double)p->peak.rss_kib / 1024,
 		       (double)p->peak.anon_kib / 1024,
 		       (double)p->peak.pinned_kib / 1024, p->peak.threads,
 		       p->peak.fds, load_cpu_percent(&p->first, &p->last));
+	if (p->watched)
+		sep = "; ";
 	if (p->self_watched)
-		printf("; rpma-load %.1f%% of a core, the machine %.2f of "
+		printf("%srpma-load %.1f%% of a core, the machine %.2f of "
 		       "%ld cores busy",
-		       load_cpu_percent(&p->self_first, &p->self_last),
+		       sep, load_cpu_percent(&p->self_first, &p->self_last),
 		       load_machine_cores_busy(&p->box_first, &p->box_last),
 		       sysconf(_SC_NPROCESSORS_ONLN));
 	printf("\n");
