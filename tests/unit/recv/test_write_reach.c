@@ -1,6 +1,7 @@
 /* How much of the tail a writer's windows reach: regions from the head's
  * page, a floor for an idle writer, four times its credits of its largest
- * batch for a streaming one, the room a batch asks for, never past the range. */
+ * batch for a streaming one, the room a batch asks for, never past the range.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
