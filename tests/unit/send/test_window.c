@@ -35,6 +35,11 @@ struct receiver {
 	unsigned posts;	   /* posts taken */
 	unsigned attempts; /* posts tried, taken or not */
 	bool down;	   /* posting fails */
+	/* Where its writer's key reaches, 0: anywhere. A batch past it is
+	 * put off while others are in flight (their confirmations bring a
+	 * key reaching further); with none, the writer asks for room. */
+	uint64_t reach;
+	unsigned later; /* posts put off */
 };
 
 struct rig {
@@ -58,6 +63,13 @@ static int fake_post(void *ctx, unsigned i, struct window_batch *b)
 	if (r->down) {
 		r->nposted = 0; /* a dead link delivers nothing more */
 		return -1;
+	}
+	if (r->reach && end_of(b) > r->reach) {
+		if (window_inflight_of(g->w, i) > 1) {
+			r->later++;
+			return WINDOW_POST_LATER;
+		}
+		r->reach = end_of(b); /* asked for room */
 	}
 	/* A replica is posted its log's continuation: no gap, no batch
 	 * twice, whatever was lost and resent before. */
@@ -304,6 +316,32 @@ static void streams_in_order_and_drains(void **state)
 	assert_int_equal(window_state(w), WINDOW_DONE);
 	assert_int_equal(window_error(w), WINDOW_OK);
 	assert_int_equal(window_committed_input(w), sizeof(in));
+	log_is(g, 0, in, sizeof(in));
+	assert_int_equal(g->committed_calls, 10);
+	assert_int_equal(g->r[0].posts, 10);
+}
+
+/* A batch past where the writer's key reaches waits for a confirmation
+ * (the next key reaches further), then goes, in order; with nothing else
+ * in flight it is posted at once (the replica asked for room). */
+static void a_batch_past_the_reach_waits(void **state)
+{
+	struct rig *g = *state;
+	struct send_window *w = start(g, 1, 1, 4, 1000, LOG_SIZE);
+	g->r[0].reach = LOG_START + 2500;
+	static uint8_t in[10000];
+	pattern(in, sizeof(in));
+	assert_int_equal(feed(w, in, 4000), 4000);
+	assert_int_equal(g->r[0].posts, 2); /* the third ends past 2500 */
+	assert_true(g->r[0].later >= 1);
+	assert_int_equal(window_inflight_of(w, 0), 2);
+	g->r[0].reach = LOG_START + 6000; /* the confirmation's new key */
+	commit_one(g, 0);
+	assert_int_equal(g->r[0].posts, 4);
+	/* the rest: each batch past the reach waits until it goes alone,
+	 * and asks for room */
+	stream(g, in, 4000, sizeof(in), 1);
+	assert_int_equal(window_state(w), WINDOW_DONE);
 	log_is(g, 0, in, sizeof(in));
 	assert_int_equal(g->committed_calls, 10);
 	assert_int_equal(g->r[0].posts, 10);
@@ -1062,6 +1100,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    T(connect_refuses_bad_rules),
 	    T(streams_in_order_and_drains),
+	    T(a_batch_past_the_reach_waits),
 	    T(partial_batch_is_flushed),
 	    T(full_log_takes_no_more),
 	    T(set_end_makes_room_again),
