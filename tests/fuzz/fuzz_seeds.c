@@ -127,7 +127,7 @@ static void accept_seeds(void)
 static void reject_seeds(void)
 {
 	begin("reject");
-	for (uint8_t r = RS_REJECT_BUSY; r <= RS_REJECT_LIMIT + 1; r++) {
+	for (uint8_t r = RS_REJECT_BUSY; r <= RS_REJECT_STOPPING + 1; r++) {
 		struct rs_reject_info rej = {
 		    .reason = r, .methods = (uint8_t)(r << 1 & 0xe)};
 		if (r == RS_REJECT_NO_SUCH_LOG || r == RS_REJECT_NAME_NEEDED)

@@ -43,6 +43,8 @@ const char *rs_reject_reason_str(uint8_t reason)
 	case RS_REJECT_LIMIT:
 		return "the receiver serves as many senders as it may "
 		       "(max-senders)";
+	case RS_REJECT_STOPPING:
+		return "the receiver is stopping";
 	default:
 		return "unknown reason";
 	}
@@ -348,6 +350,12 @@ int rs_accept_info_decode(const void *buf, size_t len,
 	if (w.failed)
 		return malformed(err, "private data truncated");
 	return accept_info_check(info, err);
+}
+
+bool rs_reject_reason_passes(uint8_t reason)
+{
+	return reason == RS_REJECT_BUSY || reason == RS_REJECT_LIMIT ||
+	       reason == RS_REJECT_STOPPING;
 }
 
 size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,

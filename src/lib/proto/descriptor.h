@@ -131,6 +131,7 @@ enum rs_reject_reason {
 	RS_REJECT_NO_SUCH_LOG = 7, /* no log of the requested name */
 	RS_REJECT_NAME_NEEDED = 8, /* several logs: the sender must name one */
 	RS_REJECT_LIMIT = 9,	   /* the receiver serves max-senders already */
+	RS_REJECT_STOPPING = 10,   /* the receiver is stopping or restarting */
 };
 /* The names a refused sender may use, comma separated, ending in ",..."
  * when they do not all fit. */
@@ -138,6 +139,9 @@ enum rs_reject_reason {
 #define RS_REJECT_SIZE (8 + RS_REJECT_LOGS_MAX + 1)
 
 const char *rs_reject_reason_str(uint8_t reason);
+/* Whether a sender that retries may get in later (the receiver is busy,
+ * full or going down), rather than being refused whatever it does. */
+bool rs_reject_reason_passes(uint8_t reason);
 
 /* Encoders return the encoded length (always the *_SIZE constant). */
 size_t rs_connect_req_encode(const struct rs_connect_req *req, void *buf,

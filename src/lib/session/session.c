@@ -212,11 +212,10 @@ static int on_reject(const struct rs_session_request *r,
 	if (rej.reason != RS_REJECT_METHOD || !method_refused(r, &rej, &why))
 		snprintf(why.msg, sizeof(why.msg), "%s",
 			 rs_reject_reason_str(rej.reason));
-	/* A receiver serving as many senders as it may is busy too: a
-	 * sender that retries may get in later. */
-	int code = rej.reason == RS_REJECT_BUSY || rej.reason == RS_REJECT_LIMIT
-		       ? RS_E_BUSY
-		       : RS_E_REJECTED;
+	/* A receiver that is full or stopping is busy too: a sender that
+	 * retries may get in later. */
+	int code =
+	    rs_reject_reason_passes(rej.reason) ? RS_E_BUSY : RS_E_REJECTED;
 	if (rej.logs[0])
 		return rs_error_set(err, code, 0,
 				    "%s refused the connection: %s (logs you "

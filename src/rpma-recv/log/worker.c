@@ -245,12 +245,16 @@ bool recv_log_worker_over(const struct recv_log_worker *w)
 	return atomic_load(&w->retired) && !w->adm.sessions;
 }
 
-/* Requests that came in just before the log was retired or stopped. */
+/* Requests that came in just before the log was retired or stopped. A log
+ * retired by a reload is gone; one stopped with its receiver comes back,
+ * so its senders are told to retry. */
 static void refuse_handovers(struct recv_log_worker *w)
 {
+	uint8_t reason = atomic_load(&w->stop) ? RS_REJECT_STOPPING
+					       : RS_REJECT_NO_SUCH_LOG;
 	struct recv_handover *h;
 	while ((h = recv_inbox_pop(&w->inbox))) {
-		recv_admission_refuse(&w->adm, h, RS_REJECT_NO_SUCH_LOG);
+		recv_admission_refuse(&w->adm, h, reason);
 		memset(&h->rules.key, 0, sizeof(h->rules.key));
 		free(h);
 	}

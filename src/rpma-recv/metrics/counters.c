@@ -75,6 +75,7 @@ enum recv_refusal recv_refusal_of(uint8_t reject_reason)
 {
 	switch (reject_reason) {
 	case RS_REJECT_BUSY:
+	case RS_REJECT_STOPPING: /* retried by the sender, as busy */
 		return RECV_REFUSED_BUSY;
 	case RS_REJECT_VERSION:
 		return RECV_REFUSED_VERSION;

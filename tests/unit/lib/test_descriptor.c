@@ -516,6 +516,26 @@ static void reject_logs_round_trip(void **state)
 	    strstr(rs_reject_reason_str(RS_REJECT_NAME_NEEDED), "HOST/NAME"));
 	assert_non_null(
 	    strstr(rs_reject_reason_str(RS_REJECT_LIMIT), "max-senders"));
+	assert_non_null(
+	    strstr(rs_reject_reason_str(RS_REJECT_STOPPING), "stopping"));
+}
+
+/* A sender under --retry tries again after these, and only these: a log
+ * that is not there will not appear by retrying, but a receiver going
+ * down comes back (a request refused as "no such log" while the receiver
+ * stopped once ended a stream under --retry). */
+static void reject_reasons_worth_retrying(void **state)
+{
+	(void)state;
+	assert_int_equal(RS_REJECT_STOPPING, 10);
+	assert_true(rs_reject_reason_passes(RS_REJECT_BUSY));
+	assert_true(rs_reject_reason_passes(RS_REJECT_LIMIT));
+	assert_true(rs_reject_reason_passes(RS_REJECT_STOPPING));
+	for (unsigned r = 0; r < 256; r++) {
+		if (r != RS_REJECT_BUSY && r != RS_REJECT_LIMIT &&
+		    r != RS_REJECT_STOPPING)
+			assert_false(rs_reject_reason_passes((uint8_t)r));
+	}
 }
 
 /* Decodes a valid reject whose logs field starts with these bytes. */
@@ -583,6 +603,7 @@ int main(void)
 	    cmocka_unit_test(connect_name_checks),
 	    cmocka_unit_test(reject_round_trip),
 	    cmocka_unit_test(reject_logs_round_trip),
+	    cmocka_unit_test(reject_reasons_worth_retrying),
 	    cmocka_unit_test(reject_bad_logs),
 	    cmocka_unit_test(challenge_round_trip),
 	};

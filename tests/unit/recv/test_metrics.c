@@ -44,6 +44,8 @@ static void refusals_by_reason(void **state)
 	assert_int_equal(recv_refusal_of(RS_REJECT_NAME_NEEDED),
 			 RECV_REFUSED_NO_SUCH_LOG);
 	assert_int_equal(recv_refusal_of(RS_REJECT_LIMIT), RECV_REFUSED_LIMIT);
+	assert_int_equal(recv_refusal_of(RS_REJECT_STOPPING),
+			 RECV_REFUSED_BUSY);
 	assert_int_equal(recv_refusal_of(250), RECV_REFUSED_INTERNAL);
 	assert_string_equal(recv_refusal_name(RECV_REFUSED_NOT_ALLOWED),
 			    "not_allowed");
