@@ -250,8 +250,8 @@ bool recv_log_worker_over(const struct recv_log_worker *w)
  * so its senders are told to retry. */
 static void refuse_handovers(struct recv_log_worker *w)
 {
-	uint8_t reason = atomic_load(&w->stop) ? RS_REJECT_STOPPING
-					       : RS_REJECT_NO_SUCH_LOG;
+	uint8_t reason =
+	    atomic_load(&w->stop) ? RS_REJECT_STOPPING : RS_REJECT_NO_SUCH_LOG;
 	struct recv_handover *h;
 	while ((h = recv_inbox_pop(&w->inbox))) {
 		recv_admission_refuse(&w->adm, h, reason);
