@@ -333,10 +333,10 @@ static int fits_window(struct replica *r, const struct send_window *w,
 	if (rc)
 		return rc;
 	if (r->key_end < end) {
-		rs_err("%s gave a window of %llu bytes from %llu for a batch "
-		       "of %u",
-		       r->label, (unsigned long long)(r->key_end - head),
-		       (unsigned long long)head, b->length);
+		rs_err("%s gave a window ending at %llu for a batch of %u "
+		       "at %llu: it asked for room, the receiver gave none",
+		       r->label, (unsigned long long)r->key_end, b->length,
+		       (unsigned long long)head);
 		return RS_E_MALFORMED;
 	}
 	return 0;
