@@ -38,6 +38,7 @@ struct load_fleet {
 	uint64_t next_tick_ns;
 	unsigned sweep_at; /* the next session the sweep looks at */
 	uint8_t *line;
+	struct load_fleet_busy busy; /* since load_fleet_take_busy */
 };
 
 static int link_post(void *ctx, unsigned i, struct window_batch *b)
@@ -290,11 +291,29 @@ static void tick(struct load_fleet *lf, uint64_t now)
 	lf->next_tick_ns = now + LOAD_TICK_NS;
 }
 
+/* How long the loop went without waiting: a commit that completed
+ * meanwhile waited for it too. */
+static void count_busy(struct load_fleet *lf, uint64_t woke, uint64_t now)
+{
+	uint64_t busy = now - woke;
+	if (busy > lf->busy.longest_ns)
+		lf->busy.longest_ns = busy;
+	if (busy > LOAD_BUSY_LONG_NS)
+		lf->busy.long_turns++;
+	lf->busy.turns++;
+}
+
+void load_fleet_take_busy(struct load_fleet *lf, struct load_fleet_busy *out)
+{
+	*out = lf->busy;
+	lf->busy = (struct load_fleet_busy){0};
+}
+
 void load_fleet_serve(struct load_fleet *lf, unsigned ms)
 {
 	uint64_t end = send_stats_now_ns() + (uint64_t)ms * 1000000ull;
 	struct epoll_event ev[64];
-	for (;;) {
+	for (uint64_t woke = 0;;) {
 		uint64_t now = send_stats_now_ns();
 		if (now >= lf->next_tick_ns)
 			tick(lf, now);
@@ -307,7 +326,11 @@ void load_fleet_serve(struct load_fleet *lf, unsigned ms)
 			next = lf->next_tick_ns;
 		int wait =
 		    next > now ? (int)((next - now + 999999) / 1000000) : 0;
+		now = send_stats_now_ns();
+		if (woke)
+			count_busy(lf, woke, now);
 		int n = epoll_wait(lf->epfd, ev, 64, wait);
+		woke = send_stats_now_ns();
 		for (int j = 0; j < n; j++)
 			take_events(&lf->s[ev[j].data.u32]);
 	}

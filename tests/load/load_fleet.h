@@ -42,6 +42,17 @@ void load_fleet_serve(struct load_fleet *lf, unsigned ms);
  * Returns how many sessions ended badly. */
 unsigned load_fleet_finish(struct load_fleet *lf, unsigned timeout_ms);
 
+/* How busy the loop was: its longest turn between two waits, and how many
+ * turns took longer than LOAD_BUSY_LONG_NS. A commit that completes in a
+ * long turn is seen late, which its latency counts. */
+#define LOAD_BUSY_LONG_NS 5000000ull
+struct load_fleet_busy {
+	uint64_t longest_ns;
+	uint64_t long_turns, turns;
+};
+/* The figures since the last call, then starts them again. */
+void load_fleet_take_busy(struct load_fleet *lf, struct load_fleet_busy *out);
+
 /* Session i's log name, lines shipped and committed. */
 const char *load_fleet_log(const struct load_fleet *lf, unsigned i);
 uint64_t load_fleet_lines_sent(const struct load_fleet *lf, unsigned i);

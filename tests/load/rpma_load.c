@@ -40,6 +40,7 @@ struct load_phase {
 	struct load_sample self_first, self_last;
 	struct load_machine box_first, box_last;
 	bool self_watched;
+	struct load_fleet_busy busy; /* rpma-load's own loop */
 };
 
 static const char usage[] =
@@ -208,10 +209,12 @@ static void run_phase(struct load_fleet *lf, const struct load_args *a,
 		      struct load_phase *p, unsigned seconds)
 {
 	watch(a, p, true);
+	load_fleet_take_busy(lf, &p->busy);
 	for (unsigned t = 0; t < seconds; t++) {
 		load_fleet_serve(lf, 1000);
 		watch(a, p, false);
 	}
+	load_fleet_take_busy(lf, &p->busy);
 }
 
 /* Sessions 1..n-1, served between connections so that those connected
@@ -263,6 +266,13 @@ static void print_phase(const struct load_phase *p)
 		       sep, load_cpu_percent(&p->self_first, &p->self_last),
 		       load_machine_cores_busy(&p->box_first, &p->box_last),
 		       sysconf(_SC_NPROCESSORS_ONLN));
+	if (p->busy.turns)
+		printf("; its loop's longest turn %.1f ms, %llu of %llu turns "
+		       "over %llu ms",
+		       (double)p->busy.longest_ns / 1e6,
+		       (unsigned long long)p->busy.long_turns,
+		       (unsigned long long)p->busy.turns,
+		       LOAD_BUSY_LONG_NS / 1000000ull);
 	printf("\n");
 }
 
@@ -307,7 +317,8 @@ static void print_result(const struct load_args *a, const struct load_phase *ph,
 	       "lines_sent=%llu lines_committed=%llu lone_p50_us=%.0f "
 	       "lone_p99_us=%.0f fleet_p50_us=%.0f fleet_p99_us=%.0f "
 	       "rss_kib=%llu anon_kib=%llu pinned_kib=%llu threads=%u "
-	       "fds=%u idle_cpu_pct=%.1f fleet_cpu_pct=%.1f\n",
+	       "fds=%u idle_cpu_pct=%.1f fleet_cpu_pct=%.1f "
+	       "fleet_loop_longest_us=%.0f\n",
 	       a->fleet.sessions, connected, bad, (unsigned long long)sent,
 	       (unsigned long long)committed, us(&ph[LONE].stats, 0.5),
 	       us(&ph[LONE].stats, 0.99), us(&ph[FLEET].stats, 0.5),
@@ -315,7 +326,8 @@ static void print_result(const struct load_args *a, const struct load_phase *ph,
 	       (unsigned long long)peak.anon_kib,
 	       (unsigned long long)peak.pinned_kib, peak.threads, peak.fds,
 	       load_cpu_percent(&ph[IDLE].first, &ph[IDLE].last),
-	       load_cpu_percent(&ph[FLEET].first, &ph[FLEET].last));
+	       load_cpu_percent(&ph[FLEET].first, &ph[FLEET].last),
+	       (double)ph[FLEET].busy.longest_ns / 1000.0);
 }
 
 int main(int argc, char **argv)
