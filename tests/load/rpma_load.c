@@ -10,6 +10,7 @@
  * threads, descriptors and CPU in each phase. The last line,
  * "rpma-load: result ...", is key=value pairs for scripts. */
 #include "load_fleet.h"
+#include "load_stall.h"
 #include "load_watch.h"
 
 #include "cli/log.h"
@@ -41,6 +42,7 @@ struct load_phase {
 	struct load_machine box_first, box_last;
 	bool self_watched;
 	struct load_fleet_busy busy; /* rpma-load's own loop */
+	struct load_stalls stalls;   /* how late the machine woke a thread */
 };
 
 static const char usage[] =
@@ -206,15 +208,18 @@ static void watch(const struct load_args *a, struct load_phase *p, bool first)
 
 /* Serves the fleet for seconds, sampling the receiver every second. */
 static void run_phase(struct load_fleet *lf, const struct load_args *a,
-		      struct load_phase *p, unsigned seconds)
+		      struct load_phase *p, unsigned seconds,
+		      struct load_stall_probe *probe)
 {
 	watch(a, p, true);
 	load_fleet_take_busy(lf, &p->busy);
+	load_stall_take(probe, &p->stalls);
 	for (unsigned t = 0; t < seconds; t++) {
 		load_fleet_serve(lf, 1000);
 		watch(a, p, false);
 	}
 	load_fleet_take_busy(lf, &p->busy);
+	load_stall_take(probe, &p->stalls);
 }
 
 /* Sessions 1..n-1, served between connections so that those connected
@@ -273,6 +278,13 @@ static void print_phase(const struct load_phase *p)
 		       (unsigned long long)p->busy.long_turns,
 		       (unsigned long long)p->busy.turns,
 		       LOAD_BUSY_LONG_NS / 1000000ull);
+	if (p->stalls.wakes)
+		printf("; a sleeping thread woken up to %.1f ms late, %llu of "
+		       "%llu wakes over %llu ms",
+		       (double)p->stalls.longest_ns / 1e6,
+		       (unsigned long long)p->stalls.long_wakes,
+		       (unsigned long long)p->stalls.wakes,
+		       LOAD_STALL_LONG_NS / 1000000ull);
 	printf("\n");
 }
 
@@ -318,7 +330,7 @@ static void print_result(const struct load_args *a, const struct load_phase *ph,
 	       "lone_p99_us=%.0f fleet_p50_us=%.0f fleet_p99_us=%.0f "
 	       "rss_kib=%llu anon_kib=%llu pinned_kib=%llu threads=%u "
 	       "fds=%u idle_cpu_pct=%.1f fleet_cpu_pct=%.1f "
-	       "fleet_loop_longest_us=%.0f\n",
+	       "fleet_loop_longest_us=%.0f fleet_wake_latest_us=%.0f\n",
 	       a->fleet.sessions, connected, bad, (unsigned long long)sent,
 	       (unsigned long long)committed, us(&ph[LONE].stats, 0.5),
 	       us(&ph[LONE].stats, 0.99), us(&ph[FLEET].stats, 0.5),
@@ -327,7 +339,8 @@ static void print_result(const struct load_args *a, const struct load_phase *ph,
 	       (unsigned long long)peak.pinned_kib, peak.threads, peak.fds,
 	       load_cpu_percent(&ph[IDLE].first, &ph[IDLE].last),
 	       load_cpu_percent(&ph[FLEET].first, &ph[FLEET].last),
-	       (double)ph[FLEET].busy.longest_ns / 1000.0);
+	       (double)ph[FLEET].busy.longest_ns / 1000.0,
+	       (double)ph[FLEET].stalls.longest_ns / 1000.0);
 }
 
 int main(int argc, char **argv)
@@ -340,6 +353,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rpma-load: out of memory\n");
 		return 2;
 	}
+	struct load_stall_probe *probe = load_stall_start();
 	struct load_phase ph[PHASES] = {{.name = "lone"},
 					{.name = "connect"},
 					{.name = "idle"},
@@ -347,7 +361,7 @@ int main(int argc, char **argv)
 	unsigned connected = load_fleet_connect(lf, 0) == 0;
 	if (connected) {
 		load_fleet_pace(lf, 0, 1, a.interval_ms, &ph[LONE].stats);
-		run_phase(lf, &a, &ph[LONE], a.lone_s);
+		run_phase(lf, &a, &ph[LONE], a.lone_s, probe);
 		load_fleet_pace(lf, 0, 1, 0, 0);
 		uint64_t t0 = send_stats_now_ns();
 		connected += connect_rest(lf, &a, &ph[CONNECT]);
@@ -355,10 +369,10 @@ int main(int argc, char **argv)
 		       a.fleet.sessions,
 		       (double)(send_stats_now_ns() - t0) / 1e9);
 		fflush(stdout); /* a script watching the output acts on it */
-		run_phase(lf, &a, &ph[IDLE], a.idle_s);
+		run_phase(lf, &a, &ph[IDLE], a.idle_s, probe);
 		load_fleet_pace(lf, 0, a.fleet.sessions, a.interval_ms,
 				&ph[FLEET].stats);
-		run_phase(lf, &a, &ph[FLEET], a.duration_s);
+		run_phase(lf, &a, &ph[FLEET], a.duration_s, probe);
 	}
 	unsigned bad = load_fleet_finish(lf, 30000);
 	uint64_t sent, committed;
@@ -366,6 +380,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < PHASES; i++)
 		print_phase(&ph[i]);
 	print_result(&a, ph, connected, sent, committed, bad);
+	load_stall_stop(probe);
 	load_fleet_delete(lf);
 	bool ok = connected == a.fleet.sessions && !bad && sent == committed;
 	return ok ? 0 : 1;
