@@ -247,6 +247,17 @@ static double us(const struct send_stats *st, double q)
 	return (double)send_stats_percentile(st, q) / 1000.0;
 }
 
+/* "; WHAT 12.3 ms AFTER, 4 of 567 UNITS over 5 ms" */
+static void print_longest(const char *what, const char *after,
+			  uint64_t longest_ns, uint64_t over, uint64_t all,
+			  const char *units, uint64_t long_ns)
+{
+	printf("; %s %.1f ms%s, %llu of %llu %s over %llu ms", what,
+	       (double)longest_ns / 1e6, after, (unsigned long long)over,
+	       (unsigned long long)all, units,
+	       (unsigned long long)(long_ns / 1000000ull));
+}
+
 static void print_phase(const struct load_phase *p)
 {
 	printf("%-8s", p->name);
@@ -272,19 +283,13 @@ static void print_phase(const struct load_phase *p)
 		       load_machine_cores_busy(&p->box_first, &p->box_last),
 		       sysconf(_SC_NPROCESSORS_ONLN));
 	if (p->busy.turns)
-		printf("; its loop's longest turn %.1f ms, %llu of %llu turns "
-		       "over %llu ms",
-		       (double)p->busy.longest_ns / 1e6,
-		       (unsigned long long)p->busy.long_turns,
-		       (unsigned long long)p->busy.turns,
-		       LOAD_BUSY_LONG_NS / 1000000ull);
+		print_longest("its loop's longest turn", "", p->busy.longest_ns,
+			      p->busy.long_turns, p->busy.turns, "turns",
+			      LOAD_BUSY_LONG_NS);
 	if (p->stalls.wakes)
-		printf("; a sleeping thread woken up to %.1f ms late, %llu of "
-		       "%llu wakes over %llu ms",
-		       (double)p->stalls.longest_ns / 1e6,
-		       (unsigned long long)p->stalls.long_wakes,
-		       (unsigned long long)p->stalls.wakes,
-		       LOAD_STALL_LONG_NS / 1000000ull);
+		print_longest("a sleeping thread woken up to", " late",
+			      p->stalls.longest_ns, p->stalls.long_wakes,
+			      p->stalls.wakes, "wakes", LOAD_STALL_LONG_NS);
 	printf("\n");
 }
 
