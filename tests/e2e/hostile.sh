@@ -228,6 +228,13 @@ append_only_run() {
 	cmp "$WORK/rw.before" "$WORK/rw.after" >&2 || fail "rw does not hold exactly what was committed"
 	end_case
 
+	start_case "a third log: writer-rewrites lone, the first key dead once a lone commit is answered"
+	rogue_run writer-rewrites "$RECV_IP/rw" lone
+	printf 'rogue_sender: chunk A\n' >>"$WORK/rw.before"
+	pool_data "$WORK/rw.pool" "$WORK/rw.after" || fail "pmempool dump failed"
+	cmp "$WORK/rw.before" "$WORK/rw.after" >&2 || fail "rw does not hold exactly what was committed"
+	end_case
+
 	start_case "append-only: the other log's writer was undisturbed"
 	reap "$SEND_PID"
 	stop_feed

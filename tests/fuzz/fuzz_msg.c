@@ -1,7 +1,7 @@
 /* Both ends decoding control messages (commit requests and their replies).
  * Properties: the decoder accepts exactly the messages the harness, parsing
- * the documented layout itself, finds well formed (magic, zero reserved
- * fields, a known type, requests without a status, non-empty and
+ * the documented layout itself, finds well formed (magic, flags known and
+ * only in a commit, a known type, requests without a status, non-empty and
  * non-wrapping, no ring offset outside a staged commit, replies with a known
  * status, a hash only in a hash or wait reply, a window key only in a
  * commit and the replies that hand keys out, a window's end (where a hash
@@ -20,13 +20,13 @@ static bool msg_equal(const struct rs_msg *a, const struct rs_msg *b)
 {
 	if (a->type == RS_MSG_AUTH || b->type == RS_MSG_AUTH)
 		return a->type == b->type && a->status == b->status &&
-		       a->seq == b->seq &&
+		       a->flags == b->flags && a->seq == b->seq &&
 		       memcmp(a->mac, b->mac, sizeof(a->mac)) == 0;
 	return a->type == b->type && a->status == b->status &&
-	       a->seq == b->seq && a->offset == b->offset &&
-	       a->length == b->length && a->ring_offset == b->ring_offset &&
-	       a->hash == b->hash && a->key == b->key &&
-	       a->key_end == b->key_end;
+	       a->flags == b->flags && a->seq == b->seq &&
+	       a->offset == b->offset && a->length == b->length &&
+	       a->ring_offset == b->ring_offset && a->hash == b->hash &&
+	       a->key == b->key && a->key_end == b->key_end;
 }
 
 /* The messages a window key may ride in (rpma-ship(7)). */
@@ -50,7 +50,9 @@ static bool well_formed(const uint8_t *p)
 	if (key_end != 0 &&
 	    (key == 0 || type == RS_MSG_COMMIT || type == RS_MSG_KEEPALIVE))
 		return false;
-	if (fuzz_le(p, 4) != RS_PROTO_MAGIC || fuzz_le(p + 6, 2) != 0 ||
+	uint64_t flags = fuzz_le(p + 6, 2);
+	if (fuzz_le(p, 4) != RS_PROTO_MAGIC || (flags & ~RS_MSG_FLAGS_KNOWN) ||
+	    (flags && type != RS_MSG_COMMIT) ||
 	    (key != 0 && !key_may_ride(type)))
 		return false;
 	if (type == RS_MSG_AUTH) /* 32 bytes of MAC, any value */
@@ -125,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rs_msg model = {
 	    .type = data[4],
 	    .status = data[5],
+	    .flags = (uint16_t)fuzz_le(data + 6, 2),
 	    .seq = (uint32_t)fuzz_le(data + 8, 4),
 	    .key = (uint32_t)fuzz_le(data + 12, 4),
 	    .offset = fuzz_le(data + 16, 8),

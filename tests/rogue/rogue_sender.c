@@ -1300,10 +1300,15 @@ static int honest_write(struct rogue *r, const char *text, size_t n, uint64_t w)
 }
 
 /* Commits [w, +n) with gpspm; safe when the receiver committed exactly it. */
-static int honest_commit(struct rogue *r, size_t n, uint64_t w)
+/* flags: RS_MSG_LONE for a lone commit, or 0. */
+static int honest_commit_as(struct rogue *r, size_t n, uint64_t w,
+			    uint16_t flags)
 {
-	struct rs_msg req = {
-	    .type = RS_MSG_COMMIT, .offset = w, .length = n, .key = r->key};
+	struct rs_msg req = {.type = RS_MSG_COMMIT,
+			     .flags = flags,
+			     .offset = w,
+			     .length = n,
+			     .key = r->key};
 	if (send_msg(r, &req)) {
 		note("cannot post a send: %s", POST_LOST);
 		return ROGUE_NORUN;
@@ -1326,6 +1331,11 @@ static int honest_commit(struct rogue *r, size_t n, uint64_t w)
 	note("committed %zu bytes at log offset %llu, write offset now %llu", n,
 	     (unsigned long long)w, (unsigned long long)o.reply.offset);
 	return ROGUE_SAFE;
+}
+
+static int honest_commit(struct rogue *r, size_t n, uint64_t w)
+{
+	return honest_commit_as(r, n, w, 0);
 }
 
 static int scenario_honest(struct rogue *r, const char *arg)
@@ -1360,13 +1370,15 @@ static int scenario_honest(struct rogue *r, const char *arg)
 #define CHUNK_A "rogue_sender: chunk A\n"
 #define CHUNK_B "rogue_sender: chunk B\n"
 
-/* Writes and commits text at the log's head, as rpma-send would. */
-static int honest_chunk(struct rogue *r, const char *text, uint64_t *w)
+/* Writes and commits text at the log's head, as rpma-send would (flags:
+ * the commit's). */
+static int honest_chunk(struct rogue *r, const char *text, uint64_t *w,
+			uint16_t flags)
 {
 	size_t n = strlen(text);
 	int rc = honest_write(r, text, n, *w);
 	if (!rc)
-		rc = honest_commit(r, n, *w);
+		rc = honest_commit_as(r, n, *w, flags);
 	*w += n;
 	return rc;
 }
@@ -1395,18 +1407,23 @@ static int windowed_writer(struct rogue *r, const char *name)
  * range, and on Soft-RoCE once the head is a page past it (the region
  * under the window starts at the head's page); and another writes just
  * past the end its window was given with (the receiver registers only
- * part of the tail: the device refuses the rest). */
+ * part of the tail: the device refuses the rest). With "lone": chunk A
+ * alone, as a lone commit (RS_MSG_LONE): its reply alone must have moved
+ * the first key away. */
 static int scenario_writer_rewrites(struct rogue *r, const char *arg)
 {
-	const char *name = "its first key, moved away, over its chunk A";
+	bool lone = arg && !strcmp(arg, "lone");
+	const char *name =
+	    lone ? "its first key, after a lone commit, over its chunk A"
+		 : "its first key, moved away, over its chunk A";
 	int rc = windowed_writer(r, name);
 	if (rc)
 		return rc;
 	uint32_t first_key = r->key;
 	uint64_t first = r->info.write_offset_value, w = first;
-	rc = honest_chunk(r, CHUNK_A, &w);
-	if (!rc)
-		rc = honest_chunk(r, CHUNK_B, &w);
+	rc = honest_chunk(r, CHUNK_A, &w, lone ? RS_MSG_LONE : 0);
+	if (!rc && !lone)
+		rc = honest_chunk(r, CHUNK_B, &w, 0);
 	if (rc) {
 		rogue_close(r);
 		return rc;
@@ -1484,7 +1501,8 @@ static const struct scenario {
      "(append-only log) write over committed bytes with every key shown"},
     {"writer-rewrites", scenario_writer_rewrites,
      "a windowed writer's keys over what it committed: a moved one, "
-     "another queue pair's (far: also a new key over the first byte)"},
+     "another queue pair's (far: also a new key over the first byte; "
+     "lone: one lone commit moves the first key away)"},
     {"stale-session", scenario_stale_session,
      "write with the queue pair of a session the receiver ended"},
     {"stale-flush", scenario_stale_flush,

@@ -22,7 +22,7 @@ struct rs_error;
  * a silent sender, a sender's keepalive is a probe unless it names a key),
  * the encodings as in 6; 8: a window's end in the replies that carry its
  * key (a writer's windows reach only part of the tail) */
-#define RS_PROTO_VERSION 8
+#define RS_PROTO_VERSION 9
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196

@@ -58,7 +58,7 @@ size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len)
 	rs_wire_put_u32(&w, RS_PROTO_MAGIC);
 	rs_wire_put_u8(&w, msg->type);
 	rs_wire_put_u8(&w, msg->status);
-	rs_wire_put_u16(&w, 0); /* reserved */
+	rs_wire_put_u16(&w, msg->flags);
 	rs_wire_put_u32(&w, msg->seq);
 	rs_wire_put_u32(&w, msg->key);
 	if (msg->type == RS_MSG_AUTH) {
@@ -198,8 +198,11 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 		return "bad message magic";
 	msg->type = rs_wire_get_u8(&w);
 	msg->status = rs_wire_get_u8(&w);
-	if (rs_wire_get_u16(&w) != 0)
-		return "reserved message field is not zero";
+	msg->flags = rs_wire_get_u16(&w);
+	if (msg->flags & ~RS_MSG_FLAGS_KNOWN)
+		return "unknown message flags";
+	if (msg->flags && msg->type != RS_MSG_COMMIT)
+		return "flags in a message that carries none";
 	msg->seq = rs_wire_get_u32(&w);
 	msg->key = rs_wire_get_u32(&w);
 	if (msg->key && !rs_msg_carries_key(msg->type))

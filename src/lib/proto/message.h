@@ -72,9 +72,19 @@ enum rs_msg_status {
 };
 #define RS_MSG_STATUS_LAST RS_MSG_NO_REPLACEMENT
 
+/* A COMMIT's flags (0 in every other message). LONE: a windowed writer's
+ * batch with nothing else in flight, and the writer posts nothing more
+ * until the reply: no older key is in use, so the receiver moves both
+ * windows to the new head and no key reaches the committed bytes (a
+ * writer that pauses after each line needs no keepalive to name the new
+ * key). */
+#define RS_MSG_LONE 0x1u
+#define RS_MSG_FLAGS_KNOWN RS_MSG_LONE
+
 struct rs_msg {
 	uint8_t type;	/* enum rs_msg_type */
 	uint8_t status; /* enum rs_msg_status, replies only */
+	uint16_t flags; /* RS_MSG_LONE: COMMIT only */
 	uint32_t seq;	/* echoed in the reply */
 	/* A writer granted windows (RS_PEER_WINDOWS): COMMIT, the key its
 	 * batch was written with; KEEPALIVE, the newest key it holds (it

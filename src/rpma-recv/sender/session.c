@@ -217,7 +217,9 @@ static bool keepalive(struct recv_session *s, const struct rs_msg *req,
 
 /* A commit request applied, and counted when it committed. A windowed
  * writer's commit on the newest key proves it writes with that key from
- * now on: the other window moves up to the new head. */
+ * now on: the other window moves up to the new head. A lone commit
+ * (RS_MSG_LONE) says it writes with no key until the reply: both move, and
+ * no key reaches what it committed. */
 static bool commit(struct recv_session *s, const struct rs_msg *req,
 		   struct rs_msg *reply)
 {
@@ -234,8 +236,9 @@ static bool commit(struct recv_session *s, const struct rs_msg *req,
 	if (ok && c->counters)
 		recv_counters_committed(c->counters, req->length,
 					recv_now_ns() - start);
-	if (ok && c->windows && req->key == s->keys.newest) {
-		ok = window_to_head(s, false, req->length, reply);
+	bool lone = req->flags & RS_MSG_LONE;
+	if (ok && c->windows && (lone || req->key == s->keys.newest)) {
+		ok = window_to_head(s, lone, req->length, reply);
 	} else if (ok && c->windows) {
 		reply->key = s->keys.newest;
 		reply->key_end = s->key_end;

@@ -22,9 +22,12 @@ void recv_window_keys_bound(struct recv_window_keys *k, uint32_t key,
 			    bool reset, uint64_t reach, uint64_t head,
 			    uint64_t now)
 {
-	/* The window that moved is the one the key before named. */
-	if (!reset && k->before)
+	/* The window that moved is the one the key before named; a reset
+	 * takes the newest key's away too. */
+	if (k->before)
 		note_reach(k, k->before_head, k->before_ns, head, now);
+	if (reset && k->newest)
+		note_reach(k, k->newest_head, k->newest_ns, head, now);
 	k->before = reset ? 0 : k->newest;
 	k->before_head = k->newest_head;
 	k->before_ns = k->newest_ns;

@@ -13,6 +13,7 @@ void commit_message_post(const struct method_ctx *m,
 	    .length = b->length,
 	    .ring_offset = ring_offset,
 	    .key = type == RS_MSG_COMMIT ? m->key : 0,
+	    .flags = type == RS_MSG_COMMIT && m->lone ? RS_MSG_LONE : 0,
 	};
 	/* The reply says the request arrived; one send in `depth` is signaled
 	 * only to reclaim send-queue entries. */

@@ -41,6 +41,10 @@ struct method_ctx {
 	/* Batches posted to this replica and not confirmed, the one being
 	 * posted included: 1 when it goes alone. */
 	unsigned inflight;
+	/* A windowed writer's batch alone in flight with nothing more
+	 * waiting: its commit says so (RS_MSG_LONE) and the replica posts
+	 * nothing before the reply. */
+	bool lone;
 	void *words; /* window_depth times words_per_slot bytes, registered */
 };
 

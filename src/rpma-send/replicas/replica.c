@@ -35,6 +35,7 @@ struct replica {
 	uint64_t key_end;    /* where that key's window ends, absolute */
 	uint32_t key_named;  /* the last one a commit or keepalive named */
 	uint64_t key_heard_ns;
+	bool lone_in_flight; /* a lone commit: nothing posted until its reply */
 	struct rs_mr *ring_mr;
 	void *words; /* the method's words, per credit slot, or NULL */
 	struct rs_mr *words_mr;
@@ -285,6 +286,7 @@ int replica_started(struct replica *r)
 	r->rebase_sent_ns = 0;
 	r->window_key = r->key_named = 0;
 	r->key_end = 0;
+	r->lone_in_flight = false;
 	if (!windowed(r))
 		return 0;
 	send_stop_for_tests_once("window-asking");
@@ -321,6 +323,9 @@ static int fits_window(struct replica *r, const struct send_window *w,
 {
 	if (!windowed(r))
 		return 0;
+	/* Behind a lone commit: its reply first (the key in use dies). */
+	if (r->lone_in_flight)
+		return WINDOW_POST_LATER;
 	uint64_t end =
 	    r->log_start + r->pool_at + (b->offset - r->pos_base) + b->length;
 	if (end <= r->key_end)
@@ -349,6 +354,9 @@ int replica_post(struct replica *r, const struct send_window *w,
 	if (rc)
 		return rc;
 	struct method_ctx m = method_ctx_of(r, w);
+	unsigned i = replica_index(r);
+	m.lone = windowed(r) && window_inflight_of(w, i) == 1 &&
+		 !window_more_waiting(w, i);
 	struct send_chain chain;
 	chain.n = 0;
 	r->method->post(&m, b, &chain);
@@ -356,6 +364,8 @@ int replica_post(struct replica *r, const struct send_window *w,
 	if (r->method->posts_message)
 		r->last_sent_ns = now;
 	r->key_named = r->window_key; /* its commit names it */
+	if (m.lone)
+		r->lone_in_flight = true;
 	r->posted_ns[window_slot_of(w, b->seq)] = now;
 	/* The data and its commit go out as one chain: one doorbell. */
 	return chain_post(&chain, r->rs, r->ring_mr, r->words_mr);
@@ -504,6 +514,12 @@ static bool take_message(struct replica *r, const struct rs_completion *wc,
 		return false;
 	}
 	take_key(r, msg);
+	/* The reply to a lone commit: its receiver revoked every older key,
+	 * so the new one needs no keepalive to name it. */
+	if (msg->type == RS_MSG_COMMIT_DONE && r->lone_in_flight) {
+		r->lone_in_flight = false;
+		r->key_named = r->window_key;
+	}
 	if (msg->type == RS_MSG_KEEPALIVE_DONE) {
 		r->keepalive_sent_ns = 0;
 		return false;

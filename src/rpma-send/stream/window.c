@@ -73,6 +73,11 @@ unsigned window_inflight_of(const struct send_window *w, unsigned i)
 	return w->cursors[i].next_post - w->cursors[i].next_confirm;
 }
 
+bool window_more_waiting(const struct send_window *w, unsigned i)
+{
+	return w->cursors[i].next_post != w->next_seq || w->fill > 0;
+}
+
 const struct window_batch *window_oldest_of(const struct send_window *w,
 					    unsigned i)
 {

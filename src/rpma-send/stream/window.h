@@ -137,6 +137,9 @@ bool window_streaming(const struct send_window *w);
 unsigned window_inflight(const struct send_window *w);
 /* Batches posted to replica i and not confirmed by it. */
 unsigned window_inflight_of(const struct send_window *w, unsigned i);
+/* Whether more waits to go to replica i: a batch not posted to it yet, or
+ * bytes in the open batch. */
+bool window_more_waiting(const struct send_window *w, unsigned i);
 /* The oldest batch posted to replica i and not confirmed, or NULL. */
 const struct window_batch *window_oldest_of(const struct send_window *w,
 					    unsigned i);

@@ -378,7 +378,7 @@ static void connect_round_trip_and_checks(void **state)
 static void connect_name_round_trip(void **state)
 {
 	(void)state;
-	assert_int_equal(RS_PROTO_VERSION, 8);
+	assert_int_equal(RS_PROTO_VERSION, 9);
 	assert_int_equal(RS_CONNECT_REQ_SIZE, 56);
 	assert_int_equal(NAME_AT + NAME_FIELD, RS_CONNECT_REQ_SIZE);
 	struct rs_connect_req in = {.flags = RS_CONNECT_VERIFY,

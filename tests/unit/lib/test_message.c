@@ -236,7 +236,20 @@ static void header_fields(void **state)
 	buf[0] ^= 0xff; /* magic */
 	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 	rs_msg_encode(&commit, buf, sizeof(buf));
-	buf[6] = 1; /* reserved */
+	buf[6] = 2; /* a flag nobody knows */
+	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
+	buf[6] = 0;
+	buf[7] = 1;
+	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
+	/* LONE rides in a commit, at byte 6, and nowhere else */
+	struct rs_msg lone = commit;
+	lone.flags = RS_MSG_LONE;
+	rs_msg_encode(&lone, buf, sizeof(buf));
+	assert_int_equal(buf[6], 1);
+	assert_int_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.flags, RS_MSG_LONE);
+	struct rs_msg done = {.type = RS_MSG_COMMIT_DONE, .flags = RS_MSG_LONE};
+	rs_msg_encode(&done, buf, sizeof(buf));
 	assert_int_not_equal(rs_msg_decode(buf, sizeof(buf), &out, 0), 0);
 	struct rs_msg ka = {.type = RS_MSG_WAIT};
 	rs_msg_encode(&ka, buf, sizeof(buf));

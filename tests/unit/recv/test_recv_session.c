@@ -642,6 +642,54 @@ static void a_pause_moves_the_windows_once(void **state)
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 }
 
+/* A lone commit of 100 bytes written with key: committed, the reply's key
+ * new and reaching from the new head (head_after), the other window
+ * revoked. Returns the new key. */
+static uint32_t lone_commit(struct fixture *f, uint32_t seq, uint32_t key,
+			    uint64_t head_after)
+{
+	uint32_t before = handed_key(f);
+	struct rs_msg m = commit_of(f, seq, 100);
+	m.key = key;
+	m.flags = RS_MSG_LONE;
+	recv_session_on_message(&f->s, 0, &m, 1200 + seq);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
+	uint32_t k = handed_key(f);
+	assert_int_not_equal(k, before);
+	assert_int_equal(f->link.head[f->link.newest], head_after);
+	assert_int_equal(f->link.key[f->link.newest ^ 1u], 0); /* revoked */
+	return k;
+}
+
+/* A lone commit (nothing else in flight, nothing posted before its reply)
+ * moves both windows: the reply's key is the only one that reaches, from
+ * the new head, and the key it was written with is dead at once; no
+ * keepalive is needed to move anything, and its own moves nothing. */
+static void a_lone_commit_moves_both_windows(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t k1 = windowed_writer_keyed(f);
+	uint32_t k2 = lone_commit(f, 1, k1, f->t.start + 100);
+	assert_false(recv_window_keys_holds(&f->s.keys, k1));
+	unsigned moves = f->link.moves;
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 2, .key = k2};
+	recv_session_on_message(&f->s, 0, &ka, 1210);
+	assert_int_equal(handed_key(f), k2);
+	assert_int_equal(f->link.moves, moves);
+	/* A lone commit on the key before the newest resets all the same. */
+	struct rs_msg m = commit_of(f, 3, 100);
+	m.key = k2;
+	recv_session_on_message(&f->s, 0, &m, 1220);
+	assert_int_not_equal(handed_key(f), k2);
+	lone_commit(f, 4, k2, f->t.start + 300);
+	m = commit_of(f, 5, 100);
+	m.key = k1; /* the writer said it would not */
+	recv_session_on_message(&f->s, 0, &m, 1240);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
+	refused(f);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 300);
+}
+
 /* A key where none was handed out, or none where one was, is refused. */
 static void commit_keys_must_match_the_grant(void **state)
 {
@@ -710,6 +758,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(commits_move_the_windows_up, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(a_lone_commit_moves_both_windows,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_pause_moves_the_windows_once,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(commit_keys_must_match_the_grant,

@@ -49,7 +49,7 @@ static void only_a_window_bound_below_the_head_moves(void **state)
 }
 
 /* The window that moves covered [where it was bound, head) since then;
- * a reset (nothing in flight, the head moved back) measures nothing. */
+ * a reset after the head moved back measures nothing. */
 static void reach_is_measured_when_a_window_moves(void **state)
 {
 	(void)state;
@@ -69,6 +69,25 @@ static void reach_is_measured_when_a_window_moves(void **state)
 	recv_window_keys_bound(&k, 5, true, 0, 0, 5000);
 	assert_int_equal(k.reach_bytes_max, 600);
 	assert_int_equal(k.reach_ns_max, 600);
+}
+
+/* A lone commit's reset takes both windows off what was committed: what
+ * each covered until then counts, and neither key is held after it. */
+static void a_lone_reset_counts_both(void **state)
+{
+	(void)state;
+	struct recv_window_keys k = {0};
+	recv_window_keys_bound(&k, 1, true, 1000, 1000, 100);
+	recv_window_keys_bound(&k, 2, false, 1100, 1100, 200);
+	recv_window_keys_bound(&k, 3, true, 1150, 1150, 260);
+	/* key 1's window, bound at 1000: 150 bytes for 160 ns; key 2's, at
+	 * 1100: 50 bytes for 60 ns */
+	assert_int_equal(k.reach_bytes_max, 150);
+	assert_int_equal(k.reach_ns_max, 160);
+	assert_false(recv_window_keys_holds(&k, 1));
+	assert_false(recv_window_keys_holds(&k, 2));
+	assert_true(recv_window_keys_holds(&k, 3));
+	assert_false(recv_window_keys_behind(&k, 1150));
 }
 
 /* At the session's end both windows go: what they covered counts. */
@@ -108,6 +127,7 @@ int main(void)
 	    cmocka_unit_test(the_newest_and_the_one_before),
 	    cmocka_unit_test(only_a_window_bound_below_the_head_moves),
 	    cmocka_unit_test(reach_is_measured_when_a_window_moves),
+	    cmocka_unit_test(a_lone_reset_counts_both),
 	    cmocka_unit_test(the_end_counts_what_both_covered),
 	    cmocka_unit_test(a_window_reaches_from_its_region),
 	};

@@ -317,6 +317,28 @@ static void gpspm_names_its_window_key(void **state)
 	assert_int_equal(g->chain[0].msg.key, 0);
 }
 
+/* A gpspm batch its replica posts as a lone commit says so (RS_MSG_LONE),
+ * others do not, and a staged commit never does. */
+static void gpspm_says_a_lone_commit(void **state)
+{
+	struct rig *g = &rig;
+	(void)state;
+	start(g, RS_METHOD_GPSPM);
+	g->ctx.key = 0x4242;
+	g->ctx.lone = true;
+	post_batches(g, 1, 100);
+	assert_int_equal(g->chain[0].msg.flags, RS_MSG_LONE);
+	g->ctx.lone = false;
+	post_one(g, 100, 'b');
+	assert_int_equal(g->posts, 2);
+	assert_int_equal(g->chain[1].msg.flags, 0);
+	rig_teardown(0);
+	start(g, RS_METHOD_STAGED);
+	g->ctx.lone = true;
+	post_batches(g, 1, 100);
+	assert_int_equal(g->chain[0].msg.flags, 0);
+}
+
 /* A log that rotated: its pool starts at a later log position, so each
  * batch goes that much lower in the pool, and a reply's offset comes back
  * as a position. */
@@ -600,6 +622,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_method_has_its_row),
 	    T(gpspm_names_its_window_key),
+	    T(gpspm_says_a_lone_commit),
 	    cmocka_unit_test(choice_follows_the_offer),
 	    cmocka_unit_test(method_not_offered_is_refused),
 	    cmocka_unit_test(offered_is_the_methods_bit),

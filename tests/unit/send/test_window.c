@@ -40,6 +40,11 @@ struct receiver {
 	 * key reaching further); with none, the writer asks for room. */
 	uint64_t reach;
 	unsigned later; /* posts put off */
+	/* As a windowed replica: a batch alone in flight with nothing more
+	 * waiting goes as a lone commit, and nothing follows it until its
+	 * confirmation. */
+	bool lone_rule, lone_in_flight;
+	unsigned lone_posts;
 };
 
 struct rig {
@@ -63,6 +68,15 @@ static int fake_post(void *ctx, unsigned i, struct window_batch *b)
 	if (r->down) {
 		r->nposted = 0; /* a dead link delivers nothing more */
 		return -1;
+	}
+	if (r->lone_rule && r->lone_in_flight) {
+		r->later++;
+		return WINDOW_POST_LATER;
+	}
+	if (r->lone_rule && window_inflight_of(g->w, i) == 1 &&
+	    !window_more_waiting(g->w, i)) {
+		r->lone_in_flight = true;
+		r->lone_posts++;
 	}
 	if (r->reach && end_of(b) > r->reach) {
 		if (window_inflight_of(g->w, i) > 1) {
@@ -183,6 +197,7 @@ static struct window_batch receive(struct receiver *r)
 /* Receiver i commits its oldest posted batch and the window is told. */
 static void commit_one(struct rig *g, unsigned i)
 {
+	g->r[i].lone_in_flight = false; /* its reply came */
 	struct window_batch b = receive(&g->r[i]);
 	assert_int_equal(window_confirmed(g->w, i, b.seq, g->r[i].end), 0);
 }
@@ -345,6 +360,35 @@ static void a_batch_past_the_reach_waits(void **state)
 	log_is(g, 0, in, sizeof(in));
 	assert_int_equal(g->committed_calls, 10);
 	assert_int_equal(g->r[0].posts, 10);
+}
+
+/* A lone commit (nothing else in flight, nothing waiting) holds what
+ * comes after it until its confirmation; what goes while more waits is no
+ * lone commit, and the stream pipelines again. */
+static void a_lone_commit_holds_the_next_until_confirmed(void **state)
+{
+	struct rig *g = *state;
+	struct send_window *w = start(g, 1, 1, 4, 1000, LOG_SIZE);
+	g->r[0].lone_rule = true;
+	static uint8_t in[3500];
+	pattern(in, sizeof(in));
+	assert_int_equal(feed(w, in, 1000), 1000);
+	assert_int_equal(g->r[0].posts, 1);
+	assert_int_equal(g->r[0].lone_posts, 1);
+	assert_false(window_more_waiting(w, 0));
+	assert_int_equal(feed(w, in + 1000, 2500), 2500);
+	assert_int_equal(g->r[0].posts, 1); /* two batches held behind it */
+	assert_true(window_more_waiting(w, 0));
+	commit_one(g, 0);
+	assert_int_equal(g->r[0].posts, 3);
+	assert_int_equal(g->r[0].lone_posts, 1); /* more waited for both */
+	commit_all(g, 0);
+	window_flush(w, 0); /* the last 500 bytes, alone again */
+	assert_int_equal(g->r[0].lone_posts, 2);
+	window_input_end(w, 0);
+	commit_all(g, 0);
+	assert_int_equal(window_state(w), WINDOW_DONE);
+	log_is(g, 0, in, sizeof(in));
 }
 
 static void partial_batch_is_flushed(void **state)
@@ -1101,6 +1145,7 @@ int main(void)
 	    T(connect_refuses_bad_rules),
 	    T(streams_in_order_and_drains),
 	    T(a_batch_past_the_reach_waits),
+	    T(a_lone_commit_holds_the_next_until_confirmed),
 	    T(partial_batch_is_flushed),
 	    T(full_log_takes_no_more),
 	    T(set_end_makes_room_again),
