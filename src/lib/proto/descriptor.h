@@ -21,7 +21,8 @@ struct rs_error;
  * (keys in messages); 7: liveness by probes of the link (a receiver probes
  * a silent sender, a sender's keepalive is a probe unless it names a key),
  * the encodings as in 6; 8: a window's end in the replies that carry its
- * key (a writer's windows reach only part of the tail) */
+ * key (a writer's windows reach only part of the tail); 9: flags in the
+ * control messages, a windowed writer's lone commit */
 #define RS_PROTO_VERSION 9
 
 #define RS_CONNECT_PRIVATE_MAX 56

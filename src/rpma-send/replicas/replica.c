@@ -354,9 +354,8 @@ int replica_post(struct replica *r, const struct send_window *w,
 	if (rc)
 		return rc;
 	struct method_ctx m = method_ctx_of(r, w);
-	unsigned i = replica_index(r);
-	m.lone = windowed(r) && window_inflight_of(w, i) == 1 &&
-		 !window_more_waiting(w, i);
+	m.lone = windowed(r) && m.inflight == 1 &&
+		 !window_more_waiting(w, replica_index(r));
 	struct send_chain chain;
 	chain.n = 0;
 	r->method->post(&m, b, &chain);
