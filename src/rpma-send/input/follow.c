@@ -42,6 +42,7 @@ struct follower {
 	struct follow_watch watch;
 	struct follow_file files[FOLLOW_FILES_MAX]; /* [0]: being read */
 	int nfiles;
+	struct follow_departure departed[FOLLOW_DEPARTURES_MAX];
 	/* A rotated copy's bytes past what was read of a file truncated in
 	 * place, read before that file's new content. */
 	int copy_fd;
@@ -148,9 +149,19 @@ static bool queued(const struct follower *f, dev_t dev, ino_t ino)
 	return false;
 }
 
-/* Opens name and queues it unless it is queued already (by identity).
- * True when a file joined. */
-static bool enqueue(struct follower *f, const char *name, uint64_t from)
+/* A file that waits behind a newer one has been superseded since now. */
+static void supersede(struct follow_file *ff)
+{
+	if (!ff->superseded) {
+		ff->superseded = true;
+		ff->since = realtime();
+	}
+}
+
+/* Opens name and queues it at position `at` (0 to nfiles) unless it is
+ * queued already (by identity). True when a file joined. */
+static bool enqueue_at(struct follower *f, const char *name, uint64_t from,
+		       int at)
 {
 	if (f->nfiles == FOLLOW_FILES_MAX)
 		return false;
@@ -162,16 +173,23 @@ static bool enqueue(struct follower *f, const char *name, uint64_t from)
 		close(fd);
 		return false;
 	}
-	struct follow_file *ff = &f->files[f->nfiles];
-	if (!file_take(f, ff, fd, name, from))
+	struct follow_file ff;
+	if (!file_take(f, &ff, fd, name, from))
 		return false;
-	if (f->nfiles > 0) {
-		struct follow_file *before = &f->files[f->nfiles - 1];
-		before->superseded = true;
-		before->since = realtime();
-	}
+	memmove(&f->files[at + 1], &f->files[at],
+		(size_t)(f->nfiles - at) * sizeof(f->files[0]));
+	f->files[at] = ff;
 	f->nfiles++;
+	if (at > 0)
+		supersede(&f->files[at - 1]);
+	if (at < f->nfiles - 1)
+		supersede(&f->files[at]);
 	return true;
+}
+
+static bool enqueue(struct follower *f, const char *name, uint64_t from)
+{
+	return enqueue_at(f, name, from, f->nfiles);
 }
 
 static void dequeue(struct follower *f)
@@ -193,6 +211,47 @@ static void look_at_path(struct follower *f)
 		rs_info("%s now names another file; reading the one before "
 			"until it has been quiet for %llu ms",
 			f->path, (unsigned long long)f->rotate_wait_ms);
+}
+
+/* Whether the path names ff now. */
+static bool at_path(const struct follower *f, const struct follow_file *ff)
+{
+	struct stat st;
+	return stat(f->path, &st) == 0 && st.st_dev == ff->dev &&
+	       st.st_ino == ff->ino;
+}
+
+/* A file that held the path between two looks and was renamed away
+ * before it was seen (logrotate renames a file an application created
+ * between its rename and its create to NAME-DATE.backup) is queued where
+ * it stood: before the newest queued file if that one still holds the
+ * path (it came after), else last. */
+static void take_departures(struct follower *f)
+{
+	int n =
+	    follow_watch_drain(&f->watch, f->departed, FOLLOW_DEPARTURES_MAX);
+	for (int i = 0; i < n; i++) {
+		const char *to = f->departed[i].to;
+		struct stat st;
+		if (!to[0] || stat(to, &st) != 0 ||
+		    queued(f, st.st_dev, st.st_ino))
+			continue;
+		int at = f->nfiles;
+		if (at > 0 && at_path(f, &f->files[at - 1]))
+			at--;
+		if (at == 0 && f->nfiles > 0) {
+			/* Before the file being read: too late for its turn. */
+			rs_warn(
+			    "%s was renamed to %s before it was read, while "
+			    "the file after it was being read; not read",
+			    f->path, to);
+			continue;
+		}
+		if (enqueue_at(f, to, 0, at))
+			rs_info("%s was renamed to %s before it was read; "
+				"reading it in its turn",
+				f->path, to);
+	}
 }
 
 /* ---- a file truncated in place ---- */
@@ -311,7 +370,7 @@ static bool done_with_current(struct follower *f)
 
 ssize_t follower_read(struct follower *f, void *buf, size_t cap)
 {
-	follow_watch_drain(&f->watch);
+	take_departures(f);
 	for (int turn = 0; turn <= 2 * FOLLOW_FILES_MAX + 2; turn++) {
 		if (f->copy_fd >= 0) {
 			ssize_t n = read_copy(f, buf, cap);

@@ -9,7 +9,9 @@
  *   late: nocreate), the old file is still read until it has been quiet
  *   (not modified) for rotate_wait, so that what the application writes
  *   before it reopens is shipped; then the new file from its first byte.
- *   Files that came meanwhile wait their turn in order (FOLLOW_FILES_MAX);
+ *   Files that came meanwhile wait their turn in order (FOLLOW_FILES_MAX),
+ *   a file renamed away before it was seen at the path too (found by the
+ *   rename's other half: input/follow_watch.h);
  * - when the file is truncated in place (copytruncate), noticed by its
  *   size or, if it grew back past where reading was before it was looked
  *   at again, by the bytes last read no longer being there: first what the

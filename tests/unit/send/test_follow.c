@@ -151,6 +151,43 @@ static void rotations_in_a_row_keep_their_order(void **state)
 	assert_string_equal(x->got, "a\na+\nb\nb+\nc\n");
 }
 
+/* An application that opens its log for every line creates it between
+ * logrotate's rename and its create; logrotate renames that file to
+ * NAME-DATE.backup and creates its own. The file that held the name for a
+ * moment, never seen at the path, is read in its turn, found by its new
+ * name; a file renamed away after it was seen is not read twice. */
+static void a_file_that_held_the_name_for_a_moment_is_read(void **state)
+{
+	struct fixture *x = *state;
+	char backup[160], path2[160];
+	snprintf(backup, sizeof(backup), "%s/app.log-2026112714.backup",
+		 x->dir);
+	snprintf(path2, sizeof(path2), "%s/app.log.2", x->dir);
+	append(x->path, "a\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	append(x->path, "b\n"); /* the application's line */
+	assert_int_equal(rename(x->path, backup), 0);
+	append(x->path, "c\n"); /* logrotate's file, written on */
+	drain(x);
+	assert_string_equal(x->got, "a\n");
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	assert_string_equal(x->got, "a\nb\nc\n");
+	/* The file being read renamed away: the same file, not a new one. */
+	assert_int_equal(rename(x->path1, path2), 0);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	append(x->path1, "c2\n");
+	append(x->path, "d\n");
+	drain(x);
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	assert_string_equal(x->got, "a\nb\nc\nc2\nd\n");
+}
+
 /* nocreate: nothing at the path for a while, the old file read on; a
  * file deleted and created again; a symlink put in the file's place. */
 static void late_deleted_and_symlinked_files_follow(void **state)
@@ -319,6 +356,9 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotations_in_a_row_keep_their_order,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_file_that_held_the_name_for_a_moment_is_read, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(
 		late_deleted_and_symlinked_files_follow, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
