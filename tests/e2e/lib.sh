@@ -96,6 +96,18 @@ check_pool() {
 	cmp "$out" "$2" >&2 || fail "pool content differs from $2 ($(stat -c %s "$out") vs $(stat -c %s "$2") bytes)"
 }
 
+# fleet_lines SESSION COUNT: what rpma-load's session SESSION ships as its
+# first COUNT lines of 100 bytes ("load s=S n=N " padded with dots).
+fleet_lines() {
+	awk -v s="$1" -v k="$2" 'BEGIN {
+		dots = sprintf("%99s", ""); gsub(/ /, ".", dots)
+		for (n = 0; n < k; n++) {
+			l = sprintf("load s=%d n=%d ", s, n)
+			print l substr(dots, length(l) + 1)
+		}
+	}'
+}
+
 # one_line_error FILE: stderr holds exactly one line, naming the program.
 one_line_error() {
 	local n

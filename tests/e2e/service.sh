@@ -192,18 +192,6 @@ else
 fi
 end_case
 
-# fleet_lines SESSION COUNT: what rpma-load's session SESSION ships as its
-# first COUNT lines of 100 bytes ("load s=S n=N " padded with dots).
-fleet_lines() {
-	awk -v s="$1" -v k="$2" 'BEGIN {
-		dots = sprintf("%99s", ""); gsub(/ /, ".", dots)
-		for (n = 0; n < k; n++) {
-			l = sprintf("load s=%d n=%d ", s, n)
-			print l substr(dots, length(l) + 1)
-		}
-	}'
-}
-
 start_case "a fleet: 32 sessions of one rpma-load process (--retry), a log each, on 2 worker threads; the receiver killed -9 mid-run and started again: every line committed once, in its log, in order"
 fleet_conf="$WORK/fleet.conf"
 {

@@ -1,0 +1,100 @@
+#!/bin/bash
+# The fleet of issue 38 in the VM test bed, checked whole: one receiver
+# serving SESSIONS logs on 2 MiB pool files, one rpma-load holding a
+# session to each (a 100-byte line a second, under --retry), shipping for
+# DURATION seconds; with KILL_AT, the receiver is killed -9 that many
+# seconds into the shipping and started again, and every session comes
+# back on its own. Afterwards every pool is read back: it holds exactly
+# the lines its session says were committed, and that is every line it
+# sent. Prints rpma-load's figures and each bound of the issue beside them;
+# exits 1 if a line is missing or a bound is not met.
+#   scripts/vm-run --memory 8G -- tests/load/fleet.sh BUILD [SESSIONS [DURATION [KILL_AT]]]
+# scripts/fleet runs it (long: not in the suite).
+BUILD=$1
+SESSIONS=${2:-1000}
+DURATION=${3:-60}
+KILL_AT=${4:-}
+. "$(dirname "$0")/../e2e/lib.sh"
+RECV_TIMEOUT=$((DURATION + 3600))
+
+# key NAME: a value of rpma-load's result line
+key() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" "$WORK/load.out"; }
+
+# bound WHAT OK: one line per bound of the issue, and a failure if not met
+bound() {
+	if [ "$2" = 1 ]; then log "met: $1"; else fail "not met: $1"; fi
+}
+
+start_case "a fleet of $SESSIONS sessions on one receiver for $DURATION s${KILL_AT:+, the receiver killed -9 after $KILL_AT s}: every line committed and present"
+conf=$WORK/fleet.conf
+{
+	printf 'max-senders = %d\n' "$((SESSIONS + 24))"
+	for ((i = 0; i < SESSIONS; i++)); do
+		printf '[f%d]\npool = %s/f%d.pool\ncreate = 2M\n' "$i" "$WORK" "$i"
+	done
+} >"$conf"
+t0=$SECONDS
+if ! start_recv "$WORK/recv.log" --config "$conf" &&
+	! wait_for "$WORK/recv.log" serving 1800 "$RECV_PID"; then
+	fail "the receiver did not start: $(tail -n 3 "$WORK/recv.log")"
+	end_case
+	summary
+	exit
+fi
+log "(the receiver serves $SESSIONS logs after $((SECONDS - t0)) s)"
+timeout $((DURATION + 1800)) "$LOAD" --sessions "$SESSIONS" --lone 10 --idle 10 \
+	--duration "$DURATION" --retry 1000 --receiver-pid "$RECV_PID" \
+	--report "$WORK/load.report" "$RECV_IP" f >"$WORK/load.out" 2>&1 &
+load_pid=$!
+if [ -n "$KILL_AT" ]; then
+	# the lone phase, the others' connecting, the idle phase, then KILL_AT
+	# (the receiver must be back before DURATION ends: about 0.2 s a pool
+	# under TCG)
+	wait_for "$WORK/load.out" "sessions connected in" $((SESSIONS + 600)) "$load_pid" ||
+		fail "rpma-load never connected: $(tail -n 3 "$WORK/load.out")"
+	sleep $((10 + KILL_AT))
+	kill -9 "$RECV_PID"
+	wait_recv
+	t1=$SECONDS
+	start_recv "$WORK/recv2.log" --config "$conf" ||
+		wait_for "$WORK/recv2.log" serving 1800 "$RECV_PID" ||
+		fail "the receiver did not start again: $(tail -n 3 "$WORK/recv2.log")"
+	log "(killed -9 and serving again after $((SECONDS - t1)) s)"
+fi
+rc=0
+wait "$load_pid" || rc=$?
+log "$(grep -v '^rpma-load: result' "$WORK/load.out" | tail -n 12)"
+log "$(grep '^rpma-load: result' "$WORK/load.out")"
+[ "$rc" = 0 ] || fail "rpma-load exited $rc"
+kill -TERM "$RECV_PID"
+wait_recv
+
+t1=$SECONDS
+nlogs=0 differing=0
+while read -r name sent committed; do
+	nlogs=$((nlogs + 1))
+	[ "$sent" = "$committed" ] && [ "$sent" -gt 0 ] ||
+		fail "$name: $committed of $sent lines committed"
+	fleet_lines "${name#f}" "$committed" >"$WORK/expect"
+	pool_data "$WORK/$name.pool" "$WORK/dump" && cmp -s "$WORK/dump" "$WORK/expect" ||
+		differing=$((differing + 1))
+done <"$WORK/load.report"
+[ "$nlogs" = "$SESSIONS" ] || fail "rpma-load reported $nlogs sessions, not $SESSIONS"
+[ "$differing" = 0 ] || fail "$differing of $nlogs logs differ from the lines committed to them"
+log "(read back $nlogs logs in $((SECONDS - t1)) s: $differing differing)"
+
+cores=$(nproc)
+bound "lines sent $(key lines_sent), committed $(key lines_committed)" \
+	"$([ "$(key lines_sent)" = "$(key lines_committed)" ] && echo 1)"
+bound "threads $(key threads), at most 2 x $cores cores + 4" \
+	"$([ "$(key threads)" -le $((2 * cores + 4)) ] && echo 1)"
+bound "receiver resident $(($(key rss_kib) / 1024)) MiB (pinned $(($(key pinned_kib) / 1024)) MiB), under 1024" \
+	"$([ "$(key rss_kib)" -lt $((1 << 20)) ] && echo 1)"
+bound "idle CPU $(key idle_cpu_pct)% of a core, under 5%" \
+	"$(awk -v c="$(key idle_cpu_pct)" 'BEGIN { print (c < 5) }')"
+if [ -z "$KILL_AT" ]; then
+	bound "fleet p99 $(key fleet_p99_us) us, at most twice the lone sender's $(key lone_p99_us) us" \
+		"$(awk -v f="$(key fleet_p99_us)" -v l="$(key lone_p99_us)" 'BEGIN { print (f <= 2 * l) }')"
+fi
+end_case
+summary
