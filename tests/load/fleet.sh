@@ -65,21 +65,53 @@ rc=0
 wait "$load_pid" || rc=$?
 log "$(grep -v '^rpma-load: result' "$WORK/load.out" | tail -n 12)"
 log "$(grep '^rpma-load: result' "$WORK/load.out")"
-[ "$rc" = 0 ] || fail "rpma-load exited $rc"
 kill -TERM "$RECV_PID"
 wait_recv
+if [ "$rc" != 0 ] || [ ! -s "$WORK/load.report" ]; then
+	# no report of what each session committed: nothing to read back
+	fail "rpma-load exited $rc"
+	[ -z "$KILL_AT" ] || log "the receiver after its restart: $(tail -n 20 "$WORK/recv2.log")"
+	end_case
+	summary
+	exit
+fi
 
+# Every log read back in one process (pmempool dump takes about 0.7 s a
+# pool under TCG): the committed bytes of a pmemlog pool lie from its
+# start_offset to its write_offset (u64 at 4096 and 4112: DESIGN.md);
+# the first ten are read by pmempool dump too, so the two readings agree.
 t1=$SECONDS
+python3 - "$WORK" "$WORK/load.report" >"$WORK/readback" 2>&1 <<'PY'
+import struct, sys
+work, report = sys.argv[1], sys.argv[2]
+dots = "." * 99
+for row in open(report):
+    name, sent, committed = row.split()
+    data = open(f"{work}/{name}.pool", "rb").read()
+    start, _, write = struct.unpack_from("<QQQ", data, 4096)
+    want = "".join(
+        (l := f"load s={name[1:]} n={n} ") + dots[len(l):] + "\n"
+        for n in range(int(committed)))
+    same = data[start:write] == want.encode()
+    print(name, sent, committed, "same" if same else "differs")
+PY
+[ -s "$WORK/readback" ] || fail "the read-back printed nothing"
 nlogs=0 differing=0
-while read -r name sent committed; do
+while read -r name sent committed verdict; do
+	[[ $name == f* && $sent =~ ^[0-9]+$ && $committed =~ ^[0-9]+$ ]] || {
+		fail "the read-back said: $name $sent $committed $verdict"
+		break
+	}
 	nlogs=$((nlogs + 1))
 	[ "$sent" = "$committed" ] && [ "$sent" -gt 0 ] ||
 		fail "$name: $committed of $sent lines committed"
-	fleet_lines "${name#f}" "$committed" >"$WORK/expect"
-	pool_data "$WORK/$name.pool" "$WORK/dump" && cmp -s "$WORK/dump" "$WORK/expect" ||
-		differing=$((differing + 1))
-done <"$WORK/load.report"
-[ "$nlogs" = "$SESSIONS" ] || fail "rpma-load reported $nlogs sessions, not $SESSIONS"
+	[ "$verdict" = same ] || differing=$((differing + 1))
+	if [ "$nlogs" -le 10 ]; then
+		fleet_lines "${name#f}" "$committed" >"$WORK/expect"
+		check_pool "$WORK/$name.pool" "$WORK/expect"
+	fi
+done <"$WORK/readback"
+[ "$nlogs" = "$SESSIONS" ] || fail "read back $nlogs logs, not $SESSIONS: $(tail -n 3 "$WORK/readback")"
 [ "$differing" = 0 ] || fail "$differing of $nlogs logs differ from the lines committed to them"
 log "(read back $nlogs logs in $((SECONDS - t1)) s: $differing differing)"
 
