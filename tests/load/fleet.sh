@@ -95,7 +95,6 @@ for row in open(report):
     same = data[start:write] == want.encode()
     print(name, sent, committed, "same" if same else "differs")
 PY
-[ -s "$WORK/readback" ] || fail "the read-back printed nothing"
 nlogs=0 differing=0
 while read -r name sent committed verdict; do
 	[[ $name == f* && $sent =~ ^[0-9]+$ && $committed =~ ^[0-9]+$ ]] || {

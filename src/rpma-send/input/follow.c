@@ -42,7 +42,6 @@ struct follower {
 	struct follow_watch watch;
 	struct follow_file files[FOLLOW_FILES_MAX]; /* [0]: being read */
 	int nfiles;
-	struct follow_departure departed[FOLLOW_DEPARTURES_MAX];
 	/* A rotated copy's bytes past what was read of a file truncated in
 	 * place, read before that file's new content. */
 	int copy_fd;
@@ -228,10 +227,10 @@ static bool at_path(const struct follower *f, const struct follow_file *ff)
  * path (it came after), else last. */
 static void take_departures(struct follower *f)
 {
-	int n =
-	    follow_watch_drain(&f->watch, f->departed, FOLLOW_DEPARTURES_MAX);
+	struct follow_departure departed[FOLLOW_DEPARTURES_MAX];
+	int n = follow_watch_drain(&f->watch, departed, FOLLOW_DEPARTURES_MAX);
 	for (int i = 0; i < n; i++) {
-		const char *to = f->departed[i].to;
+		const char *to = departed[i].to;
 		struct stat st;
 		if (!to[0] || stat(to, &st) != 0 ||
 		    queued(f, st.st_dev, st.st_ino))
