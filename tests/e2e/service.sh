@@ -228,6 +228,11 @@ if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
 	wait "$load_pid" || rc=$?
 	log "$(cat "$WORK/fleet.out")"
 	[ "$rc" = 0 ] || fail "rpma-load exited $rc: $(cat "$WORK/fleet.out")"
+	# While the restarted receiver opens its logs it refuses, and the
+	# sessions retry; a request it took then and left unanswered held
+	# rpma-load's one loop for a whole connect timeout.
+	! grep 'no answer to the connect request' "$WORK/fleet.out" >&2 ||
+		fail "a session's connect request went unanswered while the receiver started"
 	# the main thread and the two workers; a thread per log made it 33
 	threads=$(sed -n 's/.* threads=\([0-9]*\) .*/\1/p' "$WORK/fleet.out")
 	[ -n "$threads" ] && [ "$threads" -le 4 ] ||

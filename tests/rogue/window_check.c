@@ -165,7 +165,8 @@ static int serve(const struct rs_endpoint *ep)
 	struct rs_mr *mr = 0;
 	struct rs_mw *w = 0;
 	uint8_t *buf = aligned_alloc(4096, BUF);
-	if (!buf || rs_listener_new(ep->host, ep->port, &l, &e))
+	if (!buf || rs_listener_new(ep->host, ep->port, &l, &e) ||
+	    rs_listener_open(l, &e))
 		return fail(NORUN, "cannot listen", &e);
 	memset(buf, 0, BUF);
 	fprintf(stderr, "window_check: listening\n");

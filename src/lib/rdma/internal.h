@@ -51,6 +51,7 @@ struct rs_conn {
 struct rs_listener {
 	struct rdma_event_channel *cm_channel;
 	struct rdma_cm_id *id;
+	char shown[320]; /* host:port, for errors */
 };
 
 /* Waits up to timeout_ms for one event on ch; the caller acks it. */

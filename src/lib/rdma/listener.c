@@ -4,11 +4,12 @@
 #include "rdma/internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int bind_and_listen(struct rs_listener *l, const char *host,
-			   const char *port, struct rs_error *err)
+static int bind_address(struct rs_listener *l, const char *host,
+			const char *port, struct rs_error *err)
 {
 	struct rdma_addrinfo hints = {.ai_flags = RAI_PASSIVE,
 				      .ai_port_space = RDMA_PS_TCP};
@@ -26,10 +27,7 @@ static int bind_and_listen(struct rs_listener *l, const char *host,
 		    "cannot listen on %s:%s: %s (no RDMA device "
 		    "on that address, or the port is taken)",
 		    shown, port, rs_rdma_errno_hint(errno));
-	if (rdma_listen(l->id, 8))
-		return rs_error_set(err, RS_E_PROVIDER, errno,
-				    "cannot listen on %s:%s: %s", shown, port,
-				    strerror(errno));
+	snprintf(l->shown, sizeof(l->shown), "%s:%s", shown, port);
 	return 0;
 }
 
@@ -49,11 +47,20 @@ int rs_listener_new(const char *host, const char *port,
 				  "cannot create an RDMA CM id: %s",
 				  rs_rdma_errno_hint(errno));
 	if (!rc)
-		rc = bind_and_listen(l, host, port, err);
+		rc = bind_address(l, host, port, err);
 	if (rc)
 		rs_listener_delete(&l);
 	*listener = l;
 	return rc;
+}
+
+int rs_listener_open(struct rs_listener *l, struct rs_error *err)
+{
+	if (rdma_listen(l->id, RS_LISTEN_BACKLOG))
+		return rs_error_set(err, RS_E_PROVIDER, errno,
+				    "cannot listen on %s: %s", l->shown,
+				    strerror(errno));
+	return 0;
 }
 
 void rs_listener_delete(struct rs_listener **listener)

@@ -11,9 +11,18 @@
 struct rs_error;
 struct rs_listener;
 
-/* host NULL or empty: every address. */
+/* Requests that may wait for the service to take them (the kernel caps
+ * it: net.rdma_ucm.max_backlog, 1024 by default); beyond it the kernel
+ * does not pass them on. A fleet reconnects at once after a restart. */
+#define RS_LISTEN_BACKLOG 1024
+
+/* Binds to the address, so that a taken port or an address without an
+ * RDMA device fails now; requests are refused (the sender hears "refused")
+ * until rs_listener_open. host NULL or empty: every address. */
 int rs_listener_new(const char *host, const char *port, struct rs_listener **l,
 		    struct rs_error *err);
+/* Takes requests from now on: call it when they can be answered at once. */
+int rs_listener_open(struct rs_listener *l, struct rs_error *err);
 void rs_listener_delete(struct rs_listener **l);
 
 enum rs_listener_event_type {

@@ -211,8 +211,11 @@ static void service_close(struct service *svc)
 	rs_listener_delete(&svc->listener);
 }
 
-/* Looks at every pool, sets up the listener and the threads, then starts
- * every log; each failure reported. */
+/* Looks at every pool, binds the listening address and starts the
+ * threads, then every log; each failure reported. Requests are taken only
+ * then: a restarted receiver of a thousand logs takes minutes to open
+ * them, and a sender that asks meanwhile is better refused (it retries)
+ * than left waiting out its connect timeout. */
 static int service_open(struct service *svc)
 {
 	int rc = pools_precheck(svc);
@@ -228,6 +231,8 @@ static int service_open(struct service *svc)
 	rc = threads_start(svc);
 	for (unsigned i = 0; !rc && i < svc->settings.nlogs; i++)
 		rc = log_start(svc, &svc->settings.logs[i]);
+	if (!rc && (rc = rs_listener_open(svc->listener, &err)))
+		rs_err("%s", err.msg);
 	if (rc)
 		service_close(svc);
 	return rc;
