@@ -75,6 +75,7 @@ if start_recv "$WORK/recv.log" --config "$conf"; then
 	done
 	kill -TERM "$RECV_PID"
 	wait_recv
+	[ "$case_failed" = 0 ] || log "the receiver's log: $(tail -n 30 "$WORK/recv.log")"
 	check_pool "$WORK/plain.pool" "$WORK/in1"
 	check_pool "$fsdax_pool" "$WORK/in2"
 	check_pool "$devdax_pool" "$WORK/in3"
@@ -192,7 +193,7 @@ else
 fi
 end_case
 
-start_case "a fleet: 32 sessions of one rpma-load process (--retry), a log each, on 2 worker threads; the receiver killed -9 mid-run and started again: every line committed once, in its log, in order"
+start_case "a fleet: 32 sessions of one rpma-load process on 3 threads (--retry), a log each, on 2 worker threads; the receiver killed -9 mid-run and started again: every line committed once, in its log, in order"
 fleet_conf="$WORK/fleet.conf"
 {
 	printf 'peer-timeout = 5s\nworkers = 2\nmetrics-interval = 1s\n'
@@ -202,7 +203,7 @@ fleet_conf="$WORK/fleet.conf"
 	done
 } >"$fleet_conf"
 if start_recv "$WORK/recv-fleet.log" --config "$fleet_conf"; then
-	timeout 300 "$LOAD" --retry 30 --sessions 32 --interval 250 --lone 2 --idle 2 --duration 10 \
+	timeout 300 "$LOAD" --retry 30 --sessions 32 --threads 3 --interval 250 --lone 2 --idle 2 --duration 10 \
 		--receiver-pid "$RECV_PID" --report "$WORK/fleet.report" "$RECV_IP" fleet >"$WORK/fleet.out" 2>&1 &
 	load_pid=$!
 	# The fleet's figures while it runs: the metrics file, and --info.

@@ -17,7 +17,8 @@
 
 struct load_session {
 	struct load_fleet *lf;
-	unsigned index;
+	unsigned index;	 /* in this fleet (rides along in epoll) */
+	unsigned number; /* in the whole load: its log and its lines say it */
 	char name[32];
 	struct ship_config cfg;
 	struct fleet *f;
@@ -73,9 +74,11 @@ struct load_fleet *load_fleet_new(const struct load_fleet_config *cfg)
 	}
 	for (unsigned i = 0; i < cfg->sessions; i++) {
 		struct load_session *s = &lf->s[i];
-		*s = (struct load_session){.lf = lf, .index = i};
+		*s = (struct load_session){
+		    .lf = lf, .index = i, .number = cfg->first + i};
 		s->link = (struct window_link){s, link_post, link_committed};
-		snprintf(s->name, sizeof(s->name), "%s%u", cfg->prefix, i);
+		snprintf(s->name, sizeof(s->name), "%s%u", cfg->prefix,
+			 s->number);
 	}
 	return lf;
 }
@@ -188,7 +191,7 @@ static void make_line(struct load_fleet *lf, const struct load_session *s)
 {
 	uint32_t size = lf->cfg.line_size;
 	memset(lf->line, '.', size);
-	int n = snprintf((char *)lf->line, size, "load s=%u n=%llu ", s->index,
+	int n = snprintf((char *)lf->line, size, "load s=%u n=%llu ", s->number,
 			 (unsigned long long)s->sent);
 	if (n > 0 && (uint32_t)n < size)
 		lf->line[n] = '.'; /* snprintf's NUL */
@@ -223,9 +226,15 @@ static uint64_t ship_due(struct load_fleet *lf, uint64_t now)
 		if (!s->next_line_ns || !s->w ||
 		    window_state(s->w) != WINDOW_STREAMING)
 			continue;
-		if (s->next_line_ns <= now && ship_line(s, now) &&
-		    fds_changed(s))
-			sync_fds(s);
+		if (s->next_line_ns <= now) {
+			/* No room yet: the completion that makes it, or the
+			 * tick that reconnects, wakes the loop; waiting for
+			 * nothing would spin it while the receiver is away. */
+			if (!ship_line(s, now))
+				continue;
+			if (fds_changed(s))
+				sync_fds(s);
+		}
 		if (s->next_line_ns < next)
 			next = s->next_line_ns;
 	}

@@ -1,7 +1,8 @@
-/* Many sender sessions in one process, each to a log of its own, each
+/* Many sender sessions in one thread, each to a log of its own, each
  * shipping a fixed-size line now and then: the sender's own code (a fleet
  * of one replica and its window per session, replicas/fleet.h) driven by
- * one poll loop, so a thousand sessions cost one thread. Each line is
+ * one poll loop, so a thousand sessions cost one thread. Not thread-safe:
+ * a load of several threads has a fleet for each. Each line is
  * "load s=SESSION n=LINE " padded with '.' to its size, ending in '\n', so
  * a check can tell every line's place in its log. */
 #ifndef LOAD_FLEET_H
@@ -17,7 +18,8 @@ struct load_fleet;
 
 struct load_fleet_config {
 	const char *host;   /* HOST[:PORT] */
-	const char *prefix; /* session i ships to log PREFIXi */
+	const char *prefix; /* session i ships to log PREFIX(first + i) */
+	unsigned first;	    /* this fleet's share of a load begins here */
 	unsigned sessions;
 	uint32_t line_size;
 	enum rs_method method;

@@ -1,6 +1,7 @@
 /* rpma-load: a fleet of senders on one receiver, as wrk is for a web
  * server. One process holds N sender sessions, session i to log PREFIXi,
- * and runs:
+ * shared by T threads (load_crew.h: a reconnect holds up only its
+ * thread's share, as the host of a sender of its own would), and runs:
  *   lone   session 0 alone ships a line every interval (the lone figure);
  *   connect the others connect;
  *   idle   every session connected, none shipping (the idle CPU);
@@ -9,7 +10,7 @@
  * given the receiver's pid (same host), its resident and pinned memory,
  * threads, descriptors and CPU in each phase. The last line,
  * "rpma-load: result ...", is key=value pairs for scripts. */
-#include "load_fleet.h"
+#include "load_crew.h"
 #include "load_stall.h"
 #include "load_watch.h"
 
@@ -26,6 +27,7 @@
 struct load_args {
 	struct load_fleet_config fleet;
 	unsigned interval_ms, lone_s, idle_s, duration_s;
+	unsigned threads;
 	pid_t receiver;
 	const char *report; /* per-session lines: NAME SENT COMMITTED */
 };
@@ -58,6 +60,7 @@ static const char usage[] =
     "  -d, --duration SECONDS  all shipping (60)\n"
     "  -m, --method NAME       persistence method (the receiver's best)\n"
     "  -r, --retry N           reconnect attempts per loss (0)\n"
+    "  -t, --threads N         threads sharing the sessions, a loop each (1)\n"
     "  -p, --receiver-pid PID  sample this process (the receiver)\n"
     "  -o, --report FILE       per session: LOG SENT COMMITTED\n"
     "  -v, --verbose           the sender's notices too\n";
@@ -113,6 +116,9 @@ static void take_option(int c, struct load_args *a, enum rs_log_level *level)
 	case 'r':
 		a->fleet.retries = number("--retry", optarg, 0, 1000);
 		break;
+	case 't':
+		a->threads = number("--threads", optarg, 1, LOAD_CREW_MAX);
+		break;
 	case 'p':
 		a->receiver =
 		    (pid_t)number("--receiver-pid", optarg, 1, 1u << 30);
@@ -134,25 +140,23 @@ static void take_option(int c, struct load_args *a, enum rs_log_level *level)
 
 static void parse_args(int argc, char **argv, struct load_args *a)
 {
-	static const struct option opts[] = {{"sessions", 1, 0, 'n'},
-					     {"interval", 1, 0, 'i'},
-					     {"line-size", 1, 0, 's'},
-					     {"lone", 1, 0, 'l'},
-					     {"idle", 1, 0, 'I'},
-					     {"duration", 1, 0, 'd'},
-					     {"method", 1, 0, 'm'},
-					     {"retry", 1, 0, 'r'},
-					     {"receiver-pid", 1, 0, 'p'},
-					     {"report", 1, 0, 'o'},
-					     {"verbose", 0, 0, 'v'},
-					     {"help", 0, 0, 'h'},
-					     {0, 0, 0, 0}};
-	*a = (struct load_args){
-	    .interval_ms = 1000, .lone_s = 10, .idle_s = 10, .duration_s = 60};
+	static const struct option opts[] = {
+	    {"sessions", 1, 0, 'n'},  {"interval", 1, 0, 'i'},
+	    {"line-size", 1, 0, 's'}, {"lone", 1, 0, 'l'},
+	    {"idle", 1, 0, 'I'},      {"duration", 1, 0, 'd'},
+	    {"method", 1, 0, 'm'},    {"retry", 1, 0, 'r'},
+	    {"threads", 1, 0, 't'},   {"receiver-pid", 1, 0, 'p'},
+	    {"report", 1, 0, 'o'},    {"verbose", 0, 0, 'v'},
+	    {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+	*a = (struct load_args){.interval_ms = 1000,
+				.lone_s = 10,
+				.idle_s = 10,
+				.duration_s = 60,
+				.threads = 4};
 	a->fleet = (struct load_fleet_config){.sessions = 10, .line_size = 100};
 	enum rs_log_level level = RS_LOG_QUIET;
-	for (int c; (c = getopt_long(argc, argv, "n:i:s:l:I:d:m:r:p:o:vh", opts,
-				     0)) != -1;)
+	for (int c; (c = getopt_long(argc, argv, "n:i:s:l:I:d:m:r:t:p:o:vh",
+				     opts, 0)) != -1;)
 		take_option(c, a, &level);
 	if (argc - optind != 2) {
 		fputs(usage, stderr);
@@ -160,6 +164,8 @@ static void parse_args(int argc, char **argv, struct load_args *a)
 	}
 	a->fleet.host = argv[optind];
 	a->fleet.prefix = argv[optind + 1];
+	if (a->threads > a->fleet.sessions)
+		a->threads = a->fleet.sessions;
 	rs_log_init("rpma-load", level);
 }
 
@@ -207,39 +213,45 @@ static void watch(const struct load_args *a, struct load_phase *p, bool first)
 }
 
 /* Serves the fleet for seconds, sampling the receiver every second. */
-static void run_phase(struct load_fleet *lf, const struct load_args *a,
+static void run_phase(struct load_crew *c, const struct load_args *a,
 		      struct load_phase *p, unsigned seconds,
 		      struct load_stall_probe *probe)
 {
 	watch(a, p, true);
-	load_fleet_take_busy(lf, &p->busy);
+	load_crew_take_busy(c, &p->busy);
 	load_stall_take(probe, &p->stalls);
-	for (unsigned t = 0; t < seconds; t++) {
-		load_fleet_serve(lf, 1000);
+	load_crew_start_serve(c, seconds * 1000);
+	while (!load_crew_wait(c, 1000, 0))
 		watch(a, p, false);
-	}
-	load_fleet_take_busy(lf, &p->busy);
+	watch(a, p, false);
+	load_crew_take_busy(c, &p->busy);
 	load_stall_take(probe, &p->stalls);
+	load_crew_take_stats(c, &p->stats);
 }
 
-/* Sessions 1..n-1, served between connections so that those connected
- * keep their sessions alive. Returns how many connected. */
-static unsigned connect_rest(struct load_fleet *lf, const struct load_args *a,
+/* Sessions 1..n-1, each thread's share served between its connections so
+ * that those connected keep their sessions alive. Returns how many
+ * connected. */
+static unsigned connect_rest(struct load_crew *c, const struct load_args *a,
 			     struct load_phase *p)
 {
 	unsigned ok = 0;
-	uint64_t next_watch = 0;
 	watch(a, p, true);
-	for (unsigned i = 1; i < a->fleet.sessions; i++) {
-		ok += load_fleet_connect(lf, i) == 0;
-		load_fleet_serve(lf, 0);
-		if (send_stats_now_ns() >= next_watch) {
-			watch(a, p, false);
-			next_watch = send_stats_now_ns() + 1000000000ull;
-		}
-	}
+	load_crew_start_connect(c);
+	while (!load_crew_wait(c, 1000, &ok))
+		watch(a, p, false);
 	watch(a, p, false);
 	return ok;
+}
+
+/* Ends every stream (load_fleet_finish); how many ended badly. */
+static unsigned finish(struct load_crew *c)
+{
+	unsigned bad = 0;
+	load_crew_start_finish(c, 30000);
+	while (!load_crew_wait(c, 1000, &bad))
+		;
+	return bad;
 }
 
 static double us(const struct send_stats *st, double q)
@@ -296,7 +308,7 @@ static void print_phase(const struct load_phase *p)
 enum { LONE, CONNECT, IDLE, FLEET, PHASES };
 
 /* Lines sent and committed over every session; the report file. */
-static void count_lines(const struct load_fleet *lf, const struct load_args *a,
+static void count_lines(const struct load_crew *c, const struct load_args *a,
 			uint64_t *sent, uint64_t *committed)
 {
 	FILE *f = a->report ? fopen(a->report, "w") : 0;
@@ -304,13 +316,13 @@ static void count_lines(const struct load_fleet *lf, const struct load_args *a,
 		perror(a->report);
 	*sent = *committed = 0;
 	for (unsigned i = 0; i < a->fleet.sessions; i++) {
-		uint64_t s = load_fleet_lines_sent(lf, i);
-		uint64_t c = load_fleet_lines_committed(lf, i);
+		uint64_t s = load_crew_lines_sent(c, i);
+		uint64_t n = load_crew_lines_committed(c, i);
 		*sent += s;
-		*committed += c;
+		*committed += n;
 		if (f)
-			fprintf(f, "%s %llu %llu\n", load_fleet_log(lf, i),
-				(unsigned long long)s, (unsigned long long)c);
+			fprintf(f, "%s %llu %llu\n", load_crew_log(c, i),
+				(unsigned long long)s, (unsigned long long)n);
 	}
 	if (f)
 		fclose(f);
@@ -353,8 +365,8 @@ int main(int argc, char **argv)
 	struct load_args a;
 	parse_args(argc, argv, &a);
 	raise_limits();
-	struct load_fleet *lf = load_fleet_new(&a.fleet);
-	if (!lf) {
+	struct load_crew *c = load_crew_new(&a.fleet, a.threads);
+	if (!c) {
 		fprintf(stderr, "rpma-load: out of memory\n");
 		return 2;
 	}
@@ -363,30 +375,30 @@ int main(int argc, char **argv)
 					{.name = "connect"},
 					{.name = "idle"},
 					{.name = "fleet"}};
-	unsigned connected = load_fleet_connect(lf, 0) == 0;
+	unsigned connected = load_crew_connect_first(c) == 0;
 	if (connected) {
-		load_fleet_pace(lf, 0, 1, a.interval_ms, &ph[LONE].stats);
-		run_phase(lf, &a, &ph[LONE], a.lone_s, probe);
-		load_fleet_pace(lf, 0, 1, 0, 0);
+		load_crew_pace(c, 0, 1, a.interval_ms, true);
+		run_phase(c, &a, &ph[LONE], a.lone_s, probe);
+		load_crew_pace(c, 0, 1, 0, false);
 		uint64_t t0 = send_stats_now_ns();
-		connected += connect_rest(lf, &a, &ph[CONNECT]);
+		connected += connect_rest(c, &a, &ph[CONNECT]);
 		printf("%u of %u sessions connected in %.1f s\n", connected,
 		       a.fleet.sessions,
 		       (double)(send_stats_now_ns() - t0) / 1e9);
 		fflush(stdout); /* a script watching the output acts on it */
-		run_phase(lf, &a, &ph[IDLE], a.idle_s, probe);
-		load_fleet_pace(lf, 0, a.fleet.sessions, a.interval_ms,
-				&ph[FLEET].stats);
-		run_phase(lf, &a, &ph[FLEET], a.duration_s, probe);
+		run_phase(c, &a, &ph[IDLE], a.idle_s, probe);
+		load_crew_pace(c, 0, a.fleet.sessions, a.interval_ms, true);
+		run_phase(c, &a, &ph[FLEET], a.duration_s, probe);
 	}
-	unsigned bad = load_fleet_finish(lf, 30000);
+	unsigned bad = finish(c);
+	load_crew_take_stats(c, &ph[FLEET].stats); /* the last lines' */
 	uint64_t sent, committed;
-	count_lines(lf, &a, &sent, &committed);
+	count_lines(c, &a, &sent, &committed);
 	for (int i = 0; i < PHASES; i++)
 		print_phase(&ph[i]);
 	print_result(&a, ph, connected, sent, committed, bad);
 	load_stall_stop(probe);
-	load_fleet_delete(lf);
+	load_crew_delete(c);
 	bool ok = connected == a.fleet.sessions && !bad && sent == committed;
 	return ok ? 0 : 1;
 }
