@@ -288,7 +288,10 @@ static void print_phase(const struct load_phase *p)
 		       p->peak.fds, load_cpu_percent(&p->first, &p->last));
 	if (p->watched)
 		sep = "; ";
-	if (p->self_watched)
+	/* CPU is counted in ticks of 10 ms: a phase of no seconds (--idle 0)
+	 * has no figure worth printing. */
+	bool timed = p->self_last.at_ns - p->self_first.at_ns >= 1000000000ull;
+	if (p->self_watched && timed)
 		printf("%srpma-load %.1f%% of a core, the machine %.2f of "
 		       "%ld cores busy",
 		       sep, load_cpu_percent(&p->self_first, &p->self_last),
