@@ -82,10 +82,20 @@ follow_lag() {
 # pace, without). Gpspm's commit request wakes it at once: the baseline.
 start_case "--fetch --follow wakes within milliseconds of each flush commit, as of a gpspm one"
 if start_recv "$WORK/recv.log" "$dax"; then
+	lag_close() { [ -n "$base" ] && [ -n "$LAG" ] && [ "$LAG" -le $((base + 30)) ]; }
 	follow_lag gpspm
 	base=$LAG
 	follow_lag flush
-	[ -n "$base" ] && [ -n "$LAG" ] && [ "$LAG" -le $((base + 30)) ] ||
+	# Once more if not: a slow moment of the machine under TCG added 31 ms
+	# to one measure once (118 against 87 ms); a follower left at the idle
+	# pace is late in both.
+	if ! lag_close; then
+		log "(measured again)"
+		follow_lag gpspm
+		base=$LAG
+		follow_lag flush
+	fi
+	lag_close ||
 		fail "flush's median lag ${LAG:-?} ms, gpspm's ${base:-?} ms: want at most 30 ms more"
 	kill -TERM "$RECV_PID"
 	wait_recv
