@@ -152,7 +152,7 @@ static void parse_args(int argc, char **argv, struct load_args *a)
 				.lone_s = 10,
 				.idle_s = 10,
 				.duration_s = 60,
-				.threads = 4};
+				.threads = 1};
 	a->fleet = (struct load_fleet_config){.sessions = 10, .line_size = 100};
 	enum rs_log_level level = RS_LOG_QUIET;
 	for (int c; (c = getopt_long(argc, argv, "n:i:s:l:I:d:m:r:t:p:o:vh",
