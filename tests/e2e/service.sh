@@ -147,13 +147,16 @@ if start_recv "$WORK/recv.log" --config "$conf"; then
 	exec 7<>"$WORK/fifo"
 	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP/plain" - <"$WORK/fifo"
 	writer=$SPAWN_PID
-	cat "$WORK/first" >&7
+	# timeout: a writer that died reads no more, and the fifo, held open
+	# for reading by this shell too, would take the rest never
+	timeout 120 cat "$WORK/first" >&7 || fail "the writer took no more input: $(cat "$WORK/send.log")"
 	wait_for "$WORK/send.log" "method" || fail "writer did not connect"
 	nap 2 # the first MiB is committed (idle flush)
 	rc=0
 	timeout 60 "$SEND" --verify "$WORK/first" "$RECV_IP/plain" 2>"$WORK/verify.log" || rc=$?
 	[ "$rc" = 0 ] || fail "verify during the stream exited $rc: $(cat "$WORK/verify.log")"
-	tail -c +$(((1 << 20) + 1)) "$WORK/in1" >&7
+	timeout 120 tail -c +$(((1 << 20) + 1)) "$WORK/in1" >&7 ||
+		fail "the writer took no more input: $(cat "$WORK/send.log")"
 	exec 7>&-
 	reap "$writer"
 	[ "$REAP_RC" = 0 ] || fail "writer exited $REAP_RC: $(cat "$WORK/send.log")"

@@ -273,7 +273,9 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	exec 7<>"$WORK/fifo"
 	spawn 60 "$WORK/send.log" "$SEND" --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
 	send_pid=$SPAWN_PID
-	head -c 100000 "$input" >&7
+	# timeout: a sender that died reads no more, and this shell holds
+	# the fifo open for reading too
+	timeout 60 head -c 100000 "$input" >&7 || fail "the sender took no more input: $(cat "$WORK/send.log")"
 	sleep 0.5
 	kill -INT "$send_pid"
 	reap "$send_pid"
