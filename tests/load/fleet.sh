@@ -42,10 +42,7 @@ if ! start_recv "$WORK/recv.log" --config "$conf" &&
 	exit
 fi
 log "(the receiver serves $SESSIONS logs after $((SECONDS - t0)) s)"
-# A lone phase of a minute: the bound compares the fleet's p99 with the
-# lone sender's, and 11 commits (10 s) made that a maximum (4.7 to 21 ms
-# from run to run).
-timeout $((DURATION + 1800)) "$LOAD" --sessions "$SESSIONS" --lone 60 --idle 10 \
+timeout $((DURATION + 1800)) "$LOAD" --sessions "$SESSIONS" --lone 10 --idle 10 \
 	--duration "$DURATION" --retry 1000 --receiver-pid "$RECV_PID" \
 	--report "$WORK/load.report" "$RECV_IP" f >"$WORK/load.out" 2>&1 &
 load_pid=$!
