@@ -8,6 +8,7 @@
 #include "methods/send_method.h"
 #include "rdma/mr.h"
 #include "rdma/spin.h"
+#include "replicas/replica_keys.h"
 #include "session/session.h"
 #include "stream/stats.h"
 #include "stream/stop_for_tests.h"
@@ -31,11 +32,7 @@ struct replica {
 	uint64_t replaced;   /* bytes of it its receiver holds */
 	uint64_t rebase_end; /* a rebase asked at this end, or 0 */
 	uint64_t rebase_sent_ns;
-	uint32_t window_key; /* the newest its receiver handed out, or 0 */
-	uint64_t key_end;    /* where that key's window ends, absolute */
-	uint32_t key_named;  /* the last one a commit or keepalive named */
-	uint64_t key_heard_ns;
-	bool lone_in_flight; /* a lone commit: nothing posted until its reply */
+	struct replica_keys keys; /* its window keys, its keepalive */
 	struct rs_mr *ring_mr;
 	void *words; /* the method's words, per credit slot, or NULL */
 	struct rs_mr *words_mr;
@@ -46,7 +43,6 @@ struct replica {
 	bool have_token;
 	uint64_t peer_timeout_ns;
 	uint64_t last_sent_ns; /* a message: a commit, a keepalive, a rebase */
-	uint64_t keepalive_sent_ns;	    /* one unanswered, or 0 */
 	uint64_t last_confirm_ns;	    /* for the stall check */
 	struct rs_spin spin;		    /* how long confirmations take */
 	uint64_t posted_ns[SHIP_DEPTH_MAX]; /* per credit slot */
@@ -226,23 +222,12 @@ static bool took_probe(struct replica *r, const struct rs_completion *wc)
 {
 	if (wc->wr_id != RS_CONN_PROBE_WR_ID)
 		return false;
-	r->keepalive_sent_ns = 0;
+	replica_keys_probe_answered(&r->keys);
 	return true;
 }
 
 static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
 	       uint64_t timeout_ms, struct rs_msg *reply);
-
-/* A reply's key, if any, is the one to write with: replies come in
- * order, the last key is the newest. */
-static void take_key(struct replica *r, const struct rs_msg *reply)
-{
-	if (!reply->key || reply->key == r->window_key)
-		return;
-	r->window_key = reply->key;
-	r->key_end = reply->key_end;
-	r->key_heard_ns = send_stats_now_ns();
-}
 
 /* Whether its receiver grants windows to the method in use. */
 static bool windowed(const struct replica *r)
@@ -279,14 +264,11 @@ int replica_started(struct replica *r)
 	r->have_token = true;
 	r->peer_timeout_ns = (uint64_t)info->peer_timeout_ms * 1000000ull;
 	r->last_sent_ns = r->last_confirm_ns = send_stats_now_ns();
-	r->keepalive_sent_ns = 0;
 	if (!r->replacing)
 		r->pos_base = info->log_base;
 	r->rebase_end = 0;
 	r->rebase_sent_ns = 0;
-	r->window_key = r->key_named = 0;
-	r->key_end = 0;
-	r->lone_in_flight = false;
+	replica_keys_start(&r->keys);
 	if (!windowed(r))
 		return 0;
 	send_stop_for_tests_once("window-asking");
@@ -301,10 +283,10 @@ static struct method_ctx method_ctx_of(const struct replica *r,
 	const struct rs_accept_info *grant = replica_grant(r);
 	struct rs_mr_desc data = grant->data;
 	if (grant->peer_flags & RS_PEER_WINDOWS)
-		data.rkey = r->window_key;
+		data.rkey = r->keys.newest;
 	return (struct method_ctx){.grant = grant,
 				   .data = data,
-				   .key = r->window_key,
+				   .key = r->keys.newest,
 				   .log_start = r->log_start,
 				   .pos_base = r->pos_base,
 				   .pool_at = r->pool_at,
@@ -324,11 +306,11 @@ static int fits_window(struct replica *r, const struct send_window *w,
 	if (!windowed(r))
 		return 0;
 	/* Behind a lone commit: its reply first (the key in use dies). */
-	if (r->lone_in_flight)
+	if (r->keys.lone_out)
 		return WINDOW_POST_LATER;
 	uint64_t end =
 	    r->log_start + r->pool_at + (b->offset - r->pos_base) + b->length;
-	if (end <= r->key_end)
+	if (end <= r->keys.newest_end)
 		return 0;
 	/* The window counts b in flight already. */
 	if (window_inflight_of(w, replica_index(r)) > 1)
@@ -337,11 +319,11 @@ static int fits_window(struct replica *r, const struct send_window *w,
 	int rc = ask_window(r, b->length);
 	if (rc)
 		return rc;
-	if (r->key_end < end) {
+	if (r->keys.newest_end < end) {
 		rs_err("%s gave a window ending at %llu for a batch of %u "
 		       "at %llu: it asked for room, the receiver gave none",
-		       r->label, (unsigned long long)r->key_end, b->length,
-		       (unsigned long long)head);
+		       r->label, (unsigned long long)r->keys.newest_end,
+		       b->length, (unsigned long long)head);
 		return RS_E_MALFORMED;
 	}
 	return 0;
@@ -362,9 +344,7 @@ int replica_post(struct replica *r, const struct send_window *w,
 	uint64_t now = send_stats_now_ns();
 	if (r->method->posts_message)
 		r->last_sent_ns = now;
-	r->key_named = r->window_key; /* its commit names it */
-	if (m.lone)
-		r->lone_in_flight = true;
+	replica_keys_posted(&r->keys, m.lone); /* its commit names the key */
 	r->posted_ns[window_slot_of(w, b->seq)] = now;
 	/* The data and its commit go out as one chain: one doorbell. */
 	return chain_post(&chain, r->rs, r->ring_mr, r->words_mr);
@@ -429,7 +409,7 @@ static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
 			continue;
 		if (rs_session_take(r->rs, &wc, reply, &slot, 0))
 			return RS_E_MALFORMED;
-		take_key(r, reply);
+		replica_keys_heard(&r->keys, reply, send_stats_now_ns());
 		if (reply->type == want)
 			return 0;
 		if (reply->type != RS_MSG_KEEPALIVE_DONE)
@@ -512,18 +492,8 @@ static bool take_message(struct replica *r, const struct rs_completion *wc,
 		*news = REPLICA_REFUSED;
 		return false;
 	}
-	take_key(r, msg);
-	/* The reply to a lone commit: its receiver revoked every older key,
-	 * so the new one needs no keepalive to name it. */
-	if (msg->type == RS_MSG_COMMIT_DONE && r->lone_in_flight) {
-		r->lone_in_flight = false;
-		r->key_named = r->window_key;
-	}
-	if (msg->type == RS_MSG_KEEPALIVE_DONE) {
-		r->keepalive_sent_ns = 0;
-		return false;
-	}
-	return true;
+	replica_keys_heard(&r->keys, msg, send_stats_now_ns());
+	return msg->type != RS_MSG_KEEPALIVE_DONE;
 }
 
 /* A message that is the replica's own business, not its method's. */
@@ -648,23 +618,15 @@ void replica_confirmed(struct replica *r, const struct send_window *w,
 
 /* ---- keepalives and the peer timeout ---- */
 
-/* How soon after a new key a paused stream names it. */
-#define REPLICA_KEY_ACK_NS 2000000ull
-
 uint64_t replica_keepalive_at(const struct replica *r)
 {
 	/* A stream's commit requests tell the receiver we are there (apm
 	 * sends none: it needs keepalives while streaming too); a rebase is
-	 * answered anyway; one keepalive at a time. */
-	if (!r->rs || r->keepalive_sent_ns || r->rebase_sent_ns)
+	 * answered anyway. */
+	if (!r->rs || r->rebase_sent_ns)
 		return 0;
-	uint64_t at = r->last_sent_ns + r->peer_timeout_ns / 4;
-	/* A key no commit named yet: a stream that pauses names it in a
-	 * keepalive soon, so its windows move past what it committed. */
-	uint64_t ack = r->key_heard_ns + REPLICA_KEY_ACK_NS;
-	if (r->window_key != r->key_named && ack < at)
-		at = ack;
-	return at;
+	return replica_keys_keepalive_at(&r->keys, r->last_sent_ns,
+					 r->peer_timeout_ns);
 }
 
 bool replica_keepalive_due(const struct replica *r, uint64_t now_ns)
@@ -680,10 +642,9 @@ bool replica_keepalive_due(const struct replica *r, uint64_t now_ns)
 int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 {
 	int rc;
-	if (r->window_key != r->key_named) {
-		struct rs_msg ka = {.type = RS_MSG_KEEPALIVE,
-				    .key = r->window_key};
-		r->key_named = r->window_key;
+	uint32_t key = replica_keys_keepalive_sent(&r->keys, now_ns);
+	if (key) {
+		struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .key = key};
 		rc = rs_session_send(r->rs, rs_session_control_slot(r->rs), &ka,
 				     UINT64_MAX, RS_POST_SIGNALED);
 	} else {
@@ -691,7 +652,7 @@ int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 	}
 	if (rc)
 		return RS_E_LOST;
-	r->last_sent_ns = r->keepalive_sent_ns = now_ns;
+	r->last_sent_ns = now_ns;
 	return 0;
 }
 
@@ -699,7 +660,7 @@ int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 static uint64_t oldest_unanswered(const struct replica *r,
 				  const struct send_window *w)
 {
-	uint64_t since = r->keepalive_sent_ns;
+	uint64_t since = r->keys.keepalive_ns;
 	if (r->rebase_sent_ns && (!since || r->rebase_sent_ns < since))
 		since = r->rebase_sent_ns;
 	const struct window_batch *oldest = window_oldest_of(w, r->index);

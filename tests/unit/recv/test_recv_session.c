@@ -11,6 +11,7 @@
 #include "error.h"
 #include "methods/recv_method.h"
 #include "methods/write_windows.h"
+#include "replicas/replica_keys.h"
 #include "sender/session.h"
 
 #include <stdio.h>
@@ -642,6 +643,105 @@ static void a_pause_moves_the_windows_once(void **state)
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 }
 
+/* ---- a writer's keys (rpma-send's replicas/replica_keys.h) against it ---- */
+
+/* The writer hears the session's last reply, at now_ns. */
+static void writer_hears(const struct fixture *f, struct replica_keys *k,
+			 uint64_t now_ns)
+{
+	replica_keys_heard(k, &f->link.last_reply, now_ns);
+}
+
+/* The writer's commit of 100 bytes with its newest key reaches the
+ * session. */
+static void writer_commits(struct fixture *f, struct replica_keys *k,
+			   uint32_t seq, bool lone)
+{
+	struct rs_msg m = commit_of(f, seq, 100);
+	m.key = k->newest;
+	m.flags = lone ? RS_MSG_LONE : 0;
+	recv_session_on_message(&f->s, 0, &m, 1200 + seq);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
+}
+
+/* A keepalive the writer sends now, naming a key or probing the link; a
+ * named key reaches the session (a probe never wakes it). */
+static void writer_keepalive(struct fixture *f, struct replica_keys *k,
+			     uint32_t seq, uint64_t now_ns)
+{
+	uint32_t key = replica_keys_keepalive_sent(k, now_ns);
+	if (!key)
+		return;
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = seq, .key = key};
+	recv_session_on_message(&f->s, 0, &ka, 1200 + seq);
+}
+
+#define MS 1000000ull
+#define PEER_TIMEOUT_NS (10000 * MS)
+
+/* A writer names a new key in a keepalive, then asks for room (a request
+ * it waits for): the keepalive's answer comes first and is heard on the
+ * way, so the next keepalive goes when due; left unanswered, the writer
+ * would send none and give the link up half a peer timeout later. */
+static void a_keepalive_answered_during_a_request_frees_the_next(void **state)
+{
+	struct fixture *f = *state;
+	struct replica_keys k;
+	replica_keys_start(&k);
+	windowed_writer_keyed(f);
+	writer_hears(f, &k, 0); /* k1 */
+	replica_keys_posted(&k, false);
+	writer_commits(f, &k, 1, false);
+	writer_hears(f, &k, 1 * MS);
+	uint64_t at = replica_keys_keepalive_at(&k, 1 * MS, PEER_TIMEOUT_NS);
+	assert_int_equal(at, 3 * MS); /* the new key named soon */
+	writer_keepalive(f, &k, 2, at);
+	assert_int_equal(replica_keys_keepalive_at(&k, at, PEER_TIMEOUT_NS),
+			 0); /* one at a time */
+	struct rs_msg w = {.type = RS_MSG_WINDOW, .seq = 3, .length = 4096};
+	writer_hears(f, &k, 4 * MS); /* the keepalive's answer */
+	recv_session_on_message(&f->s, 0, &w, 1204);
+	writer_hears(f, &k, 5 * MS); /* the window's: a new key */
+	assert_int_equal(replica_keys_keepalive_at(&k, 5 * MS, PEER_TIMEOUT_NS),
+			 7 * MS);
+	assert_true(recv_window_keys_holds(&f->s.keys, k.newest));
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+}
+
+/* A writer names its new key in a keepalive and, before the answer, posts
+ * a lone commit. The keepalive's answer brings a newer key; the lone
+ * commit's landing revokes it. Until the lone reply the writer names no
+ * key (a probe keeps the link), then names only what the session holds. */
+static void a_keepalive_behind_a_lone_commit_names_no_key(void **state)
+{
+	struct fixture *f = *state;
+	struct replica_keys k;
+	replica_keys_start(&k);
+	windowed_writer_keyed(f);
+	writer_hears(f, &k, 0); /* k1 */
+	replica_keys_posted(&k, false);
+	writer_commits(f, &k, 1, false);
+	writer_hears(f, &k, 1 * MS); /* k2, named by nothing yet */
+	writer_keepalive(f, &k, 2, 3 * MS);
+	struct rs_msg ka_done = f->link.last_reply; /* its answer: k3 */
+	assert_int_equal(ka_done.type, RS_MSG_KEEPALIVE_DONE);
+	replica_keys_posted(&k, true); /* the lone commit, with k2 */
+	writer_commits(f, &k, 3, true);
+	uint32_t k3 = ka_done.key;
+	assert_false(recv_window_keys_holds(&f->s.keys, k3)); /* revoked */
+	/* The writer hears the keepalive's answer before the lone reply. */
+	replica_keys_heard(&k, &ka_done, 4 * MS);
+	assert_int_equal(k.newest, k3);
+	uint64_t at = replica_keys_keepalive_at(&k, 3 * MS, PEER_TIMEOUT_NS);
+	assert_int_equal(at, 3 * MS + PEER_TIMEOUT_NS / 4);	  /* not soon */
+	assert_int_equal(replica_keys_keepalive_sent(&k, at), 0); /* probe */
+	replica_keys_probe_answered(&k);
+	writer_hears(f, &k, at + 1 * MS); /* the lone reply: k4 */
+	assert_true(recv_window_keys_holds(&f->s.keys, k.newest));
+	assert_int_equal(k.named, k.newest); /* nothing left to name */
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+}
+
 /* A lone commit of 100 bytes written with key: committed, the reply's key
  * new and reaching from the new head (head_after), the other window
  * revoked. Returns the new key. */
@@ -762,6 +862,11 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_pause_moves_the_windows_once,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_keepalive_answered_during_a_request_frees_the_next, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_keepalive_behind_a_lone_commit_names_no_key, setup, teardown),
 	    cmocka_unit_test_setup_teardown(commit_keys_must_match_the_grant,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(commits_by_its_method_only, setup,

@@ -1,0 +1,70 @@
+#include "replicas/replica_keys.h"
+
+#include "proto/message.h"
+
+/* How soon after a new key a paused stream names it. */
+#define REPLICA_KEY_ACK_NS 2000000ull
+
+void replica_keys_start(struct replica_keys *k)
+{
+	*k = (struct replica_keys){0};
+}
+
+void replica_keys_heard(struct replica_keys *k, const struct rs_msg *msg,
+			uint64_t now_ns)
+{
+	if (msg->key && msg->key != k->newest) {
+		k->newest = msg->key;
+		k->newest_end = msg->key_end;
+		k->heard_ns = now_ns;
+	}
+	/* The reply to a lone commit: its receiver revoked every older key,
+	 * so the new one needs no keepalive to name it. */
+	if (msg->type == RS_MSG_COMMIT_DONE && k->lone_out) {
+		k->lone_out = false;
+		k->named = k->newest;
+	}
+	if (msg->type == RS_MSG_KEEPALIVE_DONE)
+		k->keepalive_ns = 0;
+}
+
+void replica_keys_posted(struct replica_keys *k, bool lone)
+{
+	k->named = k->newest;
+	if (lone)
+		k->lone_out = true;
+}
+
+/* Whether a keepalive would name a key: one heard that no commit named,
+ * and no lone commit out to revoke it. */
+static bool names_a_key(const struct replica_keys *k)
+{
+	return k->newest != k->named && !k->lone_out;
+}
+
+uint64_t replica_keys_keepalive_at(const struct replica_keys *k,
+				   uint64_t last_sent_ns,
+				   uint64_t peer_timeout_ns)
+{
+	if (k->keepalive_ns)
+		return 0; /* one at a time */
+	uint64_t at = last_sent_ns + peer_timeout_ns / 4;
+	uint64_t ack = k->heard_ns + REPLICA_KEY_ACK_NS;
+	if (names_a_key(k) && ack < at)
+		at = ack;
+	return at;
+}
+
+uint32_t replica_keys_keepalive_sent(struct replica_keys *k, uint64_t now_ns)
+{
+	uint32_t key = names_a_key(k) ? k->newest : 0;
+	if (key)
+		k->named = key;
+	k->keepalive_ns = now_ns;
+	return key;
+}
+
+void replica_keys_probe_answered(struct replica_keys *k)
+{
+	k->keepalive_ns = 0;
+}
