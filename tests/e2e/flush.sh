@@ -140,6 +140,42 @@ else
 fi
 end_case
 
+# A flush writer's commits need nothing of the receiver, so a receiver
+# serving one sleeps: its loop wakes for a request or a signal, its
+# threads for their timers, each about once a second (five times that
+# before; an idle receiver's wake-ups were its whole CPU under flush).
+start_case "a receiver serving an idle flush writer sleeps: a few wake-ups a second over all its threads"
+if start_recv "$WORK/recv.log" --metrics-file "$WORK/m.prom" --metrics-interval 2s "$dax"; then
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	exec 7<>"$WORK/fifo"
+	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	echo "one line" >&7
+	wait_for "$WORK/send.log" "method flush" || fail "the sender did not connect: $(cat "$WORK/send.log")"
+	nap 1
+	w0=$(wakeups "$RECV_PID") t0=$(date +%s%3N)
+	nap 6
+	w1=$(wakeups "$RECV_PID") t1=$(date +%s%3N)
+	per_s=$(((w1 - w0) * 1000 / (t1 - t0)))
+	log "idle flush writer: the receiver's threads woke $((w1 - w0)) times in $((t1 - t0)) ms ($per_s a second)"
+	[ "$per_s" -le 8 ] || fail "the receiver woke $per_s times a second serving an idle flush writer: want at most 8"
+	# the line counted all the same, within a second and the interval
+	grep -q "^rpma_recv_committed_bytes_total{.*} 9$" "$WORK/m.prom" ||
+		fail "the metrics file lacks the line's 9 bytes: $(grep committed_bytes "$WORK/m.prom")"
+	exec 7>&-
+	reap "$send_pid"
+	[ "$REAP_RC" = 0 ] || fail "the sender exited $REAP_RC: $(cat "$WORK/send.log")"
+	t0=$(date +%s%3N)
+	kill -TERM "$RECV_PID"
+	wait_recv
+	t1=$(date +%s%3N)
+	log "the receiver stopped $((t1 - t0)) ms after SIGTERM"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
 start_case "--truncate replaces the log with gpspm (flush stores the offset itself, so it writes no replacement; --method flush --truncate is refused saying so)"
 head -c 1M /dev/urandom >"$WORK/in1"
 if start_recv "$WORK/recv.log" --once "$dax"; then

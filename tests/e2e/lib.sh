@@ -137,6 +137,13 @@ cpu_ms() {
 	awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
 }
 
+# wakeups PID: how many times the process's threads were switched to so
+# far (voluntary and not, over every thread): an idle process's wake-ups.
+wakeups() {
+	cat /proc/"$1"/task/*/status 2>/dev/null |
+		awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
+}
+
 # stopped PID: the process is stopped (SIGSTOP: a test knob's stop).
 stopped() {
 	local stat

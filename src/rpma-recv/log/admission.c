@@ -627,8 +627,6 @@ bool recv_admission_watching_head(const struct recv_admission *adm)
 unsigned recv_admission_timer_ms(const struct recv_admission *adm,
 				 unsigned busy_ms)
 {
-	if (adm->holder && commits_alone(method_of(adm->holder)))
-		return busy_ms;
 	for (const struct recv_sender *a = adm->sessions; a; a = a->next)
 		if (a->s.state != RECV_SESSION_SERVING || a->s.parked.on)
 			return busy_ms;

@@ -79,10 +79,14 @@ void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
  * looks at the write offset often (its view is stale by that much). */
 bool recv_admission_watching_head(const struct recv_admission *adm);
 /* How often its timers must run: busy_ms while anything may fall due soon
- * (a handshake, a refusal, a reader's wait, a writer that commits alone),
- * else an eighth of the peer timeout (at most RECV_QUIET_TIMER_MS): serving
- * writers only need their probes, a log without sessions nothing. With a
- * thousand idle logs, the sweeps were most of an idle receiver's CPU. */
+ * (a handshake, a refusal, a reader's wait), else an eighth of the peer
+ * timeout (at most RECV_QUIET_TIMER_MS): serving writers only need their
+ * probes, a log without sessions nothing. A writer that commits alone (apm,
+ * flush) is counted from the write offset at that pace too, so the counts
+ * of its commits (metrics, status line) lag by up to that; a waiting reader
+ * has its own pace. With a thousand idle logs, the sweeps were most of an
+ * idle receiver's CPU; with one streaming flush writer, the 200 ms sweeps
+ * were all of it. */
 #define RECV_QUIET_TIMER_MS 1000
 unsigned recv_admission_timer_ms(const struct recv_admission *adm,
 				 unsigned busy_ms);

@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #define RECV_THREAD_EVENTS 64
-#define RECV_THREAD_WAIT_MS 200 /* the longest sleep: flags are looked at */
+/* The longest sleep when no timer is due sooner: what else needs the
+ * thread (a log given, a log retired, stop) writes an eventfd it waits on. */
+#define RECV_THREAD_WAIT_MS 1000
 
 /* A log as its thread holds it; its descriptors carry this in epoll. */
 struct recv_slot {

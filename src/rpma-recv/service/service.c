@@ -12,15 +12,24 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 volatile sig_atomic_t recv_stop_requested;
 volatile sig_atomic_t recv_reload_requested;
 
-#define RECV_POLL_MS 200 /* how often an idle loop looks at its flags */
+/* The loop sleeps in ppoll with the stop and reload signals let through
+ * only there (every thread blocks them), so a signal wakes it at once; the
+ * rest it looks at by itself: --once's end and a retired log's (soon), the
+ * status line and the metrics file (each second, when due). An idle
+ * receiver's wake-ups are most of its CPU. */
+#define RECV_POLL_MS 200
+#define RECV_IDLE_MS 1000
 
 static const char *log_label(const struct recv_log_settings *s)
 {
@@ -314,11 +323,35 @@ static void reload(struct service *svc)
 
 /* ---- the loop ---- */
 
-static void take_requests(struct service *svc)
+static bool any_retired(const struct service *svc)
+{
+	for (const struct served_log *l = svc->logs; l; l = l->next)
+		if (l->retired)
+			return true;
+	return false;
+}
+
+static unsigned loop_wait_ms(const struct service *svc, bool once)
+{
+	if (once || any_retired(svc))
+		return RECV_POLL_MS;
+	uint64_t now = recv_now_ns();
+	if (svc->settings.metrics_file[0] && svc->metrics_due_ns > now &&
+	    svc->metrics_due_ns - now < RECV_IDLE_MS * 1000000ull)
+		return (unsigned)((svc->metrics_due_ns - now + 999999) /
+				  1000000);
+	return RECV_IDLE_MS;
+}
+
+/* Waits for a request, a signal (let through by awake) or the time. */
+static void take_requests(struct service *svc, unsigned wait_ms,
+			  const sigset_t *awake)
 {
 	struct pollfd pfd = {.fd = rs_listener_fd(svc->listener),
 			     .events = POLLIN};
-	if (poll(&pfd, 1, RECV_POLL_MS) <= 0)
+	struct timespec ts = {.tv_sec = wait_ms / 1000,
+			      .tv_nsec = (long)(wait_ms % 1000) * 1000000L};
+	if (ppoll(&pfd, 1, &ts, awake) <= 0)
 		return;
 	struct rs_listener_event ev;
 	struct rs_error err = {0};
@@ -344,6 +377,22 @@ static void raise_descriptor_limit(void)
 			   strerror(errno));
 }
 
+/* Blocks the stop and reload signals before any thread starts (threads
+ * inherit it): a signal taken by a worker thread would not end the loop's
+ * sleep. awake is the mask to sleep with. */
+static void block_loop_signals(sigset_t *awake)
+{
+	sigset_t loop;
+	sigemptyset(&loop);
+	sigaddset(&loop, SIGINT);
+	sigaddset(&loop, SIGTERM);
+	sigaddset(&loop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &loop, awake);
+	sigdelset(awake, SIGINT);
+	sigdelset(awake, SIGTERM);
+	sigdelset(awake, SIGHUP);
+}
+
 int recv_service_run(const struct recv_settings_source *source, bool once)
 {
 	struct service svc;
@@ -359,8 +408,11 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		return rc;
 	}
 	raise_descriptor_limit();
+	sigset_t awake;
+	block_loop_signals(&awake);
 	rc = service_open(&svc);
 	if (rc) {
+		pthread_sigmask(SIG_SETMASK, &awake, 0);
 		recv_settings_free(&svc.settings);
 		return rc;
 	}
@@ -371,13 +423,14 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 	       !(once && atomic_load(&svc.counters.served))) {
 		if (recv_reload_requested)
 			reload(&svc);
-		take_requests(&svc);
+		take_requests(&svc, loop_wait_ms(&svc, once), &awake);
 		reap_retired(&svc);
 		recv_service_report(&svc, 0, recv_now_ns());
 	}
 	recv_sd_notify("STOPPING=1");
 	recv_service_report_final(&svc);
 	service_close(&svc);
+	pthread_sigmask(SIG_SETMASK, &awake, 0);
 	recv_settings_free(&svc.settings);
 	return 0;
 }
