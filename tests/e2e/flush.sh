@@ -107,10 +107,7 @@ end_case
 start_case "--busy-poll spins for a gpspm writer's messages, not for a flush writer, which sends none"
 if start_recv "$WORK/recv.log" --busy-poll "$dax"; then
 	for m in flush gpspm; do
-		rm -f "$WORK/fifo"
-		mkfifo "$WORK/fifo"
-		exec 7<>"$WORK/fifo"
-		spawn 120 "$WORK/send.log" "$SEND" -v --method "$m" --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
+		spawn_piped 120 "$WORK/send.log" "$SEND" -v --method "$m" --truncate=in-place "$RECV_IP" -
 		send_pid=$SPAWN_PID
 		echo "$m 0" >&7
 		wait_for "$WORK/send.log" "method $m" || fail "$m sender did not connect: $(cat "$WORK/send.log")"
@@ -146,10 +143,7 @@ end_case
 # before; an idle receiver's wake-ups were its whole CPU under flush).
 start_case "a receiver serving an idle flush writer sleeps: a few wake-ups a second over all its threads"
 if start_recv "$WORK/recv.log" --metrics-file "$WORK/m.prom" --metrics-interval 2s "$dax"; then
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	exec 7<>"$WORK/fifo"
-	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
+	spawn_piped 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" -
 	send_pid=$SPAWN_PID
 	echo "one line" >&7
 	wait_for "$WORK/send.log" "method flush" || fail "the sender did not connect: $(cat "$WORK/send.log")"

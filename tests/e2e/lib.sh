@@ -144,6 +144,16 @@ wakeups() {
 		awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }'
 }
 
+# spawn_piped SECS LOG ARGS...: spawns ARGS (scripts/lib.sh's spawn) reading
+# a fresh fifo, $WORK/fifo, that the test writes on fd 7: opened here first,
+# read-write, since opening a fifo to read blocks until it has a writer.
+spawn_piped() {
+	rm -f "$WORK/fifo"
+	mkfifo "$WORK/fifo"
+	exec 7<>"$WORK/fifo"
+	spawn "$@" <"$WORK/fifo"
+}
+
 # stopped PID: the process is stopped (SIGSTOP: a test knob's stop).
 stopped() {
 	local stat

@@ -69,10 +69,7 @@ end_case
 # start_idle_sender LINE: rpma-send reading a fifo (fd 7), LINE committed
 # and its key named; its pid in send_pid.
 start_idle_sender() {
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	exec 7<>"$WORK/fifo"
-	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
+	spawn_piped 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" -
 	send_pid=$SPAWN_PID
 	echo "$1" >&7
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect"

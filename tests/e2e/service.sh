@@ -142,10 +142,7 @@ end_case
 start_case "a verify reads a log while its writer appends"
 if start_recv "$WORK/recv.log" --config "$conf"; then
 	head -c $((1 << 20)) "$WORK/in1" >"$WORK/first"
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	exec 7<>"$WORK/fifo"
-	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP/plain" - <"$WORK/fifo"
+	spawn_piped 120 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP/plain" -
 	writer=$SPAWN_PID
 	# timeout: a writer that died reads no more, and the fifo, held open
 	# for reading by this shell too, would take the rest never

@@ -21,10 +21,7 @@ used_bytes() {
 
 start_case "slow writer: each line is committed within the flush interval"
 if start_recv "$WORK/recv.log" "$pool"; then
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	exec 7<>"$WORK/fifo" # opened first: opening a fifo to read blocks
-	spawn 60 "$WORK/send.log" "$SEND" -v --truncate=in-place --flush-interval 5 "$RECV_IP" - <"$WORK/fifo"
+	spawn_piped 60 "$WORK/send.log" "$SEND" -v --truncate=in-place --flush-interval 5 "$RECV_IP" -
 	send_pid=$SPAWN_PID
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	expected=0
@@ -268,10 +265,7 @@ end_case
 
 start_case "SIGINT on the sender commits what it read and exits 0"
 if start_recv "$WORK/recv.log" "$pool"; then
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	exec 7<>"$WORK/fifo"
-	spawn 60 "$WORK/send.log" "$SEND" --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
+	spawn_piped 60 "$WORK/send.log" "$SEND" --truncate=in-place "$RECV_IP" -
 	send_pid=$SPAWN_PID
 	# timeout: a sender that died reads no more, and this shell holds
 	# the fifo open for reading too
@@ -373,10 +367,7 @@ end_case
 
 start_case "a second concurrent sender is refused as busy; the next one is served"
 if start_recv "$WORK/recv.log" "$pool"; then
-	rm -f "$WORK/fifo"
-	mkfifo "$WORK/fifo"
-	exec 7<>"$WORK/fifo"
-	spawn 60 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" - <"$WORK/fifo"
+	spawn_piped 60 "$WORK/send.log" "$SEND" -v --truncate=in-place "$RECV_IP" -
 	send_pid=$SPAWN_PID
 	echo "from the first sender" >&7
 	# The second sender must come once the first one holds the log.

@@ -679,6 +679,18 @@ static void writer_keepalive(struct fixture *f, struct replica_keys *k,
 #define MS 1000000ull
 #define PEER_TIMEOUT_NS (10000 * MS)
 
+/* A windowed writer got its first key (k1), committed with it, and heard
+ * at 1 ms the new key (k2) the reply brought, named by nothing yet. */
+static void writer_heard_a_new_key(struct fixture *f, struct replica_keys *k)
+{
+	replica_keys_start(k);
+	windowed_writer_keyed(f);
+	writer_hears(f, k, 0);
+	replica_keys_posted(k, false);
+	writer_commits(f, k, 1, false);
+	writer_hears(f, k, 1 * MS);
+}
+
 /* A writer names a new key in a keepalive, then asks for room (a request
  * it waits for): the keepalive's answer comes first and is heard on the
  * way, so the next keepalive goes when due; left unanswered, the writer
@@ -687,12 +699,7 @@ static void a_keepalive_answered_during_a_request_frees_the_next(void **state)
 {
 	struct fixture *f = *state;
 	struct replica_keys k;
-	replica_keys_start(&k);
-	windowed_writer_keyed(f);
-	writer_hears(f, &k, 0); /* k1 */
-	replica_keys_posted(&k, false);
-	writer_commits(f, &k, 1, false);
-	writer_hears(f, &k, 1 * MS);
+	writer_heard_a_new_key(f, &k);
 	uint64_t at = replica_keys_keepalive_at(&k, 1 * MS, PEER_TIMEOUT_NS);
 	assert_int_equal(at, 3 * MS); /* the new key named soon */
 	writer_keepalive(f, &k, 2, at);
@@ -716,12 +723,7 @@ static void a_keepalive_behind_a_lone_commit_names_no_key(void **state)
 {
 	struct fixture *f = *state;
 	struct replica_keys k;
-	replica_keys_start(&k);
-	windowed_writer_keyed(f);
-	writer_hears(f, &k, 0); /* k1 */
-	replica_keys_posted(&k, false);
-	writer_commits(f, &k, 1, false);
-	writer_hears(f, &k, 1 * MS); /* k2, named by nothing yet */
+	writer_heard_a_new_key(f, &k);
 	writer_keepalive(f, &k, 2, 3 * MS);
 	struct rs_msg ka_done = f->link.last_reply; /* its answer: k3 */
 	assert_int_equal(ka_done.type, RS_MSG_KEEPALIVE_DONE);
