@@ -318,6 +318,9 @@ static void reload(struct service *svc)
 		apply(svc, &next);
 	}
 	recv_settings_free(&next);
+	/* Before READY: `systemctl reload` returns with the status line up
+	 * to date (the loop may sleep a second before its next report). */
+	recv_service_report(svc, 0, recv_now_ns());
 	recv_sd_notify("READY=1");
 }
 
