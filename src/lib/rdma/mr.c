@@ -4,8 +4,11 @@
 #include "rdma/internal.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static int access_flags(unsigned access)
 {
@@ -28,11 +31,40 @@ static int access_flags(unsigned access)
 	return flags;
 }
 
+/* Whether this process holds CAP_IPC_LOCK (the kernel then pins past
+ * the memlock limit): bit 14 of CapEff in /proc/self/status. */
+static bool can_lock_any(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	unsigned long long caps = 0;
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &caps) == 1;
+	if (f)
+		fclose(f);
+	return found && (caps >> 14 & 1);
+}
+
+/* Whether pinned memory is limited for this process: with CAP_IPC_LOCK or
+ * an unlimited memlock it is not, and ENOMEM is the kernel's or the
+ * device's own limit (Soft-RoCE on Linux 6.12: 1 GiB a region). */
+static bool memlock_limited(void)
+{
+	struct rlimit l;
+	return !can_lock_any() && getrlimit(RLIMIT_MEMLOCK, &l) == 0 &&
+	       l.rlim_cur != RLIM_INFINITY;
+}
+
 static const char *advice(int e)
 {
 	switch (e) {
 	case ENOMEM:
 	case EAGAIN:
+		if (!memlock_limited())
+			return "the RDMA device or the kernel cannot pin that "
+			       "much in one region (no locked-memory limit "
+			       "applies); a smaller pool, or the staged method";
 		return "the locked-memory limit is too low; raise it with "
 		       "`ulimit -l unlimited` (or memlock in "
 		       "/etc/security/limits.conf)";

@@ -22,6 +22,14 @@ static bool apm_offered(const struct recv_offer *o, struct rs_error *why)
 			     o->path);
 		return false;
 	}
+	/* Windows reach it, but the device would not take all of it */
+	if (!o->pool_writable && o->pool_why_not) {
+		rs_error_set(why, RS_E_INVAL, 0,
+			     "%s: not offering apm: the RDMA device cannot "
+			     "register all of it for direct writes: %s",
+			     o->path, o->pool_why_not);
+		return false;
+	}
 	/* Windows only, no key to the whole range: an append-only log */
 	return o->pool_writable;
 }

@@ -78,18 +78,25 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 	const struct rs_pmem_target *t = e->target;
 	struct rs_error err = {0};
 	e->windows_bounded = false;
+	e->flush_reg_error = e->pool_reg_error = (struct rs_error){0};
 	e->windows = windows_wanted(e);
 	if (e->cfg.append_only && !e->windows)
 		return;
 	bool whole = !e->cfg.append_only &&
 		     (!e->windows || apm_possible || flush_possible);
-	if (whole && flush_possible &&
-	    rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
-		      RS_MR_REMOTE_WRITE | RS_MR_FLUSH, &e->data_mr, &err) == 0)
-		e->pool_flushable = true;
-	else if (whole)
-		(void)rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
-				RS_MR_REMOTE_WRITE, &e->data_mr, &err);
+	void *base = t->base + t->start;
+	size_t len = t->end - t->start;
+	if (whole && flush_possible) {
+		e->pool_flushable = rs_mr_reg(e->peer, base, len,
+					      RS_MR_REMOTE_WRITE | RS_MR_FLUSH,
+					      &e->data_mr, &err) == 0;
+		if (!e->pool_flushable)
+			e->flush_reg_error = err;
+	}
+	if (whole && !e->data_mr &&
+	    rs_mr_reg(e->peer, base, len, RS_MR_REMOTE_WRITE, &e->data_mr,
+		      &err))
+		e->pool_reg_error = err;
 	e->pool_writable = e->data_mr != 0;
 	if (e->windows && !windows_registrable(e, &err))
 		e->windows = e->windows_bounded = false;
@@ -135,6 +142,10 @@ static void expose_methods(struct recv_exposure *e)
 	    .flush_ops = flush_ops,
 	    .flush_why_not = flush_why_not,
 	    .pool_flushable = e->pool_flushable,
+	    .pool_why_not =
+		e->pool_reg_error.msg[0] ? e->pool_reg_error.msg : 0,
+	    .flush_reg_why_not =
+		e->flush_reg_error.msg[0] ? e->flush_reg_error.msg : 0,
 	};
 	for (size_t i = 0; recv_methods[i]; i++)
 		offer(e, recv_methods[i], &o);

@@ -14,7 +14,7 @@
 
 static bool flush_offered(const struct recv_offer *o, struct rs_error *why)
 {
-	const char *because = 0;
+	const char *because = 0, *detail = 0;
 	if (!o->flush_ops)
 		because = o->flush_why_not ? o->flush_why_not
 					   : "the RDMA device does not do RDMA "
@@ -25,12 +25,17 @@ static bool flush_offered(const struct recv_offer *o, struct rs_error *why)
 	else if (!o->byte_addressable)
 		because = "it is not byte-addressable PMem (a page cache "
 			  "cannot take an RDMA FLUSH to persistence)";
-	else if (!o->pool_writable || !o->pool_flushable)
+	else if (!o->pool_writable || !o->pool_flushable) {
 		because = "the RDMA device cannot register it for persistent "
-			  "flushes (real PMem it can pin: devdax)";
+			  "flushes";
+		detail = o->flush_reg_why_not
+			     ? o->flush_reg_why_not
+			     : "real PMem it can pin is needed: devdax";
+	}
 	if (because)
-		rs_error_set(why, RS_E_INVAL, 0, "%s: not offering flush: %s",
-			     o->path, because);
+		rs_error_set(why, RS_E_INVAL, 0,
+			     "%s: not offering flush: %s%s%s", o->path, because,
+			     detail ? ": " : "", detail ? detail : "");
 	return !because;
 }
 

@@ -32,6 +32,11 @@ struct recv_offer {
 	bool flush_ops;	       /* the device does RDMA FLUSH, ATOMIC WRITE */
 	const char *flush_why_not; /* when not, why */
 	bool pool_flushable;	   /* the pool took persistent-flush access */
+	/* Why the device would not register the whole data range, for
+	 * direct writes or for persistent flushes (NULL: it did, or it was
+	 * not tried) */
+	const char *pool_why_not;
+	const char *flush_reg_why_not;
 };
 
 struct recv_method {

@@ -92,6 +92,15 @@ static void flush_says_why_it_is_absent(void **state)
 	memset(&why, 0, sizeof(why));
 	assert_false(recv_method_flush.offered(&o, &why));
 	assert_non_null(strstr(why.msg, "devdax"));
+	/* the device's own reason, when the registration said one */
+	o.flush_reg_why_not = "the device cannot pin that much";
+	memset(&why, 0, sizeof(why));
+	assert_false(recv_method_flush.offered(&o, &why));
+	assert_string_equal(why.msg,
+			    "/mnt/pool: not offering flush: the RDMA device "
+			    "cannot register it for persistent flushes: the "
+			    "device cannot pin that much");
+	o.flush_reg_why_not = 0;
 	o.pool_flushable = true;
 	o.append_only = true;
 	memset(&why, 0, sizeof(why));
@@ -136,6 +145,21 @@ static void apm_says_why_only_when_asked_for(void **state)
 	assert_string_equal(why.msg,
 			    "--direct-write-to-pmem ignored: /mnt/pool is not "
 			    "byte-addressable PMem; not offering apm");
+	/* PMem reached through windows whose whole range the device would
+	 * not register (Soft-RoCE past 1 GiB on Linux 6.12): its reason */
+	o.byte_addressable = true;
+	o.pool_why_not = "the device cannot pin that much";
+	memset(&why, 0, sizeof(why));
+	assert_false(recv_method_apm.offered(&o, &why));
+	assert_string_equal(why.msg, "/mnt/pool: not offering apm: the RDMA "
+				     "device cannot register all of it for "
+				     "direct writes: the device cannot pin "
+				     "that much");
+	/* an append-only log is never registered whole: no reason to give */
+	o.pool_why_not = 0;
+	memset(&why, 0, sizeof(why));
+	assert_false(recv_method_apm.offered(&o, &why));
+	assert_string_equal(why.msg, "");
 	struct recv_offer none = {.path = "/mnt/pool"};
 	memset(&why, 0, sizeof(why));
 	assert_false(recv_method_gpspm.offered(&none, &why));
