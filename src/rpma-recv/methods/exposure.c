@@ -71,14 +71,16 @@ static bool windows_registrable(struct recv_exposure *e, struct rs_error *err)
  * is registered too where apm or flush, which write all of it, may be
  * offered. Failing is not fatal: staged needs none of it. An append-only
  * log's pool without windows is not registered at all: no key to write it
- * exists. */
+ * exists. When the whole range was wanted and the device refused it, for
+ * persistent flushes or at all, its reasons go to flush_err and whole_err
+ * (left untouched otherwise), for the methods' notices. */
 static void register_pool(struct recv_exposure *e, bool apm_possible,
-			  bool flush_possible)
+			  bool flush_possible, struct rs_error *flush_err,
+			  struct rs_error *whole_err)
 {
 	const struct rs_pmem_target *t = e->target;
 	struct rs_error err = {0};
 	e->windows_bounded = false;
-	e->flush_reg_error = e->pool_reg_error = (struct rs_error){0};
 	e->windows = windows_wanted(e);
 	if (e->cfg.append_only && !e->windows)
 		return;
@@ -91,12 +93,12 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 					      RS_MR_REMOTE_WRITE | RS_MR_FLUSH,
 					      &e->data_mr, &err) == 0;
 		if (!e->pool_flushable)
-			e->flush_reg_error = err;
+			*flush_err = err;
 	}
 	if (whole && !e->data_mr &&
 	    rs_mr_reg(e->peer, base, len, RS_MR_REMOTE_WRITE, &e->data_mr,
 		      &err))
-		e->pool_reg_error = err;
+		*whole_err = err;
 	e->pool_writable = e->data_mr != 0;
 	if (e->windows && !windows_registrable(e, &err))
 		e->windows = e->windows_bounded = false;
@@ -130,8 +132,9 @@ static void expose_methods(struct recv_exposure *e)
 	bool byte_addressable = rs_pmem_target_byte_addressable(e->target);
 	const char *flush_why_not = 0;
 	bool flush_ops = rs_peer_can_flush(e->peer, &flush_why_not);
+	struct rs_error flush_err = {0}, whole_err = {0};
 	register_pool(e, e->cfg.direct_write_to_pmem && byte_addressable,
-		      flush_ops && byte_addressable);
+		      flush_ops && byte_addressable, &flush_err, &whole_err);
 	struct recv_offer o = {
 	    .path = e->target->path,
 	    .direct_write_to_pmem = e->cfg.direct_write_to_pmem,
@@ -142,10 +145,8 @@ static void expose_methods(struct recv_exposure *e)
 	    .flush_ops = flush_ops,
 	    .flush_why_not = flush_why_not,
 	    .pool_flushable = e->pool_flushable,
-	    .pool_why_not =
-		e->pool_reg_error.msg[0] ? e->pool_reg_error.msg : 0,
-	    .flush_reg_why_not =
-		e->flush_reg_error.msg[0] ? e->flush_reg_error.msg : 0,
+	    .pool_why_not = whole_err.msg[0] ? whole_err.msg : 0,
+	    .flush_reg_why_not = flush_err.msg[0] ? flush_err.msg : 0,
 	};
 	for (size_t i = 0; recv_methods[i]; i++)
 		offer(e, recv_methods[i], &o);

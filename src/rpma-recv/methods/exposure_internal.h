@@ -33,10 +33,6 @@ struct recv_exposure {
 	bool windows_bounded; /* the device keeps them to their range */
 	bool pool_writable;
 	bool pool_flushable; /* data_mr takes RDMA FLUSH to persistence */
-	/* The device's reasons when the whole range was not registered, for
-	 * persistent flushes or at all (msg "" when it was, or not tried) */
-	struct rs_error flush_reg_error;
-	struct rs_error pool_reg_error;
 	struct recv_exposure_own own[RS_METHOD_COUNT]; /* by method id */
 	unsigned users[RS_METHOD_COUNT]; /* sessions of an on-demand method */
 	struct recv_staging staging;	 /* what staged commits copy from */
