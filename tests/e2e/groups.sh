@@ -33,6 +33,22 @@ m.close()' "$RPMA_DEVDAX"
 
 # outage's last case leaves the veth taking no new connection (tests/e2e/
 # lib.sh, link_down): it goes last.
+# The kernel's RDMA side when a group failed. Twice a Debian 13 guest (6.12)
+# answered no connect request any more after a silent link (outage, verify),
+# from any process on any port, and it did not happen again on demand: what
+# the devices and their connection management queue pairs show then.
+rdma_state() {
+	echo "--- the RDMA devices after the failure"
+	local d
+	for d in /sys/class/infiniband/*; do
+		echo "$(basename "$d"): $(grep -H . "$d"/ports/1/hw_counters/* 2>/dev/null |
+			grep -v ':0$' | sed 's|.*/||' | tr '\n' ' ')"
+	done
+	rdma res show qp 2>&1 | grep -v ' type RC ' | head -8
+	rdma res show cm_id 2>&1 | head -12
+	dmesg | grep -i -E 'rxe|ib_cm|rdma_cm|infiniband' | tail -8
+}
+
 order=()
 for group in "$@"; do [ "$group" = outage ] || order+=("$group"); done
 [ "${#order[@]}" = $# ] || order+=(outage)
@@ -48,6 +64,7 @@ for group in "$@"; do
 		echo "=== group $group: passed in $((SECONDS - t)) s"
 	else
 		echo "=== group $group: FAILED in $((SECONDS - t)) s"
+		rdma_state
 		failed+=("$group")
 	fi
 done
