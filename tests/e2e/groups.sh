@@ -33,10 +33,10 @@ m.close()' "$RPMA_DEVDAX"
 
 # outage's last case leaves the veth taking no new connection (tests/e2e/
 # lib.sh, link_down): it goes last.
-# The kernel's RDMA side when a group failed. Twice a Debian 13 guest (6.12)
-# answered no connect request any more after a silent link (outage, verify),
-# from any process on any port, and it did not happen again on demand: what
-# the devices and their connection management queue pairs show then.
+# The kernel's RDMA side when a group failed. A Debian 13 guest (6.12) can
+# answer no connect request any more after link_down: its rxe errors a queue
+# pair whose packet a qdisc swap refused, the connection manager's (GSI)
+# included (README, "Not solved on 6.12"): the GSI state here tells it.
 rdma_state() {
 	echo "--- the RDMA devices after the failure"
 	local d
