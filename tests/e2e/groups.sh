@@ -31,8 +31,6 @@ m.close()' "$RPMA_DEVDAX"
 	mkdir -p "$tmp_root/group"
 }
 
-# outage's last case leaves the veth taking no new connection (tests/e2e/
-# lib.sh, link_down): it goes last.
 # The kernel's RDMA side when a group failed. A Debian 13 guest (6.12) can
 # answer no connect request any more after link_down: its rxe errors a queue
 # pair whose packet a qdisc swap refused, the connection manager's (GSI)
@@ -49,6 +47,8 @@ rdma_state() {
 	dmesg | grep -i -E 'rxe|ib_cm|rdma_cm|infiniband' | tail -8
 }
 
+# outage's last case leaves the veth taking no new connection (tests/e2e/
+# lib.sh, link_down): it goes last.
 order=()
 for group in "$@"; do [ "$group" = outage ] || order+=("$group"); done
 [ "${#order[@]}" = $# ] || order+=(outage)
