@@ -10,6 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$1
 shift
+. "$here/../../scripts/lib.sh" # link_queue
 
 # fresh_state: what one group may have left behind, gone.
 fresh_state() {
@@ -18,8 +19,9 @@ fresh_state() {
 	pkill -KILL -x rpma-load 2>/dev/null
 	pkill -KILL -x rogue_sender 2>/dev/null
 	pkill -KILL -x window_check 2>/dev/null
-	tc qdisc del dev veth1 root 2>/dev/null
-	tc qdisc del dev veth0 root 2>/dev/null
+	# the link lossless; changed in place: the killed programs' connections
+	# may still be sending their disconnects (see link_queue)
+	link_queue || echo "groups.sh: tc qdisc replace on the veths failed" >&2
 	[ -z "${RPMA_FSDAX_DIR:-}" ] || find "$RPMA_FSDAX_DIR" -mindepth 1 -delete
 	# device DAX takes no write(2): the header zeroed through a mapping
 	[ -z "${RPMA_DEVDAX:-}" ] || python3 -c 'import mmap, os, sys
@@ -31,10 +33,10 @@ m.close()' "$RPMA_DEVDAX"
 	mkdir -p "$tmp_root/group"
 }
 
-# The kernel's RDMA side when a group failed. A Debian 13 guest (6.12) can
-# answer no connect request any more after link_down: its rxe errors a queue
-# pair whose packet a qdisc swap refused, the connection manager's (GSI)
-# included (README, "Not solved on 6.12"): the GSI state here tells it.
+# The kernel's RDMA side when a group failed: the devices' counters (send
+# errors, retries), the queue pairs that are not RC (the connection
+# manager's GSI: on 6.12 a packet refused at the sender errors it for good,
+# see link_queue in scripts/lib.sh), the connection ids, the kernel's lines.
 rdma_state() {
 	echo "--- the RDMA devices after the failure"
 	local d

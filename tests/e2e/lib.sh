@@ -20,6 +20,8 @@ RECV_IP="${RPMA_RECV_IP:-192.0.2.1}"
 RECV_OPTS=(-v --listen "$RECV_IP")
 WORK="${RPMA_TMPDIR:-/tmp}/e2e.$$"
 mkdir -p "$WORK"
+# the link's queue, lossless, before this script's first packet (link_queue)
+[ ! -e /sys/class/net/veth0 ] || link_queue || echo "lib.sh: tc qdisc replace on the veths failed" >&2
 
 passed=0
 failed=0
@@ -117,19 +119,18 @@ one_line_error() {
 }
 
 # link_down: the network between the two ends goes silent, both ways, as
-# when a switch reboots: every packet on the veth is dropped (netem). Not
-# `ip link set veth1 down`: on this kernel (6.1) an rxe port that goes down
-# under a live queue pair answers no new connection over that veth after
-# it comes back (connections then only work over lo), which would leave
-# the later cases without a real link.
+# when a switch reboots: the veths' netem queues drop every packet
+# (link_queue, scripts/lib.sh; a queue swapped under traffic would cost
+# rxe's queue pairs on 6.12). Not `ip link set veth1 down`: on this kernel
+# (6.1) an rxe port that goes down under a live queue pair answers no new
+# connection over that veth after it comes back (connections then only work
+# over lo), which would leave the later cases without a real link.
 link_down() {
-	tc qdisc replace dev veth1 root netem loss 100%
-	tc qdisc replace dev veth0 root netem loss 100%
+	link_queue loss 100%
 }
 
 link_up() {
-	tc qdisc del dev veth1 root 2>/dev/null
-	tc qdisc del dev veth0 root 2>/dev/null
+	link_queue
 }
 
 # cpu_ms PID: the CPU time PID has used, in milliseconds (all its threads).

@@ -124,8 +124,7 @@ end_case
 
 start_case "1% packet loss and 1 ms delay on both ends under --retry: exact, exit 0"
 if start_recv "$WORK/recv.log" "$pool"; then
-	tc qdisc replace dev veth1 root netem loss 1% delay 1ms
-	tc qdisc replace dev veth0 root netem loss 1% delay 1ms
+	link_queue loss 1% delay 1ms
 	t0=$SECONDS
 	rc=0
 	timeout 120 "$SEND" --retry 40 --truncate=in-place --stats "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
