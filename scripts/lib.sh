@@ -2,8 +2,7 @@
 # Shell helpers shared by the end-to-end tests (through tests/e2e/lib.sh),
 # the demo (scripts/demo) and the benchmark (scripts/benchmark/guest):
 # running a program under a watchdog, starting rpma-recv and waiting until it
-# listens, waiting for a line in a file, reading a pool's data back, the
-# test bed's link queue.
+# listens, waiting for a line in a file, reading a pool's data back.
 #
 # Source it from bash; it sets no shell options and works with and without
 # set -e. Callers set:
@@ -112,21 +111,4 @@ pool_data() {
 	rm -f "$2"
 	pmempool dump -b -o "$2" "$1" || return 1
 	[ -f "$2" ] || : >"$2"
-}
-
-# link_queue [NETEM_OPTION...]: the test bed's two veths each get a netem
-# queue with these options (none: no loss, no delay). Install it before any
-# traffic and change it only through this function: replacing a netem queue
-# by a netem queue changes it in place. Never delete it or put another kind
-# of queue in its place while rxe sends: a queue being swapped refuses
-# packets for a moment, and so does a full one (hence the limit), and on
-# kernel 6.12 a packet refused at the sender puts rxe's queue pair in the
-# error state for good; rdma_cm's (QP1) then answers no connect request
-# again. netem's own loss drops on the wire, quietly.
-link_queue() {
-	local v
-	for v in veth0 veth1; do
-		# shellcheck disable=SC2068 # netem's options, word by word
-		tc qdisc replace dev $v root netem limit 1000000 $@ || return 1
-	done
 }

@@ -52,8 +52,19 @@ heals_wait() {
 	done
 }
 
-# The link's netem queue (link_queue, scripts/lib.sh) stays for the whole
-# run, a fault changing only its loss and delay.
+# The link's netem queue stays for the whole run, a fault changing only its
+# loss and delay: a packet rxe sends is then always queued (ip_local_out
+# succeeds) and any loss is on the wire. Without it a veth's drop comes back
+# to rxe as a send error, and on kernel 6.12 that puts a UD queue pair in the
+# error state for good: with rdma_cm's QP1, no connect request is answered.
+link_queue() {
+	local v
+	for v in veth0 veth1; do
+		# shellcheck disable=SC2068 # netem's options, word by word
+		tc qdisc replace dev $v root netem limit 1000000 $@ || return 1
+	done
+}
+
 netem_clear() {
 	link_queue || violation "tc qdisc replace failed (clearing the link)"
 	link_busy=0

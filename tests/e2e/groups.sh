@@ -10,7 +10,6 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$1
 shift
-. "$here/../../scripts/lib.sh" # link_queue
 
 # fresh_state: what one group may have left behind, gone.
 fresh_state() {
@@ -19,9 +18,10 @@ fresh_state() {
 	pkill -KILL -x rpma-load 2>/dev/null
 	pkill -KILL -x rogue_sender 2>/dev/null
 	pkill -KILL -x window_check 2>/dev/null
-	# the link lossless; changed in place: the killed programs' connections
-	# may still be sending their disconnects (see link_queue)
-	link_queue || echo "groups.sh: tc qdisc replace on the veths failed" >&2
+	tc qdisc del dev veth1 root 2>/dev/null
+	tc qdisc del dev veth0 root 2>/dev/null
+	tc filter del dev veth1 ingress 2>/dev/null
+	tc filter del dev veth0 ingress 2>/dev/null
 	[ -z "${RPMA_FSDAX_DIR:-}" ] || find "$RPMA_FSDAX_DIR" -mindepth 1 -delete
 	# device DAX takes no write(2): the header zeroed through a mapping
 	[ -z "${RPMA_DEVDAX:-}" ] || python3 -c 'import mmap, os, sys
@@ -34,9 +34,9 @@ m.close()' "$RPMA_DEVDAX"
 }
 
 # The kernel's RDMA side when a group failed: the devices' counters (send
-# errors, retries), the queue pairs that are not RC (the connection
-# manager's GSI: on 6.12 a packet refused at the sender errors it for good,
-# see link_queue in scripts/lib.sh), the connection ids, the kernel's lines.
+# errors, retries, sequence errors), the queue pairs that are not RC (on
+# 6.12 a packet refused at the sender errors rdma_cm's GSI queue pair for
+# good, see link_down in lib.sh), the connection ids, the kernel's lines.
 rdma_state() {
 	echo "--- the RDMA devices after the failure"
 	local d

@@ -20,8 +20,12 @@ RECV_IP="${RPMA_RECV_IP:-192.0.2.1}"
 RECV_OPTS=(-v --listen "$RECV_IP")
 WORK="${RPMA_TMPDIR:-/tmp}/e2e.$$"
 mkdir -p "$WORK"
-# the link's queue, lossless, before this script's first packet (link_queue)
-[ ! -e /sys/class/net/veth0 ] || link_queue || echo "lib.sh: tc qdisc replace on the veths failed" >&2
+# where link_down drops (below): each veth's ingress
+if [ -e /sys/class/net/veth0 ]; then
+	for v in veth0 veth1; do
+		tc qdisc replace dev $v ingress || echo "lib.sh: no ingress qdisc on $v" >&2
+	done
+fi
 
 passed=0
 failed=0
@@ -119,18 +123,30 @@ one_line_error() {
 }
 
 # link_down: the network between the two ends goes silent, both ways, as
-# when a switch reboots: the veths' netem queues drop every packet
-# (link_queue, scripts/lib.sh; a queue swapped under traffic would cost
-# rxe's queue pairs on 6.12). Not `ip link set veth1 down`: on this kernel
-# (6.1) an rxe port that goes down under a live queue pair answers no new
-# connection over that veth after it comes back (connections then only work
-# over lo), which would leave the later cases without a real link.
+# when a switch reboots: each veth drops every packet it receives (a tc
+# filter on its ingress). Dropped on the way in, so the sending rxe never
+# learns of it, as on a wire. Not a netem queue on the way out: on 6.12 rxe
+# errors a queue pair whose packet the sending side refuses, and a root
+# qdisc being swapped refuses packets for a moment (rdma_cm's QP1 so hit
+# answers no connect request again), while a netem queue kept for good
+# reorders a stream's packets across CPUs (seen: 1511 out-of-sequence
+# requests in one replica group, against none without it, and connections
+# lost). Not `ip link set veth1 down`: on 6.1 an rxe port that goes down
+# under a live queue pair answers no new connection over that veth after
+# it comes back (connections then only work over lo), which would leave
+# the later cases without a real link.
 link_down() {
-	link_queue loss 100%
+	local v
+	for v in veth0 veth1; do
+		tc filter replace dev $v ingress pref 1 matchall action drop
+	done
 }
 
 link_up() {
-	link_queue
+	local v
+	for v in veth0 veth1; do
+		tc filter del dev $v ingress pref 1 2>/dev/null
+	done
 }
 
 # cpu_ms PID: the CPU time PID has used, in milliseconds (all its threads).

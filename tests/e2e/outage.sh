@@ -124,12 +124,14 @@ end_case
 
 start_case "1% packet loss and 1 ms delay on both ends under --retry: exact, exit 0"
 if start_recv "$WORK/recv.log" "$pool"; then
-	link_queue loss 1% delay 1ms
+	tc qdisc replace dev veth1 root netem loss 1% delay 1ms
+	tc qdisc replace dev veth0 root netem loss 1% delay 1ms
 	t0=$SECONDS
 	rc=0
 	timeout 120 "$SEND" --retry 40 --truncate=in-place --stats "$RECV_IP" "$input" 2>"$WORK/send.log" || rc=$?
 	log "3 MiB through 1% loss in $((SECONDS - t0)) s: $(grep -i 'committed' "$WORK/send.log" | head -1)"
-	link_up
+	tc qdisc del dev veth1 root
+	tc qdisc del dev veth0 root
 	[ "$rc" = 0 ] || fail "sender exited $rc: $(cat "$WORK/send.log")"
 	kill -TERM "$RECV_PID"
 	wait_recv

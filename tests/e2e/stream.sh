@@ -175,7 +175,8 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	"$SEND" --truncate=in-place "$RECV_IP" "$WORK/cut-head" 2>"$WORK/send.log" || fail "first part: $(cat "$WORK/send.log")"
 	kill -TERM "$RECV_PID"
 	wait_recv
-	link_queue delay 50ms
+	tc qdisc replace dev veth0 root netem delay 50ms
+	tc qdisc replace dev veth1 root netem delay 50ms
 	start_recv "$WORK/recv-cut.log" "$pool" || fail "receiver did not start again: $(cat "$WORK/recv-cut.log")"
 	spawn 180 "$WORK/resume.log" "$SEND" --resume --retry 30 --depth 1 "$RECV_IP" "$WORK/cut"
 	resume_pid=$SPAWN_PID
@@ -183,14 +184,16 @@ if start_recv "$WORK/recv.log" "$pool"; then
 	sleep 1
 	kill -9 "$RECV_PID"
 	wait_recv
-	link_queue
+	tc qdisc del dev veth0 root
+	tc qdisc del dev veth1 root
 	wait_for "$WORK/resume.log" "retrying the check" 60 "$resume_pid" ||
 		fail "the check was not cut off: $(cat "$WORK/resume.log")"
 	resume_ends_whole "$WORK/cut" 20971520
 else
 	fail "receiver did not start"
 fi
-link_queue
+tc qdisc del dev veth0 root 2>/dev/null
+tc qdisc del dev veth1 root 2>/dev/null
 end_case
 
 start_case "--resume --retry: a log that grows between the check and the send is checked again"
@@ -287,14 +290,14 @@ head -c 24M /dev/urandom >"$WORK/big"
 if start_recv "$WORK/recv.log" "$pool"; then
 	# 50 ms each way, 4 batches of 64K in flight: about 2.5 MB/s, so the
 	# signal comes seconds before the end
-	link_queue delay 50ms
+	tc qdisc replace dev veth0 root netem delay 50ms
 	spawn 120 "$WORK/send.log" "$SEND" -v --truncate=in-place --batch 64K --depth 4 "$RECV_IP" "$WORK/big"
 	send_pid=$SPAWN_PID
 	wait_for "$WORK/send.log" "method" 30 "$send_pid" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	sleep 0.5
 	kill -INT "$send_pid"
 	reap "$send_pid"
-	link_queue
+	tc qdisc del dev veth0 root
 	[ "$REAP_RC" = 20 ] || fail "sender exited $REAP_RC, want 20: $(tail -n 3 "$WORK/send.log")"
 	committed=$(grep -o 'interrupted by SIGINT after committing [0-9]* bytes' "$WORK/send.log" | tr -dc 0-9)
 	[ -n "$committed" ] && [ "$committed" -lt 25165824 ] || fail "no interrupted line: $(tail -n 3 "$WORK/send.log")"
@@ -305,7 +308,7 @@ if start_recv "$WORK/recv.log" "$pool"; then
 else
 	fail "receiver did not start"
 fi
-link_queue
+tc qdisc del dev veth0 root 2>/dev/null
 end_case
 
 start_case "SIGINT while waiting to retry a receiver that is not there: exit 20, one line, no connect error"
