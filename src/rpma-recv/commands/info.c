@@ -91,6 +91,11 @@ static void print_served(const char *metrics, const char *path)
 	       rs_size_format(r->pinned_bytes, pin, sizeof(pin)), r->threads,
 	       r->workers);
 	print_refusals(c);
+	if (c->offsets_put_back)
+		printf("write offsets put back: %llu (a writer that commits "
+		       "alone stored one that broke a rule; its session was "
+		       "ended)\n",
+		       (unsigned long long)c->offsets_put_back);
 	if (f.archive_files || f.rotated_bytes) {
 		char a[32], b[32];
 		printf(

@@ -4,6 +4,7 @@
 #include "error.h"
 #include "methods/recv_method.h"
 #include "metrics/clock.h"
+#include "pool/offset_word.h"
 #include "rdma/conn.h"
 #include "rdma/mr.h"
 #include "rotation/rotation.h"
@@ -227,6 +228,43 @@ static void describe_read(const struct recv_sender *a,
 	}
 }
 
+/* A write offset a writer that commits alone stored broke a rule: said
+ * with the log's name, and counted. The offset is put back by then. */
+static void report_broken(const struct recv_admission *adm, const char *peer,
+			  const struct recv_offset_seen *seen)
+{
+	const struct rs_pmem_target *t = adm->target;
+	rs_err("log %s: sender %s stored write offset %llu, %s (its data "
+	       "range is %llu to %llu); its session is ended and the write "
+	       "offset put back to %llu, the last one checked",
+	       log_label(adm), peer, (unsigned long long)seen->word,
+	       recv_offset_rule_text(seen->rule), (unsigned long long)t->start,
+	       (unsigned long long)t->end,
+	       (unsigned long long)rs_pmem_target_write_offset(t));
+	recv_counters_offset_put_back(adm->log_counters);
+}
+
+/* Before a grant says where the log ends: a writer that commits alone
+ * and serves now has its word checked and made persistent (one that broke
+ * a rule ends that writer, whose end puts it back); one about to be granted
+ * finds the word settled and the floor at the log's end, so that nothing it
+ * stores takes back what was committed before it. */
+static void offset_before_grant(struct recv_sender *a)
+{
+	struct recv_admission *adm = a->adm;
+	struct recv_sender *h = adm->holder;
+	if (h && h != a && commits_alone(method_of(h))) {
+		recv_session_count_offset(&h->s);
+		return;
+	}
+	if (h != a || !commits_alone(method_of(a)))
+		return;
+	struct recv_offset_seen seen = recv_offset_word_settle(adm->target);
+	if (seen.rule != RECV_OFFSET_OK)
+		report_broken(adm, "an earlier writer", &seen);
+	recv_offset_floor_raise(adm->target);
+}
+
 /* What the sender may use, as of now: truncates first when asked, and
  * hands out a new session token. */
 static int grant(struct recv_sender *a, struct rs_accept_info *info)
@@ -238,6 +276,7 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 		rs_err("sender %s: %s", a->s.peer, err.msg);
 		return rc;
 	}
+	offset_before_grant(a);
 	if (a->req.flags & RS_CONNECT_TRUNCATE) {
 		recv_rotation_empty(adm->rotation);
 		rs_info("log %s truncated at the request of %s", log_label(adm),
@@ -323,19 +362,31 @@ static void watch_session(const struct recv_admission *adm,
 	}
 }
 
+/* The log's writer is gone: when it committed alone, what it stored last
+ * is settled (adopted, or put back and said). */
+static void settle_writer(struct recv_admission *adm, struct recv_sender *a)
+{
+	struct recv_offset_seen seen = recv_session_settle_offset(&a->s);
+	if (seen.rule != RECV_OFFSET_OK)
+		report_broken(adm, a->s.peer, &seen);
+}
+
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 {
 	if (a->windows)
 		recv_session_windows_end(&a->s);
-	log_session_end(adm, a);
 	if (a->s.served && !a->taken_over)
 		atomic_fetch_add(&adm->counters->served, 1);
 	/* The windows go first: a bound window holds its queue pair (rxe
 	 * would wait for it forever). Then the queue pair: no write of this
-	 * connection lands after this returns, which a takeover relies on. */
+	 * connection lands after this returns, which a takeover relies on,
+	 * and the log's writer's last word is settled once it is gone. */
 	recv_write_windows_delete(&a->windows);
 	watch_session(adm, a, EPOLL_CTL_DEL);
 	rs_session_delete(&a->rs);
+	if (adm->holder == a)
+		settle_writer(adm, a);
+	log_session_end(adm, a);
 	rs_mr_dereg(&a->read_mr);
 	rs_mr_dereg(&a->read_ring_mr);
 	free(a->read_ring);

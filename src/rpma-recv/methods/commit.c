@@ -24,7 +24,7 @@ static uint8_t check_request(const struct rs_pmem_target *target,
 	return RS_MSG_OK;
 }
 
-bool recv_commit_apply_to(const struct rs_pmem_target *target,
+bool recv_commit_apply_to(struct rs_pmem_target *target,
 			  const struct recv_staging *staging,
 			  const struct recv_method *m,
 			  struct recv_generation *gen, const struct rs_msg *req,
@@ -47,7 +47,7 @@ bool recv_commit_apply_to(const struct rs_pmem_target *target,
 	return reply->status == RS_MSG_OK;
 }
 
-bool recv_commit_apply(const struct rs_pmem_target *target,
+bool recv_commit_apply(struct rs_pmem_target *target,
 		       const struct recv_staging *staging,
 		       const struct recv_method *m, const struct rs_msg *req,
 		       struct rs_msg *reply)

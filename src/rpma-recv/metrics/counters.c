@@ -48,6 +48,12 @@ void recv_counters_refused(struct recv_log_counters *c, enum recv_refusal r)
 	atomic_fetch_add_explicit(&c->refused[r], 1, memory_order_relaxed);
 }
 
+void recv_counters_offset_put_back(struct recv_log_counters *c)
+{
+	atomic_fetch_add_explicit(&c->offsets_put_back, 1,
+				  memory_order_relaxed);
+}
+
 void recv_counters_connected(struct recv_log_counters *c)
 {
 	atomic_fetch_add(&c->senders, 1);
@@ -68,6 +74,7 @@ void recv_counters_read(const struct recv_log_counters *c,
 		out->persist_in[i] = atomic_load(&c->persist_in[i]);
 	for (size_t i = 0; i < RECV_REFUSALS; i++)
 		out->refused[i] = atomic_load(&c->refused[i]);
+	out->offsets_put_back = atomic_load(&c->offsets_put_back);
 	out->senders = atomic_load(&c->senders);
 }
 

@@ -37,6 +37,9 @@ struct recv_log_counters {
 	atomic_uint_fast64_t persist_ns; /* their persist times, summed */
 	atomic_uint_fast64_t persist_in[RECV_PERSIST_BUCKETS];
 	atomic_uint_fast64_t refused[RECV_REFUSALS];
+	/* write offsets a one-sided writer stored that broke a rule
+	 * (pool/offset_rule.h): put back, its session ended */
+	atomic_uint_fast64_t offsets_put_back;
 	atomic_uint senders; /* connected now, verifiers included */
 };
 
@@ -45,6 +48,7 @@ struct recv_log_counts {
 	uint64_t committed_bytes, commits, persist_ns;
 	uint64_t persist_in[RECV_PERSIST_BUCKETS];
 	uint64_t refused[RECV_REFUSALS];
+	uint64_t offsets_put_back;
 	unsigned senders;
 };
 
@@ -55,6 +59,8 @@ void recv_counters_committed_alone(struct recv_log_counters *c, uint64_t bytes);
 void recv_counters_committed(struct recv_log_counters *c, uint64_t bytes,
 			     uint64_t persist_ns);
 void recv_counters_refused(struct recv_log_counters *c, enum recv_refusal r);
+/* A write offset a one-sided writer stored broke a rule and was put back. */
+void recv_counters_offset_put_back(struct recv_log_counters *c);
 void recv_counters_connected(struct recv_log_counters *c);
 void recv_counters_disconnected(struct recv_log_counters *c);
 void recv_counters_read(const struct recv_log_counters *c,

@@ -44,6 +44,10 @@ static uint64_t commits_of(const struct recv_metrics_log *l)
 {
 	return l->counts.commits;
 }
+static uint64_t put_back_of(const struct recv_metrics_log *l)
+{
+	return l->counts.offsets_put_back;
+}
 static uint64_t senders_of(const struct recv_metrics_log *l)
 {
 	return l->counts.senders;
@@ -80,6 +84,10 @@ static const struct per_log_series {
      "Bytes committed to the log since the receiver started.", bytes_of},
     {"rpma_recv_commits_total", "counter",
      "Batches committed to the log since the receiver started.", commits_of},
+    {"rpma_recv_offsets_put_back_total", "counter",
+     "Write offsets a writer that commits alone (apm, flush) stored that "
+     "broke a rule: its session was ended and the last good one put back.",
+     put_back_of},
     {"rpma_recv_senders", "gauge",
      "Senders connected to the log now, verifiers included.", senders_of},
     {"rpma_recv_log_size_bytes", "gauge", "Bytes of log the pool holds.",

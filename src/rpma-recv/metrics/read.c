@@ -60,6 +60,8 @@ static void take(const char *line, struct recv_metrics_found *out)
 		out->counts.committed_bytes = v;
 	else if (!strncmp(line, "rpma_recv_commits_total{", 24))
 		out->counts.commits = v;
+	else if (!strncmp(line, "rpma_recv_offsets_put_back_total{", 33))
+		out->counts.offsets_put_back = v;
 	else if (!strncmp(line, "rpma_recv_senders{", 18))
 		out->counts.senders = (unsigned)v;
 	else if (!strncmp(line, "rpma_recv_log_rotated_bytes{", 28))

@@ -2,6 +2,7 @@
 
 #include "pool/kind.h"
 #include "pool/log_state.h"
+#include "pool/offset_rule.h"
 #include "proto/pool_layout.h"
 
 #include <errno.h>
@@ -16,6 +17,22 @@ static uint64_t le64_at(const uint8_t *p)
 	for (int i = 0; i < 8; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
+}
+
+/* The write offset as a receiver would serve it: one a writer left broken
+ * reads as the floor the receiver would put back (pool/offset_rule.h). */
+static uint64_t written_end(const uint8_t *base, size_t size,
+			    const struct recv_pool_peek *p)
+{
+	uint64_t word = le64_at(base + RS_LOG_WRITE_OFFSET), floor = 0;
+	if (!recv_offset_floor_fits(p->start) || p->start > p->end ||
+	    p->end > size)
+		return word;
+	bool has_floor = recv_offset_floor_decode(base + RECV_OFFSET_FLOOR_AT,
+						  p->uuid, &floor);
+	enum recv_offset_rule broke;
+	return recv_offset_at_open(word, p->start, p->end, has_floor, floor,
+				   &broke);
 }
 
 /* Reads what the mapping holds of a pool into out. */
@@ -34,7 +51,7 @@ static int peek_mapped(const char *path, const uint8_t *base, size_t size,
 	memcpy(out->uuid, base + RS_POOL_UUID_OFFSET, sizeof(out->uuid));
 	out->start = le64_at(base + RS_LOG_START_OFFSET);
 	out->end = le64_at(base + RS_LOG_END_OFFSET);
-	out->write = le64_at(base + RS_LOG_WRITE_OFFSET);
+	out->write = written_end(base, size, out);
 	struct rs_error why = {0};
 	if (rs_log_geometry_check(out->start, out->end, out->write, size, &why))
 		return rs_error_set(err, RS_E_MALFORMED, 0,

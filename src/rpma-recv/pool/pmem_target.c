@@ -1,7 +1,9 @@
 #include "pool/pmem_target.h"
 
+#include "cli/log.h"
 #include "error.h"
 #include "pool/lock.h"
+#include "pool/offset_rule.h"
 #include "pool/open.h"
 #include "proto/pool_layout.h"
 
@@ -53,6 +55,37 @@ static int map_pool(struct rs_pmem_target *t, struct rs_error *err)
 	return 0;
 }
 
+/* An existing pool's word, before libpmemlog reads it: one a writer left
+ * broken (it flushed it itself, then the host went down before the
+ * receiver put it back) is put back to the floor. Only on a header whose
+ * signature and geometry are sound; anything else is libpmemlog's to
+ * refuse. */
+static void repair_word(struct rs_pmem_target *t)
+{
+	const uint8_t *b = t->base;
+	uint64_t start = load_le64(b + RS_LOG_START_OFFSET);
+	uint64_t end = load_le64(b + RS_LOG_END_OFFSET);
+	uint64_t word = load_le64(b + RS_LOG_WRITE_OFFSET), floor = 0;
+	if (t->size < RS_LOG_HDR_END ||
+	    memcmp(b, RS_POOL_SIGNATURE, sizeof(RS_POOL_SIGNATURE)) ||
+	    rs_log_geometry_check(start, end, start, t->size, 0) ||
+	    !recv_offset_floor_fits(start))
+		return;
+	bool has_floor = recv_offset_floor_decode(
+	    b + RECV_OFFSET_FLOOR_AT, b + RS_POOL_UUID_OFFSET, &floor);
+	enum recv_offset_rule broke;
+	uint64_t good =
+	    recv_offset_at_open(word, start, end, has_floor, floor, &broke);
+	if (good == word)
+		return;
+	rs_err("%s: its write offset %llu is %s (a writer stored it, then the "
+	       "receiver stopped); putting back %llu, the last one checked",
+	       t->path, (unsigned long long)word, recv_offset_rule_text(broke),
+	       (unsigned long long)good);
+	t->start = start;
+	rs_pmem_target_commit(t, good);
+}
+
 /* Our direct view must agree with libpmemlog's, or we would corrupt the
  * pool: refuse instead. */
 static int check_layout(struct rs_pmem_target *t,
@@ -76,6 +109,12 @@ static int check_layout(struct rs_pmem_target *t,
 				    "%s: unexpected pmemlog layout (%s); "
 				    "refusing to write to it",
 				    t->path, why);
+	/* Whatever a receiver before us left in the CPU's cache is
+	 * persistent before anyone is told of it; it is the floor too. */
+	t->has_floor = recv_offset_floor_fits(t->start);
+	atomic_store(&t->committed, write);
+	rs_pmem_target_persist_word(t);
+	rs_pmem_target_store_floor(t, write);
 	return 0;
 }
 
@@ -95,13 +134,17 @@ int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
 	int rc = 0;
 	if (existed)
 		rc = recv_pool_lock(t->fd, t->path, err);
+	/* An existing pool is mapped first: its word is checked before
+	 * libpmemlog reads it (a device-DAX has no write(2)). */
+	if (!rc && existed && !map_pool(t, 0))
+		repair_word(t);
 	if (!rc)
 		rc = recv_pool_validate(path, create_size, &view, err);
 	if (!rc && !existed)
 		rc = open_pool_fd(t, err);
 	if (!rc && !existed)
 		rc = recv_pool_lock(t->fd, t->path, err);
-	if (!rc)
+	if (!rc && !t->map)
 		rc = map_pool(t, err);
 	if (!rc)
 		rc = recv_pool_lock_announce(t->fd, err);
@@ -126,12 +169,36 @@ void rs_pmem_target_close(struct rs_pmem_target *t)
 
 uint64_t rs_pmem_target_write_offset(const struct rs_pmem_target *t)
 {
-	/* One aligned 8-byte load: another thread (the archiver) may read
-	 * it while a commit stores it, and must never see half of each. */
+	return atomic_load((_Atomic uint64_t *)&t->committed);
+}
+
+uint64_t rs_pmem_target_offset_word(const struct rs_pmem_target *t)
+{
+	/* One aligned 8-byte load: a writer's ATOMIC WRITE may land while we
+	 * read, and we must never see half of each. */
 	const volatile uint64_t *word =
 	    (const volatile uint64_t *)(const void *)(t->base +
 						      RS_LOG_WRITE_OFFSET);
 	return le64toh(*word);
+}
+
+void rs_pmem_target_persist_word(const struct rs_pmem_target *t)
+{
+	t->persist(t->base + RS_LOG_WRITE_OFFSET, sizeof(uint64_t));
+}
+
+void rs_pmem_target_accept(struct rs_pmem_target *t, uint64_t offset)
+{
+	atomic_store(&t->committed, offset);
+}
+
+void rs_pmem_target_store_floor(const struct rs_pmem_target *t, uint64_t offset)
+{
+	uint8_t rec[RECV_OFFSET_FLOOR_SIZE];
+	if (!t->has_floor)
+		return;
+	recv_offset_floor_encode(offset, t->uuid, rec);
+	rs_pmem_target_write_header(t, RECV_OFFSET_FLOOR_AT, rec, sizeof(rec));
 }
 
 void rs_pmem_target_persist(const struct rs_pmem_target *t, uint64_t offset,
@@ -146,13 +213,16 @@ void rs_pmem_target_copy(const struct rs_pmem_target *t, uint64_t dst,
 	t->memcpy_persist(t->base + dst, src, length, PMEM2_F_MEM_NONTEMPORAL);
 }
 
-void rs_pmem_target_commit(const struct rs_pmem_target *t, uint64_t offset)
+void rs_pmem_target_commit(struct rs_pmem_target *t, uint64_t offset)
 {
+	if (offset < rs_pmem_target_write_offset(t))
+		rs_pmem_target_store_floor(t, offset);
 	/* One aligned 8-byte store cannot tear; little-endian like PMDK. */
 	volatile uint64_t *word =
 	    (volatile uint64_t *)(void *)(t->base + RS_LOG_WRITE_OFFSET);
 	*word = htole64(offset);
-	t->persist(t->base + RS_LOG_WRITE_OFFSET, sizeof(uint64_t));
+	rs_pmem_target_persist_word(t);
+	atomic_store(&t->committed, offset);
 }
 
 void rs_pmem_target_write_header(const struct rs_pmem_target *t, uint64_t at,

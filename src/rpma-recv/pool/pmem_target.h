@@ -9,6 +9,7 @@
 #include "error.h"
 
 #include <libpmem2.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,17 +27,40 @@ struct rs_pmem_target {
 	enum pmem2_granularity granularity;
 	pmem2_persist_fn persist;
 	pmem2_memcpy_fn memcpy_persist;
+	/* The committed end as the receiver knows it: its own commits, and
+	 * what a one-sided writer stored once checked (pool/offset_word.h).
+	 * Never the raw word; other threads (the archiver, the reports) read
+	 * it. */
+	_Atomic uint64_t committed;
+	bool has_floor; /* room below the data range for the floor record */
 };
 
 /* Opens POOL, creating it first with create_size bytes when it does not
  * exist and create_size is non-zero (a device-dax is taken whole), locked
- * against a second writer (pool/lock.h) and mapped. Returns 0 or a
+ * against a second writer (pool/lock.h) and mapped. An existing pool's
+ * write offset is checked against its floor first (pool/offset_rule.h),
+ * put back to it when a writer left it broken, and made persistent: a
+ * receiver that died may have left it in the CPU's cache. Returns 0 or a
  * negative rs_errc with the reason in err (pool/open.h says which). */
 int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
 			uint64_t create_size, struct rs_error *err);
 void rs_pmem_target_close(struct rs_pmem_target *t);
 
+/* The committed end: what the receiver committed or accepted, never the
+ * raw word a one-sided writer may be storing (rs_pmem_target_offset_word). */
 uint64_t rs_pmem_target_write_offset(const struct rs_pmem_target *t);
+/* The word at RS_LOG_WRITE_OFFSET as it is now: input from a one-sided
+ * writer, for pool/offset_word.c. */
+uint64_t rs_pmem_target_offset_word(const struct rs_pmem_target *t);
+/* Makes the word persistent as it is (pool/offset_word.c). */
+void rs_pmem_target_persist_word(const struct rs_pmem_target *t);
+/* Takes offset, checked and persistent in the word, as the committed end
+ * (pool/offset_word.c). */
+void rs_pmem_target_accept(struct rs_pmem_target *t, uint64_t offset);
+/* Stores the floor record (pool/offset_rule.h), persistent; nothing where
+ * the header has no room for it. */
+void rs_pmem_target_store_floor(const struct rs_pmem_target *t,
+				uint64_t offset);
 /* Makes [offset, +length) of the file persistent. */
 void rs_pmem_target_persist(const struct rs_pmem_target *t, uint64_t offset,
 			    uint64_t length);
@@ -44,8 +68,11 @@ void rs_pmem_target_persist(const struct rs_pmem_target *t, uint64_t offset,
  * and makes them persistent. */
 void rs_pmem_target_copy(const struct rs_pmem_target *t, uint64_t dst,
 			 const void *src, uint64_t length);
-/* Stores the new write offset and makes it persistent: the commit point. */
-void rs_pmem_target_commit(const struct rs_pmem_target *t, uint64_t offset);
+/* Stores the new write offset and makes it persistent: the commit point.
+ * An offset below the committed end (a rotation, a replacement, an emptied
+ * log) lowers the floor first, so that a crash between the two is read as
+ * the old content, never as a writer gone backwards. */
+void rs_pmem_target_commit(struct rs_pmem_target *t, uint64_t offset);
 
 /* Copies len bytes from src to file offset `at` of the pool's header page
  * (below its data range: the receiver's own record, pool/log_state.h) and makes

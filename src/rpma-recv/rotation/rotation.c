@@ -116,7 +116,7 @@ static uint8_t seal_pool(struct recv_rotation *r, uint64_t write)
 static uint8_t rebase_locked(struct recv_rotation *r, uint64_t write,
 			     uint64_t *base)
 {
-	const struct rs_pmem_target *t = r->t;
+	struct rs_pmem_target *t = r->t;
 	if (write != rs_pmem_target_write_offset(t) || write <= t->start ||
 	    archive_stretch_length(r->archive) > write - t->start)
 		return RS_MSG_BAD_REQUEST;

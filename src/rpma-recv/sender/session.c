@@ -72,11 +72,8 @@ static bool commits_alone(const struct recv_session *s)
 
 /* Counts what such a writer committed since the offset was last seen; an
  * offset that went back (the log started over) is only noted. */
-static void count_head(struct recv_session *s)
+static void count_from(struct recv_session *s, uint64_t head)
 {
-	if (!commits_alone(s))
-		return;
-	uint64_t head = rs_pmem_target_write_offset(s->cfg.target);
 	if (head > s->seen_head) {
 		s->commits++;
 		s->bytes += head - s->seen_head;
@@ -85,6 +82,40 @@ static void count_head(struct recv_session *s)
 						      head - s->seen_head);
 	}
 	s->seen_head = head;
+}
+
+/* Such a writer's stored offset, checked and adopted when good; one that
+ * breaks a rule ends the session (its end puts the last good one back). */
+static void count_head(struct recv_session *s)
+{
+	if (!commits_alone(s))
+		return;
+	struct recv_offset_seen seen = recv_offset_word_adopt(s->cfg.target);
+	if (seen.rule != RECV_OFFSET_OK && s->broken.rule == RECV_OFFSET_OK) {
+		s->broken = seen;
+		close_with(s, "stored write offset %llu, %s",
+			   (unsigned long long)seen.word,
+			   recv_offset_rule_text(seen.rule));
+	}
+	count_from(s, rs_pmem_target_write_offset(s->cfg.target));
+}
+
+void recv_session_count_offset(struct recv_session *s)
+{
+	if (s->state == RECV_SESSION_SERVING)
+		count_head(s);
+}
+
+struct recv_offset_seen recv_session_settle_offset(struct recv_session *s)
+{
+	struct recv_offset_seen none = {0};
+	if (!commits_alone(s))
+		return none;
+	struct recv_offset_seen seen = recv_offset_word_settle(s->cfg.target);
+	count_from(s, rs_pmem_target_write_offset(s->cfg.target));
+	if (s->broken.rule != RECV_OFFSET_OK)
+		return s->broken;
+	return seen;
 }
 
 void recv_session_on_established(struct recv_session *s, int64_t now_ms)
@@ -424,6 +455,8 @@ static void serve(struct recv_session *s, uint16_t slot,
 		ok = keepalive(s, req, &reply);
 	else if (changing) {
 		count_head(s); /* what came before the log changes */
+		if (s->state == RECV_SESSION_CLOSING)
+			return; /* its offset broke a rule */
 		ok = change(s, req, &reply);
 		count_head(s);
 	} else if (verifying)

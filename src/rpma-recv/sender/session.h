@@ -30,6 +30,7 @@
 #define RECV_SESSION_H
 
 #include "methods/commit.h"
+#include "pool/offset_word.h"
 #include "pool/pmem_target.h"
 #include "proto/message.h"
 #include "sender/verify_reply.h"
@@ -77,7 +78,7 @@ struct recv_session_link {
 };
 
 struct recv_session_config {
-	const struct rs_pmem_target *target;
+	struct rs_pmem_target *target;
 	/* Chosen once, at admission: the commit request it takes and what it
 	 * does (methods/recv_method.h); NULL for a session that commits
 	 * nothing. */
@@ -130,6 +131,9 @@ struct recv_session {
 	/* A writer that commits alone (apm, flush): the write offset as the
 	 * receiver last counted it; each advance seen counts as a commit. */
 	uint64_t seen_head;
+	/* Such a writer's stored offset that broke a rule (pool/offset_rule.h)
+	 * and ended its session; rule OK: none did. */
+	struct recv_offset_seen broken;
 	bool served; /* it reached SERVING */
 	char peer[64];
 	char why[160]; /* why it is closing, for the log */
@@ -154,6 +158,18 @@ void recv_session_on_probe_answered(struct recv_session *s);
 void recv_session_on_probe_failed(struct recv_session *s, const char *status,
 				  int64_t now_ms);
 void recv_session_on_timer(struct recv_session *s, int64_t now_ms);
+
+/* A writer that commits alone (apm, flush) and serves: its stored offset
+ * is checked and adopted now (pool/offset_word.h), as its timer does; one
+ * that broke a rule closes the session. Nothing for other sessions. */
+void recv_session_count_offset(struct recv_session *s);
+
+/* The log's writer's queue pair is gone: a writer that commits alone (apm,
+ * flush) can store no more, so its last word is settled
+ * (pool/offset_word.h) and what it committed counted. The word it left,
+ * and the rule it broke when it broke one (then put back), or the rule
+ * OK. Nothing for other sessions. */
+struct recv_offset_seen recv_session_settle_offset(struct recv_session *s);
 /* Its windows are about to go: what they still reached counts too. */
 void recv_session_windows_end(struct recv_session *s);
 

@@ -1,0 +1,58 @@
+/* The rules a write offset stored by a one-sided writer (apm, flush) must
+ * keep, and the floor record that carries the last good offset across a
+ * crash. Pure: pool/pmem_target.c stores the bytes, pool/offset_word.c
+ * applies the rules while writers run (see pool/offset_word.h).
+ *
+ * The floor is 16 bytes in the pool's header page at RECV_OFFSET_FLOOR_AT,
+ * past the receiver's record (pool/log_state.h) and below the data range,
+ * so no sender reaches it: the offset, then a checksum of it and the
+ * pool's UUID. One cache line holds both; a torn or foreign record does not
+ * count. */
+#ifndef RECV_OFFSET_RULE_H
+#define RECV_OFFSET_RULE_H
+
+#include "pool/log_state.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RECV_OFFSET_FLOOR_AT RS_LOG_STATE_END /* absolute file offset */
+#define RECV_OFFSET_FLOOR_SIZE 16u
+
+/* The rule a stored write offset breaks, or OK. */
+enum recv_offset_rule {
+	RECV_OFFSET_OK,
+	RECV_OFFSET_PAST_END,	  /* beyond the data range's end */
+	RECV_OFFSET_BEFORE_START, /* before the data range's start */
+	RECV_OFFSET_BACKWARDS,	  /* below the offset accepted last */
+};
+
+/* Which rule word breaks in a data range [start, end] whose committed end
+ * was accepted at `accepted` (the start after a rotation or a
+ * replacement: the generation it belongs to). */
+enum recv_offset_rule recv_offset_check(uint64_t word, uint64_t start,
+					uint64_t end, uint64_t accepted);
+/* The rule in words, for log lines: "past the data range's end". */
+const char *recv_offset_rule_text(enum recv_offset_rule r);
+
+/* Whether a pool whose data range starts at `start` has room for a floor
+ * below it. */
+bool recv_offset_floor_fits(uint64_t start);
+/* The floor record of value for the pool with that UUID. */
+void recv_offset_floor_encode(uint64_t value, const uint8_t uuid[16],
+			      uint8_t out[RECV_OFFSET_FLOOR_SIZE]);
+/* Reads the record at rec: true and *value when it is whole and this
+ * pool's. */
+bool recv_offset_floor_decode(const uint8_t rec[RECV_OFFSET_FLOOR_SIZE],
+			      const uint8_t uuid[16], uint64_t *value);
+
+/* What a pool's word should be when it is opened: the word itself, or,
+ * when it breaks a rule against the floor (outside [start, end] or below
+ * a floor inside it), the floor; *broke says which rule (OK: kept). A
+ * pool without a valid floor keeps its word whatever it is: its opening
+ * then fails on the layout, rather than losing a log silently. */
+uint64_t recv_offset_at_open(uint64_t word, uint64_t start, uint64_t end,
+			     bool has_floor, uint64_t floor,
+			     enum recv_offset_rule *broke);
+
+#endif

@@ -1,0 +1,300 @@
+/* The write offset a one-sided writer stores, as the receiver takes it
+ * (pool/offset_rule.h, pool/offset_word.h): the rules, the floor record,
+ * and on a real libpmemlog pool in a plain file what is adopted, what is
+ * put back, and what a pool left broken by a crash reads as when it is
+ * opened again (by us, by libpmemlog, by --info's peek). The writer is
+ * played by stores into the mapped word, as its ATOMIC WRITE would land. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "pool/offset_rule.h"
+#include "pool/offset_word.h"
+#include "pool/peek.h"
+#include "pool/pmdk_log.h"
+#include "pool/pmem_target.h"
+#include "proto/pool_layout.h"
+
+#include <endian.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define POOL_SIZE (8u << 20)
+
+/* ---- the rules, pure ---- */
+
+static void test_rules(void **state)
+{
+	(void)state;
+	assert_int_equal(recv_offset_check(8192, 8192, 9000, 8192),
+			 RECV_OFFSET_OK);
+	assert_int_equal(recv_offset_check(9000, 8192, 9000, 8500),
+			 RECV_OFFSET_OK); /* the end itself: a full log */
+	assert_int_equal(recv_offset_check(9001, 8192, 9000, 8192),
+			 RECV_OFFSET_PAST_END);
+	assert_int_equal(recv_offset_check(UINT64_MAX, 8192, 9000, 8192),
+			 RECV_OFFSET_PAST_END);
+	assert_int_equal(recv_offset_check(8191, 8192, 9000, 8192),
+			 RECV_OFFSET_BEFORE_START);
+	assert_int_equal(recv_offset_check(0, 8192, 9000, 8192),
+			 RECV_OFFSET_BEFORE_START);
+	assert_int_equal(recv_offset_check(8499, 8192, 9000, 8500),
+			 RECV_OFFSET_BACKWARDS);
+	assert_string_equal(recv_offset_rule_text(RECV_OFFSET_PAST_END),
+			    "past the data range's end");
+}
+
+static void test_floor_record(void **state)
+{
+	(void)state;
+	uint8_t uuid[16] = {1, 2, 3}, other[16] = {9}, rec[16];
+	uint64_t v = 0;
+	recv_offset_floor_encode(123456, uuid, rec);
+	assert_true(recv_offset_floor_decode(rec, uuid, &v));
+	assert_int_equal(v, 123456);
+	assert_false(recv_offset_floor_decode(rec, other, &v)); /* foreign */
+	rec[3] ^= 1;						/* torn */
+	assert_false(recv_offset_floor_decode(rec, uuid, &v));
+	uint8_t zeros[16] = {0};
+	assert_false(recv_offset_floor_decode(zeros, uuid, &v));
+	assert_true(recv_offset_floor_fits(8192));
+	assert_false(recv_offset_floor_fits(RECV_OFFSET_FLOOR_AT));
+}
+
+static void test_at_open(void **state)
+{
+	(void)state;
+	enum recv_offset_rule r;
+	/* good words are kept, whatever the floor */
+	assert_int_equal(recv_offset_at_open(8500, 8192, 9000, true, 8300, &r),
+			 8500);
+	assert_int_equal(r, RECV_OFFSET_OK);
+	/* broken ones go back to the floor */
+	assert_int_equal(recv_offset_at_open(9999, 8192, 9000, true, 8300, &r),
+			 8300);
+	assert_int_equal(r, RECV_OFFSET_PAST_END);
+	assert_int_equal(recv_offset_at_open(8200, 8192, 9000, true, 8300, &r),
+			 8300);
+	assert_int_equal(r, RECV_OFFSET_BACKWARDS);
+	assert_int_equal(recv_offset_at_open(100, 8192, 9000, true, 8300, &r),
+			 8300);
+	assert_int_equal(r, RECV_OFFSET_BEFORE_START);
+	/* no floor, or one outside the range: kept, and said broken */
+	assert_int_equal(recv_offset_at_open(9999, 8192, 9000, false, 8300, &r),
+			 9999);
+	assert_int_equal(r, RECV_OFFSET_PAST_END);
+	assert_int_equal(recv_offset_at_open(9999, 8192, 9000, true, 100, &r),
+			 9999);
+}
+
+/* ---- on a pool ---- */
+
+struct fixture {
+	char path[64];
+	struct rs_pmem_target t;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	strcpy(f->path, "/tmp/rs-test-offset-XXXXXX");
+	int fd = mkstemp(f->path);
+	close(fd);
+	unlink(f->path);
+	struct rs_error err = {0};
+	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	rs_pmem_target_close(&f->t);
+	unlink(f->path);
+	free(f);
+	return 0;
+}
+
+/* What a one-sided writer's ATOMIC WRITE leaves in the word. */
+static void writer_stores(struct fixture *f, uint64_t word)
+{
+	uint64_t le = htole64(word);
+	memcpy(f->t.base + RS_LOG_WRITE_OFFSET, &le, sizeof(le));
+}
+
+/* The same into a pool nobody has open. */
+static void writer_stores_closed(const char *path, uint64_t word)
+{
+	uint64_t le = htole64(word);
+	int fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &le, sizeof(le), RS_LOG_WRITE_OFFSET),
+			 sizeof(le));
+	close(fd);
+}
+
+static uint64_t word_in_pool(struct fixture *f)
+{
+	uint64_t le;
+	memcpy(&le, f->t.base + RS_LOG_WRITE_OFFSET, sizeof(le));
+	return le64toh(le);
+}
+
+static uint64_t floor_in_pool(struct fixture *f)
+{
+	uint64_t v = 0;
+	assert_true(recv_offset_floor_decode(f->t.base + RECV_OFFSET_FLOOR_AT,
+					     f->t.uuid, &v));
+	return v;
+}
+
+/* Closes the target as a crash would leave it (nothing settled) and opens
+ * it again. */
+static void reopen(struct fixture *f)
+{
+	rs_pmem_target_close(&f->t);
+	struct rs_error err = {0};
+	assert_int_equal(rs_pmem_target_open(&f->t, f->path, 0, &err), 0);
+}
+
+static void test_good_word_adopted(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t start = f->t.start;
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), start);
+	assert_int_equal(floor_in_pool(f), start);
+	writer_stores(f, start + 1000);
+	/* the view does not move until the word is checked */
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), start);
+	struct recv_offset_seen s = recv_offset_word_adopt(&f->t);
+	assert_int_equal(s.rule, RECV_OFFSET_OK);
+	assert_true(s.adopted);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), start + 1000);
+	assert_int_equal(floor_in_pool(f), start + 1000);
+	/* nothing new: nothing adopted */
+	s = recv_offset_word_adopt(&f->t);
+	assert_false(s.adopted);
+}
+
+/* adopt sees a broken word and changes nothing; settle puts it back. */
+static void broken_word_put_back(struct fixture *f, uint64_t bad,
+				 enum recv_offset_rule rule)
+{
+	uint64_t good = rs_pmem_target_write_offset(&f->t);
+	writer_stores(f, bad);
+	struct recv_offset_seen s = recv_offset_word_adopt(&f->t);
+	assert_int_equal(s.rule, rule);
+	assert_int_equal(s.word, bad);
+	assert_false(s.adopted);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), good);
+	s = recv_offset_word_settle(&f->t);
+	assert_int_equal(s.rule, rule);
+	assert_int_equal(word_in_pool(f), good);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), good);
+}
+
+static void test_broken_words_put_back(void **state)
+{
+	struct fixture *f = *state;
+	writer_stores(f, f->t.start + 500);
+	assert_true(recv_offset_word_settle(&f->t).adopted);
+	broken_word_put_back(f, f->t.end + 1, RECV_OFFSET_PAST_END);
+	broken_word_put_back(f, UINT64_MAX, RECV_OFFSET_PAST_END);
+	broken_word_put_back(f, f->t.start - 8, RECV_OFFSET_BEFORE_START);
+	broken_word_put_back(f, 0, RECV_OFFSET_BEFORE_START);
+	broken_word_put_back(f, f->t.start + 499, RECV_OFFSET_BACKWARDS);
+	assert_int_equal(floor_in_pool(f), f->t.start + 500);
+}
+
+/* A writer flushed a broken word itself, then the host went down before
+ * the receiver put it back: the next open puts back the floor, and
+ * libpmemlog and --info's peek agree. */
+static void test_crash_repair(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t start = f->t.start, end = f->t.end;
+	writer_stores(f, start + 4096);
+	assert_true(recv_offset_word_adopt(&f->t).adopted);
+	const uint64_t bad[] = {end + 4096, start - 1, start + 100};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		writer_stores(f, bad[i]);
+		reopen(f);
+		assert_int_equal(word_in_pool(f), start + 4096);
+		assert_int_equal(rs_pmem_target_write_offset(&f->t),
+				 start + 4096);
+		struct recv_pool_peek p;
+		rs_pmem_target_close(&f->t);
+		writer_stores_closed(f->path, bad[i]);
+		assert_int_equal(recv_pool_peek(f->path, &p, 0), 0);
+		assert_int_equal(p.write, start + 4096);
+		reopen(f);
+	}
+	rs_pmem_target_close(&f->t);
+	struct recv_pmdk_log *plp = recv_pmdk_log_open(f->path);
+	assert_non_null(plp);
+	assert_int_equal(recv_pmdk_log_tell(plp), 4096);
+	recv_pmdk_log_close(plp);
+	struct rs_error err = {0};
+	assert_int_equal(rs_pmem_target_open(&f->t, f->path, 0, &err), 0);
+}
+
+/* A good word past the floor is kept at open, and becomes the floor. */
+static void test_crash_keeps_good_word(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t start = f->t.start;
+	writer_stores(f, start + 64);
+	assert_true(recv_offset_word_adopt(&f->t).adopted);
+	writer_stores(f, start + 128); /* flushed by the writer, unseen */
+	reopen(f);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), start + 128);
+	assert_int_equal(floor_in_pool(f), start + 128);
+}
+
+/* The receiver moving the offset back (a rotation, an emptied log) lowers
+ * the floor first: the next open keeps the lower word. */
+static void test_commit_back_lowers_floor(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t start = f->t.start;
+	writer_stores(f, start + 2048);
+	assert_true(recv_offset_word_settle(&f->t).adopted);
+	rs_pmem_target_commit(&f->t, start);
+	assert_int_equal(floor_in_pool(f), start);
+	reopen(f);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), start);
+	/* and a grant to a one-sided writer raises it again */
+	rs_pmem_target_commit(&f->t, start + 10);
+	assert_int_equal(floor_in_pool(f), start);
+	recv_offset_floor_raise(&f->t);
+	assert_int_equal(floor_in_pool(f), start + 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_rules),
+	    cmocka_unit_test(test_floor_record),
+	    cmocka_unit_test(test_at_open),
+	    cmocka_unit_test_setup_teardown(test_good_word_adopted, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_broken_words_put_back, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_crash_repair, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_crash_keeps_good_word, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_back_lowers_floor,
+					    setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
