@@ -3,7 +3,8 @@
  * Invariants checked after every request, against a shadow copy of the whole
  * pool that the harness updates with what the request may legitimately do:
  *  - nothing is written outside [start, end) (the pool header and the bytes
- *    after the log stay as they were, but for the write-offset word), and
+ *    after the log stay as they were, but for the write-offset word, and
+ *    the floor record when the harness moves the offset back), and
  *    committed bytes are never rewritten (appends only);
  *  - a staged commit that succeeds copies exactly its ring bytes to exactly
  *    its range; the ring (allocated with its exact length) is never read
@@ -19,6 +20,7 @@
 #include "fuzz_check.h"
 #include "methods/commit.h"
 #include "methods/recv_method.h"
+#include "pool/offset_rule.h"
 #include "pool/pmem_target.h"
 #include "proto/pool_layout.h"
 
@@ -171,9 +173,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * sender's connect sets it. */
 	uint64_t span = target.end - target.start + 1;
 	uint64_t write = target.start + fuzz_le(data + 1, 4) % span;
+	uint64_t before = rs_pmem_target_write_offset(&target), floor = 0;
 	rs_pmem_target_commit(&target, write);
 	shadow_put_le64(RS_LOG_WRITE_OFFSET, write);
 	FUZZ_CHECK(rs_pmem_target_write_offset(&target) == write);
+	/* Moved back, the floor went down with it, first (offset_rule.h). */
+	const uint8_t *rec = target.base + RECV_OFFSET_FLOOR_AT;
+	if (write < before)
+		FUZZ_CHECK(recv_offset_floor_decode(rec, target.uuid, &floor) &&
+			   floor == write);
+	memcpy(shadow + RECV_OFFSET_FLOOR_AT, rec, RECV_OFFSET_FLOOR_SIZE);
 
 	data += FUZZ_COMMIT_HDR_SIZE;
 	size -= FUZZ_COMMIT_HDR_SIZE;

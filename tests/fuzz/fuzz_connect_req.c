@@ -1,9 +1,9 @@
 /* The receiver decoding a sender's connect request from rdma_cm private data.
  * Properties: an accepted request is exactly what the encoder would produce
  * (round trip, byte for byte), every documented field check holds (flags,
- * method, token, a reader that asks nothing only a writer may, and the
- * log name: a text field of 32 bytes, the name then zeros, empty or
- * following the name rule) and every request satisfying
+ * method, the methods a writer can do, token, a reader that asks nothing
+ * only a writer may, and the log name: a field of 31 bytes, the name then
+ * zeros, empty or following the name rule) and every request satisfying
  * them is accepted, truncations are refused and CM zero padding is accepted;
  * a failure is reported as error.h says (RS_E_VERSION exactly for another
  * protocol version). The input byte after the request chooses what the
@@ -15,24 +15,48 @@
 
 #include <string.h>
 
-/* The layout of version 4 (rpma-ship(7)): header (6), flags, method, token
- * (16), log name (32). */
+/* The layout of version 10 (rpma-ship(7)): header (6), flags, method, the
+ * methods the sender can do, token (16), log name (31). */
 #define REQ_SIZE 56
-#define TOKEN_AT 8
-#define NAME_AT 24
-#define NAME_FIELD 32
+#define METHODS_AT 8
+#define TOKEN_AT 9
+#define NAME_AT 25
+#define NAME_FIELD 31
 _Static_assert(REQ_SIZE == RS_CONNECT_REQ_SIZE, "connect request size");
 _Static_assert(NAME_AT + NAME_FIELD == REQ_SIZE, "the name ends it");
+
+/* The name field: the name, then zeros to its end (none after a full
+ * one). Its length, or -1. */
+static long name_field(const uint8_t *p)
+{
+	size_t n = strnlen((const char *)p, NAME_FIELD);
+	for (size_t i = n; i < NAME_FIELD; i++)
+		if (p[i])
+			return -1;
+	return (long)n;
+}
+
+/* A writer can do some known methods, the one it insists on among them. */
+static bool methods_ok(uint8_t flags, uint8_t method, uint8_t methods)
+{
+	if (methods & ~RS_METHOD_ALL)
+		return false;
+	if (flags & RS_CONNECT_VERIFY)
+		return true;
+	return methods && (method == RS_METHOD_AUTO ||
+			   (method < RS_METHOD_COUNT &&
+			    (methods & RS_METHOD_BIT(method))));
+}
 
 /* The documented checks of the fields after the header. */
 static bool fields_ok(const uint8_t *data)
 {
-	uint8_t flags = data[6], method = data[7];
+	uint8_t flags = data[6], method = data[7], methods = data[METHODS_AT];
 	static const uint8_t zero_token[RS_SESSION_TOKEN_SIZE];
 	bool token_ok =
 	    (flags & RS_CONNECT_TAKEOVER) ||
 	    !memcmp(data + TOKEN_AT, zero_token, sizeof(zero_token));
-	long name_len = fuzz_text_field(data + NAME_AT, NAME_FIELD);
+	long name_len = name_field(data + NAME_AT);
 	bool name_ok = name_len == 0 ||
 		       (name_len > 0 &&
 			fuzz_log_name_ok(data + NAME_AT, (size_t)name_len));
@@ -41,13 +65,15 @@ static bool fields_ok(const uint8_t *data)
 			 !(flags & (RS_CONNECT_TRUNCATE | RS_CONNECT_REPLACE |
 				    RS_CONNECT_TAKEOVER));
 	return !(flags & ~RS_CONNECT_FLAGS_KNOWN) && method < RS_METHOD_COUNT &&
-	       token_ok && name_ok && reader_ok;
+	       methods_ok(flags, method, methods) && token_ok && name_ok &&
+	       reader_ok;
 }
 
 static bool req_equal(const struct rs_connect_req *a,
 		      const struct rs_connect_req *b)
 {
 	return a->flags == b->flags && a->method == b->method &&
+	       a->methods == b->methods &&
 	       !memcmp(&a->token, &b->token, sizeof(a->token)) &&
 	       !strcmp(a->log_name, b->log_name);
 }
@@ -72,12 +98,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(rc == RS_E_MALFORMED && fuzz_err_ok(rc, &err));
 		return 0;
 	}
-	FUZZ_CHECK(req.flags == data[6] && req.method == data[7]);
+	FUZZ_CHECK(req.flags == data[6] && req.method == data[7] &&
+		   req.methods == data[METHODS_AT]);
 	FUZZ_CHECK(
 	    !memcmp(req.token.bytes, data + TOKEN_AT, RS_SESSION_TOKEN_SIZE));
 	FUZZ_CHECK(strnlen(req.log_name, sizeof(req.log_name)) <
 		   sizeof(req.log_name));
-	FUZZ_CHECK(!memcmp(req.log_name, data + NAME_AT, NAME_FIELD));
+	FUZZ_CHECK(
+	    !strncmp(req.log_name, (const char *)data + NAME_AT, NAME_FIELD));
 
 	/* Round trip through an exactly sized buffer. */
 	uint8_t *enc = malloc(RS_CONNECT_REQ_SIZE);

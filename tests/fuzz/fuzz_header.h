@@ -9,10 +9,11 @@
 
 /* The protocol version whose layout the harnesses' oracles spell out: a
  * new version must bring its oracles along. */
-/* Version 9: descriptors as version 6's, control messages with flags. */
-#define FUZZ_PROTO_VERSION 9
+/* Version 10: version 9's (descriptors as version 6's, control messages
+ * with flags), the connect request saying the methods a writer can do. */
+#define FUZZ_PROTO_VERSION 10
 _Static_assert(RS_PROTO_VERSION == FUZZ_PROTO_VERSION,
-	       "the fuzz oracles know protocol version 9 only: update them");
+	       "the fuzz oracles know protocol version 10 only: update them");
 
 /* data holds a whole encoding of `encoded` bytes behind a good header. */
 static inline bool fuzz_header_ok(const uint8_t *data, size_t size,

@@ -57,7 +57,8 @@ static void connect_seeds(void)
 	static const char *const names[] = {"", "app", "audit.2024_x-y",
 					    "abcdefghijklmnopqrstuvwxyz01234"};
 	for (uint8_t m = 0; m < RS_METHOD_COUNT; m++) {
-		struct rs_connect_req req = {.flags = m, .method = m};
+		struct rs_connect_req req = {
+		    .flags = m, .method = m, .methods = RS_METHOD_ALL};
 		snprintf(req.log_name, sizeof(req.log_name), "%s",
 			 names[m % (sizeof(names) / sizeof(*names))]);
 		/* The request, then the byte saying what the receiver

@@ -140,6 +140,28 @@ static int text_get(struct rs_wire *w, char *text, size_t size)
 	return 0;
 }
 
+/* A log's name: RS_LOG_NAME_MAX bytes, zeros after the name (none when it
+ * is that long). */
+static void name_put(struct rs_wire *w, const char *name)
+{
+	uint8_t field[RS_LOG_NAME_MAX] = {0};
+	memcpy(field, name, strnlen(name, RS_LOG_NAME_MAX));
+	rs_wire_put_bytes(w, field, sizeof(field));
+}
+
+/* Reads it into name (RS_LOG_NAME_MAX + 1 bytes); -1 unless it is zero
+ * after its end. */
+static int name_get(struct rs_wire *w, char *name)
+{
+	rs_wire_get_bytes(w, name, RS_LOG_NAME_MAX);
+	name[RS_LOG_NAME_MAX] = '\0';
+	size_t n = strlen(name);
+	for (size_t i = n; i < RS_LOG_NAME_MAX; i++)
+		if (name[i])
+			return -1;
+	return w->failed ? -1 : 0;
+}
+
 static bool log_list_valid(const char *list)
 {
 	for (const char *p = list; *p; p++) {
@@ -160,9 +182,39 @@ size_t rs_connect_req_encode(const struct rs_connect_req *req, void *buf,
 	header_put(&w, RS_CONNECT_REQ_SIZE);
 	rs_wire_put_u8(&w, req->flags);
 	rs_wire_put_u8(&w, req->method);
+	rs_wire_put_u8(&w, req->methods);
 	rs_wire_put_bytes(&w, req->token.bytes, sizeof(req->token.bytes));
-	text_put(&w, req->log_name, RS_LOG_NAME_MAX + 1);
+	name_put(&w, req->log_name);
 	return w.failed ? 0 : w.pos;
+}
+
+/* What the request asks, against itself: known flags and methods, a token
+ * only to take a session over, nothing a reader may not ask. */
+static int connect_req_check(const struct rs_connect_req *req,
+			     struct rs_error *err)
+{
+	if (req->flags & ~RS_CONNECT_FLAGS_KNOWN)
+		return malformed(err, "unknown connect flags");
+	if (req->method >= RS_METHOD_COUNT)
+		return malformed(err, "unknown persistence method");
+	if (req->methods & ~RS_METHODS_KNOWN)
+		return malformed(err, "unknown methods the sender can do");
+	static const struct rs_session_token none;
+	if (!(req->flags & RS_CONNECT_TAKEOVER) &&
+	    memcmp(&req->token, &none, sizeof(none)))
+		return malformed(err, "session token without a takeover");
+	if (!(req->flags & RS_CONNECT_VERIFY)) {
+		if (!req->methods)
+			return malformed(err, "a writer that can do no method");
+		if (req->method != RS_METHOD_AUTO &&
+		    !(req->methods & RS_METHOD_BIT(req->method)))
+			return malformed(err, "a writer insists on a method "
+					      "it cannot do");
+	}
+	if ((req->flags & RS_CONNECT_VERIFY) &&
+	    (req->flags & RS_CONNECT_WRITER_ONLY))
+		return malformed(err, "a reading session asks to write");
+	return 0;
 }
 
 int rs_connect_req_decode(const void *buf, size_t len,
@@ -174,22 +226,12 @@ int rs_connect_req_decode(const void *buf, size_t len,
 		return rc;
 	req->flags = rs_wire_get_u8(&w);
 	req->method = rs_wire_get_u8(&w);
+	req->methods = rs_wire_get_u8(&w);
 	rs_wire_get_bytes(&w, req->token.bytes, sizeof(req->token.bytes));
-	if (text_get(&w, req->log_name, RS_LOG_NAME_MAX + 1) ||
+	if (name_get(&w, req->log_name) ||
 	    (req->log_name[0] && !rs_log_name_valid(req->log_name)))
 		return malformed(err, "bad log name");
-	if (req->flags & ~RS_CONNECT_FLAGS_KNOWN)
-		return malformed(err, "unknown connect flags");
-	if (req->method >= RS_METHOD_COUNT)
-		return malformed(err, "unknown persistence method");
-	static const struct rs_session_token none;
-	if (!(req->flags & RS_CONNECT_TAKEOVER) &&
-	    memcmp(&req->token, &none, sizeof(none)))
-		return malformed(err, "session token without a takeover");
-	if ((req->flags & RS_CONNECT_VERIFY) &&
-	    (req->flags & RS_CONNECT_WRITER_ONLY))
-		return malformed(err, "a reading session asks to write");
-	return 0;
+	return connect_req_check(req, err);
 }
 
 size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,

@@ -22,8 +22,10 @@ struct rs_error;
  * a silent sender, a sender's keepalive is a probe unless it names a key),
  * the encodings as in 6; 8: a window's end in the replies that carry its
  * key (a writer's windows reach only part of the tail); 9: flags in the
- * control messages, a windowed writer's lone commit */
-#define RS_PROTO_VERSION 9
+ * control messages, a windowed writer's lone commit; 10: the methods a
+ * sender can do in its request (its log name's field 31 bytes, without a
+ * NUL when full), the receiver grants only those */
+#define RS_PROTO_VERSION 10
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196
@@ -63,6 +65,10 @@ bool rs_log_name_valid(const char *name);
 struct rs_connect_req {
 	uint8_t flags;	/* RS_CONNECT_* */
 	uint8_t method; /* enum rs_method the sender insists on, or AUTO */
+	/* RS_METHOD_BIT() of each method the sender can do (a writer's: its
+	 * build and device; the one it insists on among them), 0 for a
+	 * reader: the receiver grants no other. */
+	uint8_t methods;
 	struct rs_session_token token; /* with RS_CONNECT_TAKEOVER, else 0 */
 	char log_name[RS_LOG_NAME_MAX + 1]; /* "": the receiver's only log */
 };

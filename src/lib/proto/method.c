@@ -55,6 +55,22 @@ const char *rs_method_requirement(enum rs_method m)
 	}
 }
 
+const char *rs_method_list(uint8_t methods, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(preference) / sizeof(*preference); i++) {
+		if (!(methods & RS_METHOD_BIT(preference[i])))
+			continue;
+		if (buf[0])
+			strncat(buf, ", ", len - strlen(buf) - 1);
+		strncat(buf, method_names[preference[i]],
+			len - strlen(buf) - 1);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "nothing");
+	return buf;
+}
+
 int rs_method_choose(uint8_t allowed, enum rs_method requested,
 		     enum rs_method *chosen, struct rs_error *err)
 {
@@ -73,16 +89,8 @@ int rs_method_choose(uint8_t allowed, enum rs_method requested,
 		}
 	}
 
-	char offered[64] = "";
-	for (size_t i = 0; i < sizeof(preference) / sizeof(*preference); i++) {
-		if (!(allowed & RS_METHOD_BIT(preference[i])))
-			continue;
-		if (offered[0])
-			strncat(offered, ", ",
-				sizeof(offered) - strlen(offered) - 1);
-		strncat(offered, method_names[preference[i]],
-			sizeof(offered) - strlen(offered) - 1);
-	}
+	char offered[64];
+	rs_method_list(allowed, offered, sizeof(offered));
 	if (requested == RS_METHOD_AUTO)
 		return rs_error_set(err, RS_E_INVAL, 0,
 				    "the receiver offers no known method");
@@ -90,6 +98,5 @@ int rs_method_choose(uint8_t allowed, enum rs_method requested,
 			    "method %s is not offered by the receiver (%s); "
 			    "it offers: %s",
 			    method_names[requested],
-			    rs_method_requirement(requested),
-			    offered[0] ? offered : "nothing");
+			    rs_method_requirement(requested), offered);
 }

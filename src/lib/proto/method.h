@@ -35,6 +35,10 @@ int rs_method_parse(const char *name, enum rs_method *m, struct rs_error *err);
 int rs_method_choose(uint8_t allowed, enum rs_method requested,
 		     enum rs_method *chosen, struct rs_error *err);
 
+/* The methods' names, fastest first, comma separated, into buf ("nothing"
+ * when there are none); returns buf. */
+const char *rs_method_list(uint8_t methods, char *buf, size_t len);
+
 /* Why the receiver does not offer m (given its configuration). */
 const char *rs_method_requirement(enum rs_method m);
 

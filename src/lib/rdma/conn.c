@@ -276,15 +276,30 @@ int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 				: rdma_event_str(got));
 }
 
+/* rdma_cm gives an accepted queue pair every remote access its device
+ * has (write, read, atomic, flush) when it moves it to RTS; a reader's is
+ * cut down to reading at once, before it can have used the rest. */
+static int remote_read_only(struct rs_conn *c, struct rs_error *err)
+{
+	struct ibv_qp_attr attr = {.qp_access_flags = IBV_ACCESS_REMOTE_READ};
+	int rc = ibv_modify_qp(c->id->qp, &attr, IBV_QP_ACCESS_FLAGS);
+	if (rc)
+		return rs_error_set(err, RS_E_PROVIDER, rc,
+				    "cannot make a reader's queue pair "
+				    "read-only: %s",
+				    strerror(rc));
+	return 0;
+}
+
 int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
-		   struct rs_error *err)
+		   bool read_only, struct rs_error *err)
 {
 	set_ack_timeout(c->id);
 	struct rdma_conn_param param = conn_param(c, priv, priv_len);
 	if (rdma_accept(c->id, &param))
 		return rs_error_set(err, RS_E_PROVIDER, errno,
 				    "accept failed: %s", strerror(errno));
-	return 0;
+	return read_only ? remote_read_only(c, err) : 0;
 }
 
 void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len)

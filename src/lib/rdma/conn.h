@@ -43,9 +43,11 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 		      struct rs_error *err);
 
 /* Receiver side, for a connection a listener handed over. The accept
- * completes with the listener's ESTABLISHED event for c. */
+ * completes with the listener's ESTABLISHED event for c. read_only: the
+ * peer may only read through it (no remote write, atomic or flush, with
+ * any key). */
 int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
-		   struct rs_error *err);
+		   bool read_only, struct rs_error *err);
 void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len);
 
 void rs_conn_disconnect(struct rs_conn *c);

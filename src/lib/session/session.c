@@ -171,18 +171,30 @@ static const char *receiver_text(const struct rs_session_request *r, char *buf,
 /* Why the method asked for was refused; 0 if it was not (another cause). A
  * replacement rules out the methods whose writer moves the write offset
  * itself: said so, as the receiver logs it, not as a missing device. */
-static bool method_refused(const struct rs_session_request *r,
+static bool method_refused(const struct rs_connect_req *sent,
 			   const struct rs_reject_info *rej,
 			   struct rs_error *why)
 {
-	enum rs_method m = (enum rs_method)r->req.method, unused;
-	if ((r->req.flags & RS_CONNECT_REPLACE) &&
+	enum rs_method m = (enum rs_method)sent->method, unused;
+	if ((sent->flags & RS_CONNECT_REPLACE) &&
 	    (RS_METHOD_BIT(m) & RS_METHOD_SENDER_COMMITS)) {
 		rs_error_set(why, RS_E_INVAL, 0,
 			     "method %s cannot replace a log's content (its "
 			     "writer moves the write offset itself); use "
 			     "--truncate=in-place or another method",
 			     rs_method_name(m));
+		return true;
+	}
+	if (m == RS_METHOD_AUTO && !(rej->methods & sent->methods)) {
+		char offered[64];
+		bool flush = rej->methods & RS_METHOD_BIT(RS_METHOD_FLUSH);
+		rs_error_set(
+		    why, RS_E_INVAL, 0,
+		    "it offers %s, none of which this sender can "
+		    "do%s%s",
+		    rs_method_list(rej->methods, offered, sizeof(offered)),
+		    flush ? ": " : "",
+		    flush ? rs_method_requirement(RS_METHOD_FLUSH) : "");
 		return true;
 	}
 	return rs_method_choose(rej->methods, m, &unused, why) != 0;
@@ -192,6 +204,7 @@ static bool method_refused(const struct rs_session_request *r,
  * listening), unless it carries our magic with another protocol version:
  * then retrying cannot help. */
 static int on_reject(const struct rs_session_request *r,
+		     const struct rs_connect_req *sent,
 		     const struct rs_private_data *reply, struct rs_error *err)
 {
 	char who[RECEIVER_TEXT_SIZE];
@@ -209,7 +222,7 @@ static int on_reject(const struct rs_session_request *r,
 		return rs_error_set(err, RS_E_UNREACHABLE, ECONNREFUSED,
 				    "%s refused the connection", who);
 	struct rs_error why = {0};
-	if (rej.reason != RS_REJECT_METHOD || !method_refused(r, &rej, &why))
+	if (rej.reason != RS_REJECT_METHOD || !method_refused(sent, &rej, &why))
 		snprintf(why.msg, sizeof(why.msg), "%s",
 			 rs_reject_reason_str(rej.reason));
 	/* A receiver that is full or stopping is busy too: a sender that
@@ -261,10 +274,33 @@ static int authenticate(struct rs_session *s,
 	return 0;
 }
 
+/* A writer can do the methods its caller can post, but flush only where
+ * this connection can (the build and the device): the request says so,
+ * and the receiver grants no other. Insisting on one it cannot do fails
+ * here, before asking. */
+static int writer_methods(struct rs_session *s, struct rs_connect_req *req,
+			  struct rs_error *err)
+{
+	const char *why_not = 0;
+	if (req->flags & RS_CONNECT_VERIFY)
+		return 0;
+	if (!rs_conn_can_flush(s->conn, &why_not))
+		req->methods &= (uint8_t)~RS_METHOD_BIT(RS_METHOD_FLUSH);
+	if (req->method == RS_METHOD_FLUSH &&
+	    !(req->methods & RS_METHOD_BIT(RS_METHOD_FLUSH)))
+		return rs_error_set(err, RS_E_REJECTED, 0,
+				    "method flush cannot be used from here: %s",
+				    why_not);
+	return 0;
+}
+
 static int handshake(struct rs_session *s, const struct rs_session_request *r,
 		     struct rs_error *err)
 {
 	struct rs_connect_req req = r->req;
+	int wrc = writer_methods(s, &req, err);
+	if (wrc)
+		return wrc;
 	if (r->key)
 		req.flags |= RS_CONNECT_AUTH;
 	if (r->takeover) {
@@ -278,7 +314,7 @@ static int handshake(struct rs_session *s, const struct rs_session_request *r,
 	int rc = rs_conn_connect(s->conn, buf, (uint8_t)len, r->timeout_ms,
 				 &reply, &cerr);
 	if (rc == RS_E_REJECTED)
-		return on_reject(r, &reply, err);
+		return on_reject(r, &req, &reply, err);
 	char who[RECEIVER_TEXT_SIZE];
 	receiver_text(r, who, sizeof(who));
 	if (rc)
@@ -401,7 +437,7 @@ int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 		return rc;
 	}
 	*conn = 0;
-	rc = rs_conn_accept(s->conn, buf, (uint8_t)len, err);
+	rc = rs_conn_accept(s->conn, buf, (uint8_t)len, a->read_only, err);
 	if (rc)
 		rs_session_delete(&s);
 	*session = s;

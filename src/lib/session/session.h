@@ -78,6 +78,7 @@ struct rs_session_accept {
 	struct rs_peer *peer; /* the receiver's, for this device */
 	uint16_t slots;	      /* control messages a sender may send at once */
 	bool busy_poll;
+	bool read_only; /* a reader: its queue pair may only be read through */
 	/* With a key: a challenge, and the grant only once it is answered.
 	 * Without: the grant right away. */
 	const struct rs_auth_key *key;

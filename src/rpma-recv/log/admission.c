@@ -81,9 +81,18 @@ static uint8_t offered_for(const struct recv_admission *adm,
 	return m;
 }
 
+/* Of those, the ones a writer can do (its request says): the grant shows
+ * no other, and the same rule picks one on both sides. */
+static uint8_t usable_for(const struct recv_admission *adm,
+			  const struct rs_connect_req *req, uint8_t allowed)
+{
+	uint8_t m = offered_for(adm, req, allowed);
+	return req->flags & RS_CONNECT_VERIFY ? m : m & req->methods;
+}
+
 static uint8_t methods_of(const struct recv_sender *a)
 {
-	return offered_for(a->adm, &a->req, a->rules.methods);
+	return usable_for(a->adm, &a->req, a->rules.methods);
 }
 
 /* A writer's method: the one it picks from what it is granted, by the
@@ -93,20 +102,6 @@ static const struct recv_method *method_of(const struct recv_sender *a)
 	if (a->req.flags & RS_CONNECT_VERIFY)
 		return 0;
 	return recv_method_choose(methods_of(a), a->req.method);
-}
-
-/* What its grant offers: its methods, but a method whose memory is taken on
- * demand (staged's ring) only to a writer that commits by it, for whom it
- * was taken; the others pick the same method without it. */
-static uint8_t granted_methods(const struct recv_sender *a)
-{
-	uint8_t m = methods_of(a);
-	for (size_t i = 0; recv_methods[i]; i++) {
-		const struct recv_method *r = recv_methods[i];
-		if (r->on_demand && a->took != r->id)
-			m &= (uint8_t)~RS_METHOD_BIT(r->id);
-	}
-	return m;
 }
 
 /* Whether m's writer stores the write offset itself (apm, flush). */
@@ -283,9 +278,18 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 			a->s.peer);
 	}
 	recv_exposure_describe(adm->exposure, info);
-	info->methods = granted_methods(a);
+	/* A writer is shown the one method both sides pick, with keys of its
+	 * own; a reader none (describe_read). */
+	const struct recv_method *m = method_of(a);
+	info->methods = m ? (uint8_t)RS_METHOD_BIT(m->id) : 0;
 	if (a->took != RS_METHOD_STAGED)
 		info->staging = (struct rs_mr_desc){0};
+	if (m && recv_writer_keys_take(adm->exposure, m, windowed(a), &a->keys,
+				       &err)) {
+		rs_err("sender %s: %s", a->s.peer, err.msg);
+		return err.code;
+	}
+	recv_writer_keys_describe(&a->keys, info);
 	info->log_base = recv_rotation_base(adm->rotation);
 	if (recv_rotation_enabled(adm->rotation))
 		info->peer_flags |= RS_PEER_ARCHIVE;
@@ -384,6 +388,7 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 	recv_write_windows_delete(&a->windows);
 	watch_session(adm, a, EPOLL_CTL_DEL);
 	rs_session_delete(&a->rs);
+	recv_writer_keys_drop(&a->keys);
 	if (adm->holder == a)
 		settle_writer(adm, a);
 	log_session_end(adm, a);
@@ -598,6 +603,7 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 	    .peer = recv_exposure_peer(adm->exposure),
 	    .slots = adm->cfg->exposure.slots,
 	    .busy_poll = spins_for(a),
+	    .read_only = !is_writer(&h->req),
 	    .key = a->rules.has_key ? &a->rules.key : 0,
 	    .grant = &info,
 	    .presented = &h->req.token};
@@ -651,6 +657,16 @@ void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 		return;
 	}
 	uint8_t methods = offered_for(adm, &h->req, h->rules.methods);
+	if (is_writer(&h->req) && h->req.method == RS_METHOD_AUTO &&
+	    !usable_for(adm, &h->req, h->rules.methods)) {
+		char offered[64], can[64];
+		rs_err("refusing sender %s: this log offers %s, it can do %s",
+		       h->peer,
+		       rs_method_list(methods, offered, sizeof(offered)),
+		       rs_method_list(h->req.methods, can, sizeof(can)));
+		refuse(adm, h, RS_REJECT_METHOD, methods);
+		return;
+	}
 	if (h->req.method != RS_METHOD_AUTO &&
 	    !(methods & RS_METHOD_BIT(h->req.method))) {
 		rs_err("refusing sender %s: it asks for method %s, which this "

@@ -9,6 +9,7 @@
 #include "log/inbox.h"
 #include "methods/exposure.h"
 #include "methods/write_windows.h"
+#include "methods/writer_keys.h"
 #include "metrics/counters.h"
 #include "pool/pmem_target.h"
 #include "rotation/generation.h"
@@ -32,6 +33,7 @@ struct recv_sender {
 	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
 	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
 	struct recv_write_windows *windows; /* a gpspm writer's reach */
+	struct recv_writer_keys keys;	    /* a writer's, its own */
 	/* Its method's own memory (the staging ring) taken for it: given
 	 * back at its end. RS_METHOD_AUTO: none. */
 	enum rs_method took;

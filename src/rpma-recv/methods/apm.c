@@ -2,12 +2,11 @@
  * persistent by reading after writing (DDIO off), then writes the offset
  * word, fenced, and reads it back: the receiver's CPU takes no part and no
  * commit request comes. Offered only where the user declares direct write
- * to PMem, on byte-addressable PMem; it needs the offset word registered
- * for remote read and write. */
+ * to PMem, on byte-addressable PMem; its writer's own keys reach the whole
+ * data range and the offset word, for remote read and write. */
 #include "methods/recv_method.h"
 
 #include "error.h"
-#include "methods/exposure_internal.h"
 #include "rdma/mr.h"
 
 static bool apm_offered(const struct recv_offer *o, struct rs_error *why)
@@ -34,22 +33,10 @@ static bool apm_offered(const struct recv_offer *o, struct rs_error *why)
 	return o->pool_writable;
 }
 
-/* APM's flush reads and offset write touch only this word. */
-static int apm_expose(struct recv_exposure *e, struct rs_error *err)
-{
-	return recv_exposure_own_offset_word(
-	    e, RS_METHOD_APM, RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ, err);
-}
-
-static void apm_describe(const struct recv_exposure *e,
-			 struct rs_accept_info *info)
-{
-	info->write_offset = recv_exposure_offset_word_desc(e, RS_METHOD_APM);
-}
-
 const struct recv_method recv_method_apm = {
     .id = RS_METHOD_APM,
     .offered = apm_offered,
-    .expose = apm_expose,
-    .describe = apm_describe,
+    .pool_access = RS_MR_REMOTE_WRITE,
+    /* its flush reads and offset write touch only this word */
+    .word_access = RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ,
 };

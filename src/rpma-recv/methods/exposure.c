@@ -88,18 +88,21 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 		     (!e->windows || apm_possible || flush_possible);
 	void *base = t->base + t->start;
 	size_t len = t->end - t->start;
+	e->spare_access = RS_MR_REMOTE_WRITE | RS_MR_FLUSH;
 	if (whole && flush_possible) {
-		e->pool_flushable = rs_mr_reg(e->peer, base, len,
-					      RS_MR_REMOTE_WRITE | RS_MR_FLUSH,
-					      &e->data_mr, &err) == 0;
+		e->pool_flushable =
+		    rs_mr_reg(e->peer, base, len, e->spare_access, &e->spare,
+			      &err) == 0;
 		if (!e->pool_flushable)
 			*flush_err = err;
 	}
-	if (whole && !e->data_mr &&
-	    rs_mr_reg(e->peer, base, len, RS_MR_REMOTE_WRITE, &e->data_mr,
-		      &err))
-		*whole_err = err;
-	e->pool_writable = e->data_mr != 0;
+	if (whole && !e->spare) {
+		e->spare_access = RS_MR_REMOTE_WRITE;
+		if (rs_mr_reg(e->peer, base, len, e->spare_access, &e->spare,
+			      &err))
+			*whole_err = err;
+	}
+	e->pool_writable = e->spare != 0;
 	if (e->windows && !windows_registrable(e, &err))
 		e->windows = e->windows_bounded = false;
 	if (!e->windows && !e->pool_writable)
@@ -215,7 +218,7 @@ void recv_exposure_delete(struct recv_exposure **ep)
 	struct recv_exposure *e = *ep;
 	if (!e)
 		return;
-	rs_mr_dereg(&e->data_mr);
+	rs_mr_dereg(&e->spare);
 	for (size_t i = 0; i < RS_METHOD_COUNT; i++)
 		withdraw(e, (enum rs_method)i);
 	rs_peer_delete(&e->peer);
@@ -275,9 +278,8 @@ void recv_exposure_describe(const struct recv_exposure *e,
 	    e->cfg.direct_write_to_pmem ? RS_PEER_DIRECT_WRITE_TO_PMEM : 0;
 	info->methods = e->methods;
 	info->credits = e->cfg.slots;
-	if (e->data_mr)
-		info->data = rs_mr_describe(e->data_mr, RS_MR_USAGE_WRITE_DST);
-	else if (e->windows) /* the range only: keys come with windows */
+	/* The ranges only: a writer's keys are its own (writer_keys.h). */
+	if (e->pool_writable || e->windows)
 		info->data = (struct rs_mr_desc){
 		    .addr = (uint64_t)(uintptr_t)(t->base + t->start),
 		    .length = t->end - t->start,
@@ -292,24 +294,4 @@ void recv_exposure_describe(const struct recv_exposure *e,
 	info->end_offset = t->end;
 	info->write_offset_value = rs_pmem_target_write_offset(t);
 	memcpy(info->pool_uuid, t->uuid, sizeof(info->pool_uuid));
-}
-
-int recv_exposure_own_offset_word(struct recv_exposure *e, enum rs_method m,
-				  unsigned access, struct rs_error *err)
-{
-	struct rs_error why = {0};
-	if (rs_mr_reg(e->peer, e->target->base + RS_LOG_WRITE_OFFSET,
-		      sizeof(uint64_t), access, &e->own[m].mr, &why))
-		return rs_error_set(err, why.code, why.sys_errno,
-				    "cannot register the write offset (%s); "
-				    "not offering %s",
-				    strerror(why.sys_errno), rs_method_name(m));
-	return 0;
-}
-
-struct rs_mr_desc recv_exposure_offset_word_desc(const struct recv_exposure *e,
-						 enum rs_method m)
-{
-	return rs_mr_describe(e->own[m].mr,
-			      RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC);
 }

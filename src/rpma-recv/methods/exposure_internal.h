@@ -1,5 +1,6 @@
-/* What an exposure is made of. Only methods/exposure.c and the method files
- * (methods/<method>.c) include this: to everyone else it is opaque. */
+/* What an exposure is made of. Only methods/exposure.c, the method files
+ * (methods/<method>.c) and methods/writer_keys.c include this: to everyone
+ * else it is opaque. */
 #ifndef RECV_EXPOSURE_INTERNAL_H
 #define RECV_EXPOSURE_INTERNAL_H
 
@@ -25,27 +26,22 @@ struct recv_exposure {
 	struct rs_peer *peer;
 	const struct rs_pmem_target *target;
 	struct recv_exposure_config cfg;
-	/* [start, end) of the log, with its own key (pool_writable: apm,
-	 * flush, or gpspm without windows). Windows are bound to regions
-	 * each writer registers (methods/write_windows.h). */
-	struct rs_mr *data_mr;
+	/* [start, end) of the log as registered to learn what the device
+	 * takes (pool_writable: apm, flush, or gpspm without windows), with
+	 * spare_access; never described to anyone: the first writer that
+	 * needs a key to all of it takes it as its own, later ones register
+	 * their own (methods/writer_keys.h). Windows are bound to regions each
+	 * writer registers (methods/write_windows.h). */
+	struct rs_mr *spare;
+	unsigned spare_access;
 	bool windows;
 	bool windows_bounded; /* the device keeps them to their range */
 	bool pool_writable;
-	bool pool_flushable; /* data_mr takes RDMA FLUSH to persistence */
+	bool pool_flushable; /* it takes RDMA FLUSH to persistence */
 	struct recv_exposure_own own[RS_METHOD_COUNT]; /* by method id */
 	unsigned users[RS_METHOD_COUNT]; /* sessions of an on-demand method */
 	struct recv_staging staging;	 /* what staged commits copy from */
 	uint8_t methods;		 /* RS_METHOD_BIT() of each offered */
 };
-
-/* For the methods whose sender stores the write offset itself (apm,
- * flush): registers the pool's offset word, with access (rdma/mr.h), as
- * method m's own region; 0, or a negative rs_errc with a notice in err. */
-int recv_exposure_own_offset_word(struct recv_exposure *e, enum rs_method m,
-				  unsigned access, struct rs_error *err);
-/* That word, described for a sender that reads and writes it. */
-struct rs_mr_desc recv_exposure_offset_word_desc(const struct recv_exposure *e,
-						 enum rs_method m);
 
 #endif

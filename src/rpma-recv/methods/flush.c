@@ -4,12 +4,11 @@
  * receiver CPU. Offered where the device does both operations, the pool is
  * byte-addressable PMem it registers for persistent flushes (rxe requires
  * real PMem: devdax), and the log is not append-only (its writer moves the
- * offset itself). It needs the offset word registered for remote write and
- * flush. */
+ * offset itself). Its writer's own keys reach the whole data range and the
+ * offset word, for remote write and flush. */
 #include "methods/recv_method.h"
 
 #include "error.h"
-#include "methods/exposure_internal.h"
 #include "rdma/mr.h"
 
 static bool flush_offered(const struct recv_offer *o, struct rs_error *why)
@@ -39,24 +38,11 @@ static bool flush_offered(const struct recv_offer *o, struct rs_error *why)
 	return !because;
 }
 
-/* The offset's atomic write and flush touch only this word. */
-static int flush_expose(struct recv_exposure *e, struct rs_error *err)
-{
-	return recv_exposure_own_offset_word(
-	    e, RS_METHOD_FLUSH,
-	    RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ | RS_MR_FLUSH, err);
-}
-
-static void flush_describe(const struct recv_exposure *e,
-			   struct rs_accept_info *info)
-{
-	info->write_offset = recv_exposure_offset_word_desc(e, RS_METHOD_FLUSH);
-}
-
 const struct recv_method recv_method_flush = {
     .id = RS_METHOD_FLUSH,
     .offered = flush_offered,
     .notice_verbose = true,
-    .expose = flush_expose,
-    .describe = flush_describe,
+    .pool_access = RS_MR_REMOTE_WRITE | RS_MR_FLUSH,
+    /* the offset's atomic write and flush touch only this word */
+    .word_access = RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ | RS_MR_FLUSH,
 };

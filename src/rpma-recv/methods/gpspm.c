@@ -7,6 +7,7 @@
 #include "methods/recv_method.h"
 
 #include "error.h"
+#include "rdma/mr.h"
 
 static bool gpspm_offered(const struct recv_offer *o, struct rs_error *why)
 {
@@ -27,4 +28,6 @@ const struct recv_method recv_method_gpspm = {
     .offered = gpspm_offered,
     .commit_type = RS_MSG_COMMIT,
     .persist = gpspm_persist,
+    /* where no windows reach the pool, its writer's own key does */
+    .pool_access = RS_MR_REMOTE_WRITE,
 };

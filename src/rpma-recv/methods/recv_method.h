@@ -59,6 +59,12 @@ struct recv_method {
 	/* Describes what it registered to a sender (NULL: nothing). */
 	void (*describe)(const struct recv_exposure *e,
 			 struct rs_accept_info *info);
+	/* What its writer's own keys (methods/writer_keys.h), registered for
+	 * its session alone, allow (rdma/mr.h; 0: no such key): to the whole
+	 * data range (unless windows reach it), and to the write offset's
+	 * word, for a writer that stores it itself. */
+	unsigned pool_access;
+	unsigned word_access;
 	/* The commit request it takes (0: none, its sender commits alone). */
 	uint8_t commit_type;
 	/* Whether the request's bytes lie where they must besides the log

@@ -17,6 +17,15 @@ const struct send_method *send_method_of(enum rs_method m)
 	return (unsigned)m < RS_METHOD_COUNT ? methods[m] : 0;
 }
 
+uint8_t send_methods_known(void)
+{
+	uint8_t bits = 0;
+	for (unsigned m = 0; m < RS_METHOD_COUNT; m++)
+		if (methods[m])
+			bits |= (uint8_t)RS_METHOD_BIT(m);
+	return bits;
+}
+
 int send_method_choose(uint8_t offered, enum rs_method requested,
 		       const struct send_method **chosen, struct rs_error *err)
 {

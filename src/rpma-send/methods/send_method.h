@@ -111,6 +111,11 @@ const struct send_method *send_method_of(enum rs_method m);
  * requested if offered, with AUTO the fastest offered. RS_E_REJECTED with
  * a sentence saying what the receiver offers when none fits: its offer
  * refuses us, whatever we asked for. */
+/* RS_METHOD_BIT() of each method this sender can post: what a writer's
+ * connect request says it can do (the library leaves flush out where the
+ * connection cannot post it). */
+uint8_t send_methods_known(void);
+
 int send_method_choose(uint8_t offered, enum rs_method requested,
 		       const struct send_method **chosen, struct rs_error *err);
 

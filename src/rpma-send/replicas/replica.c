@@ -124,7 +124,8 @@ int replica_connect(struct replica *r, bool first, uint16_t slots,
 		flags = RS_CONNECT_REPLACE;
 	struct rs_connect_req req = {
 	    .flags = flags,
-	    .method = (uint8_t)(first ? r->cfg->method : r->method->id)};
+	    .method = (uint8_t)(first ? r->cfg->method : r->method->id),
+	    .methods = send_methods_known()};
 	/* A batch is one chain: at most CHAIN_MAX work requests. */
 	return send_connect(&peer, req, slots, CHAIN_MAX, &r->rs);
 }

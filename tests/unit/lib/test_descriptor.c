@@ -317,7 +317,8 @@ static void connect_round_trip_and_checks(void **state)
 {
 	(void)state;
 	struct rs_connect_req in = {.flags = RS_CONNECT_TRUNCATE,
-				    .method = RS_METHOD_STAGED},
+				    .method = RS_METHOD_STAGED,
+				    .methods = RS_METHOD_ALL},
 			      out;
 	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
 	size_t len = rs_connect_req_encode(&in, buf, sizeof(buf));
@@ -325,6 +326,7 @@ static void connect_round_trip_and_checks(void **state)
 	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
 	assert_int_equal(out.flags, RS_CONNECT_TRUNCATE);
 	assert_int_equal(out.method, RS_METHOD_STAGED);
+	assert_int_equal(out.methods, RS_METHOD_ALL);
 	for (size_t cut = 0; cut < len; cut++)
 		assert_int_not_equal(rs_connect_req_decode(buf, cut, &out, 0),
 				     0);
@@ -338,6 +340,23 @@ static void connect_round_trip_and_checks(void **state)
 	rs_connect_req_encode(&in, buf, sizeof(buf));
 	assert_int_not_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0),
 			     0);
+
+	/* A writer says what it can do: something known, and the method it
+	 * insists on among it; a reader may say nothing. */
+	in.method = RS_METHOD_STAGED;
+	const uint8_t bad_methods[] = {0, 0x80, 0x1,
+				       RS_METHOD_BIT(RS_METHOD_GPSPM)};
+	for (size_t k = 0; k < sizeof(bad_methods); k++) {
+		in.methods = bad_methods[k];
+		rs_connect_req_encode(&in, buf, sizeof(buf));
+		assert_int_equal(
+		    rs_connect_req_decode(buf, sizeof(buf), &out, 0),
+		    RS_E_MALFORMED);
+	}
+	in.methods =
+	    RS_METHOD_BIT(RS_METHOD_GPSPM) | RS_METHOD_BIT(RS_METHOD_STAGED);
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
 
 	/* A takeover carries its token; a token without one is malformed. */
 	in.method = RS_METHOD_AUTO;
@@ -370,15 +389,17 @@ static void connect_round_trip_and_checks(void **state)
 	}
 }
 
-/* Since protocol version 3: the log name, 32 bytes at offset 24, the name then
- * zeros. */
-#define NAME_AT 24
-#define NAME_FIELD (RS_LOG_NAME_MAX + 1)
+/* Since protocol version 10: the methods the sender can do at offset 8,
+ * the log name in the 31 bytes at offset 25, the name then zeros (none
+ * after a name of 31). */
+#define METHODS_AT 8
+#define NAME_AT 25
+#define NAME_FIELD RS_LOG_NAME_MAX
 
 static void connect_name_round_trip(void **state)
 {
 	(void)state;
-	assert_int_equal(RS_PROTO_VERSION, 9);
+	assert_int_equal(RS_PROTO_VERSION, 10);
 	assert_int_equal(RS_CONNECT_REQ_SIZE, 56);
 	assert_int_equal(NAME_AT + NAME_FIELD, RS_CONNECT_REQ_SIZE);
 	struct rs_connect_req in = {.flags = RS_CONNECT_VERIFY,
@@ -390,6 +411,7 @@ static void connect_name_round_trip(void **state)
 			 RS_CONNECT_REQ_SIZE);
 	assert_int_equal(buf[4], RS_PROTO_VERSION);
 	assert_int_equal(buf[5], RS_CONNECT_REQ_SIZE);
+	assert_int_equal(buf[METHODS_AT], 0);
 	assert_memory_equal(buf + NAME_AT, "app.2024_x-y", 13);
 	for (size_t i = NAME_AT + 13; i < RS_CONNECT_REQ_SIZE; i++)
 		assert_int_equal(buf[i], 0);
@@ -413,9 +435,12 @@ static void connect_name_round_trip(void **state)
 /* Decodes a valid request whose name field starts with these bytes. */
 static int decode_with_name_bytes(const void *bytes, size_t len)
 {
-	struct rs_connect_req in = {.method = RS_METHOD_GPSPM}, out;
+	struct rs_connect_req in = {.method = RS_METHOD_GPSPM,
+				    .methods = RS_METHOD_ALL},
+			      out;
 	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
 	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(buf[METHODS_AT], RS_METHOD_ALL);
 	memcpy(buf + NAME_AT, bytes, len);
 	struct rs_error why = {0};
 	int rc = rs_connect_req_decode(buf, sizeof(buf), &out, &why);
@@ -428,11 +453,10 @@ static void connect_name_checks(void **state)
 {
 	(void)state;
 	assert_int_equal(decode_with_name_bytes("app", 4), 0);
-	/* 32 letters: no NUL inside the field. */
+	/* 31 letters fill the field: no NUL needed. */
 	uint8_t full[NAME_FIELD];
 	memset(full, 'a', sizeof(full));
-	assert_int_equal(decode_with_name_bytes(full, sizeof(full)),
-			 RS_E_MALFORMED);
+	assert_int_equal(decode_with_name_bytes(full, sizeof(full)), 0);
 	/* Bytes after the NUL, right after it and at the field's end. */
 	assert_int_equal(decode_with_name_bytes("app\0x", 5), RS_E_MALFORMED);
 	uint8_t tail[NAME_FIELD] = {'a', 'p', 'p'};
