@@ -7,7 +7,9 @@
 # write: gpspm does); replicas with another method; --retry through a
 # receiver killed -9; an append-only log, which never offers it; and an
 # ended session's queue pair, which can no longer store or flush the write
-# offset. Only where the build has the method (rdma-core 45 or later).
+# offset; a writer's broken, unflushed or stale-keyed offset stores
+# (one_sided_lib.sh). Only where the build has the method (rdma-core 45 or
+# later).
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/flush.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -262,6 +264,10 @@ else
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
 fi
 end_case
+
+# A flush writer's stored offset and kept keys (rogue_sender).
+. "$(dirname "$0")/one_sided_lib.sh"
+one_sided_run flush
 
 # Last: the pool keeps its rotated position from here on.
 start_case "rotation: 100 MiB through the 32 MiB pool into an archive, flush all along"

@@ -8,7 +8,8 @@
 # honest chunks and checks clean. Then an append-only log (devdax) beside
 # another: writes over its committed bytes with every key a host was shown
 # fail at the NIC, its bytes unchanged, while a writer of the other log
-# streams on.
+# streams on. Last an apm writer that stores broken offsets, leaves one
+# unflushed, and keeps its keys past a takeover (one_sided_lib.sh).
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/hostile.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -291,6 +292,9 @@ end_case
 if [ -n "${RPMA_DEVDAX:-}" ]; then
 	hostile_run devdax "$RPMA_DEVDAX" --create 1
 	append_only_run "$RPMA_DEVDAX"
+	# An apm writer's stored offset and kept keys (one_sided_lib.sh).
+	. "$(dirname "$0")/one_sided_lib.sh"
+	one_sided_run apm direct-write-to-pmem=yes
 else
 	start_case "devdax present"
 	fail "RPMA_DEVDAX not set by the test bed"

@@ -6,17 +6,17 @@
  * what a receiver must refuse: bad connect private data (log names too),
  * commits outside the log or the staging ring, malformed control messages,
  * RDMA writes outside the granted regions, writes into the log by a reader,
- * by any key against an append-only log, by a session that ended. Every
- * wait has a timeout of a few seconds. It prints one line saying what
+ * by any key against an append-only log, by a session that ended; and a
+ * one-sided writer's (apm, flush) stored offset and kept keys
+ * (rogue_offset.c). What the scenarios share is rogue.c. Every wait has a
+ * timeout of a few seconds. It prints one line saying what
  * happened and exits 0 when the receiver refused safely, 1 when the receiver
  * misbehaved (accepted, committed, let a write through, did not answer or did
  * not close), 2 when the scenario could not run. */
-#include "cli/endpoint.h"
-#include "error.h"
-#include "proto/descriptor.h"
-#include "proto/message.h"
+#include "rogue.h"
+#include "rogue_offset.h"
+
 #include "proto/method.h"
-#include "rdma/conn.h"
 #include "rdma/mr.h"
 #include "rdma/peer.h"
 
@@ -29,412 +29,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define ROGUE_SAFE 0
-#define ROGUE_UNSAFE 1
-#define ROGUE_NORUN 2
-
-#define RESOLVE_TIMEOUT_MS 3000
-#define CONNECT_TIMEOUT_MS 5000
-#define REPLY_TIMEOUT_MS 5000
-#define CLOSE_GRACE_MS 1000
-#define BUSY_RETRIES 40 /* the receiver may still be ending a session */
-#define BUSY_PAUSE_MS 250
-#define LAST_RESORT_S 120 /* SIGALRM ends a run that hangs anyway */
-
-/* One registered buffer: receive slots (larger than a message, so an
- * oversized reply would show), the message to send, the payload to write. */
-#define RECVS 4
-#define RECV_SLOT 64
-#define OFF_SEND (RECVS * RECV_SLOT)
-#define SEND_ROOM 256
-#define OFF_PAYLOAD 4096
-#define PAYLOAD 8192
-#define BUF_SIZE (OFF_PAYLOAD + PAYLOAD)
-
-/* wr_id: kind in the high bits, receive slot in the low byte. */
-#define WR_RECV 0x100u
-#define WR_SEND 0x200u
-#define WR_WRITE 0x300u
-#define WR_KIND(id) ((id) & ~(uint64_t)0xff)
-
-/* The status text of a write the remote NIC refused for its address or key:
- * ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR). */
-#define REMOTE_ACCESS_ERROR "remote access error"
-
-/* Posting fails only on a connection that is gone (RS_E_LOST). */
-#define POST_LOST "the connection is gone"
-
-struct rogue {
-	struct rs_endpoint ep;
-	char name[RS_LOG_NAME_MAX + 1]; /* the log the sessions ask for */
-	struct rs_conn *conn;
-	struct rs_peer *peer;
-	uint8_t *buf;
-	struct rs_mr *mr;
-	struct rs_accept_info info;
-	uint32_t seq;
-	/* A gpspm writer granted windows: the newest key it was handed (also
-	 * in info.data.rkey) and the one before. */
-	uint32_t key, key_before;
-	uint64_t key_end; /* where the newest key's window ends (file offset) */
-};
-
-/* The one line printed at the end: what each variant saw. */
-static char report[4096];
-
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
-{
-	size_t used = strlen(report);
-	if (used && used + 2 < sizeof(report)) {
-		memcpy(report + used, "; ", 3);
-		used += 2;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(report + used, sizeof(report) - used, fmt, ap);
-	va_end(ap);
-}
-
-/* The worse of two results: misbehaviour over could-not-run over safe. */
-static int worse(int a, int b)
-{
-	if (a == ROGUE_UNSAFE || b == ROGUE_UNSAFE)
-		return ROGUE_UNSAFE;
-	return a > b ? a : b;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000,
-			      .tv_nsec = (long)(ms % 1000) * 1000000};
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-static const char *status_name(uint8_t status)
-{
-	switch (status) {
-	case RS_MSG_OK:
-		return "ok";
-	case RS_MSG_OUT_OF_RANGE:
-		return "out of range";
-	case RS_MSG_NOT_CONTIGUOUS:
-		return "not contiguous";
-	case RS_MSG_BAD_REQUEST:
-		return "bad request";
-	default:
-		return "unknown status";
-	}
-}
-
-static void rogue_close(struct rogue *r)
-{
-	if (r->conn)
-		rs_conn_disconnect(r->conn);
-	rs_conn_delete(&r->conn);
-	rs_mr_dereg(&r->mr);
-	rs_peer_delete(&r->peer);
-	free(r->buf);
-	r->buf = 0;
-}
-
-/* Resolves, creates the QP, registers the buffer and posts the receives, as
- * rpma-send does before it connects. */
-static int rogue_open(struct rogue *r, char *err, size_t errlen)
-{
-	struct rs_error e = {0};
-	if (rs_conn_resolve(r->ep.host, r->ep.port, RESOLVE_TIMEOUT_MS,
-			    &r->conn, &e) ||
-	    rs_peer_new(r->conn, &r->peer, &e) ||
-	    rs_conn_create_qp(r->conn, r->peer, 16, RECVS, &e)) {
-		snprintf(err, errlen, "%s", rs_error_str(&e));
-		return -1;
-	}
-	if (posix_memalign((void **)&r->buf, 4096, BUF_SIZE)) {
-		r->buf = 0;
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	memset(r->buf, 0, BUF_SIZE);
-	if (rs_mr_reg(r->peer, r->buf, BUF_SIZE, RS_MR_LOCAL, &r->mr, &e)) {
-		snprintf(err, errlen, "cannot register buffers: %s",
-			 rs_error_str(&e));
-		return -1;
-	}
-	for (uint32_t i = 0; i < RECVS; i++) {
-		if (rs_conn_recv(r->conn, r->mr, i * RECV_SLOT, RECV_SLOT,
-				 WR_RECV + i)) {
-			snprintf(err, errlen, "cannot post a receive: %s",
-				 POST_LOST);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* What came back for a connect request: rc is 0 (established, the accept's
- * private data in reply), RS_E_REJECTED (the reject's private data in reply)
- * or RS_E_UNREACHABLE (refused without private data, or another connection
- * event than accept or reject); error says which. */
-struct connect_result {
-	bool timed_out;
-	int rc;
-	struct rs_error error;
-	struct rs_private_data reply;
-};
-
-/* Connects with exactly these private data bytes and classifies the first
- * event. Returns -1 with err only when the request could not be made. */
-static int raw_connect(struct rogue *r, const void *priv, uint8_t len,
-		       struct connect_result *res, char *err, size_t errlen)
-{
-	memset(res, 0, sizeof(*res));
-	res->rc = rs_conn_connect(r->conn, priv, len, CONNECT_TIMEOUT_MS,
-				  &res->reply, &res->error);
-	switch (res->rc) {
-	case 0:
-	case RS_E_REJECTED:
-	case RS_E_UNREACHABLE:
-		return 0;
-	case RS_E_TIMEOUT:
-		res->timed_out = true;
-		return 0;
-	default:
-		snprintf(err, errlen, "%s", rs_error_str(&res->error));
-		return -1;
-	}
-}
-
-static bool rejected_busy(const struct connect_result *res)
-{
-	struct rs_reject_info rej;
-	return !res->timed_out && res->rc == RS_E_REJECTED &&
-	       !rs_reject_decode(res->reply.bytes, res->reply.len, &rej,
-				 NULL) &&
-	       rej.reason == RS_REJECT_BUSY;
-}
-
-/* Opens a connection and connects with priv, again while the receiver says
- * it is busy (it may still be ending our previous connection). */
-static int attempt(struct rogue *r, const void *priv, uint8_t len,
-		   struct connect_result *res, char *err, size_t errlen)
-{
-	for (int i = 0;; i++) {
-		if (rogue_open(r, err, errlen) ||
-		    raw_connect(r, priv, len, res, err, errlen))
-			return -1;
-		if (!rejected_busy(res) || i == BUSY_RETRIES)
-			return 0;
-		rogue_close(r);
-		sleep_ms(BUSY_PAUSE_MS);
-	}
-}
-
-/* Connects with flags (0: as an ordinary sender) asking for method. */
-static int session_open_as(struct rogue *r, uint8_t flags, uint8_t method,
-			   char *err, size_t errlen)
-{
-	struct rs_connect_req req = {.flags = flags, .method = method};
-	snprintf(req.log_name, sizeof(req.log_name), "%s", r->name);
-	uint8_t priv[RS_CONNECT_PRIVATE_MAX];
-	size_t len = rs_connect_req_encode(&req, priv, sizeof(priv));
-	struct connect_result res;
-	if (attempt(r, priv, (uint8_t)len, &res, err, errlen))
-		return -1;
-	if (res.timed_out) {
-		snprintf(err, errlen, "no answer to a valid connect request");
-		return -1;
-	}
-	if (res.rc != 0) {
-		struct rs_reject_info rej;
-		if (res.rc == RS_E_REJECTED &&
-		    !rs_reject_decode(res.reply.bytes, res.reply.len, &rej,
-				      NULL))
-			snprintf(err, errlen, "receiver refused method %s: %s",
-				 rs_method_name((enum rs_method)method),
-				 rs_reject_reason_str(rej.reason));
-		else
-			snprintf(err, errlen, "connect failed: %s",
-				 rs_error_str(&res.error));
-		return -1;
-	}
-	struct rs_error e = {0};
-	if (rs_accept_info_decode(res.reply.bytes, res.reply.len, &r->info,
-				  &e)) {
-		snprintf(err, errlen, "unusable accept private data: %s",
-			 rs_error_str(&e));
-		return -1;
-	}
-	return 0;
-}
-
-/* A case that could not run: says why, closes, and is NORUN. */
-static int cannot_run(struct rogue *r, const char *name, const char *why)
-{
-	note("%s: could not run: %s", name, why);
-	rogue_close(r);
-	return ROGUE_NORUN;
-}
-
-/* What happened on an established connection after we sent something. */
-struct outcome {
-	bool replied;
-	struct rs_msg reply;
-	bool reply_malformed;
-	struct rs_error reply_error; /* why, when reply_malformed */
-	bool closed;
-	char closed_how[96];
-	bool write_done;
-	struct rs_completion write;
-	bool send_done;
-	struct rs_completion send;
-};
-
-static void closed_by(struct outcome *o, const char *how)
-{
-	if (o->closed)
-		return;
-	o->closed = true;
-	snprintf(o->closed_how, sizeof(o->closed_how), "%s", how);
-}
-
-/* The connection is closed. After a failed completion our disconnect puts
- * the QP in error, so what is still posted flushes after any reply that
- * arrived first; after the receiver's disconnect the library has already
- * marked the connection down, so nothing flushes and the grace ends the
- * wait. */
-static void closing(struct rogue *r, struct outcome *o, const char *how,
-		    int64_t *deadline)
-{
-	closed_by(o, how);
-	rs_conn_disconnect(r->conn);
-	if (*deadline > now_ms() + CLOSE_GRACE_MS)
-		*deadline = now_ms() + CLOSE_GRACE_MS;
-}
-
-/* Records one completion in o and returns its kind. */
-static uint64_t record(struct rogue *r, struct outcome *o,
-		       const struct rs_completion *wc, int64_t *deadline)
-{
-	uint64_t kind = WR_KIND(wc->wr_id);
-	if (kind == WR_WRITE) {
-		o->write_done = true;
-		o->write = *wc;
-	}
-	if (kind == WR_SEND) {
-		o->send_done = true;
-		o->send = *wc;
-	}
-	if (!wc->ok) {
-		closing(r, o, wc->flushed ? "flush error" : wc->status,
-			deadline);
-	} else if (kind == WR_RECV) {
-		const uint8_t *in = r->buf + (wc->wr_id & 0xff) * RECV_SLOT;
-		o->replied = true;
-		o->reply_malformed = rs_msg_decode(in, wc->byte_len, &o->reply,
-						   &o->reply_error) != 0;
-		if (!o->reply_malformed && o->reply.key &&
-		    o->reply.key != r->key) {
-			r->key_before = r->key;
-			r->key = r->info.data.rkey = o->reply.key;
-			r->key_end = o->reply.key_end;
-		}
-	}
-	return kind;
-}
-
-/* Collects completions and connection events for at most timeout_ms.
- * Returns at the first completion of kind stop_kind (0: none), or once the
- * connection is closed and what was posted has flushed (after a short
- * grace). */
-static void await(struct rogue *r, struct outcome *o, int timeout_ms,
-		  uint64_t stop_kind)
-{
-	memset(o, 0, sizeof(*o));
-	int64_t deadline = now_ms() + timeout_ms;
-	uint32_t recvs_done = 0;
-	for (;;) {
-		int64_t left = deadline - now_ms();
-		if (left <= 0)
-			return;
-		struct rs_completion wc;
-		enum rs_wait_result w =
-		    rs_conn_next_completion(r->conn, &wc, (int)left);
-		if (w == RS_WAIT_TIMEOUT)
-			continue;
-		if (w == RS_WAIT_ERROR) {
-			closed_by(o, "completion queue error");
-			return;
-		}
-		if (w == RS_WAIT_CM_EVENT) {
-			if (rs_conn_next_event(r->conn) == RS_CONN_EVENT_CLOSED)
-				closing(r, o, "disconnected by the receiver",
-					&deadline);
-			continue;
-		}
-		uint64_t kind = record(r, o, &wc, &deadline);
-		if (kind == WR_RECV)
-			recvs_done++;
-		if (stop_kind && kind == stop_kind)
-			return;
-		if (o->closed && recvs_done == RECVS)
-			return; /* nothing more can arrive */
-	}
-}
-
-/* Sends len bytes of the send area as a control message. */
-static int send_raw(struct rogue *r, uint32_t len)
-{
-	return rs_conn_send(r->conn, r->mr, OFF_SEND, len, WR_SEND,
-			    RS_POST_SIGNALED);
-}
-
-static int send_msg(struct rogue *r, struct rs_msg *m)
-{
-	m->seq = ++r->seq;
-	rs_msg_encode(m, r->buf + OFF_SEND, RS_MSG_SIZE);
-	return send_raw(r, RS_MSG_SIZE);
-}
-
-/* A gpspm writer granted windows asks for its first key, as rpma-send
- * does: then info.data writes the log's unused tail. */
-static int take_window(struct rogue *r, char *err, size_t errlen)
-{
-	struct rs_msg req = {.type = RS_MSG_WINDOW};
-	struct outcome o;
-	if (send_msg(r, &req)) {
-		snprintf(err, errlen, "cannot ask for a window: %s", POST_LOST);
-		return -1;
-	}
-	await(r, &o, REPLY_TIMEOUT_MS, WR_RECV);
-	if (!o.replied || o.reply_malformed ||
-	    o.reply.type != RS_MSG_WINDOW_DONE || o.reply.status != RS_MSG_OK) {
-		snprintf(err, errlen, "no window granted");
-		return -1;
-	}
-	return 0;
-}
-
-static int session_open(struct rogue *r, uint8_t method, char *err,
-			size_t errlen)
-{
-	r->key = r->key_before = 0;
-	r->key_end = 0;
-	if (session_open_as(r, 0, method, err, errlen))
-		return -1;
-	if (method == RS_METHOD_GPSPM && (r->info.peer_flags & RS_PEER_WINDOWS))
-		return take_window(r, err, errlen);
-	return 0;
-}
 
 /* ---- connect-time scenarios ---- */
 
@@ -486,7 +80,8 @@ static int connect_case(struct rogue *r, const char *what, const void *priv,
 
 static size_t valid_request(uint8_t flags, uint8_t method, uint8_t *buf)
 {
-	struct rs_connect_req req = {.flags = flags, .method = method};
+	struct rs_connect_req req = {
+	    .flags = flags, .method = method, .methods = methods_of(flags)};
 	return rs_connect_req_encode(&req, buf, RS_CONNECT_PRIVATE_MAX);
 }
 
@@ -537,11 +132,11 @@ static int scenario_unknown_method(struct rogue *r, const char *arg)
 			    RS_REJECT_BAD_REQUEST, false);
 }
 
-/* The log name: 32 bytes at offset 24 of the request (rpma-ship(7)), the
+/* The log name: 31 bytes at offset 25 of the request (rpma-ship(7)), the
  * name then zeros. The encoder copies whatever it is given, so the hostile
  * ones are written over a valid request. */
-#define NAME_OFFSET 24
-_Static_assert(NAME_OFFSET + RS_LOG_NAME_MAX + 1 == RS_CONNECT_REQ_SIZE,
+#define NAME_OFFSET 25
+_Static_assert(NAME_OFFSET + RS_LOG_NAME_MAX == RS_CONNECT_REQ_SIZE,
 	       "the name field ends the connect request");
 
 static int bad_name_case(struct rogue *r, const char *what, const void *name,
@@ -549,7 +144,7 @@ static int bad_name_case(struct rogue *r, const char *what, const void *name,
 {
 	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
 	size_t req_len = valid_request(0, RS_METHOD_GPSPM, buf);
-	memset(buf + NAME_OFFSET, 0, RS_LOG_NAME_MAX + 1);
+	memset(buf + NAME_OFFSET, 0, RS_LOG_NAME_MAX);
 	memcpy(buf + NAME_OFFSET, name, len);
 	return connect_case(r, what, buf, (uint8_t)req_len,
 			    RS_REJECT_BAD_REQUEST, false);
@@ -558,11 +153,8 @@ static int bad_name_case(struct rogue *r, const char *what, const void *name,
 static int scenario_bad_name(struct rogue *r, const char *arg)
 {
 	(void)arg;
-	static const char unterminated[RS_LOG_NAME_MAX + 1] =
-	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"; /* 32 letters, no NUL */
 	int rc = bad_name_case(r, "a log name of '../pool'", "../pool", 7);
-	rc = worse(rc, bad_name_case(r, "an unterminated log name",
-				     unterminated, sizeof(unterminated)));
+	rc = worse(rc, bad_name_case(r, "a log name with a space", "a b", 3));
 	rc = worse(rc, bad_name_case(r, "bytes after the log name's NUL",
 				     "app\0x", 5));
 	return rc;
@@ -909,52 +501,6 @@ static bool bad_write_target(const struct rs_accept_info *in, enum bad_write b,
 	return data->length != 0 &&
 	       !((b == BW_RING_KEY || b == BW_RING_PAST_END) &&
 		 ring->length == 0);
-}
-
-/* Safe only when the remote NIC refused the case's RDMA operation (op:
- * WRITE or READ) with an access error. */
-static int access_verdict(const char *what, const char *op,
-			  const struct outcome *o)
-{
-	if (!o->write_done) {
-		note("%s: no completion within %d ms", what, REPLY_TIMEOUT_MS);
-		return ROGUE_UNSAFE;
-	}
-	if (o->write.ok) {
-		note("%s: %s SUCCEEDED outside the granted region", what, op);
-		return ROGUE_UNSAFE;
-	}
-	if (o->write.flushed || strcmp(o->write.status, REMOTE_ACCESS_ERROR)) {
-		note("%s: failed with %s, not a remote access error", what,
-		     o->write.status);
-		return ROGUE_UNSAFE;
-	}
-	note("%s: %s", what, o->write.status);
-	return ROGUE_SAFE;
-}
-
-/* On the open session, RDMA-writes dst.length bytes to dst, judges it by
- * access_verdict and closes the session. */
-static int write_judged(struct rogue *r, const char *name,
-			const struct rs_mr_desc *dst)
-{
-	uint32_t len = (uint32_t)dst->length;
-	memset(r->buf + OFF_PAYLOAD, 0xee, len);
-	if (rs_conn_write(r->conn, dst, 0, r->mr, OFF_PAYLOAD, len, WR_WRITE,
-			  RS_POST_SIGNALED)) {
-		note("%s: could not run: cannot post a write: %s", name,
-		     POST_LOST);
-		rogue_close(r);
-		return ROGUE_NORUN;
-	}
-	struct outcome o;
-	await(r, &o, REPLY_TIMEOUT_MS, WR_WRITE);
-	char what[128];
-	snprintf(what, sizeof(what), "%s (%u bytes at 0x%llx key 0x%x)", name,
-		 len, (unsigned long long)dst->addr, dst->rkey);
-	int rc = access_verdict(what, "WRITE", &o);
-	rogue_close(r);
-	return rc;
 }
 
 /* A write of b's kind by a writer of method (gpspm for the log's regions,
@@ -1479,7 +1025,7 @@ static const struct scenario {
     {"unknown-flags", scenario_unknown_flags, "connect with flags 0x80"},
     {"unknown-method", scenario_unknown_method, "connect with method 9"},
     {"bad-name", scenario_bad_name,
-     "connect with a log name that is bad, unterminated, or not zero "
+     "connect with a log name that is bad, has a space, or is not zero "
      "after its NUL"},
     {"commit-out-of-range", scenario_out_of_range,
      "gpspm commits beyond the log end and into the pool header"},
@@ -1508,6 +1054,20 @@ static const struct scenario {
     {"stale-flush", scenario_stale_flush,
      "store and flush the write offset with the queue pair of a flush "
      "session the receiver ended"},
+    {"offset-past-end", scenario_offset_past_end,
+     "(apm|flush) an honest batch, then a write offset past the data "
+     "range's end"},
+    {"offset-before-start", scenario_offset_before_start,
+     "(apm|flush) an honest batch, then a write offset before the data "
+     "range's start"},
+    {"offset-backwards", scenario_offset_backwards,
+     "(apm|flush) an honest batch, then a write offset below it"},
+    {"unflushed-offset", scenario_unflushed_offset,
+     "(apm|flush) a batch whose offset is stored, not made persistent, "
+     "and the writer gone: a reader is granted it"},
+    {"stale-keys-reader", scenario_stale_keys_reader,
+     "(apm|flush) a writer taken over writes, stores and flushes with its "
+     "old keys through a reader's session and its new one"},
     {"honest", scenario_honest,
      "write TEXT (optional third argument) and commit it with gpspm"},
 };

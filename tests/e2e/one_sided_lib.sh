@@ -1,0 +1,112 @@
+# One-sided writers (apm, flush) that store the log's write offset
+# themselves, against a receiver that must take that offset as input
+# (rpma-ship(7), the commit rule): tests/rogue/rogue_sender's offset and
+# stale-key scenarios on a log of the device-DAX, while an honest writer
+# streams into another log. Sourced by hostile.sh (apm) and flush.sh
+# (flush), after lib.sh; ROGUE is the rogue_sender.
+
+# The bytes each one-sided scenario commits honestly (rogue_offset.c).
+ONE_SIDED_CHUNK=$'rogue_sender: one-sided chunk\n'
+
+# os_rogue SCENARIO METHOD: rogue_sender against the victim log must find
+# the receiver safe; its report goes to the log (and to $WORK/os.out).
+os_rogue() {
+	local rc=0
+	timeout 120 "$ROGUE" "$1" "$RECV_IP/victim" "$2" >"$WORK/os.out" 2>"$WORK/rogue.err" || rc=$?
+	log "$(cat "$WORK/os.out")"
+	[ "$rc" = 0 ] || fail "rogue_sender $1 $2 exited $rc: $(cat "$WORK/os.out" "$WORK/rogue.err")"
+	return "$rc"
+}
+
+# os_victim_holds EXPECTED: the victim log holds exactly EXPECTED.
+os_victim_holds() {
+	pool_data "$RPMA_DEVDAX" "$WORK/os.now" || {
+		fail "pmempool dump failed"
+		return
+	}
+	cmp -s "$WORK/os.now" "$1" ||
+		fail "the victim log is not what was committed ($(stat -c %s "$WORK/os.now") vs $(stat -c %s "$1") bytes)"
+}
+
+# os_broken_offsets METHOD RLOG EXPECTED: a writer stores an offset past
+# the end, before the start, below what it committed: each time its
+# session ends, a line names the log, the value and the rule, the offset
+# is put back, and the honest batch before it stays.
+os_broken_offsets() {
+	local m="$1" rlog="$2" expected="$3" scenario rule from
+	for scenario in offset-past-end offset-before-start offset-backwards; do
+		case $scenario in
+		offset-past-end) rule="past the data range's end" ;;
+		offset-before-start) rule="before the data range's start" ;;
+		offset-backwards) rule="below the offset already committed" ;;
+		esac
+		start_case "$m: $scenario: the writer ended, the offset put back, the receiver serving"
+		from=$(($(wc -l <"$rlog") + 1))
+		if os_rogue "$scenario" "$m"; then
+			printf '%s' "$ONE_SIDED_CHUNK" >>"$expected"
+		fi
+		kill -0 "$RECV_PID" 2>/dev/null || fail "receiver died: $(tail -n 20 "$rlog")"
+		tail -n +"$from" "$rlog" >"$WORK/slice"
+		grep -q "log victim: sender .* stored write offset [0-9]*, $rule (.*); its session is ended and the write offset put back" "$WORK/slice" ||
+			fail "no line names the log, the value and the rule: $(cat "$WORK/slice")"
+		os_victim_holds "$expected"
+		end_case
+	done
+}
+
+# one_sided_run METHOD [LOG OPTIONS]: the victim log on the device-DAX
+# (METHOD's writers store its offset), another on a plain file.
+one_sided_run() {
+	local m="$1" opts="${2:+,$2}" rlog="$WORK/recv.os.$1.log"
+	local expected="$WORK/os.expected" other="$WORK/os-other.pool" rc
+	start_case "$m: a receiver with a log on the device-DAX and another"
+	if ! start_recv "$rlog" --create 64M --metrics-file "$WORK/os.prom" --metrics-interval 1s \
+		--log "victim=$RPMA_DEVDAX$opts" --log "other=$other"; then
+		fail "receiver did not start: $(cat "$rlog")"
+		end_case
+		return
+	fi
+	head -c 64K /dev/urandom >"$expected"
+	rc=0
+	timeout 60 "$SEND" --truncate=in-place --method "$m" "$RECV_IP/victim" "$expected" 2>"$WORK/os.send" || rc=$?
+	[ "$rc" = 0 ] || fail "rpma-send --method $m: exit $rc: $(cat "$WORK/os.send")"
+	end_case
+
+	head -c 16M /dev/urandom >"$WORK/os-other.in"
+	FEED_PAUSE=0.3 start_fed_sender "$WORK/os-other.in" --truncate=in-place "$RECV_IP/other"
+	os_broken_offsets "$m" "$rlog" "$expected"
+
+	start_case "$m: stale-keys-reader: a taken-over writer's old keys reach nothing"
+	os_rogue stale-keys-reader "$m" && printf '%s' "$ONE_SIDED_CHUNK" >>"$expected"
+	os_victim_holds "$expected"
+	nap 1.5 # a metrics interval
+	grep -q "^rpma_recv_offsets_put_back_total{log=\"victim\",.*} 3$" "$WORK/os.prom" ||
+		fail "the metrics file does not count 3: $(grep offsets_put_back "$WORK/os.prom")"
+	grep -q "^rpma_recv_offsets_put_back_total{log=\"other\",.*} 0$" "$WORK/os.prom" ||
+		fail "the other log counts some: $(grep offsets_put_back "$WORK/os.prom")"
+	end_case
+
+	start_case "$m: the other log's writer was undisturbed"
+	reap "$SEND_PID"
+	stop_feed
+	[ "$REAP_RC" = 0 ] || fail "the other log's writer exited $REAP_RC: $(cat "$WORK/send.log")"
+	end_case
+
+	# The grant after an unflushed offset reports it, persistent: the
+	# receiver killed -9 right after, the pool's word covers the batch.
+	# (The emulated NVDIMM keeps every store, so this shows the word
+	# reported is the word kept, not that it was flushed: rpma-ship(7).)
+	start_case "$m: unflushed-offset: the next grant reports it; after kill -9 the pool holds it"
+	if os_rogue unflushed-offset "$m"; then
+		kill -KILL "$RECV_PID" 2>/dev/null
+		wait_recv
+		printf '%s' "$ONE_SIDED_CHUNK" >>"$expected"
+		grep -q "granted write offset [0-9]*" "$WORK/os.out" || fail "no granted offset: $(cat "$WORK/os.out")"
+		check_pool "$RPMA_DEVDAX" "$expected"
+		check_pool "$other" "$WORK/os-other.in"
+	else
+		kill -TERM "$RECV_PID" 2>/dev/null
+		wait_recv
+	fi
+	end_case
+}
