@@ -40,3 +40,16 @@ int commit_message_take(const struct method_ctx *m,
 	out->offset = reply->offset - m->log_start - m->pool_at + m->pos_base;
 	return 1;
 }
+
+int send_method_take_own(const struct method_ctx *m,
+			 const struct method_event *ev, enum rs_op last,
+			 struct method_confirm *out, struct rs_error *err)
+{
+	if (ev->op != last)
+		/* A receiver sends none to such a sender: taken as always. */
+		return commit_message_take(m, ev, out, err);
+	out->seq = (uint32_t)ev->wr_id;
+	const struct window_batch *b = window_batch(m->w, out->seq);
+	out->offset = b->offset + b->length;
+	return 1;
+}

@@ -1,7 +1,10 @@
 /* The commit request and its reply, shared by the methods whose receiver
  * persists on request (GPSPM, staged): after the data write, one message
  * in the batch's session slot asks for the commit; the receiver's
- * COMMIT_DONE says the write offset now covers it. */
+ * COMMIT_DONE says the write offset now covers it. commit_message.c also
+ * holds send_method_take_own (declared in methods/send_method.h), the take
+ * of apm and flush, which reads any message as a commit reply: so the
+ * table (send_method.c) needs nothing of this file. */
 #ifndef SEND_COMMIT_MESSAGE_H
 #define SEND_COMMIT_MESSAGE_H
 

@@ -3,7 +3,6 @@
 #include "methods/send_method.h"
 
 #include "error.h"
-#include "methods/commit_message.h"
 
 static const struct send_method *const methods[RS_METHOD_COUNT] = {
     [RS_METHOD_APM] = &method_apm,
@@ -71,17 +70,4 @@ void send_method_write_batch(const struct method_ctx *m, struct send_chain *c,
 {
 	chain_write(c, dst, dst_offset, CHAIN_RING, window_ring_offset(m->w, b),
 		    b->length, UINT64_MAX, RS_POST_MORE);
-}
-
-int send_method_take_own(const struct method_ctx *m,
-			 const struct method_event *ev, enum rs_op last,
-			 struct method_confirm *out, struct rs_error *err)
-{
-	if (ev->op != last)
-		/* A receiver sends none to such a sender: taken as always. */
-		return commit_message_take(m, ev, out, err);
-	out->seq = (uint32_t)ev->wr_id;
-	const struct window_batch *b = window_batch(m->w, out->seq);
-	out->offset = b->offset + b->length;
-	return 1;
 }

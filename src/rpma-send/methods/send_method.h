@@ -134,7 +134,8 @@ int send_method_check_cap(const struct send_method *m,
 /* For the methods whose sender commits alone (apm, flush): the completion
  * of the commit's last request, of op `last` and signaled with the batch's
  * seq, confirms the batch (the log ends at its end); anything else is
- * taken as a commit reply, as the other methods take one. */
+ * taken as a commit reply, as the other methods take one. Defined in
+ * methods/commit_message.c, beside commit_message_take. */
 int send_method_take_own(const struct method_ctx *m,
 			 const struct method_event *ev, enum rs_op last,
 			 struct method_confirm *out, struct rs_error *err);
