@@ -265,6 +265,51 @@ else
 fi
 end_case
 
+# The other release's build (scripts/test-release writes its path into
+# BUILD/peer-build): a Debian 12 build, without FLUSH, runs unchanged in
+# this Debian 13 guest (the same library sonames, TESTBED.md).
+peer=$(cat "$BUILD/peer-build" 2>/dev/null)
+if [ -n "$peer" ] && [ -x "$peer/src/rpma-send/rpma-send" ]; then
+	PSEND="$peer/src/rpma-send/rpma-send" PRECV="$peer/src/rpma-recv/rpma-recv"
+	start_case "mixed builds: the other release's rpma-send, no option set, into this receiver offering flush; --verify"
+	if start_recv "$WORK/recv.log" "$dax"; then
+		rc=0
+		timeout 120 "$PSEND" -v --truncate=in-place "$RECV_IP" "$WORK/in8" 2>"$WORK/send.log" || rc=$?
+		[ "$rc" = 0 ] || fail "the other build's rpma-send exited $rc: $(cat "$WORK/send.log")"
+		log "$(grep -m1 'method' "$WORK/send.log")"
+		rc=0
+		timeout 120 "$PSEND" --verify "$WORK/in8" "$RECV_IP" 2>"$WORK/verify.log" || rc=$?
+		[ "$rc" = 0 ] || fail "--verify from the other build exited $rc: $(cat "$WORK/verify.log")"
+		kill -TERM "$RECV_PID"
+		wait_recv
+		check_pool "$dax" "$WORK/in8"
+	else
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+	fi
+	end_case
+
+	start_case "mixed builds: this rpma-send, no option set, into the other release's rpma-recv; --verify"
+	RECV_SAVED=$RECV RECV=$PRECV
+	if start_recv "$WORK/recv.log" "$dax"; then
+		rc=0
+		timeout 120 "$SEND" -v --truncate=in-place "$RECV_IP" "$WORK/in1" 2>"$WORK/send.log" || rc=$?
+		[ "$rc" = 0 ] || fail "rpma-send exited $rc: $(cat "$WORK/send.log")"
+		log "$(grep -m1 'method' "$WORK/send.log")"
+		rc=0
+		timeout 120 "$SEND" --verify "$WORK/in1" "$RECV_IP" 2>"$WORK/verify.log" || rc=$?
+		[ "$rc" = 0 ] || fail "--verify exited $rc: $(cat "$WORK/verify.log")"
+		kill -TERM "$RECV_PID"
+		wait_recv
+		check_pool "$dax" "$WORK/in1"
+	else
+		fail "the other build's receiver did not start: $(cat "$WORK/recv.log")"
+	fi
+	RECV=$RECV_SAVED
+	end_case
+else
+	log "no other release's build beside this one ($BUILD/peer-build): the mixed-build cases did not run"
+fi
+
 # A flush writer's stored offset and kept keys (rogue_sender).
 . "$(dirname "$0")/one_sided_lib.sh"
 one_sided_run flush

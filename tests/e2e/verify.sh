@@ -106,7 +106,13 @@ verify_target() { # NAME POOL METHOD [RECV ARGS...]
 	expect_verify "ship again" 0 "identical" \
 		--send --verify --truncate=in-place --method "$method" "$input" "$RECV_IP"
 	local cut=$(((RANDOM * 32768 + RANDOM) % size))
+	# A shorter replica: the pool's word set back while no receiver
+	# serves it (a running one goes by its own view of the log, never by
+	# a word stored under it: rpma-ship(7)).
+	kill -TERM "$RECV_PID"
+	wait_recv
 	set_write_offset "$pool" $((8192 + cut))
+	start_recv "$WORK/recv.log" "$@" "$pool" || fail "receiver did not restart: $(cat "$WORK/recv.log")"
 	head -c "$cut" "$input" >"$WORK/prefix"
 	for m in hash read; do
 		expect_verify "truncated, $m" 1 "is shorter than $input: it ends at byte offset $cut\$" \

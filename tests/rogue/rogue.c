@@ -348,6 +348,12 @@ int session_open(struct rogue *r, uint8_t method, char *err, size_t errlen)
 	return 0;
 }
 
+bool refused_by_nic(const char *status)
+{
+	return !strcmp(status, REMOTE_ACCESS_ERROR) ||
+	       !strcmp(status, REMOTE_INVALID_REQUEST);
+}
+
 /* Safe only when the remote NIC refused the case's RDMA operation (op:
  * WRITE or READ) with an access error. */
 int access_verdict(const char *what, const char *op, const struct outcome *o)
@@ -360,8 +366,8 @@ int access_verdict(const char *what, const char *op, const struct outcome *o)
 		note("%s: %s SUCCEEDED outside the granted region", what, op);
 		return ROGUE_UNSAFE;
 	}
-	if (o->write.flushed || strcmp(o->write.status, REMOTE_ACCESS_ERROR)) {
-		note("%s: failed with %s, not a remote access error", what,
+	if (o->write.flushed || !refused_by_nic(o->write.status)) {
+		note("%s: failed with %s, not the NIC's refusal", what,
 		     o->write.status);
 		return ROGUE_UNSAFE;
 	}

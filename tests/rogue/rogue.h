@@ -46,6 +46,9 @@
 /* The status text of a write the remote NIC refused for its address or key:
  * ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR). */
 #define REMOTE_ACCESS_ERROR "remote access error"
+/* ... and one its queue pair may not do at all (a reader's may only read):
+ * ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR). */
+#define REMOTE_INVALID_REQUEST "remote invalid request error"
 
 /* Posting fails only on a connection that is gone (RS_E_LOST). */
 #define POST_LOST "the connection is gone"
@@ -129,8 +132,11 @@ int send_msg(struct rogue *r, struct rs_msg *m);
 /* A writer's session asking for method; a gpspm writer granted windows
  * takes its first key, as rpma-send does. */
 int session_open(struct rogue *r, uint8_t method, char *err, size_t errlen);
+/* Whether status is the receiver's NIC refusing an operation: for its key
+ * or range, or for what the queue pair may do. */
+bool refused_by_nic(const char *status);
 /* Safe only when the remote NIC refused the case's RDMA operation (op:
- * WRITE or READ) with an access error. */
+ * WRITE or READ) with an access error (refused_by_nic). */
 int access_verdict(const char *what, const char *op, const struct outcome *o);
 /* On the open session, RDMA-writes dst.length bytes to dst, judges it by
  * access_verdict and closes the session. */

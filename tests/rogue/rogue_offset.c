@@ -20,9 +20,6 @@
  * where a read-after-write lands. */
 #define OFF_WORD (OFF_PAYLOAD + PAYLOAD - 128)
 #define OFF_READBACK (OFF_PAYLOAD + PAYLOAD - 64)
-/* A write the receiver's device refused for its key or its queue pair's
- * access (a reader's may only read: ibv_wc_status_str's words). */
-#define REMOTE_INVALID_REQUEST "remote invalid request error"
 
 static uint8_t method_arg(const char *arg)
 {
@@ -330,10 +327,7 @@ static int stale_op_judged(struct rogue *r, const char *via,
 	}
 	const char *how = o.write_done ? o.write.status : "no completion";
 	note("%s: the old keys' %s: %s", via, what[op], how);
-	return !strcmp(how, REMOTE_ACCESS_ERROR) ||
-		       !strcmp(how, REMOTE_INVALID_REQUEST)
-		   ? ROGUE_SAFE
-		   : ROGUE_UNSAFE;
+	return refused_by_nic(how) ? ROGUE_SAFE : ROGUE_UNSAFE;
 }
 
 /* Each operation on a reader's session of its own (the first refusal

@@ -503,14 +503,36 @@ static bool bad_write_target(const struct rs_accept_info *in, enum bad_write b,
 		 ring->length == 0);
 }
 
+/* Where the log's data range is (its address and length, no key), as a
+ * reader is shown it: a staged writer is shown no data range. */
+static int log_range(struct rogue *r, struct rs_mr_desc *range)
+{
+	char err[512];
+	int rc = session_open_as(r, RS_CONNECT_VERIFY, RS_METHOD_AUTO, err,
+				 sizeof(err));
+	*range = (struct rs_mr_desc){.addr = r->info.data_read.addr,
+				     .length = r->info.end_offset -
+					       r->info.start_offset};
+	rogue_close(r);
+	return rc || !range->addr ? -1 : 0;
+}
+
 /* A write of b's kind by a writer of method (gpspm for the log's regions,
- * staged for the ring: only a staged writer is granted one). */
+ * staged for the ring: only a staged writer is granted one; it aims the
+ * ring's key at the log a reader was shown). */
 static int write_case(struct rogue *r, const char *name, uint8_t method,
 		      enum bad_write b)
 {
 	char err[512];
+	struct rs_mr_desc log = {0};
+	if (method == RS_METHOD_STAGED && log_range(r, &log))
+		return cannot_run(r, name,
+				  "the log's range not shown to a "
+				  "reader");
 	if (session_open(r, method, err, sizeof(err)))
 		return cannot_run(r, name, err);
+	if (method == RS_METHOD_STAGED)
+		r->info.data = log;
 	struct rs_mr_desc dst;
 	if (!bad_write_target(&r->info, b, &dst))
 		return cannot_run(r, name, "region not granted");

@@ -277,8 +277,9 @@ int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 }
 
 /* rdma_cm gives an accepted queue pair every remote access its device
- * has (write, read, atomic, flush) when it moves it to RTS; a reader's is
- * cut down to reading at once, before it can have used the rest. */
+ * has (write, read, atomic, flush) when it moves it to RTS (it sets the
+ * access again on the way, so it cannot be cut down before); a reader's
+ * is cut down to reading right after. */
 static int remote_read_only(struct rs_conn *c, struct rs_error *err)
 {
 	struct ibv_qp_attr attr = {.qp_access_flags = IBV_ACCESS_REMOTE_READ};

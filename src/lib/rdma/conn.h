@@ -45,7 +45,9 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 /* Receiver side, for a connection a listener handed over. The accept
  * completes with the listener's ESTABLISHED event for c. read_only: the
  * peer may only read through it (no remote write, atomic or flush, with
- * any key). */
+ * any key) from a moment after the accept: rdma_cm moves the queue pair
+ * to RTS with every access first, and a peer quick enough may use it in
+ * between; keep what must not be written off its protection domain. */
 int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		   bool read_only, struct rs_error *err);
 void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len);

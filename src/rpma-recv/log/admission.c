@@ -172,12 +172,11 @@ static void describe_windows(struct rs_accept_info *info)
  * may run while the log is written. Deregistered when the session ends. */
 static void prepare_read_ring(struct recv_sender *a)
 {
-	struct rs_peer *peer = recv_exposure_peer(a->adm->exposure);
 	struct rs_error err = {0};
 	uint64_t len = recv_exposure_ring_len(&a->adm->cfg->exposure);
 	if (posix_memalign((void **)&a->read_ring, 4096, len))
 		return;
-	if (rs_mr_reg(peer, a->read_ring, len, RS_MR_REMOTE_READ,
+	if (rs_mr_reg(a->peer, a->read_ring, len, RS_MR_REMOTE_READ,
 		      &a->read_ring_mr, &err)) {
 		free(a->read_ring);
 		a->read_ring = 0;
@@ -193,9 +192,8 @@ static void register_read_prefix(struct recv_sender *a, uint64_t committed)
 	struct rs_error err = {0};
 	rs_mr_dereg(&a->read_mr);
 	if (committed <= t->start ||
-	    !rs_mr_reg(recv_exposure_peer(a->adm->exposure), t->base + t->start,
-		       committed - t->start, RS_MR_REMOTE_READ, &a->read_mr,
-		       &err))
+	    !rs_mr_reg(a->peer, t->base + t->start, committed - t->start,
+		       RS_MR_REMOTE_READ, &a->read_mr, &err))
 		return;
 	rs_verbose("no remote read of the pool for reader %s (%s); reading "
 		   "through a ring of its own",
@@ -531,6 +529,21 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 	};
 }
 
+/* Where the session's queue pair and registrations live: a writer's on
+ * the log's device's protection domain, a reader's on the readers' own
+ * (methods/exposure.h), apart from anything a writer may write. 0, or an
+ * error said. */
+static int pick_peer(struct recv_sender *a, const struct rs_conn *conn)
+{
+	struct rs_error err = {0};
+	a->peer = is_writer(&a->req)
+		      ? recv_exposure_peer(a->adm->exposure)
+		      : recv_exposure_reader_peer(a->adm->exposure, conn, &err);
+	if (!a->peer)
+		rs_err("sender %s: %s", a->s.peer, err.msg);
+	return a->peer ? 0 : -1;
+}
+
 /* A writer whose method has memory of its own on demand (staged: its
  * ring) takes it before its session is configured. 0, or an error said. */
 static int take_method_memory(struct recv_sender *a)
@@ -558,12 +571,12 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	a->rules = h->rules;
 	a->took = RS_METHOD_AUTO;
 	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
-	if (!is_writer(&h->req))
-		prepare_read_ring(a);
-	if (take_method_memory(a)) {
+	if (pick_peer(a, h->conn) || take_method_memory(a)) {
 		free(a);
 		return 0;
 	}
+	if (!is_writer(&h->req))
+		prepare_read_ring(a);
 	struct recv_session_config cfg = session_config(a);
 	struct recv_session_link link = {
 	    .ctx = a,
@@ -599,14 +612,14 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 		return;
 	}
 	struct rs_accept_info info;
-	struct rs_session_accept acc = {
-	    .peer = recv_exposure_peer(adm->exposure),
-	    .slots = adm->cfg->exposure.slots,
-	    .busy_poll = spins_for(a),
-	    .read_only = !is_writer(&h->req),
-	    .key = a->rules.has_key ? &a->rules.key : 0,
-	    .grant = &info,
-	    .presented = &h->req.token};
+	struct rs_session_accept acc = {.peer = a->peer,
+					.slots = adm->cfg->exposure.slots,
+					.busy_poll = spins_for(a),
+					.read_only = !is_writer(&h->req),
+					.key = a->rules.has_key ? &a->rules.key
+								: 0,
+					.grant = &info,
+					.presented = &h->req.token};
 	bool granted_now = !acc.key;
 	if (granted_now && (take_over(adm, a) || grant(a, &info))) {
 		rs_session_refuse(&h->conn, RS_REJECT_INTERNAL, 0);

@@ -25,6 +25,7 @@ struct recv_admission;
 struct recv_sender {
 	struct recv_sender *next;
 	struct rs_session *rs;
+	struct rs_peer *peer; /* its queue pair's protection domain */
 	struct recv_session s;
 	struct rs_connect_req req;
 	struct recv_log_rules rules;   /* as of its request */

@@ -221,6 +221,7 @@ void recv_exposure_delete(struct recv_exposure **ep)
 	rs_mr_dereg(&e->spare);
 	for (size_t i = 0; i < RS_METHOD_COUNT; i++)
 		withdraw(e, (enum rs_method)i);
+	rs_peer_delete(&e->readers);
 	rs_peer_delete(&e->peer);
 	free(e);
 	*ep = NULL;
@@ -235,6 +236,15 @@ bool recv_exposure_serves(const struct recv_exposure *e,
 struct rs_peer *recv_exposure_peer(const struct recv_exposure *e)
 {
 	return e->peer;
+}
+
+struct rs_peer *recv_exposure_reader_peer(struct recv_exposure *e,
+					  const struct rs_conn *conn,
+					  struct rs_error *err)
+{
+	if (!e->readers && rs_peer_new(conn, &e->readers, err))
+		return 0;
+	return e->readers;
 }
 
 bool recv_exposure_windows(const struct recv_exposure *e)

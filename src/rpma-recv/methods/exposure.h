@@ -47,6 +47,14 @@ void recv_exposure_delete(struct recv_exposure **e);
 bool recv_exposure_serves(const struct recv_exposure *e,
 			  const struct rs_conn *conn);
 struct rs_peer *recv_exposure_peer(const struct recv_exposure *e);
+/* The readers' protection domain on that device (made at the first call,
+ * from conn): a reader's queue pair and what it reads are registered
+ * there, apart from every region a writer may write, so that a reader's
+ * connection reaches none of them with any key it holds. NULL with err
+ * when it cannot be made. */
+struct rs_peer *recv_exposure_reader_peer(struct recv_exposure *e,
+					  const struct rs_conn *conn,
+					  struct rs_error *err);
 /* Whether writers reach the pool through memory windows on this device,
  * and what their windows are made for (methods/write_windows.h). */
 bool recv_exposure_windows(const struct recv_exposure *e);

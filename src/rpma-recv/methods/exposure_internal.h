@@ -24,6 +24,11 @@ struct recv_exposure_own {
 
 struct recv_exposure {
 	struct rs_peer *peer;
+	/* The protection domain of readers' queue pairs and of what they
+	 * read (made with the first reader): nothing a writer may write is
+	 * registered on it, so no key reaches such a region through a
+	 * reader's queue pair. */
+	struct rs_peer *readers;
 	const struct rs_pmem_target *target;
 	struct recv_exposure_config cfg;
 	/* [start, end) of the log as registered to learn what the device
