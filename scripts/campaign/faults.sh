@@ -172,9 +172,32 @@ fault_second_recv() {
 	hist "healed second_recv"
 }
 
-# nemesis_strike: one fault, drawn from the sequence.
+# A rogue writer (tests/rogue/rogue_sender, apm) against multi's log r: an
+# offset past the end, before the start or backwards, one left unflushed,
+# or old keys after a takeover. Each scenario first commits one honest
+# chunk; the log must hold exactly such chunks, at least one per run that
+# ended safe (checked at the end: check_rogue_log). A run the receiver got
+# wrong (a write that SUCCEEDED, the log's end not where it must be) is a
+# violation; one the other faults cut short is not.
+fault_rogue() {
+	local scenario rc=0 out="$RUN/rogue.out"
+	pick scenario offset-past-end offset-before-start offset-backwards \
+		unflushed-offset stale-keys-reader
+	hist "fault rogue $scenario on multi's log r"
+	echo x >>"$RUN/rogue-runs"
+	timeout 130 "$ROGUE" "$scenario" "$RECV_IP:7302/r" apm >"$out" 2>&1 || rc=$?
+	[ "$rc" != 0 ] || echo x >>"$RUN/rogue-safe"
+	if [ "$rc" = 1 ] && grep -q -E 'SUCCEEDED|, not [0-9]+' "$out"; then
+		violation "the rogue writer's $scenario: $(head -c 600 "$out")"
+	fi
+	hist "healed rogue $scenario (exit $rc): $(head -c 300 "$out")"
+}
+
+# nemesis_strike: one fault, drawn from the sequence (rogue: where the
+# test bed has a second device-DAX for its log).
 nemesis_strike() {
 	local kinds=(kill9_recv term_recv stop_recv stop_send kill9_send link reload second_recv)
+	[ -z "${RPMA_DEVDAX2:-}" ] || kinds+=(rogue)
 	local kind
 	heals_wait 2
 	link_busy=$(cat "$RUN/link-busy" 2>/dev/null || echo 0)
