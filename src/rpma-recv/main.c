@@ -4,6 +4,7 @@
 #include "cli/exit_code.h"
 #include "cli/log.h"
 #include "cli/signals.h"
+#include "cli/version.h"
 #include "commands/check_config.h"
 #include "commands/export.h"
 #include "commands/info.h"
@@ -21,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *argp_program_version = "rpma-recv " RS_VERSION;
+const char *argp_program_version = RS_CLI_VERSION_LINE("rpma-recv");
 const char *argp_program_bug_address = 0;
 
 static const char doc[] =

@@ -5,6 +5,7 @@
 #include "cli/log.h"
 #include "cli/signals.h"
 #include "cli/size.h"
+#include "cli/version.h"
 #include "commands/fetch.h"
 #include "commands/resume.h"
 #include "commands/shipper.h"
@@ -22,7 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char *argp_program_version = "rpma-send " RS_VERSION;
+const char *argp_program_version = RS_CLI_VERSION_LINE("rpma-send");
 const char *argp_program_bug_address = 0;
 
 static const char doc[] =

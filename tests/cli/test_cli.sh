@@ -16,8 +16,8 @@ for prog in rpma-send rpma-recv; do
 	bin="$BUILD/src/$prog/$prog"
 	"$bin" --help >"$tmp/help" 2>&1
 	check "$prog --help" $? "exit non-zero"
-	"$bin" --version | grep -q "^$prog [0-9]"
-	check "$prog --version" $? "no version"
+	"$bin" --version | grep -q "^$prog [0-9]*\.[0-9]*\.[0-9]* (protocol versions [0-9]* to [0-9]*)$"
+	check "$prog --version: its release and the protocol versions it speaks" $? "$("$bin" --version)"
 	"$bin" --usage | grep -q "Usage: $prog"
 	check "$prog --usage" $? "no usage line"
 	for opt in $(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u); do

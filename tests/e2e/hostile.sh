@@ -20,7 +20,7 @@ HONEST_TEXT="rogue_sender honest: written and committed by gpspm"
 WRITER_CHUNKS=$(printf 'rogue_sender: chunk %s\n' A B)
 WRITER_CHUNKS+=$'\n'
 
-scenarios=(bad-magic bad-version short unknown-flags unknown-method bad-name
+scenarios=(bad-magic bad-version future-version short unknown-flags unknown-method bad-name
 	commit-out-of-range commit-not-contiguous staged-oversized
 	malformed-message write-outside reader-writes reader-reads-ahead reader-truncates
 	writer-rewrites stale-session honest)
@@ -38,7 +38,8 @@ expect_logged() {
 	local f="$2"
 	case "$1" in
 	bad-magic) need "$f" 1 "refusing sender .*: bad magic" ;;
-	bad-version) need "$f" 1 "refusing sender .*: unsupported protocol version" ;;
+	bad-version) need "$f" 1 "refusing sender .*: it speaks protocol version 8, this receiver 9 to 10: upgrade the sender" ;;
+	future-version) need "$f" 1 "sender .* asked in protocol version 200, this receiver speaks 9 to 10: told so" ;;
 	# rdma_cm pads private data with zeros: 3 bytes read as a bad magic.
 	short) need "$f" 1 "refusing sender .*: \(bad magic\|private data too short\)" ;;
 	unknown-flags) need "$f" 1 "refusing sender .*: unknown connect flags" ;;

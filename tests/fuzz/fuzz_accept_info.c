@@ -34,6 +34,7 @@ static const uint8_t *mr_parse(const uint8_t *p, struct rs_mr_desc *d)
 static void parse(const uint8_t *p, struct rs_accept_info *a)
 {
 	memset(a, 0, sizeof(*a));
+	a->version = p[4];
 	a->peer_flags = p[6];
 	a->methods = p[7];
 	a->credits = (uint16_t)fuzz_le(p + 8, 2);
@@ -142,8 +143,9 @@ static bool mr_equal(const struct rs_mr_desc *a, const struct rs_mr_desc *b)
 static bool info_equal(const struct rs_accept_info *a,
 		       const struct rs_accept_info *b)
 {
-	return a->peer_flags == b->peer_flags && a->methods == b->methods &&
-	       a->credits == b->credits && mr_equal(&a->data, &b->data) &&
+	return a->version == b->version && a->peer_flags == b->peer_flags &&
+	       a->methods == b->methods && a->credits == b->credits &&
+	       mr_equal(&a->data, &b->data) &&
 	       mr_equal(&a->write_offset, &b->write_offset) &&
 	       mr_equal(&a->staging, &b->staging) &&
 	       mr_equal(&a->data_read, &b->data_read) &&
@@ -167,7 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Without an error record: the same answer. */
 	FUZZ_CHECK(rs_accept_info_decode(data, size, &scratch, NULL) == rc);
 
-	if (!fuzz_header_ok(data, size, RS_ACCEPT_INFO_SIZE)) {
+	if (!fuzz_header_ok(data, size, RS_ACCEPT_INFO_SIZE,
+			    RS_ACCEPT_INFO_SIZE)) {
 		FUZZ_CHECK(rc == fuzz_header_errc(data, size));
 		FUZZ_CHECK(fuzz_err_ok(rc, &err));
 		return 0;

@@ -9,18 +9,31 @@
 
 /* The protocol version whose layout the harnesses' oracles spell out: a
  * new version must bring its oracles along. */
-/* Version 10: version 9's (descriptors as version 6's, control messages
- * with flags), the connect request saying the methods a writer can do. */
+/* Versions 9 (descriptors as version 6's, control messages with flags)
+ * and 10 (the connect request saying the methods a writer can do, a reject
+ * the versions the receiver speaks). */
+#define FUZZ_PROTO_VERSION_MIN 9
 #define FUZZ_PROTO_VERSION 10
-_Static_assert(RS_PROTO_VERSION == FUZZ_PROTO_VERSION,
-	       "the fuzz oracles know protocol version 10 only: update them");
+_Static_assert(RS_PROTO_VERSION == FUZZ_PROTO_VERSION &&
+		   RS_PROTO_VERSION_MIN == FUZZ_PROTO_VERSION_MIN,
+	       "the fuzz oracles know protocol versions 9 and 10 only: "
+	       "update them");
 
-/* data holds a whole encoding of `encoded` bytes behind a good header. */
-static inline bool fuzz_header_ok(const uint8_t *data, size_t size,
-				  uint8_t encoded)
+static inline bool fuzz_version_ok(uint8_t v)
 {
-	return size >= encoded && fuzz_le(data, 4) == RS_PROTO_MAGIC &&
-	       data[4] == FUZZ_PROTO_VERSION && data[5] == encoded;
+	return v >= FUZZ_PROTO_VERSION_MIN && v <= FUZZ_PROTO_VERSION;
+}
+
+/* data holds a whole encoding behind a good header: of encoded9 bytes in
+ * version 9, encoded10 in version 10. */
+static inline bool fuzz_header_ok(const uint8_t *data, size_t size,
+				  uint8_t encoded9, uint8_t encoded10)
+{
+	if (size < 6 || fuzz_le(data, 4) != RS_PROTO_MAGIC ||
+	    !fuzz_version_ok(data[4]))
+		return false;
+	uint8_t encoded = data[4] == 9 ? encoded9 : encoded10;
+	return size >= encoded && data[5] == encoded;
 }
 
 /* The code a decoder returns when the header is not ok: RS_E_VERSION exactly
@@ -28,7 +41,7 @@ static inline bool fuzz_header_ok(const uint8_t *data, size_t size,
 static inline int fuzz_header_errc(const uint8_t *data, size_t size)
 {
 	bool other_version = size >= 6 && fuzz_le(data, 4) == RS_PROTO_MAGIC &&
-			     data[4] != FUZZ_PROTO_VERSION;
+			     !fuzz_version_ok(data[4]);
 	return other_version ? RS_E_VERSION : RS_E_MALFORMED;
 }
 

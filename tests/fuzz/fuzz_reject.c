@@ -1,12 +1,17 @@
 /* The sender decoding why the receiver refused it. Properties: exactly the
- * rejects with known method bits and a well-formed logs field (129 bytes: a
- * comma-separated text of letters, digits, '.', '_', '-' and ',', then
- * zeros) are accepted (the reason may be any byte: it is only ever named, as
- * "unknown reason" if need be), an accepted one re-encodes to the same bytes
- * and decodes back the same, truncations are refused and CM zero padding
- * accepted, a refusal is reported as error.h says (RS_E_VERSION exactly for
- * another protocol version); then the sender's "what would work" message is
- * built from the offered methods as commands/shipper.c does. */
+ * rejects with known method bits, in version 10 a range of versions the
+ * receiver speaks that holds the reject's own, and a well-formed logs field
+ * (129 bytes: a comma-separated text of letters, digits, '.', '_', '-' and
+ * ',', then zeros) are accepted (the reason may be any byte: it is only
+ * ever named, as "unknown reason" if need be), an accepted one re-encodes
+ * to the same bytes (in version 10 when its range is this build's) and
+ * decodes back the same, truncations are refused and CM zero padding
+ * accepted; a reject of a version newer than ours is read by the bytes
+ * version 10 keeps for every later one (reason, methods, the range that
+ * holds its version); a refusal is reported as error.h says (RS_E_VERSION
+ * exactly for a protocol version older than ours); then the sender's "what
+ * would work" message is built from the offered methods as
+ * commands/shipper.c does. */
 #include "fuzz_check.h"
 #include "fuzz_header.h"
 #include "fuzz_method.h"
@@ -18,13 +23,29 @@
 	(RS_METHOD_BIT(RS_METHOD_APM) | RS_METHOD_BIT(RS_METHOD_GPSPM) |       \
 	 RS_METHOD_BIT(RS_METHOD_STAGED) | RS_METHOD_BIT(RS_METHOD_FLUSH))
 
-/* The layout of version 4 (rpma-ship(7)): header (6), reason, methods, the
- * names a refused sender may use (129). */
-#define REJECT_SIZE 137
-#define LOGS_AT 8
+/* The layout of version 10 (rpma-ship(7)): header (6), reason, methods, the
+ * lowest and highest versions the receiver speaks, the names a refused
+ * sender may use (129). Version 9: no versions, the names at 8. */
+#define REJECT_SIZE 139
+#define LOGS_AT(v) ((v) == 9 ? 8 : 10)
 #define LOGS_FIELD 129
 _Static_assert(REJECT_SIZE == RS_REJECT_SIZE, "reject size");
-_Static_assert(LOGS_AT + LOGS_FIELD == REJECT_SIZE, "the names end it");
+_Static_assert(LOGS_AT(10) + LOGS_FIELD == REJECT_SIZE, "the names end it");
+
+/* A reject of a version newer than ours: read by its stable bytes. */
+static int newer(const uint8_t *data, size_t size,
+		 const struct rs_reject_info *rej, int rc)
+{
+	bool whole = size >= 10 && data[5] >= 10;
+	bool range = whole && data[8] <= data[9] && data[9] >= data[4];
+	FUZZ_CHECK(range == (rc == 0));
+	if (rc == 0)
+		FUZZ_CHECK(rej->version == data[4] && rej->reason == data[6] &&
+			   rej->methods == data[7] &&
+			   rej->min_version == data[8] &&
+			   rej->max_version == data[9]);
+	return 0;
+}
 
 /* Only what a terminal shows as it is: names and commas. */
 static bool logs_ok(const uint8_t *field)
@@ -41,8 +62,9 @@ static bool logs_ok(const uint8_t *field)
 static bool reject_equal(const struct rs_reject_info *a,
 			 const struct rs_reject_info *b)
 {
-	return a->reason == b->reason && a->methods == b->methods &&
-	       !strcmp(a->logs, b->logs);
+	return a->version == b->version && a->reason == b->reason &&
+	       a->methods == b->methods && a->min_version == b->min_version &&
+	       a->max_version == b->max_version && !strcmp(a->logs, b->logs);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -54,41 +76,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Without an error record: the same answer. */
 	FUZZ_CHECK(rs_reject_decode(data, size, &scratch, NULL) == rc);
 
-	if (!fuzz_header_ok(data, size, REJECT_SIZE)) {
+	if (size >= 6 && fuzz_le(data, 4) == RS_PROTO_MAGIC &&
+	    data[4] > FUZZ_PROTO_VERSION)
+		return newer(data, size, &rej, rc);
+	if (!fuzz_header_ok(data, size, REJECT_SIZE - 2, REJECT_SIZE)) {
 		FUZZ_CHECK(rc == fuzz_header_errc(data, size));
 		FUZZ_CHECK(fuzz_err_ok(rc, &err));
 		return 0;
 	}
-	bool fields_ok = !(data[7] & ~METHODS_KNOWN) && logs_ok(data + LOGS_AT);
+	uint8_t v = data[4];
+	bool range_ok = v == 9 || (data[8] <= v && v <= data[9]);
+	bool fields_ok = !(data[7] & ~METHODS_KNOWN) && range_ok &&
+			 logs_ok(data + LOGS_AT(v));
 	FUZZ_CHECK(fields_ok == (rc == 0));
 	if (rc) {
 		FUZZ_CHECK(rc == RS_E_MALFORMED && fuzz_err_ok(rc, &err));
 		return 0;
 	}
-	FUZZ_CHECK(rej.reason == data[6] && rej.methods == data[7]);
-	FUZZ_CHECK(!memcmp(rej.logs, data + LOGS_AT, LOGS_FIELD));
+	FUZZ_CHECK(rej.version == v && rej.reason == data[6] &&
+		   rej.methods == data[7]);
+	FUZZ_CHECK(!memcmp(rej.logs, data + LOGS_AT(v), LOGS_FIELD));
 	const char *reason = rs_reject_reason_str(rej.reason);
 	FUZZ_CHECK(reason && *reason);
 
-	uint8_t *enc = malloc(RS_REJECT_SIZE);
+	/* The encoder says this build's versions: the same bytes when they
+	 * are the ones read. */
+	size_t n = data[5];
+	uint8_t *enc = malloc(n);
 	FUZZ_CHECK(enc);
-	FUZZ_CHECK(rs_reject_encode(&rej, enc, RS_REJECT_SIZE) ==
-		   RS_REJECT_SIZE);
-	FUZZ_CHECK(memcmp(enc, data, RS_REJECT_SIZE) == 0);
+	FUZZ_CHECK(rs_reject_encode(&rej, enc, n) == n);
+	bool ours = v == 9 || (data[8] == FUZZ_PROTO_VERSION_MIN &&
+			       data[9] == FUZZ_PROTO_VERSION);
+	FUZZ_CHECK((memcmp(enc, data, n) == 0) == ours);
 	struct rs_reject_info again;
-	for (size_t n = 0; n < RS_REJECT_SIZE; n++)
-		FUZZ_CHECK(rs_reject_decode(enc, n, &again, NULL) ==
+	for (size_t cut = 0; cut < n; cut++)
+		FUZZ_CHECK(rs_reject_decode(enc, cut, &again, NULL) ==
 			   RS_E_MALFORMED);
 	uint8_t padded[RS_REJECT_PRIVATE_MAX] = {0};
-	memcpy(padded, enc, RS_REJECT_SIZE);
+	memcpy(padded, enc, n);
 	memset(&again, 0xa5, sizeof(again));
 	FUZZ_CHECK(rs_reject_decode(padded, sizeof(padded), &again, &err) == 0);
-	FUZZ_CHECK(reject_equal(&again, &rej));
+	FUZZ_CHECK(!ours || reject_equal(&again, &rej));
 	free(enc);
 
-	uint8_t *small = malloc(RS_REJECT_SIZE - 1);
+	uint8_t *small = malloc(n - 1);
 	FUZZ_CHECK(small);
-	FUZZ_CHECK(rs_reject_encode(&rej, small, RS_REJECT_SIZE - 1) == 0);
+	FUZZ_CHECK(rs_reject_encode(&rej, small, n - 1) == 0);
 	free(small);
 
 	for (unsigned m = 0; m < RS_METHOD_COUNT; m++)

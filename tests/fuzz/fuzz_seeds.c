@@ -57,8 +57,10 @@ static void connect_seeds(void)
 	static const char *const names[] = {"", "app", "audit.2024_x-y",
 					    "abcdefghijklmnopqrstuvwxyz01234"};
 	for (uint8_t m = 0; m < RS_METHOD_COUNT; m++) {
-		struct rs_connect_req req = {
-		    .flags = m, .method = m, .methods = RS_METHOD_ALL};
+		struct rs_connect_req req = {.version = m % 2 ? 9 : 10,
+					     .flags = m,
+					     .method = m,
+					     .methods = RS_METHOD_ALL};
 		snprintf(req.log_name, sizeof(req.log_name), "%s",
 			 names[m % (sizeof(names) / sizeof(*names))]);
 		/* The request, then the byte saying what the receiver
@@ -129,8 +131,10 @@ static void reject_seeds(void)
 {
 	begin("reject");
 	for (uint8_t r = RS_REJECT_BUSY; r <= RS_REJECT_STOPPING + 1; r++) {
-		struct rs_reject_info rej = {
-		    .reason = r, .methods = (uint8_t)(r << 1 & 0xe)};
+		struct rs_reject_info rej = {.version = r % 2 ? 9 : 10,
+					     .reason = r,
+					     .methods =
+						 (uint8_t)(r << 1 & 0xe)};
 		if (r == RS_REJECT_NO_SUCH_LOG || r == RS_REJECT_NAME_NEEDED)
 			snprintf(rej.logs, sizeof(rej.logs), "%s",
 				 r == RS_REJECT_NO_SUCH_LOG ? "app,audit,db"
@@ -139,6 +143,14 @@ static void reject_seeds(void)
 		size_t len = rs_reject_encode(&rej, buf, sizeof(buf));
 		seed(buf, r == RS_REJECT_METHOD ? sizeof(buf) : len);
 	}
+	/* a newer receiver's, that speaks 11 and 12 */
+	struct rs_reject_info newer = {.reason = RS_REJECT_VERSION};
+	uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
+	size_t len = rs_reject_encode(&newer, buf, sizeof(buf));
+	buf[4] = 12;
+	buf[8] = 11;
+	buf[9] = 12;
+	seed(buf, len);
 }
 
 static void msg_seeds(void)

@@ -222,7 +222,8 @@ for gz in "$root"/usr/share/man/*/*.gz "$root/usr/share/doc/rpma-ship/changelog.
 done
 
 for prog in rpma-send rpma-recv; do
-	expect "$prog --version" same "$prog $version" "$("$root/usr/bin/$prog" --version)"
+	expect "$prog --version" same "$prog $version (protocol versions 9 to 10)" \
+		"$("$root/usr/bin/$prog" --version)"
 	expect "man -w $prog" same "$root/usr/share/man/man1/$prog.1.gz" \
 		"$(MANPATH="$root/usr/share/man" man -w "$prog")"
 	expect "complete -p $prog" same "complete -F _rpma_ship $prog

@@ -67,10 +67,22 @@ static int connect_case(struct rogue *r, const char *what, const void *priv,
 			     what, rej.reason, rs_reject_reason_str(rej.reason),
 			     want, rs_reject_reason_str(want));
 			rc = strict ? ROGUE_UNSAFE : ROGUE_SAFE;
+		} else if (want == RS_REJECT_VERSION &&
+			   (rej.min_version != RS_PROTO_VERSION_MIN ||
+			    rej.max_version != RS_PROTO_VERSION)) {
+			note("connect request with %s refused for its version, "
+			     "saying the receiver speaks %u to %u, not %u to "
+			     "%u",
+			     what, rej.min_version, rej.max_version,
+			     RS_PROTO_VERSION_MIN, RS_PROTO_VERSION);
+			rc = ROGUE_UNSAFE;
 		} else {
 			note("connect request with %s rejected: reason %u (%s)",
 			     what, rej.reason,
 			     rs_reject_reason_str(rej.reason));
+			if (want == RS_REJECT_VERSION)
+				note("the receiver speaks versions %u to %u",
+				     rej.min_version, rej.max_version);
 			rc = ROGUE_SAFE;
 		}
 	}
@@ -95,13 +107,26 @@ static int scenario_bad_magic(struct rogue *r, const char *arg)
 			    RS_REJECT_BAD_REQUEST, false);
 }
 
+/* A request in a version older than every one the receiver speaks. */
 static int scenario_bad_version(struct rogue *r, const char *arg)
 {
 	(void)arg;
 	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
 	size_t len = valid_request(0, RS_METHOD_GPSPM, buf);
-	buf[4] = 99; /* the version byte after the magic */
-	return connect_case(r, "version 99", buf, (uint8_t)len,
+	buf[4] = RS_PROTO_VERSION_MIN - 1; /* the version byte */
+	return connect_case(r, "version 8", buf, (uint8_t)len,
+			    RS_REJECT_VERSION, true);
+}
+
+/* A sender of an unknown future protocol: refused at once, told which
+ * versions the receiver speaks (a newer sender would ask again in one). */
+static int scenario_future_version(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	size_t len = valid_request(0, RS_METHOD_GPSPM, buf);
+	buf[4] = 200;
+	return connect_case(r, "version 200", buf, (uint8_t)len,
 			    RS_REJECT_VERSION, true);
 }
 
@@ -1042,7 +1067,10 @@ static const struct scenario {
 	const char *what;
 } scenarios[] = {
     {"bad-magic", scenario_bad_magic, "connect with a wrong magic"},
-    {"bad-version", scenario_bad_version, "connect with version 99"},
+    {"bad-version", scenario_bad_version,
+     "connect with version 8, older than any the receiver speaks"},
+    {"future-version", scenario_future_version,
+     "connect with version 200: refused saying which the receiver speaks"},
     {"short", scenario_short, "connect with 3 bytes of private data"},
     {"unknown-flags", scenario_unknown_flags, "connect with flags 0x80"},
     {"unknown-method", scenario_unknown_method, "connect with method 9"},

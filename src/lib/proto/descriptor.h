@@ -12,6 +12,7 @@
 
 #include "proto/auth.h"
 #include "proto/method.h"
+#include "proto/version.h"
 
 struct rs_error;
 
@@ -24,8 +25,17 @@ struct rs_error;
  * key (a writer's windows reach only part of the tail); 9: flags in the
  * control messages, a windowed writer's lone commit; 10: the methods a
  * sender can do in its request (its log name's field 31 bytes, without a
- * NUL when full), the receiver grants only those */
+ * NUL when full), the receiver grants only those; a reject says which
+ * versions the receiver speaks.
+ *
+ * A build speaks every version from RS_PROTO_VERSION_MIN to
+ * RS_PROTO_VERSION (a release and the one before it, in both roles). A
+ * sender asks in its newest; a receiver answers in the version it was asked
+ * in when it speaks it, else refuses (RS_REJECT_VERSION) saying which it
+ * speaks, and the sender asks again in the newest both speak. The control
+ * messages are the same in 9 and 10. */
 #define RS_PROTO_VERSION 10
+#define RS_PROTO_VERSION_MIN 9
 
 #define RS_CONNECT_PRIVATE_MAX 56
 #define RS_ACCEPT_PRIVATE_MAX 196
@@ -63,6 +73,11 @@ struct rs_mr_desc {
 bool rs_log_name_valid(const char *name);
 
 struct rs_connect_req {
+	/* The protocol version it is (to be) encoded in; 0 when encoding:
+	 * RS_PROTO_VERSION. A version 9 request says nothing of the methods
+	 * a writer can do: decoded as every one but flush, unless it insists
+	 * on flush. */
+	uint8_t version;
 	uint8_t flags;	/* RS_CONNECT_* */
 	uint8_t method; /* enum rs_method the sender insists on, or AUTO */
 	/* RS_METHOD_BIT() of each method the sender can do (a writer's: its
@@ -97,6 +112,7 @@ struct rs_connect_req {
 
 /* What the receiver grants on accept. */
 struct rs_accept_info {
+	uint8_t version;    /* the request's (0 when encoding: ours) */
 	uint8_t peer_flags; /* RS_PEER_* */
 	uint8_t methods;    /* RS_METHOD_BIT() of each method allowed */
 	uint16_t credits;   /* control messages the sender may have in flight */
@@ -123,6 +139,7 @@ struct rs_accept_info {
 /* Instead of the grant, a receiver with --auth-key accepts with a random
  * challenge; the grant follows as a message once the sender answered it. */
 struct rs_challenge {
+	uint8_t version; /* the request's (0 when encoding: ours) */
 	uint8_t nonce[RS_AUTH_NONCE_SIZE];
 };
 #define RS_CHALLENGE_SIZE 40
@@ -143,7 +160,7 @@ enum rs_reject_reason {
 /* The names a refused sender may use, comma separated, ending in ",..."
  * when they do not all fit. */
 #define RS_REJECT_LOGS_MAX 128
-#define RS_REJECT_SIZE (8 + RS_REJECT_LOGS_MAX + 1)
+#define RS_REJECT_SIZE (10 + RS_REJECT_LOGS_MAX + 1) /* 2 less in 9 */
 
 const char *rs_reject_reason_str(uint8_t reason);
 /* Whether a sender that retries may get in later (the receiver is busy,
@@ -158,6 +175,13 @@ size_t rs_accept_info_encode(const struct rs_accept_info *info, void *buf,
 /* A reject carries the reason and the methods the receiver offers, so a
  * sender refused for its method can say what would work. */
 struct rs_reject_info {
+	/* The version it is in: the request's when the receiver speaks it,
+	 * else its newest (0 when encoding: ours). */
+	uint8_t version;
+	/* The versions the receiver speaks (decoded; a version 9 receiver
+	 * speaks 9 only). A receiver newer than us says them where version 10
+	 * does, so they are read from it too. */
+	uint8_t min_version, max_version;
 	uint8_t reason;	 /* enum rs_reject_reason */
 	uint8_t methods; /* RS_METHOD_BIT() of each method offered, or 0 */
 	char logs[RS_REJECT_LOGS_MAX + 1]; /* NO_SUCH_LOG, NAME_NEEDED */
@@ -165,9 +189,11 @@ struct rs_reject_info {
 size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
 			size_t len);
 
-/* Decoders return 0, RS_E_VERSION for another protocol version, or
- * RS_E_MALFORMED saying what is wrong. They accept trailing zero padding and
- * reject anything shorter than the encoding. */
+/* Decoders return 0, RS_E_VERSION for a protocol version this build does
+ * not speak (the version read is in the decoded struct's version), or
+ * RS_E_MALFORMED saying what is wrong. They accept trailing zero padding
+ * and reject anything shorter than the encoding. A reject of a version
+ * newer than ours decodes to its reason, methods and versions. */
 int rs_connect_req_decode(const void *buf, size_t len,
 			  struct rs_connect_req *req, struct rs_error *err);
 int rs_accept_info_decode(const void *buf, size_t len,

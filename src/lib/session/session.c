@@ -26,6 +26,7 @@ struct rs_session {
 	const struct rs_auth_key *key;
 	uint8_t nonce[RS_AUTH_NONCE_SIZE];
 	struct rs_session_token presented; /* receiver: covered by the auth */
+	uint8_t version; /* the protocol version the two speak */
 };
 
 static size_t in_offset(uint16_t slot)
@@ -200,12 +201,35 @@ static bool method_refused(const struct rs_connect_req *sent,
 	return rs_method_choose(rej->methods, m, &unused, why) != 0;
 }
 
+/* Refused for the version asked in: the newest both speak, to ask again
+ * in (*again), when there is one we did not ask in yet; else the line that
+ * names both sides' versions. */
+static int version_refused(const char *who, const struct rs_connect_req *sent,
+			   const struct rs_reject_info *rej, uint8_t *again,
+			   struct rs_error *err)
+{
+	uint8_t common = 0;
+	int rc = rs_proto_agree(rej->min_version, rej->max_version, who,
+				&common, err);
+	if (rc)
+		return rc;
+	if (common == sent->version)
+		return rs_error_set(err, RS_E_MALFORMED, 0,
+				    "%s refused protocol version %u, which it "
+				    "says it speaks",
+				    who, common);
+	*again = common;
+	return RS_E_VERSION;
+}
+
 /* What a refusal means. A reject we cannot read is the CM's own (nobody
- * listening), unless it carries our magic with another protocol version:
- * then retrying cannot help. */
+ * listening), unless it carries our magic with a protocol version older
+ * than ours: then retrying cannot help. Refused for its version by a
+ * receiver that speaks another we do too: RS_E_VERSION and *again. */
 static int on_reject(const struct rs_session_request *r,
 		     const struct rs_connect_req *sent,
-		     const struct rs_private_data *reply, struct rs_error *err)
+		     const struct rs_private_data *reply, uint8_t *again,
+		     struct rs_error *err)
 {
 	char who[RECEIVER_TEXT_SIZE];
 	receiver_text(r, who, sizeof(who));
@@ -213,14 +237,15 @@ static int on_reject(const struct rs_session_request *r,
 	int rc = rs_reject_decode(reply->bytes, reply->len, &rej, 0);
 	if (rc == RS_E_VERSION)
 		return rs_error_set(err, RS_E_VERSION, 0,
-				    "%s refused the connection: it speaks "
-				    "another protocol version than ours (%d); "
-				    "run the same rpma-ship release on both "
-				    "sides",
-				    who, RS_PROTO_VERSION);
+				    "%s speaks protocol version %u, this "
+				    "sender %u to %u: upgrade the receiver",
+				    who, rej.version, RS_PROTO_VERSION_MIN,
+				    RS_PROTO_VERSION);
 	if (rc)
 		return rs_error_set(err, RS_E_UNREACHABLE, ECONNREFUSED,
 				    "%s refused the connection", who);
+	if (rej.reason == RS_REJECT_VERSION)
+		return version_refused(who, sent, &rej, again, err);
 	struct rs_error why = {0};
 	if (rej.reason != RS_REJECT_METHOD || !method_refused(sent, &rej, &why))
 		snprintf(why.msg, sizeof(why.msg), "%s",
@@ -236,6 +261,17 @@ static int on_reject(const struct rs_session_request *r,
 				    who, why.msg, rej.logs);
 	return rs_error_set(err, code, 0, "%s refused the connection: %s", who,
 			    why.msg);
+}
+
+/* The receiver's answer is in the version asked in, or unusable. */
+static int answer_version(const char *who, uint8_t asked, uint8_t answered,
+			  struct rs_error *err)
+{
+	if (answered == asked)
+		return 0;
+	return rs_error_set(err, RS_E_MALFORMED, 0,
+			    "%s answered in protocol version %u, asked in %u",
+			    who, answered, asked);
 }
 
 /* Answers the receiver's challenge; the grant then arrives as a message. */
@@ -267,6 +303,8 @@ static int authenticate(struct rs_session *s,
 				    "%s sent an unusable description of its "
 				    "pool (%s)",
 				    who, why.msg);
+	if (answer_version(who, s->version, s->grant.version, err))
+		return RS_E_MALFORMED;
 	if (post_recv(s, slot))
 		return rs_error_set(err, RS_E_LOST, errno,
 				    "%s: connection lost after authentication",
@@ -294,10 +332,13 @@ static int writer_methods(struct rs_session *s, struct rs_connect_req *req,
 	return 0;
 }
 
+/* Asks in protocol version s->version; refused for it by a receiver that
+ * speaks another we do too: RS_E_VERSION and *again. */
 static int handshake(struct rs_session *s, const struct rs_session_request *r,
-		     struct rs_error *err)
+		     uint8_t *again, struct rs_error *err)
 {
 	struct rs_connect_req req = r->req;
+	req.version = s->version;
 	int wrc = writer_methods(s, &req, err);
 	if (wrc)
 		return wrc;
@@ -314,26 +355,30 @@ static int handshake(struct rs_session *s, const struct rs_session_request *r,
 	int rc = rs_conn_connect(s->conn, buf, (uint8_t)len, r->timeout_ms,
 				 &reply, &cerr);
 	if (rc == RS_E_REJECTED)
-		return on_reject(r, &req, &reply, err);
+		return on_reject(r, &req, &reply, again, err);
 	char who[RECEIVER_TEXT_SIZE];
 	receiver_text(r, who, sizeof(who));
 	if (rc)
 		return rs_error_set(err, rc, cerr.sys_errno, "%s: %s", who,
 				    cerr.msg);
 	struct rs_challenge challenge;
-	if (rs_challenge_decode(reply.bytes, reply.len, &challenge, 0) == 0)
-		return authenticate(s, r, &challenge, err);
+	if (rs_challenge_decode(reply.bytes, reply.len, &challenge, 0) == 0) {
+		rc = answer_version(who, s->version, challenge.version, err);
+		return rc ? rc : authenticate(s, r, &challenge, err);
+	}
 	struct rs_error why = {0};
 	if (rs_accept_info_decode(reply.bytes, reply.len, &s->grant, &why))
 		return rs_error_set(err, RS_E_MALFORMED, 0,
 				    "%s sent an unusable description of its "
 				    "pool (%s)",
 				    who, why.msg);
-	return 0;
+	return answer_version(who, s->version, s->grant.version, err);
 }
 
-int rs_session_connect(const struct rs_session_request *r,
-		       struct rs_session **session, struct rs_error *err)
+/* One connection, asking in protocol version. */
+static int connect_in(const struct rs_session_request *r, uint8_t version,
+		      struct rs_session **session, uint8_t *again,
+		      struct rs_error *err)
 {
 	struct rs_session *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -341,6 +386,7 @@ int rs_session_connect(const struct rs_session_request *r,
 	s->owns_peer = true;
 	s->slots = r->slots;
 	s->recv_len = SLOT_BYTES;
+	s->version = version;
 	int rc =
 	    rs_conn_resolve(r->host, r->port, r->timeout_ms, &s->conn, err);
 	if (!rc)
@@ -349,12 +395,27 @@ int rs_session_connect(const struct rs_session_request *r,
 		rc = setup(s, r->sends_per_slot * r->slots + 4, err);
 	if (!rc) {
 		rs_conn_set_busy_poll(s->conn, r->busy_poll);
-		rc = handshake(s, r, err);
+		rc = handshake(s, r, again, err);
 	}
 	if (rc)
 		rs_session_delete(&s);
 	*session = s;
 	return rc;
+}
+
+int rs_session_connect(const struct rs_session_request *r,
+		       struct rs_session **session, struct rs_error *err)
+{
+	uint8_t again = 0;
+	int rc = connect_in(r, RS_PROTO_VERSION, session, &again, err);
+	if (rc == RS_E_VERSION && again)
+		rc = connect_in(r, again, session, &again, err);
+	return rc;
+}
+
+uint8_t rs_session_version(const struct rs_session *s)
+{
+	return s->version;
 }
 
 /* ---- the receiver's half ---- */
@@ -379,9 +440,11 @@ void rs_session_refuse_with(struct rs_conn **conn,
 	rs_conn_delete(conn);
 }
 
-void rs_session_refuse(struct rs_conn **conn, uint8_t reason, uint8_t methods)
+void rs_session_refuse(struct rs_conn **conn, uint8_t version, uint8_t reason,
+		       uint8_t methods)
 {
-	struct rs_reject_info info = {.reason = reason, .methods = methods};
+	struct rs_reject_info info = {
+	    .version = version, .reason = reason, .methods = methods};
 	rs_session_refuse_with(conn, &info);
 }
 
@@ -390,11 +453,13 @@ static int accept_data(struct rs_session *s, const struct rs_session_accept *a,
 		       uint8_t *buf, size_t *len, struct rs_error *err)
 {
 	if (!a->key) {
+		struct rs_accept_info grant = *a->grant;
+		grant.version = s->version;
 		*len =
-		    rs_accept_info_encode(a->grant, buf, RS_ACCEPT_PRIVATE_MAX);
+		    rs_accept_info_encode(&grant, buf, RS_ACCEPT_PRIVATE_MAX);
 		return 0;
 	}
-	struct rs_challenge challenge;
+	struct rs_challenge challenge = {.version = s->version};
 	int rc = rs_auth_random(s->nonce, sizeof(s->nonce), err);
 	if (rc)
 		return rc;
@@ -408,9 +473,10 @@ int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 {
 	struct rs_session *s = calloc(1, sizeof(*s));
 	if (!s) {
-		rs_session_refuse(conn, RS_REJECT_INTERNAL, 0);
+		rs_session_refuse(conn, a->version, RS_REJECT_INTERNAL, 0);
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
 	}
+	s->version = a->version;
 	s->peer = a->peer;
 	s->slots = a->slots;
 	s->recv_len = RS_MSG_SIZE; /* a larger message fails its receive */
@@ -431,7 +497,7 @@ int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 	if (!rc)
 		rc = accept_data(s, a, buf, &len, err);
 	if (rc) {
-		rs_session_refuse(&s->conn, RS_REJECT_INTERNAL, 0);
+		rs_session_refuse(&s->conn, s->version, RS_REJECT_INTERNAL, 0);
 		*conn = 0;
 		rs_session_delete(&s);
 		return rc;
@@ -460,8 +526,10 @@ int rs_session_send_grant(struct rs_session *s,
 			  const struct rs_accept_info *grant)
 {
 	uint16_t slot = s->slots; /* the control slot */
-	size_t len = rs_accept_info_encode(grant, s->bufs + out_offset(slot),
-					   SLOT_BYTES);
+	struct rs_accept_info in_version = *grant;
+	in_version.version = s->version;
+	size_t len = rs_accept_info_encode(
+	    &in_version, s->bufs + out_offset(slot), SLOT_BYTES);
 	return rs_conn_send(s->conn, s->bufs_mr, out_offset(slot),
 			    (uint32_t)len, SESSION_WR_ID, RS_POST_SIGNALED);
 }

@@ -47,11 +47,15 @@ struct rs_session_request {
 };
 
 /* Connects, asking for the log named in r->req.log_name ("" for the
- * receiver's only one), answers a challenge and takes the grant. Fails with
+ * receiver's only one), answers a challenge and takes the grant. It asks
+ * in the newest protocol version it speaks, and once more in the newest
+ * both speak when the receiver refuses that one saying which it speaks
+ * (descriptor.h). Fails with
  * RS_E_UNREACHABLE (nothing listening), RS_E_BUSY (the receiver serves
  * someone else, or as many senders as it may), RS_E_REJECTED (refused, with
  * the receiver's reason and the logs a sender may use when it sent them),
- * RS_E_VERSION (the receiver speaks another protocol version), RS_E_AUTH (a
+ * RS_E_VERSION (the two speak no protocol version in common: the message
+ * says both sides' versions and which to upgrade), RS_E_AUTH (a
  * key is needed, or ours was refused), RS_E_MALFORMED (an unusable grant),
  * or what the RDMA layer reports. Messages name the receiver HOST:PORT, and
  * HOST:PORT/NAME for a named log. */
@@ -65,8 +69,10 @@ int rs_session_read_request(const struct rs_private_data *priv,
 			    struct rs_connect_req *req, struct rs_error *err);
 
 /* Rejects and deletes an incoming connection, telling the sender why and,
- * for a refused method, which methods are offered. */
-void rs_session_refuse(struct rs_conn **conn, uint8_t reason, uint8_t methods);
+ * for a refused method, which methods are offered: in the protocol version
+ * it asked in (0: ours). */
+void rs_session_refuse(struct rs_conn **conn, uint8_t version, uint8_t reason,
+		       uint8_t methods);
 /* The same with the whole reject (the log names a sender may use). */
 void rs_session_refuse_with(struct rs_conn **conn,
 			    const struct rs_reject_info *info);
@@ -75,6 +81,7 @@ void rs_session_refuse_with(struct rs_conn **conn,
 uint8_t rs_session_reject_reason(int errc);
 
 struct rs_session_accept {
+	uint8_t version;      /* the protocol version the request was in */
 	struct rs_peer *peer; /* the receiver's, for this device */
 	uint16_t slots;	      /* control messages a sender may send at once */
 	bool busy_poll;
@@ -110,6 +117,8 @@ void rs_session_delete(struct rs_session **s);
 
 struct rs_conn *rs_session_conn(const struct rs_session *s);
 struct rs_peer *rs_session_peer(const struct rs_session *s);
+/* The protocol version the two agreed on. */
+uint8_t rs_session_version(const struct rs_session *s);
 /* Sender: what the receiver granted. */
 const struct rs_accept_info *rs_session_grant(const struct rs_session *s);
 uint16_t rs_session_slots(const struct rs_session *s);

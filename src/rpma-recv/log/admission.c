@@ -42,6 +42,7 @@ static void sender_gone(struct recv_admission *adm)
 
 void recv_admission_fini(struct recv_admission *adm)
 {
+	adm->finishing = true;
 	while (adm->sessions)
 		recv_admission_end(adm, adm->sessions);
 	recv_exposure_delete(&adm->exposure);
@@ -386,7 +387,7 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 	recv_write_windows_delete(&a->windows);
 	watch_session(adm, a, EPOLL_CTL_DEL);
 	rs_session_delete(&a->rs);
-	recv_writer_keys_drop(&a->keys);
+	recv_writer_keys_drop(adm->exposure, &a->keys, !adm->finishing);
 	if (adm->holder == a)
 		settle_writer(adm, a);
 	log_session_end(adm, a);
@@ -596,7 +597,7 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 static void refuse(struct recv_admission *adm, struct recv_handover *h,
 		   uint8_t reason, uint8_t methods)
 {
-	rs_session_refuse(&h->conn, reason, methods);
+	rs_session_refuse(&h->conn, h->req.version, reason, methods);
 	recv_counters_refused(adm->log_counters, recv_refusal_of(reason));
 	sender_gone(adm);
 }
@@ -612,7 +613,8 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 		return;
 	}
 	struct rs_accept_info info;
-	struct rs_session_accept acc = {.peer = a->peer,
+	struct rs_session_accept acc = {.version = h->req.version,
+					.peer = a->peer,
 					.slots = adm->cfg->exposure.slots,
 					.busy_poll = spins_for(a),
 					.read_only = !is_writer(&h->req),
@@ -622,7 +624,8 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 					.presented = &h->req.token};
 	bool granted_now = !acc.key;
 	if (granted_now && (take_over(adm, a) || grant(a, &info))) {
-		rs_session_refuse(&h->conn, RS_REJECT_INTERNAL, 0);
+		rs_session_refuse(&h->conn, h->req.version, RS_REJECT_INTERNAL,
+				  0);
 		recv_admission_end(adm, a);
 		return;
 	}

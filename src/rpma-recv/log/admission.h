@@ -58,6 +58,7 @@ struct recv_admission {
 	 * this epoll set (data.ptr watch_owner) while it lives; -1: none. */
 	int watch_epfd;
 	void *watch_owner;
+	bool finishing; /* ending every session for good */
 };
 
 void recv_admission_init(struct recv_admission *adm,

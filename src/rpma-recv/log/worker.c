@@ -332,7 +332,7 @@ void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
 {
 	struct recv_handover *h = calloc(1, sizeof(*h));
 	if (!h) {
-		rs_session_refuse(&conn, RS_REJECT_INTERNAL, 0);
+		rs_session_refuse(&conn, req->version, RS_REJECT_INTERNAL, 0);
 		recv_counters_refused(&w->log_counters, RECV_REFUSED_INTERNAL);
 		recv_counters_disconnected(&w->log_counters);
 		atomic_fetch_sub(&w->counters->senders, 1);

@@ -39,8 +39,10 @@ int recv_writer_keys_take(struct recv_exposure *e, const struct recv_method *m,
 	    rs_mr_reg(e->peer, e->target->base + RS_LOG_WRITE_OFFSET,
 		      sizeof(uint64_t), m->word_access, &k->word, err))
 		rc = rs_error_wrap(err, "cannot register the write offset");
-	if (rc)
-		recv_writer_keys_drop(k);
+	if (rc) {
+		rs_mr_dereg(&k->pool);
+		rs_mr_dereg(&k->word);
+	}
 	return rc;
 }
 
@@ -54,8 +56,16 @@ void recv_writer_keys_describe(const struct recv_writer_keys *k,
 		    k->word, RS_MR_USAGE_WRITE_DST | RS_MR_USAGE_READ_SRC);
 }
 
-void recv_writer_keys_drop(struct recv_writer_keys *k)
+void recv_writer_keys_drop(struct recv_exposure *e, struct recv_writer_keys *k,
+			   bool refill)
 {
+	bool had_pool = k->pool != 0;
 	rs_mr_dereg(&k->pool);
 	rs_mr_dereg(&k->word);
+	/* The next such writer takes a new registration made now, while no
+	 * one waits for it; one that fails is made when it is needed. */
+	const struct rs_pmem_target *t = e->target;
+	if (refill && had_pool && !e->spare)
+		rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
+			  e->spare_access, &e->spare, 0);
 }

@@ -1,12 +1,11 @@
 /* A writer's own keys to the log: the whole data range (apm, flush, and
  * gpspm where the device binds no memory windows) and, for a writer that
  * stores the write offset itself (apm, flush), the pool's offset word.
- * Registered for one writer's session when it is granted and deregistered
- * when it ends, after its queue pair: no key outlives the session it was
- * given to, so a writer taken over, or gone, reaches nothing through
- * another connection (a reader's, a later writer's) with the keys it kept.
- * What each method needs is its row in the table (methods/recv_method.h:
- * pool_access, word_access). */
+ * Registered for one writer's session and deregistered when it ends,
+ * after its queue pair: no key outlives the session it was given to, so a
+ * writer taken over, or gone, reaches nothing through another connection (a
+ * reader's, a later writer's) with the keys it kept. What each method needs is
+ * its row in the table (methods/recv_method.h: pool_access, word_access). */
 #ifndef RECV_WRITER_KEYS_H
 #define RECV_WRITER_KEYS_H
 
@@ -33,7 +32,11 @@ int recv_writer_keys_take(struct recv_exposure *e, const struct recv_method *m,
 /* Puts the keys into the grant (the regions' ranges are there already). */
 void recv_writer_keys_describe(const struct recv_writer_keys *k,
 			       struct rs_accept_info *info);
-/* Deregisters them: after the writer's queue pair is gone. */
-void recv_writer_keys_drop(struct recv_writer_keys *k);
+/* Deregisters them, after the writer's queue pair is gone, and with
+ * refill registers the range anew for the next such writer to take (never
+ * shown to anyone until then), so that its session's start does not wait
+ * for it. */
+void recv_writer_keys_drop(struct recv_exposure *e, struct recv_writer_keys *k,
+			   bool refill);
 
 #endif

@@ -73,14 +73,16 @@ static struct served_log *find_log(struct service *svc, const char *name,
 	return 0;
 }
 
-/* Refuses the request, counted against log (NULL: one no log took). */
+/* Refuses the request (asked in protocol version; 0: one we do not
+ * speak, told in our newest with the versions we speak), counted against
+ * log (NULL: one no log took). */
 static void refuse(struct service *svc, struct rs_listener_event *ev,
-		   struct served_log *log, uint8_t reason)
+		   struct served_log *log, uint8_t version, uint8_t reason)
 {
 	recv_counters_refused(log ? recv_log_worker_counters(log->worker)
 				  : &svc->unrouted,
 			      recv_refusal_of(reason));
-	struct rs_reject_info info = {.reason = reason};
+	struct rs_reject_info info = {.version = version, .reason = reason};
 	if (reason == RS_REJECT_NO_SUCH_LOG || reason == RS_REJECT_NAME_NEEDED)
 		names_for(svc, ev->conn, info.logs, sizeof(info.logs));
 	rs_session_refuse_with(&ev->conn, &info);
@@ -103,6 +105,25 @@ static bool over_limit(struct service *svc, const struct rs_connect_req *req)
 	       atomic_load(&svc->counters.senders) >= svc->settings.max_senders;
 }
 
+/* A request in a protocol version we do not speak: told which we do (in
+ * our newest). A newer sender that speaks one of them asks again in it, so
+ * that is only said with -v; an older one must be upgraded. */
+static void refuse_version(struct service *svc, struct rs_listener_event *ev,
+			   const char *peer, uint8_t asked)
+{
+	if (asked > RS_PROTO_VERSION)
+		rs_verbose("sender %s asked in protocol version %u, this "
+			   "receiver speaks %u to %u: told so (a newer sender "
+			   "asks again in one of those; else upgrade the "
+			   "receiver)",
+			   peer, asked, RS_PROTO_VERSION_MIN, RS_PROTO_VERSION);
+	else
+		rs_err("refusing sender %s: it speaks protocol version %u, "
+		       "this receiver %u to %u: upgrade the sender",
+		       peer, asked, RS_PROTO_VERSION_MIN, RS_PROTO_VERSION);
+	refuse(svc, ev, 0, 0, RS_REJECT_VERSION);
+}
+
 /* Refused unless it passes every check, in an order that describes and
  * registers nothing for a sender that may not connect. */
 void recv_service_route(struct service *svc, struct rs_listener_event *ev)
@@ -112,9 +133,13 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 	struct rs_connect_req req;
 	struct rs_error err = {0};
 	int rc = rs_session_read_request(&ev->priv, &req, &err);
+	if (rc == RS_E_VERSION) {
+		refuse_version(svc, ev, peer, req.version);
+		return;
+	}
 	if (rc) {
 		rs_err("refusing sender %s: %s", peer, err.msg);
-		refuse(svc, ev, 0, rs_session_reject_reason(rc));
+		refuse(svc, ev, 0, req.version, rs_session_reject_reason(rc));
 		return;
 	}
 	uint8_t reason = 0;
@@ -127,7 +152,7 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 			rs_warn("refusing sender %s: it names no log, and %u "
 				"are served",
 				peer, open_logs(svc));
-		refuse(svc, ev, 0, reason);
+		refuse(svc, ev, 0, req.version, reason);
 		return;
 	}
 	if (!allowed(&log->settings, ev->conn)) {
@@ -138,14 +163,14 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 		else
 			rs_warn("refusing sender %s: not in any --allow range",
 				peer);
-		refuse(svc, ev, log, RS_REJECT_NOT_ALLOWED);
+		refuse(svc, ev, log, req.version, RS_REJECT_NOT_ALLOWED);
 		return;
 	}
 	if (over_limit(svc, &req)) {
 		rs_warn("refusing sender %s: %u senders connected, the most "
 			"max-senders allows",
 			peer, svc->settings.max_senders);
-		refuse(svc, ev, log, RS_REJECT_LIMIT);
+		refuse(svc, ev, log, req.version, RS_REJECT_LIMIT);
 		return;
 	}
 	atomic_fetch_add(&svc->counters.senders, 1);

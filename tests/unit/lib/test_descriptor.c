@@ -498,15 +498,16 @@ static void reject_round_trip(void **state)
 	assert_int_not_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
 }
 
-/* Protocol version 3: the names a refused sender may use, 129 bytes at
- * offset 8. */
-#define LOGS_AT 8
+/* Protocol version 10: the versions the receiver speaks at bytes 8 and 9,
+ * then the names a refused sender may use, 129 bytes at offset 10 (at 8 in
+ * version 9). */
+#define LOGS_AT 10
 #define LOGS_FIELD (RS_REJECT_LOGS_MAX + 1)
 
 static void reject_logs_round_trip(void **state)
 {
 	(void)state;
-	assert_int_equal(RS_REJECT_SIZE, 137);
+	assert_int_equal(RS_REJECT_SIZE, 139);
 	assert_int_equal(LOGS_AT + LOGS_FIELD, RS_REJECT_SIZE);
 	assert_int_equal(RS_REJECT_NO_SUCH_LOG, 7);
 	assert_int_equal(RS_REJECT_NAME_NEEDED, 8);
@@ -518,6 +519,8 @@ static void reject_logs_round_trip(void **state)
 	assert_int_equal(rs_reject_encode(&in, buf, sizeof(buf)),
 			 RS_REJECT_SIZE);
 	assert_int_equal(buf[6], RS_REJECT_NO_SUCH_LOG);
+	assert_int_equal(buf[8], RS_PROTO_VERSION_MIN);
+	assert_int_equal(buf[9], RS_PROTO_VERSION);
 	assert_memory_equal(buf + LOGS_AT, in.logs, strlen(in.logs) + 1);
 	memset(&out, 0x5a, sizeof(out));
 	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
@@ -588,6 +591,140 @@ static void reject_bad_logs(void **state)
 	assert_int_equal(decode_with_logs_bytes("a\0b", 3), RS_E_MALFORMED);
 }
 
+/* ---- protocol versions: a build speaks 9 and 10 ---- */
+
+/* Version 9's request: no methods byte, the name a 32-byte text field at
+ * byte 24; decoded as a writer that can do every method but flush (unless
+ * it insists on flush). */
+static void connect_version_9(void **state)
+{
+	(void)state;
+	struct rs_connect_req in = {.version = 9,
+				    .flags = RS_CONNECT_TAKEOVER,
+				    .method = RS_METHOD_AUTO,
+				    .methods = 0xff, /* not on the wire in 9 */
+				    .log_name = "app"},
+			      out;
+	memset(in.token.bytes, 0x3c, sizeof(in.token.bytes));
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
+	assert_int_equal(rs_connect_req_encode(&in, buf, sizeof(buf)),
+			 RS_CONNECT_REQ_SIZE);
+	assert_int_equal(buf[4], 9);
+	assert_int_equal(buf[8], 0x3c); /* the token at byte 8 */
+	assert_memory_equal(buf + 24, "app", 4);
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.version, 9);
+	assert_string_equal(out.log_name, "app");
+	assert_int_equal(out.methods,
+			 RS_METHOD_ALL & ~RS_METHOD_BIT(RS_METHOD_FLUSH));
+	in.method = RS_METHOD_FLUSH;
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.methods, RS_METHOD_ALL);
+	/* a reader: nothing */
+	in = (struct rs_connect_req){.version = 9, .flags = RS_CONNECT_VERIFY};
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.methods, 0);
+	/* a 32-byte name field without its NUL is malformed in 9 */
+	memset(buf + 24, 'a', 32);
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &out, 0),
+			 RS_E_MALFORMED);
+}
+
+/* Versions outside 9 to 10: RS_E_VERSION, the version read said; none is
+ * encoded. */
+static void versions_outside(void **state)
+{
+	(void)state;
+	struct rs_connect_req in = {.methods = RS_METHOD_ALL}, out;
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	const uint8_t outside[] = {0, 8, 11, 200, 255};
+	for (size_t i = 0; i < sizeof(outside); i++) {
+		buf[4] = outside[i];
+		assert_int_equal(
+		    rs_connect_req_decode(buf, sizeof(buf), &out, 0),
+		    RS_E_VERSION);
+		assert_int_equal(out.version, outside[i]);
+	}
+	in.version = 11;
+	assert_int_equal(rs_connect_req_encode(&in, buf, sizeof(buf)), 0);
+	assert_true(rs_proto_speaks(9) && rs_proto_speaks(10));
+	assert_false(rs_proto_speaks(8) || rs_proto_speaks(11));
+}
+
+/* A grant, a challenge and a reject go in the version asked in. */
+static void answers_in_the_version_asked(void **state)
+{
+	(void)state;
+	uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
+	struct rs_reject_info rej = {.version = 9,
+				     .reason = RS_REJECT_BUSY,
+				     .logs = "a"},
+			      out;
+	assert_int_equal(rs_reject_encode(&rej, buf, sizeof(buf)),
+			 RS_REJECT_SIZE - 2);
+	assert_int_equal(buf[4], 9);
+	assert_memory_equal(buf + 8, "a", 2); /* version 9: logs at 8 */
+	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.version, 9);
+	assert_int_equal(out.min_version, 9);
+	assert_int_equal(out.max_version, 9);
+	assert_string_equal(out.logs, "a");
+	struct rs_challenge ch = {.version = 9}, ch_out;
+	uint8_t cbuf[RS_ACCEPT_PRIVATE_MAX] = {0};
+	rs_challenge_encode(&ch, cbuf, sizeof(cbuf));
+	assert_int_equal(cbuf[4], 9);
+	assert_int_equal(rs_challenge_decode(cbuf, sizeof(cbuf), &ch_out, 0),
+			 0);
+	assert_int_equal(ch_out.version, 9);
+}
+
+/* A reject of a receiver newer than us: its reason, methods and versions
+ * from the bytes version 10 keeps for every later one. */
+static void newer_reject_read(void **state)
+{
+	(void)state;
+	uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
+	struct rs_reject_info in = {.reason = RS_REJECT_VERSION}, out;
+	rs_reject_encode(&in, buf, sizeof(buf));
+	buf[4] = 12; /* as a version 12 receiver that speaks 11 and 12 */
+	buf[5] = 150;
+	buf[8] = 11;
+	buf[9] = 12;
+	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.version, 12);
+	assert_int_equal(out.reason, RS_REJECT_VERSION);
+	assert_int_equal(out.min_version, 11);
+	assert_int_equal(out.max_version, 12);
+	buf[8] = 13; /* a range that does not hold its own version */
+	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0),
+			 RS_E_MALFORMED);
+}
+
+/* The newest both speak, or a line naming both sides and which to
+ * upgrade. */
+static void agree_on_a_version(void **state)
+{
+	(void)state;
+	uint8_t v = 0;
+	struct rs_error err = {0};
+	assert_int_equal(rs_proto_agree(9, 9, "h:1", &v, &err), 0);
+	assert_int_equal(v, 9);
+	assert_int_equal(rs_proto_agree(9, 12, "h:1", &v, &err), 0);
+	assert_int_equal(v, RS_PROTO_VERSION);
+	assert_int_equal(rs_proto_agree(10, 11, "h:1", &v, &err), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(rs_proto_agree(11, 200, "h:1", &v, &err),
+			 RS_E_VERSION);
+	assert_string_equal(err.msg,
+			    "h:1 speaks protocol versions 11 to 200, this "
+			    "sender 9 to 10: upgrade the sender");
+	assert_int_equal(rs_proto_agree(7, 8, "h:1", &v, &err), RS_E_VERSION);
+	assert_non_null(strstr(err.msg, "upgrade the receiver"));
+}
+
 static void challenge_round_trip(void **state)
 {
 	(void)state;
@@ -629,6 +766,11 @@ int main(void)
 	    cmocka_unit_test(reject_logs_round_trip),
 	    cmocka_unit_test(reject_reasons_worth_retrying),
 	    cmocka_unit_test(reject_bad_logs),
+	    cmocka_unit_test(connect_version_9),
+	    cmocka_unit_test(versions_outside),
+	    cmocka_unit_test(answers_in_the_version_asked),
+	    cmocka_unit_test(newer_reject_read),
+	    cmocka_unit_test(agree_on_a_version),
 	    cmocka_unit_test(challenge_round_trip),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
