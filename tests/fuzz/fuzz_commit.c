@@ -180,7 +180,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Moved back, the floor went down with it, first (offset_rule.h). */
 	const uint8_t *rec = target.base + RECV_OFFSET_FLOOR_AT;
 	if (write < before)
-		FUZZ_CHECK(recv_offset_floor_decode(rec, target.uuid, &floor) &&
+		FUZZ_CHECK(recv_offset_floor_decode(
+			       rec, target.uuid,
+			       recv_offset_floor_epoch(
+				   target.base, target.start, target.uuid),
+			       &floor) &&
 			   floor == write);
 	memcpy(shadow + RECV_OFFSET_FLOOR_AT, rec, RECV_OFFSET_FLOOR_SIZE);
 

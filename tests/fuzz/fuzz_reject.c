@@ -24,10 +24,11 @@
 	 RS_METHOD_BIT(RS_METHOD_STAGED) | RS_METHOD_BIT(RS_METHOD_FLUSH))
 
 /* The layout of version 10 (rpma-ship(7)): header (6), reason, methods, the
- * lowest and highest versions the receiver speaks, the names a refused
- * sender may use (129). Version 9: no versions, the names at 8. */
-#define REJECT_SIZE 139
-#define LOGS_AT(v) ((v) == 9 ? 8 : 10)
+ * lowest and highest versions the receiver speaks, when to ask again
+ * (u16), the names a refused sender may use (129). Version 9: no versions
+ * nor hint, the names at 8. */
+#define REJECT_SIZE 141
+#define LOGS_AT(v) ((v) == 9 ? 8 : 12)
 #define LOGS_FIELD 129
 _Static_assert(REJECT_SIZE == RS_REJECT_SIZE, "reject size");
 _Static_assert(LOGS_AT(10) + LOGS_FIELD == REJECT_SIZE, "the names end it");
@@ -63,7 +64,8 @@ static bool reject_equal(const struct rs_reject_info *a,
 			 const struct rs_reject_info *b)
 {
 	return a->version == b->version && a->reason == b->reason &&
-	       a->methods == b->methods && a->min_version == b->min_version &&
+	       a->methods == b->methods && a->retry_ms == b->retry_ms &&
+	       a->min_version == b->min_version &&
 	       a->max_version == b->max_version && !strcmp(a->logs, b->logs);
 }
 
@@ -79,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 6 && fuzz_le(data, 4) == RS_PROTO_MAGIC &&
 	    data[4] > FUZZ_PROTO_VERSION)
 		return newer(data, size, &rej, rc);
-	if (!fuzz_header_ok(data, size, REJECT_SIZE - 2, REJECT_SIZE)) {
+	if (!fuzz_header_ok(data, size, REJECT_SIZE - 4, REJECT_SIZE)) {
 		FUZZ_CHECK(rc == fuzz_header_errc(data, size));
 		FUZZ_CHECK(fuzz_err_ok(rc, &err));
 		return 0;
@@ -95,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(rej.version == v && rej.reason == data[6] &&
 		   rej.methods == data[7]);
+	FUZZ_CHECK(rej.retry_ms == (v == 9 ? 0 : fuzz_le(data + 10, 2)));
 	FUZZ_CHECK(!memcmp(rej.logs, data + LOGS_AT(v), LOGS_FIELD));
 	const char *reason = rs_reject_reason_str(rej.reason);
 	FUZZ_CHECK(reason && *reason);
@@ -105,8 +108,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *enc = malloc(n);
 	FUZZ_CHECK(enc);
 	FUZZ_CHECK(rs_reject_encode(&rej, enc, n) == n);
-	bool ours = v == 9 || (data[8] == FUZZ_PROTO_VERSION_MIN &&
-			       data[9] == FUZZ_PROTO_VERSION);
+	/* (a reason version 9 does not know is told as its nearest) */
+	bool ours = v == 9 ? data[6] != RS_REJECT_STARTING
+			   : (data[8] == FUZZ_PROTO_VERSION_MIN &&
+			      data[9] == FUZZ_PROTO_VERSION);
 	FUZZ_CHECK((memcmp(enc, data, n) == 0) == ours);
 	struct rs_reject_info again;
 	for (size_t cut = 0; cut < n; cut++)

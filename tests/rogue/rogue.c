@@ -133,17 +133,20 @@ static int raw_connect(struct rogue *r, const void *priv, uint8_t len,
 	}
 }
 
+/* Refused for now: busy, or the log not open yet (the receiver starting). */
 static bool rejected_busy(const struct connect_result *res)
 {
 	struct rs_reject_info rej;
 	return !res->timed_out && res->rc == RS_E_REJECTED &&
 	       !rs_reject_decode(res->reply.bytes, res->reply.len, &rej,
 				 NULL) &&
-	       rej.reason == RS_REJECT_BUSY;
+	       (rej.reason == RS_REJECT_BUSY ||
+		rej.reason == RS_REJECT_STARTING);
 }
 
 /* Opens a connection and connects with priv, again while the receiver says
- * it is busy (it may still be ending our previous connection). */
+ * it is busy (it may still be ending our previous connection, or opening
+ * the log). */
 int attempt(struct rogue *r, const void *priv, uint8_t len,
 	    struct connect_result *res, char *err, size_t errlen)
 {

@@ -42,6 +42,8 @@ const char *rs_reject_reason_str(uint8_t reason)
 		       "(max-senders)";
 	case RS_REJECT_STOPPING:
 		return "the receiver is stopping";
+	case RS_REJECT_STARTING:
+		return "the receiver has not opened that log yet";
 	default:
 		return "unknown reason";
 	}

@@ -156,11 +156,14 @@ enum rs_reject_reason {
 	RS_REJECT_NAME_NEEDED = 8, /* several logs: the sender must name one */
 	RS_REJECT_LIMIT = 9,	   /* the receiver serves max-senders already */
 	RS_REJECT_STOPPING = 10,   /* the receiver is stopping or restarting */
+	/* the receiver has not opened that log yet: ask again in retry_ms
+	 * (version 10; told a version 9 sender as STOPPING) */
+	RS_REJECT_STARTING = 11,
 };
 /* The names a refused sender may use, comma separated, ending in ",..."
  * when they do not all fit. */
 #define RS_REJECT_LOGS_MAX 128
-#define RS_REJECT_SIZE (10 + RS_REJECT_LOGS_MAX + 1) /* 2 less in 9 */
+#define RS_REJECT_SIZE (12 + RS_REJECT_LOGS_MAX + 1) /* 4 less in 9 */
 
 const char *rs_reject_reason_str(uint8_t reason);
 /* Whether a sender that retries may get in later (the receiver is busy,
@@ -184,6 +187,9 @@ struct rs_reject_info {
 	uint8_t min_version, max_version;
 	uint8_t reason;	 /* enum rs_reject_reason */
 	uint8_t methods; /* RS_METHOD_BIT() of each method offered, or 0 */
+	/* When to ask again, a hint (version 10; 0: none): with a reason a
+	 * sender may retry after (rs_reject_reason_passes). */
+	uint16_t retry_ms;
 	char logs[RS_REJECT_LOGS_MAX + 1]; /* NO_SUCH_LOG, NAME_NEEDED */
 };
 size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,

@@ -1,6 +1,7 @@
 /* Why the receiver refused a connection, in each protocol version this
  * build speaks: 9 (reason, methods, the logs a sender may use), 10 (the
- * lowest and highest versions the receiver speaks after the methods). From
+ * lowest and highest versions the receiver speaks after the methods, then
+ * a hint of when to ask again). From
  * version 10 on those four bytes stay where they are (bytes 6 to 9) in
  * every later version, so that a sender reads them from a receiver newer
  * than itself and can say which side to upgrade. */
@@ -18,13 +19,21 @@ _Static_assert(RS_REJECT_SIZE <= RS_REJECT_PRIVATE_MAX,
 
 static uint8_t reject_size(uint8_t version)
 {
-	return version >= 10 ? RS_REJECT_SIZE : RS_REJECT_SIZE - 2;
+	return version >= 10 ? RS_REJECT_SIZE : RS_REJECT_SIZE - 4;
 }
 
 bool rs_reject_reason_passes(uint8_t reason)
 {
 	return reason == RS_REJECT_BUSY || reason == RS_REJECT_LIMIT ||
-	       reason == RS_REJECT_STOPPING;
+	       reason == RS_REJECT_STOPPING || reason == RS_REJECT_STARTING;
+}
+
+/* A reason a version 9 sender does not know, told as the nearest it does:
+ * it retries after a receiver stopping as after one starting. */
+static uint8_t reason_in(uint8_t version, uint8_t reason)
+{
+	return version < 10 && reason == RS_REJECT_STARTING ? RS_REJECT_STOPPING
+							    : reason;
 }
 
 size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
@@ -35,11 +44,12 @@ size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
 	if (!rs_proto_speaks(v))
 		return 0;
 	rs_fields_header_put(&w, v, reject_size(v));
-	rs_wire_put_u8(&w, info->reason);
+	rs_wire_put_u8(&w, reason_in(v, info->reason));
 	rs_wire_put_u8(&w, info->methods);
 	if (v >= 10) {
 		rs_wire_put_u8(&w, RS_PROTO_VERSION_MIN);
 		rs_wire_put_u8(&w, RS_PROTO_VERSION);
+		rs_wire_put_u16(&w, info->retry_ms);
 	}
 	rs_fields_text_put(&w, info->logs, RS_REJECT_LOGS_MAX + 1);
 	return w.failed ? 0 : w.pos;
@@ -96,6 +106,7 @@ int rs_reject_decode(const void *buf, size_t len, struct rs_reject_info *info,
 		    info->version > info->max_version)
 			return rs_fields_malformed(
 			    err, "bad version range in reject");
+		info->retry_ms = rs_wire_get_u16(&w);
 	}
 	if (info->methods & ~RS_METHOD_ALL)
 		return rs_fields_malformed(err, "unknown methods in reject");

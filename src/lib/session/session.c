@@ -244,6 +244,8 @@ static int on_reject(const struct rs_session_request *r,
 	if (rc)
 		return rs_error_set(err, RS_E_UNREACHABLE, ECONNREFUSED,
 				    "%s refused the connection", who);
+	if (r->refused)
+		*r->refused = rej;
 	if (rej.reason == RS_REJECT_VERSION)
 		return version_refused(who, sent, &rej, again, err);
 	struct rs_error why = {0};

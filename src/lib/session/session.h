@@ -44,6 +44,9 @@ struct rs_session_request {
 	/* Reconnecting: the token of the session to take over, else NULL. */
 	const struct rs_session_token *takeover;
 	bool busy_poll;
+	/* Where the receiver's reject goes when it refuses (NULL: nowhere):
+	 * its reason and hint of when to ask again. */
+	struct rs_reject_info *refused;
 };
 
 /* Connects, asking for the log named in r->req.log_name ("" for the

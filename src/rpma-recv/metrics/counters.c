@@ -83,6 +83,7 @@ enum recv_refusal recv_refusal_of(uint8_t reject_reason)
 	switch (reject_reason) {
 	case RS_REJECT_BUSY:
 	case RS_REJECT_STOPPING: /* retried by the sender, as busy */
+	case RS_REJECT_STARTING:
 		return RECV_REFUSED_BUSY;
 	case RS_REJECT_VERSION:
 		return RECV_REFUSED_VERSION;

@@ -162,6 +162,11 @@ static void receiver_figures(FILE *f, const struct recv_metrics_receiver *r)
 	} rows[] = {
 	    {"rpma_recv_senders_connected",
 	     "Senders connected now, over every log.", r->senders},
+	    {"rpma_recv_logs_open", "Logs opened and served.", r->logs_open},
+	    {"rpma_recv_logs_opening",
+	     "Logs still to open since the receiver started (a sender of one "
+	     "is told to ask again).",
+	     r->logs_opening},
 	    {"rpma_recv_worker_threads",
 	     "Threads that serve the logs (the workers setting).", r->workers},
 	    {"rpma_recv_threads", "Threads of the receiver's process.",

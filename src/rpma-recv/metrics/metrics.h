@@ -26,9 +26,11 @@ struct recv_metrics_log {
 
 /* What the receiver as a whole holds: a fleet's cost in one look. */
 struct recv_metrics_receiver {
-	unsigned senders; /* connected now, over every log */
-	unsigned workers; /* threads serving the logs */
-	unsigned threads; /* of the process */
+	unsigned senders;      /* connected now, over every log */
+	unsigned logs_open;    /* served */
+	unsigned logs_opening; /* still to open since the start */
+	unsigned workers;      /* threads serving the logs */
+	unsigned threads;      /* of the process */
 	uint64_t resident_bytes, pinned_bytes;
 };
 

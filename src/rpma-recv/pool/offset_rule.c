@@ -43,14 +43,16 @@ static uint64_t get_le64(const uint8_t *p)
 	return v;
 }
 
-/* The checksum covers the value and the pool's UUID: a record another
- * pool left on a reused device does not count. */
-static uint64_t floor_sum(const uint8_t value[8], const uint8_t uuid[16])
+/* The checksum covers the value, the pool's UUID (a record another pool
+ * left on a reused device does not count) and the epoch. */
+static uint64_t floor_sum(const uint8_t value[8], const uint8_t uuid[16],
+			  uint64_t epoch)
 {
-	uint8_t both[24];
-	memcpy(both, value, 8);
-	memcpy(both + 8, uuid, 16);
-	return XXH3_64bits(both, sizeof(both));
+	uint8_t all[32];
+	memcpy(all, value, 8);
+	memcpy(all + 8, uuid, 16);
+	put_le64(all + 24, epoch);
+	return XXH3_64bits(all, sizeof(all));
 }
 
 bool recv_offset_floor_fits(uint64_t start)
@@ -59,19 +61,31 @@ bool recv_offset_floor_fits(uint64_t start)
 }
 
 void recv_offset_floor_encode(uint64_t value, const uint8_t uuid[16],
+			      uint64_t epoch,
 			      uint8_t out[RECV_OFFSET_FLOOR_SIZE])
 {
 	put_le64(out, value);
-	put_le64(out + 8, floor_sum(out, uuid));
+	put_le64(out + 8, floor_sum(out, uuid, epoch));
 }
 
 bool recv_offset_floor_decode(const uint8_t rec[RECV_OFFSET_FLOOR_SIZE],
-			      const uint8_t uuid[16], uint64_t *value)
+			      const uint8_t uuid[16], uint64_t epoch,
+			      uint64_t *value)
 {
-	if (get_le64(rec + 8) != floor_sum(rec, uuid))
+	if (get_le64(rec + 8) != floor_sum(rec, uuid, epoch))
 		return false;
 	*value = get_le64(rec);
 	return true;
+}
+
+uint64_t recv_offset_floor_epoch(const uint8_t *base, uint64_t start,
+				 const uint8_t uuid[16])
+{
+	struct log_state st;
+	if (start < RS_LOG_STATE_END ||
+	    !log_state_decode(base + RS_LOG_STATE_OFFSET, uuid, &st))
+		return 0;
+	return st.seq;
 }
 
 uint64_t recv_offset_at_open(uint64_t word, uint64_t start, uint64_t end,

@@ -5,9 +5,12 @@
  *
  * The floor is 16 bytes in the pool's header page at RECV_OFFSET_FLOOR_AT,
  * past the receiver's record (pool/log_state.h) and below the data range,
- * so no sender reaches it: the offset, then a checksum of it and the
- * pool's UUID. One cache line holds both; a torn or foreign record does not
- * count. */
+ * so no sender reaches it: the offset, then a checksum of it, the pool's
+ * UUID and the epoch it was written in: the sequence number of the
+ * receiver's record then (0: none). One cache line holds both; a torn or
+ * foreign record does not count, nor one written before the record last
+ * changed (a rotation, a replacement, an emptied log, by this receiver or
+ * by a release before it, which knows no floor). */
 #ifndef RECV_OFFSET_RULE_H
 #define RECV_OFFSET_RULE_H
 
@@ -38,13 +41,21 @@ const char *recv_offset_rule_text(enum recv_offset_rule r);
 /* Whether a pool whose data range starts at `start` has room for a floor
  * below it. */
 bool recv_offset_floor_fits(uint64_t start);
-/* The floor record of value for the pool with that UUID. */
+/* The floor record of value for the pool with that UUID, in epoch. */
 void recv_offset_floor_encode(uint64_t value, const uint8_t uuid[16],
+			      uint64_t epoch,
 			      uint8_t out[RECV_OFFSET_FLOOR_SIZE]);
-/* Reads the record at rec: true and *value when it is whole and this
- * pool's. */
+/* Reads the record at rec: true and *value when it is whole, this pool's
+ * and of this epoch. */
 bool recv_offset_floor_decode(const uint8_t rec[RECV_OFFSET_FLOOR_SIZE],
-			      const uint8_t uuid[16], uint64_t *value);
+			      const uint8_t uuid[16], uint64_t epoch,
+			      uint64_t *value);
+
+/* The epoch of a pool's header page (base: the mapped pool), whose data
+ * range starts at start: the sequence number of its receiver's record, 0
+ * when it has none (or no room for one). */
+uint64_t recv_offset_floor_epoch(const uint8_t *base, uint64_t start,
+				 const uint8_t uuid[16]);
 
 /* What a pool's word should be when it is opened: the word itself, or,
  * when it breaks a rule against the floor (outside [start, end] or below

@@ -28,8 +28,9 @@ static uint64_t written_end(const uint8_t *base, size_t size,
 	if (!recv_offset_floor_fits(p->start) || p->start > p->end ||
 	    p->end > size)
 		return word;
-	bool has_floor = recv_offset_floor_decode(base + RECV_OFFSET_FLOOR_AT,
-						  p->uuid, &floor);
+	bool has_floor = recv_offset_floor_decode(
+	    base + RECV_OFFSET_FLOOR_AT, p->uuid,
+	    recv_offset_floor_epoch(base, p->start, p->uuid), &floor);
 	enum recv_offset_rule broke;
 	return recv_offset_at_open(word, p->start, p->end, has_floor, floor,
 				   &broke);

@@ -59,8 +59,9 @@ static int map_pool(struct rs_pmem_target *t, struct rs_error *err)
  * broken (it flushed it itself, then the host went down before the
  * receiver put it back) is put back to the floor. Only on a header whose
  * signature and geometry are sound; anything else is libpmemlog's to
- * refuse. */
-static void repair_word(struct rs_pmem_target *t)
+ * refuse. True when the pool has a floor of this epoch: a receiver of this
+ * release served it, and checked it with libpmemlog then. */
+static bool repair_word(struct rs_pmem_target *t)
 {
 	const uint8_t *b = t->base;
 	uint64_t start = load_le64(b + RS_LOG_START_OFFSET);
@@ -70,24 +71,28 @@ static void repair_word(struct rs_pmem_target *t)
 	    memcmp(b, RS_POOL_SIGNATURE, sizeof(RS_POOL_SIGNATURE)) ||
 	    rs_log_geometry_check(start, end, start, t->size, 0) ||
 	    !recv_offset_floor_fits(start))
-		return;
+		return false;
+	const uint8_t *uuid = b + RS_POOL_UUID_OFFSET;
 	bool has_floor = recv_offset_floor_decode(
-	    b + RECV_OFFSET_FLOOR_AT, b + RS_POOL_UUID_OFFSET, &floor);
+	    b + RECV_OFFSET_FLOOR_AT, uuid,
+	    recv_offset_floor_epoch(b, start, uuid), &floor);
 	enum recv_offset_rule broke;
 	uint64_t good =
 	    recv_offset_at_open(word, start, end, has_floor, floor, &broke);
 	if (good == word)
-		return;
+		return has_floor;
 	rs_err("%s: its write offset %llu is %s (a writer stored it, then the "
 	       "receiver stopped); putting back %llu, the last one checked",
 	       t->path, (unsigned long long)word, recv_offset_rule_text(broke),
 	       (unsigned long long)good);
 	t->start = start;
 	rs_pmem_target_commit(t, good);
+	return has_floor;
 }
 
-/* Our direct view must agree with libpmemlog's, or we would corrupt the
- * pool: refuse instead. */
+/* Our direct view must agree with libpmemlog's (view; NULL: libpmemlog
+ * did not look, our reading stands alone), or we would corrupt the pool:
+ * refuse instead. */
 static int check_layout(struct rs_pmem_target *t,
 			const struct recv_pool_view *view, struct rs_error *err)
 {
@@ -99,10 +104,10 @@ static int check_layout(struct rs_pmem_target *t,
 	const char *why = 0;
 	if (rs_log_geometry_check(t->start, t->end, write, t->size, &geometry))
 		why = geometry.msg;
-	if (!why &&
+	if (!why && view &&
 	    (view->tell < 0 || write != t->start + (uint64_t)view->tell))
 		why = "write offset disagrees with pmemlog_tell()";
-	if (!why && t->end - t->start != view->nbyte)
+	if (!why && view && t->end - t->start != view->nbyte)
 		why = "log size disagrees with pmemlog_nbyte()";
 	if (why)
 		return rs_error_set(err, RS_E_IO, 0,
@@ -129,7 +134,7 @@ int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
 
 	/* Locked before libpmemlog opens it, so that a second receiver never
 	 * gets that far; one it creates is locked once it exists. */
-	bool existed = open_pool_fd(t, 0) == 0;
+	bool existed = open_pool_fd(t, 0) == 0, known = false;
 	struct recv_pool_view view;
 	int rc = 0;
 	if (existed)
@@ -137,8 +142,13 @@ int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
 	/* An existing pool is mapped first: its word is checked before
 	 * libpmemlog reads it (a device-DAX has no write(2)). */
 	if (!rc && existed && !map_pool(t, 0))
-		repair_word(t);
-	if (!rc)
+		known = repair_word(t);
+	/* libpmemlog's checks (for PMem: the unsafe-shutdown count, through
+	 * libndctl) cost 4 ms a pool on a real CPU, most of a restart of a
+	 * thousand logs: a page-cache pool this release served before, which
+	 * has none of them to make, goes by our own reading. */
+	bool skip = known && !rs_pmem_target_byte_addressable(t);
+	if (!rc && !skip)
 		rc = recv_pool_validate(path, create_size, &view, err);
 	if (!rc && !existed)
 		rc = open_pool_fd(t, err);
@@ -149,7 +159,7 @@ int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
 	if (!rc)
 		rc = recv_pool_lock_announce(t->fd, err);
 	if (!rc)
-		rc = check_layout(t, &view, err);
+		rc = check_layout(t, skip ? 0 : &view, err);
 	if (rc)
 		rs_pmem_target_close(t);
 	return rc;
@@ -197,7 +207,9 @@ void rs_pmem_target_store_floor(const struct rs_pmem_target *t, uint64_t offset)
 	uint8_t rec[RECV_OFFSET_FLOOR_SIZE];
 	if (!t->has_floor)
 		return;
-	recv_offset_floor_encode(offset, t->uuid, rec);
+	recv_offset_floor_encode(
+	    offset, t->uuid,
+	    recv_offset_floor_epoch(t->base, t->start, t->uuid), rec);
 	rs_pmem_target_write_header(t, RECV_OFFSET_FLOOR_AT, rec, sizeof(rec));
 }
 

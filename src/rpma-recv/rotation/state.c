@@ -51,6 +51,9 @@ void rotation_store(struct recv_rotation *r, uint64_t base)
 	    r->t, RS_LOG_STATE_OFFSET + (uint64_t)i * RS_LOG_STATE_SLOT, slot,
 	    sizeof(slot));
 	r->state = next;
+	/* The floor is of the record's epoch: armed again under the new one
+	 * (pool/offset_rule.h). */
+	rs_pmem_target_store_floor(r->t, rs_pmem_target_write_offset(r->t));
 	rotation_publish(r);
 }
 

@@ -21,11 +21,23 @@ struct served_log {
 	bool retired; /* removed by a reload: takes no new senders */
 };
 
+/* A log not opened yet (service/opening.c). */
+struct pending_log {
+	struct pending_log *next;
+	const struct recv_log_settings *settings; /* in service.settings */
+};
+
 struct service {
 	struct recv_settings_source source;
 	struct recv_settings settings; /* the globals in force */
-	struct served_log *logs;
-	struct recv_threads *threads; /* serve the logs */
+	struct served_log *logs;       /* the logs opened */
+	struct pending_log *pending;   /* the ones still to open, in order */
+	unsigned opening;	       /* how many: the metrics say */
+	unsigned failed;	       /* could not be opened (said) */
+	int failed_rc;		       /* the last such failure's */
+	bool opened;		       /* every log opened or failed */
+	uint64_t opening_since_ns;     /* when opening began */
+	struct recv_threads *threads;  /* serve the logs */
 	struct rs_listener *listener;
 	struct recv_counters counters;
 	struct recv_log_counters unrouted; /* refusals that named no log */
@@ -41,6 +53,23 @@ void recv_service_report(struct service *svc, const char *head,
 			 uint64_t now_ns);
 /* The metrics file once more, as the service stops. */
 void recv_service_report_final(struct service *svc);
+
+/* Opens a log's pool, gives it to a worker thread and says it serves it.
+ * 0, or the rs_errc of a failure said. */
+int recv_service_log_start(struct service *svc,
+			   const struct recv_log_settings *s);
+
+/* Every configured log is to be opened (service/opening.c): none serves
+ * yet. */
+void recv_service_pend(struct service *svc);
+/* Opens logs still to open, for about budget_ns at most (one at least).
+ * 0, or when no log could be opened and none is left, the last failure's
+ * rs_errc. */
+int recv_service_open_pending(struct service *svc, uint64_t budget_ns);
+/* When the log of that name ("": the first one) will be open, a guess in
+ * ms from the pace so far (50 to 2000), or 0 when it is not still to
+ * open. */
+uint16_t recv_service_pending_ms(const struct service *svc, const char *name);
 
 /* Checks a connection request and hands it to its log, or refuses it. */
 void recv_service_route(struct service *svc, struct rs_listener_event *ev);

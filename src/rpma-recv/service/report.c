@@ -52,6 +52,7 @@ static void status_update(struct service *svc, const char *head)
 		    .fill = u.size ? (unsigned)(u.used * 100 / u.size) : 0,
 		    .archived = u.archived};
 	}
+	st.opening = svc->opening;
 	st.senders = atomic_load(&svc->counters.senders);
 	st.committed = committed_of(svc);
 	char text[RECV_STATUS_TEXT_MAX];
@@ -86,8 +87,13 @@ static void receiver_figures(const struct service *svc,
 {
 	struct rs_proc_status st;
 	rs_proc_status_read(0, &st);
+	unsigned open = 0;
+	for (const struct served_log *l = svc->logs; l; l = l->next)
+		open += !l->retired;
 	*r = (struct recv_metrics_receiver){
 	    .senders = atomic_load(&svc->counters.senders),
+	    .logs_open = open,
+	    .logs_opening = svc->opening,
 	    .workers = recv_threads_count(svc->threads),
 	    .threads = st.threads,
 	    .resident_bytes = st.resident_bytes,

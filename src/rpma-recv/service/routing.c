@@ -67,22 +67,28 @@ static struct served_log *find_log(struct service *svc, const char *name,
 			return l;
 		only = l;
 	}
-	if (!name[0] && only && open_logs(svc) == 1)
+	unsigned configured = open_logs(svc) + svc->opening;
+	if (!name[0] && only && configured == 1)
 		return only;
 	*reason = name[0] ? RS_REJECT_NO_SUCH_LOG : RS_REJECT_NAME_NEEDED;
+	if ((name[0] || configured == 1) && recv_service_pending_ms(svc, name))
+		*reason = RS_REJECT_STARTING;
 	return 0;
 }
 
 /* Refuses the request (asked in protocol version; 0: one we do not
  * speak, told in our newest with the versions we speak), counted against
- * log (NULL: one no log took). */
+ * log (NULL: one no log took). A log not open yet: when to ask again. */
 static void refuse(struct service *svc, struct rs_listener_event *ev,
-		   struct served_log *log, uint8_t version, uint8_t reason)
+		   struct served_log *log, uint8_t version, uint8_t reason,
+		   const char *name)
 {
 	recv_counters_refused(log ? recv_log_worker_counters(log->worker)
 				  : &svc->unrouted,
 			      recv_refusal_of(reason));
 	struct rs_reject_info info = {.version = version, .reason = reason};
+	if (reason == RS_REJECT_STARTING)
+		info.retry_ms = recv_service_pending_ms(svc, name);
 	if (reason == RS_REJECT_NO_SUCH_LOG || reason == RS_REJECT_NAME_NEEDED)
 		names_for(svc, ev->conn, info.logs, sizeof(info.logs));
 	rs_session_refuse_with(&ev->conn, &info);
@@ -121,7 +127,7 @@ static void refuse_version(struct service *svc, struct rs_listener_event *ev,
 		rs_err("refusing sender %s: it speaks protocol version %u, "
 		       "this receiver %u to %u: upgrade the sender",
 		       peer, asked, RS_PROTO_VERSION_MIN, RS_PROTO_VERSION);
-	refuse(svc, ev, 0, 0, RS_REJECT_VERSION);
+	refuse(svc, ev, 0, 0, RS_REJECT_VERSION, "");
 }
 
 /* Refused unless it passes every check, in an order that describes and
@@ -139,11 +145,19 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 	}
 	if (rc) {
 		rs_err("refusing sender %s: %s", peer, err.msg);
-		refuse(svc, ev, 0, req.version, rs_session_reject_reason(rc));
+		refuse(svc, ev, 0, req.version, rs_session_reject_reason(rc),
+		       "");
 		return;
 	}
 	uint8_t reason = 0;
 	struct served_log *log = find_log(svc, req.log_name, &reason);
+	if (!log && reason == RS_REJECT_STARTING) {
+		rs_verbose("sender %s: log '%s' is not open yet: told to ask "
+			   "again",
+			   peer, req.log_name);
+		refuse(svc, ev, 0, req.version, reason, req.log_name);
+		return;
+	}
 	if (!log) {
 		if (req.log_name[0])
 			rs_warn("refusing sender %s: no log named '%s'", peer,
@@ -152,7 +166,7 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 			rs_warn("refusing sender %s: it names no log, and %u "
 				"are served",
 				peer, open_logs(svc));
-		refuse(svc, ev, 0, req.version, reason);
+		refuse(svc, ev, 0, req.version, reason, "");
 		return;
 	}
 	if (!allowed(&log->settings, ev->conn)) {
@@ -163,14 +177,14 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 		else
 			rs_warn("refusing sender %s: not in any --allow range",
 				peer);
-		refuse(svc, ev, log, req.version, RS_REJECT_NOT_ALLOWED);
+		refuse(svc, ev, log, req.version, RS_REJECT_NOT_ALLOWED, "");
 		return;
 	}
 	if (over_limit(svc, &req)) {
 		rs_warn("refusing sender %s: %u senders connected, the most "
 			"max-senders allows",
 			peer, svc->settings.max_senders);
-		refuse(svc, ev, log, req.version, RS_REJECT_LIMIT);
+		refuse(svc, ev, log, req.version, RS_REJECT_LIMIT, "");
 		return;
 	}
 	atomic_fetch_add(&svc->counters.senders, 1);

@@ -30,6 +30,9 @@ volatile sig_atomic_t recv_reload_requested;
  * receiver's wake-ups are most of its CPU. */
 #define RECV_POLL_MS 200
 #define RECV_IDLE_MS 1000
+/* How long a turn of the loop opens logs for before it looks at the
+ * requests again, while some are still to open. */
+#define RECV_OPEN_TURN_NS (20 * 1000000ull)
 
 static const char *log_label(const struct recv_log_settings *s)
 {
@@ -69,8 +72,11 @@ static void report_pool(const struct service *svc,
 		rs_err("%s", err->msg);
 }
 
-/* Opens a log's pool and gives it to a worker thread. */
-static int log_start(struct service *svc, const struct recv_log_settings *s)
+static void print_serving(const struct service *svc,
+			  const struct served_log *l);
+
+int recv_service_log_start(struct service *svc,
+			   const struct recv_log_settings *s)
 {
 	struct served_log *l = calloc(1, sizeof(*l));
 	if (!l)
@@ -87,6 +93,7 @@ static int log_start(struct service *svc, const struct recv_log_settings *s)
 	}
 	l->next = svc->logs;
 	svc->logs = l;
+	print_serving(svc, l);
 	return 0;
 }
 
@@ -128,8 +135,8 @@ static void print_windows(const struct service *svc)
 {
 	const char *off = getenv("RPMA_RECV_WINDOWS");
 	bool append_only = false;
-	for (const struct served_log *l = svc->logs; l; l = l->next)
-		append_only |= l->settings.append_only;
+	for (unsigned i = 0; i < svc->settings.nlogs; i++)
+		append_only |= svc->settings.logs[i].append_only;
 	const char *ao = append_only ? "; append-only logs take staged "
 				       "commits only there"
 				     : "";
@@ -162,41 +169,23 @@ static void print_windows(const struct service *svc)
 	}
 }
 
-static void print_serving(const struct service *svc)
+/* The line a log's opening ends with: the receiver serves it. */
+static void print_serving(const struct service *svc, const struct served_log *l)
 {
 	const struct rs_endpoint *ep = &svc->settings.listen;
-	for (const struct served_log *l = svc->logs; l; l = l->next) {
-		struct recv_log_usage u;
-		recv_log_worker_usage(l->worker, &u);
-		rs_info("serving%s%s%s (%llu bytes of log, %llu used) on %s:%s",
-			l->settings.name[0] ? " log " : "", l->settings.name,
-			l->settings.name[0] ? ":" : "",
-			(unsigned long long)u.size, (unsigned long long)u.used,
-			ep->host[0] ? ep->host : "*", ep->port);
-		if (l->settings.append_only)
-			rs_info("log %s is append-only: no sender can write "
-				"what it committed (memory windows over its "
-				"unused tail where the device keeps them to "
-				"their range, else the staged method only)",
-				log_label(&l->settings));
-	}
-}
-
-/* Every pool looked at without writing to it: libpmemlog writes to a pool
- * it opens, and a start that fails after that (no RDMA device, the port
- * taken) must leave the pools as they were, and create none. */
-static int pools_precheck(const struct service *svc)
-{
-	for (unsigned i = 0; i < svc->settings.nlogs; i++) {
-		const struct recv_log_settings *s = &svc->settings.logs[i];
-		struct rs_error err = {0};
-		int rc = recv_pool_precheck(s->pool_path, s->create_size, &err);
-		if (rc) {
-			report_pool(svc, s, &err);
-			return rc;
-		}
-	}
-	return 0;
+	struct recv_log_usage u;
+	recv_log_worker_usage(l->worker, &u);
+	rs_info("serving%s%s%s (%llu bytes of log, %llu used) on %s:%s",
+		l->settings.name[0] ? " log " : "", l->settings.name,
+		l->settings.name[0] ? ":" : "", (unsigned long long)u.size,
+		(unsigned long long)u.used, ep->host[0] ? ep->host : "*",
+		ep->port);
+	if (l->settings.append_only)
+		rs_info("log %s is append-only: no sender can write what it "
+			"committed (memory windows over its unused tail where "
+			"the device keeps them to their range, else the staged "
+			"method only)",
+			log_label(&l->settings));
 }
 
 /* The threads that serve the logs: as many as `workers` says. */
@@ -215,16 +204,38 @@ static int threads_start(struct service *svc)
 /* Stops every log, then the threads that served them. */
 static void service_close(struct service *svc)
 {
+	while (svc->pending) {
+		struct pending_log *p = svc->pending;
+		svc->pending = p->next;
+		free(p);
+	}
 	logs_stop(svc);
 	recv_threads_stop(&svc->threads);
 	rs_listener_delete(&svc->listener);
 }
 
-/* Looks at every pool, binds the listening address and starts the
- * threads, then every log; each failure reported. Requests are taken only
- * then: a restarted receiver of a thousand logs takes minutes to open
- * them, and a sender that asks meanwhile is better refused (it retries)
- * than left waiting out its connect timeout. */
+/* Every pool looked at without writing to it, so that a pool the
+ * receiver cannot use is said first, plainly; libpmemlog writes to a pool
+ * it opens, and a start that fails after that (no RDMA device, the port
+ * taken) must leave the pools as they were, and create none. */
+static int pools_precheck(const struct service *svc)
+{
+	for (unsigned i = 0; i < svc->settings.nlogs; i++) {
+		const struct recv_log_settings *s = &svc->settings.logs[i];
+		struct rs_error err = {0};
+		int rc = recv_pool_precheck(s->pool_path, s->create_size, &err);
+		if (rc) {
+			report_pool(svc, s, &err);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Looks at every pool, binds the listening address, starts the threads
+ * and takes requests before any pool is opened; then the first log opens,
+ * the others in the loop's turns (service/opening.c), so that a restarted
+ * receiver of a thousand logs answers at once. */
 static int service_open(struct service *svc)
 {
 	int rc = pools_precheck(svc);
@@ -238,10 +249,12 @@ static int service_open(struct service *svc)
 		return rc;
 	}
 	rc = threads_start(svc);
-	for (unsigned i = 0; !rc && i < svc->settings.nlogs; i++)
-		rc = log_start(svc, &svc->settings.logs[i]);
 	if (!rc && (rc = rs_listener_open(svc->listener, &err)))
 		rs_err("%s", err.msg);
+	if (!rc) {
+		recv_service_pend(svc);
+		rc = recv_service_open_pending(svc, 0);
+	}
 	if (rc)
 		service_close(svc);
 	return rc;
@@ -295,7 +308,7 @@ static void apply(struct service *svc, struct recv_settings *next)
 		struct served_log *l = find_served(svc, &next->logs[i]);
 		if (l)
 			log_update(l, &next->logs[i]);
-		else if (!log_start(svc, &next->logs[i]))
+		else if (!recv_service_log_start(svc, &next->logs[i]))
 			rs_info("log %s added", next->logs[i].name);
 	}
 }
@@ -419,14 +432,18 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		recv_settings_free(&svc.settings);
 		return rc;
 	}
-	print_serving(&svc);
 	print_windows(&svc);
 	recv_service_report(&svc, "READY=1\n", recv_now_ns());
 	while (!recv_stop_requested &&
 	       !(once && atomic_load(&svc.counters.served))) {
-		if (recv_reload_requested)
+		/* A reload waits until every log is opened. */
+		if (recv_reload_requested && !svc.pending)
 			reload(&svc);
-		take_requests(&svc, loop_wait_ms(&svc, once), &awake);
+		if (svc.pending &&
+		    (rc = recv_service_open_pending(&svc, RECV_OPEN_TURN_NS)))
+			break;
+		take_requests(&svc, svc.pending ? 0 : loop_wait_ms(&svc, once),
+			      &awake);
 		reap_retired(&svc);
 		recv_service_report(&svc, 0, recv_now_ns());
 	}
@@ -435,5 +452,5 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 	service_close(&svc);
 	pthread_sigmask(SIG_SETMASK, &awake, 0);
 	recv_settings_free(&svc.settings);
-	return 0;
+	return rc;
 }

@@ -59,11 +59,16 @@ void recv_status_text(const struct recv_status *st, char *text, size_t size)
 	char names[NAMES_ROOM + 32], committed[32];
 	names_text(st, names, sizeof(names));
 	bool named = names[0] != '\0';
-	snprintf(text, size,
-		 "serving %u log%s%s%s%s, %u sender%s connected, %s committed",
-		 st->nlogs, plural(st->nlogs), named ? " (" : "", names,
-		 named ? ")" : "", st->senders, plural(st->senders),
-		 rs_size_format(st->committed, committed, sizeof(committed)));
+	char opening[48] = "";
+	if (st->opening)
+		snprintf(opening, sizeof(opening), " (%u more opening)",
+			 st->opening);
+	snprintf(
+	    text, size,
+	    "serving %u log%s%s%s%s%s, %u sender%s connected, %s committed",
+	    st->nlogs, plural(st->nlogs), opening, named ? " (" : "", names,
+	    named ? ")" : "", st->senders, plural(st->senders),
+	    rs_size_format(st->committed, committed, sizeof(committed)));
 }
 
 void recv_status_line_init(struct recv_status_line *line)

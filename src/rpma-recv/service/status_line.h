@@ -25,6 +25,7 @@ struct recv_status_log {
 
 struct recv_status {
 	unsigned nlogs;		  /* logs served (taking new senders) */
+	unsigned opening;	  /* logs still to open since the start */
 	const char *const *names; /* the first nnames of them, in order */
 	/* The same logs' fill and archive (NULL: names only). */
 	const struct recv_status_log *usage;

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 _Static_assert(sizeof(((struct rs_target *)0)->name) ==
 		   sizeof(((struct rs_connect_req *)0)->log_name),
@@ -28,6 +29,39 @@ static void report(const struct send_peer *p, const struct rs_error *err)
 		rs_err("%s", err->msg);
 }
 
+/* A receiver that has not opened the log yet (it is starting) says when
+ * to ask again: asked again then, without a word, for as long as a large
+ * receiver's start may take. */
+#define SEND_STARTING_WAIT_MS (120 * 1000)
+
+static void nap_ms(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000,
+			      .tv_nsec = (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) && errno == EINTR && !send_stop_requested)
+		;
+}
+
+/* Connects; asks again while the receiver is opening the log. */
+static int connect_once_open(struct rs_session_request *r,
+			     struct rs_session **rs, struct rs_error *err)
+{
+	struct rs_reject_info refused;
+	r->refused = &refused;
+	for (unsigned waited = 0;; waited += refused.retry_ms) {
+		memset(&refused, 0, sizeof(refused));
+		int rc = rs_session_connect(r, rs, err);
+		if (rc != RS_E_BUSY || refused.reason != RS_REJECT_STARTING ||
+		    waited >= SEND_STARTING_WAIT_MS || send_stop_requested)
+			return rc;
+		if (!refused.retry_ms)
+			refused.retry_ms = 100;
+		rs_verbose("%s:%s is opening its logs; asking again in %u ms",
+			   r->host, r->port, refused.retry_ms);
+		nap_ms(refused.retry_ms);
+	}
+}
+
 int send_connect(const struct send_peer *p, struct rs_connect_req req,
 		 uint16_t slots, uint32_t sends_per_slot,
 		 struct rs_session **rs)
@@ -45,7 +79,7 @@ int send_connect(const struct send_peer *p, struct rs_connect_req req,
 	    .busy_poll = p->busy_poll,
 	};
 	struct rs_error err = {0};
-	int rc = rs_session_connect(&r, rs, &err);
+	int rc = connect_once_open(&r, rs, &err);
 	if (!rc)
 		return 0;
 	if (send_stop_requested)

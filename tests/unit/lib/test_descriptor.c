@@ -499,15 +499,15 @@ static void reject_round_trip(void **state)
 }
 
 /* Protocol version 10: the versions the receiver speaks at bytes 8 and 9,
- * then the names a refused sender may use, 129 bytes at offset 10 (at 8 in
- * version 9). */
-#define LOGS_AT 10
+ * when to ask again (u16) at 10, then the names a refused sender may use,
+ * 129 bytes at offset 12 (at 8 in version 9). */
+#define LOGS_AT 12
 #define LOGS_FIELD (RS_REJECT_LOGS_MAX + 1)
 
 static void reject_logs_round_trip(void **state)
 {
 	(void)state;
-	assert_int_equal(RS_REJECT_SIZE, 139);
+	assert_int_equal(RS_REJECT_SIZE, 141);
 	assert_int_equal(LOGS_AT + LOGS_FIELD, RS_REJECT_SIZE);
 	assert_int_equal(RS_REJECT_NO_SUCH_LOG, 7);
 	assert_int_equal(RS_REJECT_NAME_NEEDED, 8);
@@ -560,7 +560,7 @@ static void reject_reasons_worth_retrying(void **state)
 	assert_true(rs_reject_reason_passes(RS_REJECT_STOPPING));
 	for (unsigned r = 0; r < 256; r++) {
 		if (r != RS_REJECT_BUSY && r != RS_REJECT_LIMIT &&
-		    r != RS_REJECT_STOPPING)
+		    r != RS_REJECT_STOPPING && r != RS_REJECT_STARTING)
 			assert_false(rs_reject_reason_passes((uint8_t)r));
 	}
 }
@@ -664,7 +664,7 @@ static void answers_in_the_version_asked(void **state)
 				     .logs = "a"},
 			      out;
 	assert_int_equal(rs_reject_encode(&rej, buf, sizeof(buf)),
-			 RS_REJECT_SIZE - 2);
+			 RS_REJECT_SIZE - 4);
 	assert_int_equal(buf[4], 9);
 	assert_memory_equal(buf + 8, "a", 2); /* version 9: logs at 8 */
 	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
@@ -679,6 +679,28 @@ static void answers_in_the_version_asked(void **state)
 	assert_int_equal(rs_challenge_decode(cbuf, sizeof(cbuf), &ch_out, 0),
 			 0);
 	assert_int_equal(ch_out.version, 9);
+}
+
+/* A log not open yet: when to ask again (version 10), which a version 9
+ * sender is told as the receiver stopping (it retries after both). */
+static void reject_starting(void **state)
+{
+	(void)state;
+	uint8_t buf[RS_REJECT_PRIVATE_MAX] = {0};
+	struct rs_reject_info in = {.reason = RS_REJECT_STARTING,
+				    .retry_ms = 1234},
+			      out;
+	rs_reject_encode(&in, buf, sizeof(buf));
+	assert_int_equal(buf[10] | buf[11] << 8, 1234);
+	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.reason, RS_REJECT_STARTING);
+	assert_int_equal(out.retry_ms, 1234);
+	assert_true(rs_reject_reason_passes(RS_REJECT_STARTING));
+	in.version = 9;
+	rs_reject_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_reject_decode(buf, sizeof(buf), &out, 0), 0);
+	assert_int_equal(out.reason, RS_REJECT_STOPPING);
+	assert_int_equal(out.retry_ms, 0);
 }
 
 /* A reject of a receiver newer than us: its reason, methods and versions
@@ -770,6 +792,7 @@ int main(void)
 	    cmocka_unit_test(versions_outside),
 	    cmocka_unit_test(answers_in_the_version_asked),
 	    cmocka_unit_test(newer_reject_read),
+	    cmocka_unit_test(reject_starting),
 	    cmocka_unit_test(agree_on_a_version),
 	    cmocka_unit_test(challenge_round_trip),
 	};

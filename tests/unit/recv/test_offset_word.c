@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "pool/log_state.h"
 #include "pool/offset_rule.h"
 #include "pool/offset_word.h"
 #include "pool/peek.h"
@@ -55,14 +56,16 @@ static void test_floor_record(void **state)
 	(void)state;
 	uint8_t uuid[16] = {1, 2, 3}, other[16] = {9}, rec[16];
 	uint64_t v = 0;
-	recv_offset_floor_encode(123456, uuid, rec);
-	assert_true(recv_offset_floor_decode(rec, uuid, &v));
+	recv_offset_floor_encode(123456, uuid, 7, rec);
+	assert_true(recv_offset_floor_decode(rec, uuid, 7, &v));
 	assert_int_equal(v, 123456);
-	assert_false(recv_offset_floor_decode(rec, other, &v)); /* foreign */
-	rec[3] ^= 1;						/* torn */
-	assert_false(recv_offset_floor_decode(rec, uuid, &v));
+	assert_false(recv_offset_floor_decode(rec, other, 7, &v)); /* foreign */
+	/* written before the receiver's record last changed */
+	assert_false(recv_offset_floor_decode(rec, uuid, 8, &v));
+	rec[3] ^= 1; /* torn */
+	assert_false(recv_offset_floor_decode(rec, uuid, 7, &v));
 	uint8_t zeros[16] = {0};
-	assert_false(recv_offset_floor_decode(zeros, uuid, &v));
+	assert_false(recv_offset_floor_decode(zeros, uuid, 0, &v));
 	assert_true(recv_offset_floor_fits(8192));
 	assert_false(recv_offset_floor_fits(RECV_OFFSET_FLOOR_AT));
 }
@@ -153,8 +156,10 @@ static uint64_t word_in_pool(struct fixture *f)
 static uint64_t floor_in_pool(struct fixture *f)
 {
 	uint64_t v = 0;
+	uint64_t epoch =
+	    recv_offset_floor_epoch(f->t.base, f->t.start, f->t.uuid);
 	assert_true(recv_offset_floor_decode(f->t.base + RECV_OFFSET_FLOOR_AT,
-					     f->t.uuid, &v));
+					     f->t.uuid, epoch, &v));
 	return v;
 }
 
@@ -280,6 +285,28 @@ static void test_commit_back_lowers_floor(void **state)
 	assert_int_equal(floor_in_pool(f), start + 10);
 }
 
+/* The receiver's record changed behind our back (a release before this
+ * one, which knows no floor, rotated or emptied the log: the word went
+ * back): the floor no longer counts, and the word stays. */
+static void test_floor_of_an_older_epoch(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t start = f->t.start;
+	writer_stores(f, start + 4096);
+	assert_true(recv_offset_word_settle(&f->t).adopted);
+	/* as an older receiver's rotation: its record, then the word back */
+	struct log_state st = {.seq = 1, .base = 4096};
+	uint8_t slot[RS_LOG_STATE_SLOT];
+	unsigned i;
+	log_state_encode(&st, f->t.uuid, slot, &i);
+	memcpy(f->t.base + RS_LOG_STATE_OFFSET + i * RS_LOG_STATE_SLOT, slot,
+	       sizeof(slot));
+	writer_stores(f, start);
+	reopen(f);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), start);
+	assert_int_equal(floor_in_pool(f), start); /* armed anew */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +322,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_commit_back_lowers_floor,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_floor_of_an_older_epoch, setup,
+					    teardown),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

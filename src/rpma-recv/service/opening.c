@@ -1,0 +1,83 @@
+/* The logs a receiver serves are opened while it already takes requests:
+ * a thousand pools take their time to open, and a restarted receiver
+ * answers everyone meanwhile. A log opens in the loop's turns, a few at a
+ * time, between the requests; a request for one not open yet is refused as
+ * "starting", with a hint of when to ask again, which a sender honours
+ * without a word (rpma-send: connect/connect.c). */
+#include "service/internal.h"
+
+#include "cli/log.h"
+#include "metrics/clock.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void recv_service_pend(struct service *svc)
+{
+	struct pending_log **tail = &svc->pending;
+	for (unsigned i = 0; i < svc->settings.nlogs; i++) {
+		struct pending_log *p = calloc(1, sizeof(*p));
+		if (!p)
+			break;
+		p->settings = &svc->settings.logs[i];
+		*tail = p;
+		tail = &p->next;
+		svc->opening++;
+	}
+	svc->opening_since_ns = recv_now_ns();
+}
+
+uint16_t recv_service_pending_ms(const struct service *svc, const char *name)
+{
+	unsigned ahead = 0, opened = svc->settings.nlogs - svc->opening;
+	for (const struct pending_log *p = svc->pending; p; p = p->next) {
+		ahead++;
+		if (name[0] && strcmp(p->settings->name, name))
+			continue;
+		/* As long as the logs before it took, at the pace so far. */
+		uint64_t spent = recv_now_ns() - svc->opening_since_ns;
+		uint64_t each = opened ? spent / opened : 10000000ull;
+		uint64_t ms = ahead * each / 1000000ull;
+		return (uint16_t)(ms < 50 ? 50 : ms > 2000 ? 2000 : ms);
+	}
+	return 0;
+}
+
+/* The last log opened: what the receiver serves, said once. */
+static void all_open(struct service *svc)
+{
+	unsigned open = 0;
+	for (const struct served_log *l = svc->logs; l; l = l->next)
+		open += !l->retired;
+	double s = (double)(recv_now_ns() - svc->opening_since_ns) / 1e9;
+	if (svc->settings.nlogs > 1 || svc->failed)
+		rs_info("all logs opened in %.1f s: serving %u of %u%s", s,
+			open, svc->settings.nlogs,
+			svc->failed ? " (the others could not be opened, "
+				      "said above)"
+				    : "");
+}
+
+int recv_service_open_pending(struct service *svc, uint64_t budget_ns)
+{
+	uint64_t until = recv_now_ns() + budget_ns;
+	while (svc->pending) {
+		struct pending_log *p = svc->pending;
+		svc->pending = p->next;
+		svc->opening--;
+		int rc = recv_service_log_start(svc, p->settings);
+		if (rc) {
+			svc->failed++;
+			svc->failed_rc = rc;
+		}
+		free(p);
+		if (recv_now_ns() >= until)
+			break;
+	}
+	if (!svc->pending && !svc->opened) {
+		svc->opened = true;
+		all_open(svc);
+	}
+	/* Nothing opened and nothing left to: nothing to serve. */
+	return svc->logs || svc->pending ? 0 : svc->failed_rc;
+}
