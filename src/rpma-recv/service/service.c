@@ -74,6 +74,8 @@ static void report_pool(const struct service *svc,
 
 static void print_serving(const struct service *svc,
 			  const struct served_log *l);
+static int pool_precheck(const struct service *svc,
+			 const struct recv_log_settings *s);
 
 int recv_service_log_start(struct service *svc,
 			   const struct recv_log_settings *s)
@@ -84,8 +86,13 @@ int recv_service_log_start(struct service *svc,
 	l->settings = *s;
 	struct recv_worker_config cfg = worker_config(svc, s);
 	struct rs_error err = {0};
-	int rc = recv_log_worker_start(&cfg, &svc->counters, svc->threads,
-				       &l->worker, &err);
+	int rc = pool_precheck(svc, s);
+	if (rc) {
+		free(l);
+		return rc;
+	}
+	rc = recv_log_worker_start(&cfg, &svc->counters, svc->threads,
+				   &l->worker, &err);
 	if (rc) {
 		report_pool(svc, s, &err);
 		free(l);
@@ -214,31 +221,31 @@ static void service_close(struct service *svc)
 	rs_listener_delete(&svc->listener);
 }
 
-/* Every pool looked at without writing to it, so that a pool the
- * receiver cannot use is said first, plainly; libpmemlog writes to a pool
- * it opens, and a start that fails after that (no RDMA device, the port
- * taken) must leave the pools as they were, and create none. */
-static int pools_precheck(const struct service *svc)
+/* A pool looked at without writing to it, so that one the receiver
+ * cannot use is said plainly, and before anything is written: libpmemlog
+ * writes to a pool it opens. */
+static int pool_precheck(const struct service *svc,
+			 const struct recv_log_settings *s)
 {
-	for (unsigned i = 0; i < svc->settings.nlogs; i++) {
-		const struct recv_log_settings *s = &svc->settings.logs[i];
-		struct rs_error err = {0};
-		int rc = recv_pool_precheck(s->pool_path, s->create_size, &err);
-		if (rc) {
-			report_pool(svc, s, &err);
-			return rc;
-		}
-	}
-	return 0;
+	struct rs_error err = {0};
+	int rc = recv_pool_precheck(s->pool_path, s->create_size, &err);
+	if (rc)
+		report_pool(svc, s, &err);
+	return rc;
 }
 
-/* Looks at every pool, binds the listening address, starts the threads
- * and takes requests before any pool is opened; then the first log opens,
- * the others in the loop's turns (service/opening.c), so that a restarted
- * receiver of a thousand logs answers at once. */
+/* Looks at the first log's pool (a receiver of one log fails its start
+ * on it, said first), binds the listening address, starts the threads and
+ * takes requests before any pool is opened or created (a start that fails
+ * there, no RDMA device or the port taken, leaves the pools as they were);
+ * then the first log opens, the others in the loop's turns
+ * (service/opening.c), so that a restarted receiver of a thousand logs
+ * answers at once. */
 static int service_open(struct service *svc)
 {
-	int rc = pools_precheck(svc);
+	int rc = svc->settings.nlogs
+		     ? pool_precheck(svc, &svc->settings.logs[0])
+		     : 0;
 	if (rc)
 		return rc;
 	struct rs_error err = {0};
