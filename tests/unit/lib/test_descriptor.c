@@ -750,7 +750,7 @@ static void agree_on_a_version(void **state)
 static void challenge_round_trip(void **state)
 {
 	(void)state;
-	struct rs_challenge in, out;
+	struct rs_challenge in = {.version = 0}, out;
 	for (int i = 0; i < RS_AUTH_NONCE_SIZE; i++)
 		in.nonce[i] = (uint8_t)(i * 3);
 	uint8_t buf[RS_ACCEPT_PRIVATE_MAX] = {0};
