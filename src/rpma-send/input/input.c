@@ -142,6 +142,12 @@ uint64_t send_input_recheck_ms(const struct send_input *in)
 	return in->follower ? follower_recheck_ms(in->follower) : 0;
 }
 
+void send_input_notice(struct send_input *in)
+{
+	if (in->follower)
+		follower_notice(in->follower);
+}
+
 void send_input_stop_waiting(struct send_input *in)
 {
 	if (in->follower)

@@ -1,0 +1,36 @@
+/* The follower's state, shared by the files that make it up (follow.c:
+ * reading; follow_track.c: which files held the name; follow_truncate.c:
+ * a file truncated in place). Nothing outside input/follow*.c includes
+ * it. */
+#ifndef SEND_FOLLOW_INTERNAL_H
+#define SEND_FOLLOW_INTERNAL_H
+
+#include "input/follow_queue.h"
+#include "input/follow_truncate.h"
+#include "input/follow_watch.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+struct follower {
+	char path[PATH_MAX];
+	uint64_t rotate_wait_ms;
+	struct follow_watch watch;
+	struct follow_queue q;
+	struct follow_candidates candidates;
+	/* Events were lost: which files held the name is found from the
+	 * files' times once the name holds one not known. */
+	bool unknown;
+	/* Until then (the file system's clock) every file that came to the
+	 * name is known. */
+	struct timespec settled_at;
+	bool told_no_fds; /* said that files wait for descriptors */
+};
+
+/* Takes the file at `at` out of the queue: read to its end (finished)
+ * or not to be read. */
+void follower_drop(struct follower *f, int at, bool finished);
+
+#endif
