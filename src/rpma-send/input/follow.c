@@ -4,6 +4,7 @@
 #include "input/follow_internal.h"
 #include "input/follow_track.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +24,26 @@ void follower_drop(struct follower *f, int at, bool finished)
 		follow_queue_remove(&f->q, at);
 }
 
-void follower_notice(struct follower *f)
+void follower_notice_locked(struct follower *f)
 {
 	follow_track_notice(f);
 	follow_truncate_check(f);
+}
+
+void follower_notice(struct follower *f)
+{
+	follow_background_woken(f);
+	if (f->bg.running)
+		return; /* its thread noticed already */
+	pthread_mutex_lock(&f->lock);
+	follower_notice_locked(f);
+	pthread_mutex_unlock(&f->lock);
+}
+
+uint64_t follower_look_ms(const struct follower *f)
+{
+	return follow_watch_active(&f->watch) ? FOLLOW_SAFETY_MS
+					      : FOLLOW_POLL_MS;
 }
 
 /* The file being read is at its end: done with it when a newer one
@@ -47,9 +64,9 @@ static bool done_with_current(struct follower *f)
 	return true;
 }
 
-ssize_t follower_read(struct follower *f, void *buf, size_t cap)
+static ssize_t read_locked(struct follower *f, void *buf, size_t cap)
 {
-	follower_notice(f);
+	follower_notice_locked(f);
 	while (f->q.n > 0) {
 		struct follow_file *ff = &f->q.files[0];
 		if (ff->fd < 0)
@@ -63,6 +80,17 @@ ssize_t follower_read(struct follower *f, void *buf, size_t cap)
 	return 0;
 }
 
+ssize_t follower_read(struct follower *f, void *buf, size_t cap)
+{
+	follow_background_woken(f);
+	pthread_mutex_lock(&f->lock);
+	ssize_t n = read_locked(f, buf, cap);
+	int e = errno;
+	pthread_mutex_unlock(&f->lock);
+	errno = e;
+	return n;
+}
+
 struct follower *follower_new(const char *path, uint64_t rotate_wait_ms)
 {
 	struct follower *f = calloc(1, sizeof(*f));
@@ -70,17 +98,26 @@ struct follower *follower_new(const char *path, uint64_t rotate_wait_ms)
 		return NULL;
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->rotate_wait_ms = rotate_wait_ms;
+	f->bg.stop_fd = f->bg.wake_fd = -1;
+	pthread_mutex_init(&f->lock, NULL);
 	follow_watch_open(&f->watch, path);
 	/* The file there now is held from the start: rotated before the
 	 * first read, it is still read first. */
-	follower_notice(f);
+	follower_notice_locked(f);
 	return f;
+}
+
+bool follower_watch_in_background(struct follower *f)
+{
+	return follow_background_start(f);
 }
 
 void follower_free(struct follower *f)
 {
 	if (!f)
 		return;
+	follow_background_stop(f);
+	pthread_mutex_destroy(&f->lock);
 	follow_queue_free(&f->q);
 	follow_truncate_forget(&f->candidates);
 	follow_watch_close(&f->watch);
@@ -96,8 +133,8 @@ static int queued_at(const struct follower *f, struct follow_id id)
 	return -1;
 }
 
-bool follower_start_at(struct follower *f, const char *const *paths, int n,
-		       uint64_t from)
+static bool start_at_locked(struct follower *f, const char *const *paths, int n,
+			    uint64_t from)
 {
 	for (int i = 0; i < n; i++) {
 		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
@@ -126,15 +163,23 @@ bool follower_start_at(struct follower *f, const char *const *paths, int n,
 	return true;
 }
 
-int follower_wake_fd(const struct follower *f)
+bool follower_start_at(struct follower *f, const char *const *paths, int n,
+		       uint64_t from)
 {
-	return f->watch.fd;
+	pthread_mutex_lock(&f->lock);
+	bool ok = start_at_locked(f, paths, n, from);
+	pthread_mutex_unlock(&f->lock);
+	return ok;
 }
 
-uint64_t follower_recheck_ms(const struct follower *f)
+int follower_wake_fd(const struct follower *f)
 {
-	uint64_t ms =
-	    follow_watch_active(&f->watch) ? FOLLOW_SAFETY_MS : FOLLOW_POLL_MS;
+	return f->bg.running ? f->bg.wake_fd : f->watch.fd;
+}
+
+static uint64_t recheck_locked(const struct follower *f)
+{
+	uint64_t ms = follower_look_ms(f);
 	const struct follow_file *ff = &f->q.files[0];
 	if (f->q.n > 1 && ff->fd >= 0 && ff->at_end) {
 		uint64_t quiet = ff->copy ? 0
@@ -146,7 +191,17 @@ uint64_t follower_recheck_ms(const struct follower *f)
 	return ms;
 }
 
+uint64_t follower_recheck_ms(struct follower *f)
+{
+	pthread_mutex_lock(&f->lock);
+	uint64_t ms = recheck_locked(f);
+	pthread_mutex_unlock(&f->lock);
+	return ms;
+}
+
 void follower_stop_waiting(struct follower *f)
 {
+	pthread_mutex_lock(&f->lock);
 	f->rotate_wait_ms = 0;
+	pthread_mutex_unlock(&f->lock);
 }

@@ -51,6 +51,11 @@ bool follower_start_at(struct follower *f, const char *const *paths, int n,
  * error. */
 ssize_t follower_read(struct follower *f, void *buf, size_t cap);
 
+/* From now on a thread of the follower's own notices as events come
+ * (input/follow_background.h), whatever the caller is doing; the wake
+ * descriptor is then its own. False when it cannot be started. */
+bool follower_watch_in_background(struct follower *f);
+
 /* Learns what changed without reading: the files that came to the path
  * are opened and held, truncations met. Called when the wake descriptor
  * is readable or follower_recheck_ms has passed, also while nothing can
@@ -68,6 +73,6 @@ int follower_wake_fd(const struct follower *f);
 /* Milliseconds to wait at most before reading again when nothing came:
  * short when polling, a safety net when woken by events, sooner when a
  * rotated file's grace period ends. */
-uint64_t follower_recheck_ms(const struct follower *f);
+uint64_t follower_recheck_ms(struct follower *f);
 
 #endif

@@ -109,6 +109,7 @@ void follow_file_rewind(struct follow_file *ff)
 	ff->seen_mtime = ff->seen_ctime = (struct timespec){0, 0};
 	ff->at_end = false;
 	ff->fresh = true;
+	ff->touched = true; /* looked at afresh */
 }
 
 /* The file's first bytes, up to FOLLOW_HEAD, into head (as far as it

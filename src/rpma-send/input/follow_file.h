@@ -48,6 +48,7 @@ struct follow_file {
 	uint64_t seen; /* the largest size seen */
 	struct timespec seen_mtime, seen_ctime;
 	bool at_end;	 /* its last read found nothing */
+	bool touched;	 /* written or truncated since the last look */
 	bool copy;	 /* a copytruncate copy: done at its end */
 	bool fresh;	 /* read again after a truncation: skip a hole */
 	bool superseded; /* a newer file came to the name at `since` */

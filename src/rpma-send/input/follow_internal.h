@@ -1,15 +1,19 @@
 /* The follower's state, shared by the files that make it up (follow.c:
  * reading; follow_track.c: which files held the name; follow_truncate.c:
- * a file truncated in place). Nothing outside input/follow*.c includes
- * it. */
+ * a file truncated in place; follow_background.c: its own thread, which
+ * notices). Nothing outside input/follow*.c includes it. Everything here
+ * is used with `lock` held, but for path, watch.fd and bg, which do not
+ * change while the thread runs. */
 #ifndef SEND_FOLLOW_INTERNAL_H
 #define SEND_FOLLOW_INTERNAL_H
 
+#include "input/follow_background.h"
 #include "input/follow_queue.h"
 #include "input/follow_truncate.h"
 #include "input/follow_watch.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -27,10 +31,18 @@ struct follower {
 	 * name is known. */
 	struct timespec settled_at;
 	bool told_no_fds; /* said that files wait for descriptors */
+	pthread_mutex_t lock;
+	struct follow_background bg;
 };
 
 /* Takes the file at `at` out of the queue: read to its end (finished)
  * or not to be read. */
 void follower_drop(struct follower *f, int at, bool finished);
+
+/* follower_notice's work, the lock held. */
+void follower_notice_locked(struct follower *f);
+
+/* Milliseconds between two looks when no event comes. */
+uint64_t follower_look_ms(const struct follower *f);
 
 #endif

@@ -68,13 +68,23 @@ static void went(struct follower *f, const char *name)
 	}
 }
 
-/* Events were lost: names followed so far may be wrong. */
+/* Events were lost: names followed so far may be wrong, and any file
+ * may have changed. */
 static void forget_unopened(struct follower *f)
 {
 	for (int i = f->q.n - 1; i >= 0; i--)
 		if (f->q.files[i].fd < 0)
 			follower_drop(f, i, false);
+		else
+			f->q.files[i].touched = true;
 	f->unknown = true;
+}
+
+static void touched(struct follower *f, int wd)
+{
+	for (int i = 0; i < f->q.n; i++)
+		if (f->q.files[i].wd == wd)
+			f->q.files[i].touched = true;
 }
 
 void follow_track_event(void *ctx, const struct follow_event *ev)
@@ -103,6 +113,9 @@ void follow_track_event(void *ctx, const struct follow_event *ev)
 		break;
 	case FOLLOW_UNKNOWN:
 		forget_unopened(f);
+		break;
+	case FOLLOW_TOUCHED:
+		touched(f, ev->wd);
 		break;
 	}
 }

@@ -135,7 +135,13 @@ static int truncated(struct follower *f, int at)
 
 void follow_truncate_check(struct follower *f)
 {
-	for (int i = 0; i < f->q.n; i++)
-		if (follow_file_truncated(&f->q.files[i]))
+	for (int i = 0; i < f->q.n; i++) {
+		struct follow_file *ff = &f->q.files[i];
+		/* A file watched is looked at when its events say it changed;
+		 * one not watched (polling, no watch left) every time. */
+		bool look = ff->touched || ff->wd < 0;
+		ff->touched = false;
+		if (look && follow_file_truncated(ff))
 			i = truncated(f, i);
+	}
 }

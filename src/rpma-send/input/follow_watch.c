@@ -174,6 +174,10 @@ static void take_event(struct follow_watch *w, const struct inotify_event *ev,
 		dir_went(w, ev, fn, ctx);
 	} else if (ev->wd == w->dir_wd && ev->len > 0) {
 		name_event(w, ev, fn, ctx);
+	} else if (ev->wd != w->dir_wd && ev->wd != w->above_wd) {
+		struct follow_event touched = {.change = FOLLOW_TOUCHED,
+					       .wd = ev->wd};
+		fn(ctx, &touched);
 	}
 }
 

@@ -21,12 +21,14 @@ enum follow_change {
 	/* Events were lost (the queue overflowed), or the directory came or
 	 * went: what happened must be found from the files themselves. */
 	FOLLOW_UNKNOWN,
+	FOLLOW_TOUCHED, /* the file watched as wd was written or truncated */
 };
 
 /* A change of a name in the directory; names without the directory. */
 struct follow_event {
 	enum follow_change change;
 	bool created; /* FOLLOW_CAME by creation, not by a rename */
+	int wd;	      /* FOLLOW_TOUCHED: the file's watch */
 	char name[NAME_MAX + 1];
 	char to[NAME_MAX + 1];
 };

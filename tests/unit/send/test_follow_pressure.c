@@ -272,6 +272,47 @@ static void removed_files_held_open_are_read(void **state)
 	assert_lines(x, 1, x->line);
 }
 
+/* Whether this process holds path open (the follower's thread did). */
+static bool held_open(const char *path)
+{
+	char fd_path[64], link[512];
+	for (int fd = 0; fd < 1024; fd++) {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(fd_path, link, sizeof(link) - 1);
+		if (n > 0 && (link[n] = '\0', strcmp(link, path) == 0))
+			return true;
+	}
+	return false;
+}
+
+/* With its thread the follower opens each file as it comes while nobody
+ * reads or notices (the sender waiting for a receiver): a file renamed
+ * and removed at once (compress without delaycompress) is still read.
+ * The test waits until the file is held, never a set time. */
+static void its_own_thread_holds_files_as_they_come(void **state)
+{
+	struct fixture *x = *state;
+	char one[300];
+	at(x, one, sizeof(one), "app.log.1");
+	app_open(x, true);
+	app_write(x, 2);
+	follow(x);
+	assert_true(follower_watch_in_background(x->f));
+	for (int r = 0; r < 10; r++) {
+		app_write(x, 3);
+		rotate_create(x, 20);
+		app_write(x, 2); /* into the renamed file */
+		app_open(x, true);
+		app_write(x, 1);
+		for (int wait = 0; wait < 500 && !held_open(one); wait++)
+			sleep_ms(10);
+		assert_true(held_open(one));
+		assert_int_equal(unlink(one), 0); /* compressed at once */
+	}
+	drain_all(x);
+	assert_lines(x, 1, x->line);
+}
+
 /* ---- copytruncate ---- */
 
 /* Five copytruncate rotations while nothing is read, the copies named
@@ -532,6 +573,7 @@ int main(void)
 	    CASE(rotations_unnoticed_keep_their_order),
 	    CASE(a_file_removed_before_it_was_opened_is_skipped),
 	    CASE(removed_files_held_open_are_read),
+	    CASE(its_own_thread_holds_files_as_they_come),
 	    CASE(copytruncate_numbered_while_unread),
 	    CASE(copytruncate_dateext_while_unread),
 	    CASE(copytruncate_olddir_while_unread),
