@@ -367,7 +367,7 @@ caught_up() {
 # have caught up, every line the files keep is in each remote log, once,
 # in order.
 outage_case() {
-	local dir="$WORK/outage" kind t0=$SECONDS i end
+	local dir="$WORK/outage" kind t0=$SECONDS i r end
 	start_case "-f while the receiver is stopped for $OUTAGE_SECONDS s and logrotate runs $OUTAGE_ROTATIONS times ($OUTAGE_KINDS): every line once, in order"
 	mkdir -p "$dir"
 	local logs=() senders=() writers=()
@@ -392,11 +392,14 @@ outage_case() {
 	done
 	nap 2
 	kill -STOP "$RECV_PID"
+	local stopped=$SECONDS
 	log "(receiver stopped at $((SECONDS - t0)) s)"
-	for _ in $(seq 1 "$OUTAGE_ROTATIONS"); do
+	# one rotation every OUTAGE_SECONDS / OUTAGE_ROTATIONS, by the clock
+	for r in $(seq 1 "$OUTAGE_ROTATIONS"); do
 		logrotate -f -s "$dir/state" "$dir/rotate.conf" ||
 			fail "logrotate failed"
-		nap $((OUTAGE_SECONDS / OUTAGE_ROTATIONS))
+		end=$((stopped + r * OUTAGE_SECONDS / OUTAGE_ROTATIONS))
+		[ "$SECONDS" -ge "$end" ] || nap $((end - SECONDS))
 	done
 	kill -CONT "$RECV_PID"
 	log "(receiver continued at $((SECONDS - t0)) s)"

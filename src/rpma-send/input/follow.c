@@ -85,6 +85,7 @@ ssize_t follower_read(struct follower *f, void *buf, size_t cap)
 	follow_background_woken(f);
 	pthread_mutex_lock(&f->lock);
 	ssize_t n = read_locked(f, buf, cap);
+	f->reader_waits = n == 0;
 	int e = errno;
 	pthread_mutex_unlock(&f->lock);
 	errno = e;

@@ -23,8 +23,10 @@ static void *watch(void *arg)
 			return NULL;
 		pthread_mutex_lock(&f->lock);
 		follower_notice_locked(f);
+		bool wake = n > 0 && f->reader_waits;
+		f->reader_waits = f->reader_waits && !wake;
 		pthread_mutex_unlock(&f->lock);
-		if (n > 0)
+		if (wake)
 			eventfd_write(f->bg.wake_fd, 1);
 	}
 }

@@ -31,6 +31,9 @@ struct follower {
 	 * name is known. */
 	struct timespec settled_at;
 	bool told_no_fds; /* said that files wait for descriptors */
+	/* The reader found nothing to read: its thread wakes it when events
+	 * come (else they come while the sender cannot read anyway). */
+	bool reader_waits;
 	pthread_mutex_t lock;
 	struct follow_background bg;
 };

@@ -221,6 +221,8 @@ static void settle(struct follower *f, int events)
 static void resolve(struct follower *f)
 {
 	for (int round = 0; round < RESOLVE_ROUNDS; round++) {
+		if (!follow_queue_unopened(&f->q))
+			return;
 		int tried = try_opening(f);
 		int events =
 		    follow_watch_drain(&f->watch, follow_track_event, f);
@@ -329,9 +331,14 @@ static void look_at_path(struct follower *f)
 void follow_track_notice(struct follower *f)
 {
 	struct timespec began = coarse_now();
-	follow_watch_drain(&f->watch, follow_track_event, f);
+	int events = follow_watch_drain(&f->watch, follow_track_event, f);
 	resolve(f);
-	look_at_path(f);
+	/* A file that came to the name has its event; the name itself is
+	 * looked at when none came (the first look, a look of the reader or
+	 * of the safety recheck), or when events were lost or are not to be
+	 * had. */
+	if (events == 0 || f->unknown || !follow_watch_active(&f->watch))
+		look_at_path(f);
 	if (!f->unknown && !follow_queue_unopened(&f->q))
 		f->settled_at = began;
 }
