@@ -121,6 +121,37 @@ rotate() {
 	esac
 }
 
+# burst DIR COUNT APART: COUNT rotations of both logs of DIR APART seconds
+# apart in one process (logrotate's own start-up takes longer than that
+# under TCG), each as logrotate does it with numbered names and create:
+# LOG.K to LOG.K+1 (rotate 20), LOG to LOG.1, a new LOG; the signalled
+# writer told REOPEN_DELAY later, as from postrotate.
+burst() {
+	local dir=$1 t=$EPOCHREALTIME
+	perl -e '
+		my ($dir, $count, $apart, $delay) = @ARGV;
+		for my $r (1 .. $count) {
+			for my $log ("$dir/sig.log", "$dir/each.log") {
+				unlink("$log.20");
+				rename("$log.$_", "$log." . ($_ + 1))
+				    for reverse 1 .. 19;
+				rename($log, "$log.1") or die "rename $log: $!";
+				open(my $new, ">>", $log) or die "$log: $!";
+				close($new);
+			}
+			if (!fork) {
+				select(undef, undef, undef, $delay);
+				open(my $p, "<", "$dir/sig.pid") or exit 0;
+				kill "HUP", 0 + <$p>;
+				exit 0;
+			}
+			select(undef, undef, undef, $apart);
+		}
+		1 while wait != -1;
+	' "$dir" "$2" "$3" "$REOPEN_DELAY" || fail "the rotations failed"
+	log "($2 rotations and their reopen signals in $(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s)"
+}
+
 # numbers FILE...: the line numbers the files hold (gzip'd ones read
 # through zcat), one a line, in the order they appear.
 numbers() {
@@ -195,11 +226,14 @@ rotation_case() {
 	each_writer=$!
 	nap 1
 	log "(started in $((SECONDS - t0)) s)"
-	local r
-	for _ in $(seq 1 "$count"); do
-		rotate "$kind" "$dir"
-		nap "$apart"
-	done
+	if [ "$kind" = burst ]; then
+		burst "$dir" "$count" "$apart"
+	else
+		for _ in $(seq 1 "$count"); do
+			rotate "$kind" "$dir"
+			nap "$apart"
+		done
+	fi
 	kill -TERM "$sig_writer" "$each_writer"
 	wait "$sig_writer" "$each_writer"
 	# the last rotated files are read until quiet, then the live ones;
@@ -476,13 +510,13 @@ late_dir_case() {
 
 # FOLLOW_CASES: the cases to run (default all), for a quick look: the
 # rotation kinds, burst (20 rotations 0.1 s apart, within the grace
-# period), outage, late-dir, resume, resume-refused.
+# period, made as logrotate makes them but in one process), outage, late-dir, resume, resume-refused.
 all_cases="create copytruncate dateext-olddir delaycompress
 	copytruncate-dateext-compress copytruncate-olddir-extension nocreate
 	deleted symlink burst outage late-dir resume resume-refused"
 for c in ${FOLLOW_CASES:-$all_cases}; do
 	case "$c" in
-	burst) rotation_case create 20 0.1 ;;
+	burst) rotation_case burst 20 0.1 ;;
 	outage) outage_case ;;
 	late-dir) late_dir_case ;;
 	resume) resume_case ;;
