@@ -67,8 +67,15 @@ static bool done_with_current(struct follower *f)
 static ssize_t read_locked(struct follower *f, void *buf, size_t cap)
 {
 	follower_notice_locked(f);
+	bool opened_again = false;
 	while (f->q.n > 0) {
 		struct follow_file *ff = &f->q.files[0];
+		if (ff->fd < 0 && !opened_again) {
+			/* A file done may have freed a descriptor for it. */
+			follower_notice_locked(f);
+			opened_again = true;
+			continue;
+		}
 		if (ff->fd < 0)
 			return 0; /* waits to be opened */
 		ssize_t n = follow_file_read(ff, buf, cap);

@@ -16,8 +16,10 @@
  *   bytes read, from its copy, then the file again from its first byte
  *   (input/follow_truncate.h; what counts as a truncation:
  *   input/follow_file.h).
- * The follower learns of changes when it reads and when follower_notice is
- * called, which the sender does also while it cannot send (back-pressure).
+ * The follower learns of changes when it reads, when follower_notice is
+ * called (the sender does also while it cannot send: back-pressure), and,
+ * once follower_watch_in_background was called, in a thread of its own as
+ * events come (the sender may be blocked waiting for a receiver).
  * What copytruncate itself loses (written between its copy and its
  * truncate) is in no file and cannot be shipped. */
 #ifndef SEND_FOLLOW_H
@@ -57,9 +59,10 @@ ssize_t follower_read(struct follower *f, void *buf, size_t cap);
 bool follower_watch_in_background(struct follower *f);
 
 /* Learns what changed without reading: the files that came to the path
- * are opened and held, truncations met. Called when the wake descriptor
- * is readable or follower_recheck_ms has passed, also while nothing can
- * be read for want of room. */
+ * are opened and held, truncations met (with a thread of its own: only
+ * takes the wake-up, the thread did the rest). Called when the wake
+ * descriptor is readable or follower_recheck_ms has passed, also while
+ * nothing can be read for want of room. */
 void follower_notice(struct follower *f);
 
 /* From now on a file read to its end gives way to the next one at once:
@@ -67,7 +70,8 @@ void follower_notice(struct follower *f);
 void follower_stop_waiting(struct follower *f);
 
 /* The descriptor that becomes readable when something may have changed
- * (inotify), or -1: then poll. */
+ * (inotify; with a thread of its own, an eventfd it signals once a read
+ * found nothing), or -1: then poll. */
 int follower_wake_fd(const struct follower *f);
 
 /* Milliseconds to wait at most before reading again when nothing came:

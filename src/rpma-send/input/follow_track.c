@@ -122,6 +122,17 @@ void follow_track_event(void *ctx, const struct follow_event *ev)
 
 /* ---- opening what the events told of ---- */
 
+/* No descriptor left: said once until one is had again. */
+static void no_fds(struct follower *f, const char *name)
+{
+	if (!f->told_no_fds)
+		rs_warn("cannot open %s yet: too many open files (%d files of "
+			"%s held or waiting); reading stops there until the "
+			"files before it are done",
+			name, f->q.n, f->path);
+	f->told_no_fds = true;
+}
+
 /* Opens a file not opened yet where it is now; the open is kept once the
  * events that follow do not put it in doubt. */
 static bool try_open(struct follower *f, struct follow_file *ff)
@@ -129,12 +140,7 @@ static bool try_open(struct follower *f, struct follow_file *ff)
 	int fd = open(ff->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-		if (!f->told_no_fds)
-			rs_warn("cannot open %s yet: too many open files (%d "
-				"files of %s wait their turn); reading stops "
-				"there until files before it are done",
-				ff->name, f->q.n, f->path);
-		f->told_no_fds = true;
+		no_fds(f, ff->name);
 		return false;
 	}
 	if (fd < 0) {
@@ -252,6 +258,8 @@ static bool take_last(struct follower *f, const char *path, struct follow_id id)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+		no_fds(f, path);
 	if (fd < 0 || fstat(fd, &st) != 0 ||
 	    !follow_id_equal(id, (struct follow_id){st.st_dev, st.st_ino})) {
 		if (fd >= 0)

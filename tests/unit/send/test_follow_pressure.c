@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -225,6 +226,35 @@ static void rotations_unnoticed_keep_their_order(void **state)
 	drain(x);
 	rotations_unread(x, 12, false);
 	drain_all(x);
+	assert_lines(x, 1, x->line);
+}
+
+static int open_fds(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 4096; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+/* A limit on open files stops reading at a file that cannot be opened
+ * yet; once the files before it are done it is opened and read: nothing
+ * skipped. */
+static void a_limit_on_open_files_skips_nothing(void **state)
+{
+	struct fixture *x = *state;
+	app_open(x, true);
+	app_write(x, 2);
+	follow(x);
+	drain(x);
+	rotations_unread(x, 10, false);
+	struct rlimit was, low;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	low = was;
+	low.rlim_cur = (rlim_t)open_fds() + 3; /* fewer than the files */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	drain_all(x);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
 	assert_lines(x, 1, x->line);
 }
 
@@ -571,6 +601,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    CASE(rotations_while_nothing_is_read),
 	    CASE(rotations_unnoticed_keep_their_order),
+	    CASE(a_limit_on_open_files_skips_nothing),
 	    CASE(a_file_removed_before_it_was_opened_is_skipped),
 	    CASE(removed_files_held_open_are_read),
 	    CASE(its_own_thread_holds_files_as_they_come),
