@@ -438,8 +438,8 @@ outage_case() {
 	kill -CONT "$RECV_PID"
 	log "(receiver continued at $((SECONDS - t0)) s)"
 	i=0
+	end=$((SECONDS + 180)) # all of them caught up by then
 	for kind in $OUTAGE_KINDS; do
-		end=$((SECONDS + 180))
 		until caught_up "$dir/$kind.send" || [ "$SECONDS" -ge "$end" ] ||
 			! kill -0 "${senders[$i]}" 2>/dev/null; do
 			nap 0.5
