@@ -260,7 +260,8 @@ rotation_case() {
 
 # sender_killed DIR: a receiver serving DIR/sig.pool as sig, the signalled
 # writer on DIR/sig.log (WRITER_PID) and a sender following it, killed -9
-# after 2 s, mid-stream.
+# 2 s after it connected, mid-stream (under a loaded TCG guest a sender
+# can take longer than that to connect at all).
 sender_killed() {
 	local dir=$1
 	mkdir -p "$dir"
@@ -272,7 +273,9 @@ sender_killed() {
 	writer_on_signal "$dir/sig.log" &
 	WRITER_PID=$!
 	echo "$WRITER_PID" >"$dir/sig.pid"
-	spawn 120 "$dir/send.1" "$SEND" -f "$RECV_IP/sig" "$dir/sig.log"
+	spawn 120 "$dir/send.1" "$SEND" -v -f "$RECV_IP/sig" "$dir/sig.log"
+	wait_for "$dir/send.1" "method " 60 "$SPAWN_PID" ||
+		fail "the first sender did not connect: $(cat "$dir/send.1")"
 	nap 2
 	kill -9 "$SPAWN_PID"
 	reap "$SPAWN_PID"
