@@ -148,18 +148,29 @@ bool follow_file_truncated(struct follow_file *ff)
 	return false;
 }
 
+static bool read_alike(const struct follow_file *ff, int fd);
+
 bool follow_file_continued_by(const struct follow_file *ff, int fd)
 {
 	uint8_t start[FOLLOW_HEAD];
 	struct stat st;
-	if (ff->head_len == 0 || fstat(fd, &st) != 0 ||
-	    (uint64_t)st.st_size < ff->pos ||
-	    pread(fd, start, ff->head_len, 0) != (ssize_t)ff->head_len ||
-	    memcmp(start, ff->head, ff->head_len) != 0)
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < ff->pos)
 		return false;
-	if (ff->pos == 0)
-		return true;
-	/* What was read, whole: its hash. */
+	/* The copy may end before what was seen of the file: what was
+	 * written between the copy and the truncation (seen here) is in no
+	 * file. */
+	size_t len = (uint64_t)st.st_size < ff->head_len ? (size_t)st.st_size
+							 : ff->head_len;
+	if (len == 0 || pread(fd, start, len, 0) != (ssize_t)len ||
+	    memcmp(start, ff->head, len) != 0)
+		return false;
+	return ff->pos == 0 || read_alike(ff, fd);
+}
+
+/* Whether the first bytes of the file open on fd are those read of ff:
+ * their hash. */
+static bool read_alike(const struct follow_file *ff, int fd)
+{
 	XXH3_state_t *h = XXH3_createState();
 	uint8_t buf[1 << 16];
 	uint64_t at = 0;

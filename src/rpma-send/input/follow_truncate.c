@@ -58,11 +58,15 @@ static bool queue_copy(struct follower *f, int at, int fd, const char *name)
 	if (!follow_file_take_over(&copy, ff, fd, name))
 		return false;
 	struct stat st;
-	uint64_t rest =
-	    fstat(fd, &st) == 0 ? (uint64_t)st.st_size - ff->pos : 0;
+	uint64_t size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : ff->pos;
 	rs_info("%s was truncated in place with %llu bytes not read yet; "
 		"shipping them from %s first",
-		ff->name, (unsigned long long)rest, name);
+		ff->name, (unsigned long long)(size - ff->pos), name);
+	if (ff->seen > size)
+		rs_warn("%s: %llu bytes written to it between logrotate's copy "
+			"and its truncation are in no file (copytruncate's own "
+			"loss); not shipped",
+			ff->name, (unsigned long long)(ff->seen - size));
 	copy.wd = -1;
 	if (!follow_queue_insert(&f->q, at, &copy)) {
 		copy.fd = -1; /* the caller's to close */

@@ -417,6 +417,34 @@ static void copytruncate_extension_while_unread(void **state)
 	copytruncate_unread(*state, with_extension);
 }
 
+/* Looked at between logrotate's copy and its truncation: the line written
+ * then is in no file (copytruncate's own loss); the copy, shorter than
+ * what was seen, is still found, and nothing else is missing. */
+static void copytruncate_seen_between_copy_and_truncate(void **state)
+{
+	struct fixture *x = *state;
+	char copy[COPY_LEN], cmd[3 * COPY_LEN];
+	at(x, copy, sizeof(copy), "app.log.1");
+	app_open(x, true);
+	app_write(x, 2);
+	follow(x);
+	drain(x);
+	app_write(x, 3); /* 3-5, in the copy */
+	snprintf(cmd, sizeof(cmd), "cp %s %s", x->path, copy);
+	assert_int_equal(system(cmd), 0);
+	app_write(x, 1); /* 6: in no file */
+	follower_notice(x->f);
+	assert_int_equal(truncate(x->path, 0), 0);
+	app_write(x, 2); /* 7-8 */
+	drain_all(x);
+	assert_memory_equal(x->got,
+			    "line 000001\nline 000002\nline 000003\n"
+			    "line 000004\nline 000005\n"
+			    "line 000007\nline 000008\n",
+			    7 * LINE_LEN);
+	assert_int_equal(x->got_len, 7 * LINE_LEN);
+}
+
 /* compress without delaycompress: the copy is compressed and removed
  * right after the truncation; the follower held it from its creation. */
 static void copytruncate_compressed_at_once(void **state)
@@ -610,6 +638,7 @@ int main(void)
 	    CASE(copytruncate_olddir_while_unread),
 	    CASE(copytruncate_extension_while_unread),
 	    CASE(copytruncate_compressed_at_once),
+	    CASE(copytruncate_seen_between_copy_and_truncate),
 	    CASE(a_writer_without_append_after_copytruncate),
 	    CASE(rewrites_past_and_within_the_first_bytes),
 	    CASE(a_directory_that_appears_later),
