@@ -385,10 +385,11 @@ $dir/$kind.log {
 EOF
 }
 
-# cpu_seconds PID: the user and system time PID has used, in seconds.
+# cpu_seconds STAT...: the user and system time of the processes or
+# threads of those /proc stat files, in seconds.
 cpu_seconds() {
-	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' \
-		"/proc/$1/stat" 2>/dev/null
+	cat "$@" 2>/dev/null | awk -v hz="$(getconf CLK_TCK)" \
+		'{ t += $14 + $15 } END { printf "%.1f", t / hz }'
 }
 
 # caught_up LOGFILE: the sender has read every rotated file of the outage
@@ -457,7 +458,11 @@ outage_case() {
 	nap 1.5
 	i=0
 	for kind in $OUTAGE_KINDS; do
-		log "($kind's sender used $(cpu_seconds "${senders[$i]}") s of CPU)"
+		local pid=${senders[$i]} threads=()
+		for t in /proc/"$pid"/task/*; do
+			[ "$t" = "/proc/$pid/task/$pid" ] || threads+=("$t/stat")
+		done
+		log "($kind's sender used $(cpu_seconds "/proc/$pid/stat") s of CPU, $(cpu_seconds "${threads[@]}") s of it in its follower's thread)"
 		kill -INT "${senders[$i]}"
 		reap "${senders[$i]}"
 		[ "$REAP_RC" = 0 ] || fail "$kind's sender exited $REAP_RC: $(tail -n 5 "$dir/$kind.send")"
