@@ -7,10 +7,14 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
+
+#define BATCH_NS 10000000 /* events gathered before they are taken */
 
 static void *watch(void *arg)
 {
+	static const struct timespec batch = {0, BATCH_NS};
 	struct follower *f = arg;
 	for (;;) {
 		pthread_mutex_lock(&f->lock);
@@ -21,6 +25,10 @@ static void *watch(void *arg)
 		int n = poll(p, f->watch.fd >= 0 ? 2 : 1, ms);
 		if (n > 0 && p[0].revents)
 			return NULL;
+		/* A writer's lines come in bursts: their events are taken
+		 * together (the kernel merges a file's writes not read yet). */
+		if (n > 0)
+			nanosleep(&batch, NULL);
 		pthread_mutex_lock(&f->lock);
 		follower_notice_locked(f);
 		bool wake = n > 0 && f->reader_waits;
