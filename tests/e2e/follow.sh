@@ -1,15 +1,20 @@
 #!/bin/bash
 # rpma-send -f through a real logrotate (Debian's): each kind of rotation
 # users meet (create, copytruncate, dateext with olddir, compress with
-# delaycompress, nocreate, the file deleted and created again, a symlink
-# put in its place), each with two applications at once writing numbered
-# lines: one that reopens its log on SIGHUP from logrotate's postrotate (a
-# moment after the rename, as a busy daemon does) and one that opens it
-# for every line. Afterwards the remote logs are checked line by line
-# against every file that holds lines (rotated, compressed, live): nothing
-# the files keep is missing, nothing doubled, the order kept. And --resume
-# -f after rotations while the sender was down, or when the copy it needs
-# was compressed meanwhile.
+# delaycompress, copytruncate with dateext and compress or with olddir and
+# extension, nocreate, the file deleted and created again, a symlink put in
+# its place), each with two applications at once writing numbered lines:
+# one that reopens its log on SIGHUP from logrotate's postrotate (a moment
+# after the rename, as a busy daemon does) and one that opens it for every
+# line; 20 rotations 0.1 s apart, within the grace period. Afterwards the
+# remote logs are checked line by line against every file that holds lines
+# (rotated, compressed, live): nothing the files keep is missing, nothing
+# doubled, the order kept. The receiver stopped (SIGSTOP) for 60 s while
+# logrotate runs 12 times on four logs (create, dateext, compress without
+# delaycompress, copytruncate), then continued: every line, once, in order.
+# A path whose directory appears 5 s later. And --resume -f after rotations
+# while the sender was down, or when the copy it needs was compressed
+# meanwhile.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/follow.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +64,14 @@ rotate_conf() {
 	compress
 	delaycompress" ;;
 	nocreate) opts="nocreate" ;;
+	copytruncate-dateext-compress) opts="copytruncate
+	dateext
+	dateformat -%Y%m%d-%s
+	compress" ;;
+	copytruncate-olddir-extension) opts="copytruncate
+	olddir $dir/old
+	extension .log" ;;
+	*) opts="" ;; # rotated by hand (rotate)
 	esac
 	cat <<EOF
 $dir/sig.log $dir/each.log {
@@ -92,7 +105,9 @@ rotate() {
 			rotations=$((rotations + 1))
 			mv "$dir/$log.log" "$dir/$log.log.$rotations"
 			: >"$dir/elsewhere/$log.$rotations"
-			ln -s "$dir/elsewhere/$log.$rotations" "$dir/$log.log"
+			# -f: the application that opens its log for every
+			# line may have created it again meanwhile
+			ln -sfn "$dir/elsewhere/$log.$rotations" "$dir/$log.log"
 		done
 		(
 			sleep "$REOPEN_DELAY"
@@ -104,6 +119,37 @@ rotate() {
 			fail "logrotate failed"
 		;;
 	esac
+}
+
+# burst DIR COUNT APART: COUNT rotations of both logs of DIR APART seconds
+# apart in one process (logrotate's own start-up takes longer than that
+# under TCG), each as logrotate does it with numbered names and create:
+# LOG.K to LOG.K+1 (rotate 20), LOG to LOG.1, a new LOG; the signalled
+# writer told REOPEN_DELAY later, as from postrotate.
+burst() {
+	local dir=$1 t=$EPOCHREALTIME
+	perl -e '
+		my ($dir, $count, $apart, $delay) = @ARGV;
+		for my $r (1 .. $count) {
+			for my $log ("$dir/sig.log", "$dir/each.log") {
+				unlink("$log.20");
+				rename("$log.$_", "$log." . ($_ + 1))
+				    for reverse 1 .. 19;
+				rename($log, "$log.1") or die "rename $log: $!";
+				open(my $new, ">>", $log) or die "$log: $!";
+				close($new);
+			}
+			if (!fork) {
+				select(undef, undef, undef, $delay);
+				open(my $p, "<", "$dir/sig.pid") or exit 0;
+				kill "HUP", 0 + <$p>;
+				exit 0;
+			}
+			select(undef, undef, undef, $apart);
+		}
+		1 while wait != -1;
+	' "$dir" "$2" "$3" "$REOPEN_DELAY" || fail "the rotations failed"
+	log "($2 rotations and their reopen signals in $(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s)"
 }
 
 # numbers FILE...: the line numbers the files hold (gzip'd ones read
@@ -142,18 +188,22 @@ check_lines() {
 	log "$what: the remote log holds $(wc -l <"$WORK/remote.n") lines, the files $(wc -l <"$WORK/kept.n")"
 }
 
-# the_files DIR LOG: every file of DIR that holds lines of LOG.
+# the_files DIR LOG: every file of DIR that holds lines of LOG (rotated,
+# compressed, in olddir, named with logrotate's extension: LOG.1.log).
 the_files() {
 	local dir=$1 name=$2
-	find "$dir" -name "$name.log*" -o -path "$dir/elsewhere/$name.*" | sort
+	find "$dir" -name "$name.log*" -o -name "${name}[.-]*.log*" \
+		-o -path "$dir/elsewhere/$name.*" | sort
 }
 
-# rotation_case KIND: the two writers, their senders, ROTATIONS rotations
-# of KIND APART seconds apart, then the check.
+# rotation_case KIND [COUNT APART]: the two writers, their senders, COUNT
+# rotations (default ROTATIONS) of KIND APART seconds apart (default
+# APART), then the check.
 rotation_case() {
-	local kind=$1 dir="$WORK/$1" t0=$SECONDS
+	local kind=$1 count=${2:-$ROTATIONS} apart=${3:-$APART}
+	local dir="$WORK/$1-$count" t0=$SECONDS
 	rotations=0
-	start_case "-f through $kind: nothing the files keep is missing or doubled"
+	start_case "-f through $count x $kind $apart s apart: nothing the files keep is missing or doubled"
 	mkdir -p "$dir/old" "$dir/elsewhere"
 	rotate_conf "$kind" "$dir" >"$dir/rotate.conf"
 	: >"$dir/sig.log"
@@ -176,11 +226,14 @@ rotation_case() {
 	each_writer=$!
 	nap 1
 	log "(started in $((SECONDS - t0)) s)"
-	local r
-	for r in $(seq 1 "$ROTATIONS"); do
-		rotate "$kind" "$dir"
-		nap "$APART"
-	done
+	if [ "$kind" = burst ]; then
+		burst "$dir" "$count" "$apart"
+	else
+		for _ in $(seq 1 "$count"); do
+			rotate "$kind" "$dir"
+			nap "$apart"
+		done
+	fi
 	kill -TERM "$sig_writer" "$each_writer"
 	wait "$sig_writer" "$each_writer"
 	# the last rotated files are read until quiet, then the live ones;
@@ -204,14 +257,11 @@ rotation_case() {
 	end_case
 }
 
-# FOLLOW_CASES: the rotation kinds to run (default all), for a quick look.
-for kind in ${FOLLOW_CASES:-create copytruncate dateext-olddir delaycompress nocreate deleted symlink}; do
-	rotation_case "$kind"
-done
 
 # sender_killed DIR: a receiver serving DIR/sig.pool as sig, the signalled
 # writer on DIR/sig.log (WRITER_PID) and a sender following it, killed -9
-# after 2 s, mid-stream.
+# 2 s after it connected, mid-stream (under a loaded TCG guest a sender
+# can take longer than that to connect at all).
 sender_killed() {
 	local dir=$1
 	mkdir -p "$dir"
@@ -223,7 +273,9 @@ sender_killed() {
 	writer_on_signal "$dir/sig.log" &
 	WRITER_PID=$!
 	echo "$WRITER_PID" >"$dir/sig.pid"
-	spawn 120 "$dir/send.1" "$SEND" -f "$RECV_IP/sig" "$dir/sig.log"
+	spawn 120 "$dir/send.1" "$SEND" -v -f "$RECV_IP/sig" "$dir/sig.log"
+	wait_for "$dir/send.1" "method " 60 "$SPAWN_PID" ||
+		fail "the first sender did not connect: $(cat "$dir/send.1")"
 	nap 2
 	kill -9 "$SPAWN_PID"
 	reap "$SPAWN_PID"
@@ -304,7 +356,181 @@ resume_refused_case() {
 	end_case
 }
 
-resume_case
-resume_refused_case
+OUTAGE_KINDS="create dateext compress copytruncate"
+OUTAGE_SECONDS=60 # the receiver stopped
+OUTAGE_ROTATIONS=12
+
+# outage_conf KIND DIR: logrotate's stanza for DIR/KIND.log in the outage
+# case, its postrotate signalling KIND's writer.
+outage_conf() {
+	local kind=$1 dir=$2 opts
+	case "$kind" in
+	create) opts="create" ;;
+	dateext) opts="create
+	dateext
+	dateformat -%Y%m%d-%s" ;;
+	compress) opts="create
+	compress" ;;
+	copytruncate) opts="copytruncate" ;;
+	esac
+	cat <<EOF
+$dir/$kind.log {
+	$opts
+	rotate 20
+	missingok
+	postrotate
+		(sleep $REOPEN_DELAY; kill -HUP \$(cat $dir/$kind.pid)) &
+	endscript
+}
+EOF
+}
+
+# cpu_seconds STAT...: the user and system time of the processes or
+# threads of those /proc stat files, in seconds.
+cpu_seconds() {
+	cat "$@" 2>/dev/null | awk -v hz="$(getconf CLK_TCK)" \
+		'{ t += $14 + $15 } END { printf "%.1f", t / hz }'
+}
+
+# caught_up LOGFILE: the sender has read every rotated file of the outage
+# (one "done with" line each) and gone on to the live one.
+caught_up() {
+	[ "$(grep -c 'done with ' "$1")" -ge "$OUTAGE_ROTATIONS" ]
+}
+
+# outage_case: one receiver for four logs (OUTAGE_KINDS), each with a
+# writer that reopens on SIGHUP and a sender with --retry; the receiver
+# stopped (SIGSTOP) for OUTAGE_SECONDS while logrotate (rotate 20) runs
+# OUTAGE_ROTATIONS times on all four, then continued: once the senders
+# have caught up, every line the files keep is in each remote log, once,
+# in order.
+outage_case() {
+	local dir="$WORK/outage" kind t0=$SECONDS i r end
+	start_case "-f while the receiver is stopped for $OUTAGE_SECONDS s and logrotate runs $OUTAGE_ROTATIONS times ($OUTAGE_KINDS): every line once, in order"
+	mkdir -p "$dir"
+	local logs=() senders=() writers=()
+	: >"$dir/rotate.conf"
+	for kind in $OUTAGE_KINDS; do
+		: >"$dir/$kind.log"
+		outage_conf "$kind" "$dir" >>"$dir/rotate.conf"
+		logs+=(--log "$kind=$dir/$kind.pool,create=16M")
+	done
+	if ! RECV_TIMEOUT=900 start_recv "$WORK/recv.log" "${logs[@]}"; then
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+		end_case
+		return
+	fi
+	for kind in $OUTAGE_KINDS; do
+		spawn 600 "$dir/$kind.send" "$SEND" -f --retry 50 \
+			--rotate-wait "$GRACE" "$RECV_IP/$kind" "$dir/$kind.log"
+		senders+=("$SPAWN_PID")
+		writer_on_signal "$dir/$kind.log" &
+		writers+=($!)
+		echo $! >"$dir/$kind.pid"
+	done
+	nap 2
+	kill -STOP "$RECV_PID"
+	local stopped=$SECONDS
+	log "(receiver stopped at $((SECONDS - t0)) s)"
+	# one rotation every OUTAGE_SECONDS / OUTAGE_ROTATIONS, by the clock
+	for r in $(seq 1 "$OUTAGE_ROTATIONS"); do
+		logrotate -f -s "$dir/state" "$dir/rotate.conf" ||
+			fail "logrotate failed"
+		end=$((stopped + r * OUTAGE_SECONDS / OUTAGE_ROTATIONS))
+		[ "$SECONDS" -ge "$end" ] || nap $((end - SECONDS))
+	done
+	kill -CONT "$RECV_PID"
+	log "(receiver continued at $((SECONDS - t0)) s)"
+	i=0
+	end=$((SECONDS + 180)) # all of them caught up by then
+	for kind in $OUTAGE_KINDS; do
+		until caught_up "$dir/$kind.send" || [ "$SECONDS" -ge "$end" ] ||
+			! kill -0 "${senders[$i]}" 2>/dev/null; do
+			nap 0.5
+		done
+		caught_up "$dir/$kind.send" ||
+			fail "$kind's sender did not read all $OUTAGE_ROTATIONS rotated files: $(tail -n 5 "$dir/$kind.send")"
+		i=$((i + 1))
+	done
+	log "(caught up at $((SECONDS - t0)) s)"
+	kill -TERM "${writers[@]}"
+	wait "${writers[@]}"
+	nap 1.5
+	i=0
+	for kind in $OUTAGE_KINDS; do
+		local pid=${senders[$i]} threads=()
+		for t in /proc/"$pid"/task/*; do
+			[ "$t" = "/proc/$pid/task/$pid" ] || threads+=("$t/stat")
+		done
+		log "($kind's sender used $(cpu_seconds "/proc/$pid/stat") s of CPU, $(cpu_seconds "${threads[@]}") s of it in its follower's thread)"
+		kill -INT "${senders[$i]}"
+		reap "${senders[$i]}"
+		[ "$REAP_RC" = 0 ] || fail "$kind's sender exited $REAP_RC: $(tail -n 5 "$dir/$kind.send")"
+		i=$((i + 1))
+	done
+	kill -TERM "$RECV_PID"
+	wait_recv
+	for kind in $OUTAGE_KINDS; do
+		# shellcheck disable=SC2046 # one word a file
+		check_lines "$kind" "$dir/$kind.pool" $(the_files "$dir" "$kind")
+	done
+	[ "$case_failed" = 0 ] ||
+		log "senders: $(cat "$dir"/*.send); the receiver: $(tail -n 40 "$WORK/recv.log")"
+	end_case
+}
+
+# late_dir_case: -f on a path whose directory (and the one above it) is
+# created 5 s later; then the writer and a rotation: every line.
+late_dir_case() {
+	local dir="$WORK/late" logdir="$WORK/late/not-yet/logs" writer sender
+	start_case "-f on a path whose directory is created 5 s later: every line"
+	mkdir -p "$dir"
+	if ! start_recv "$WORK/recv.log" --log "late=$dir/late.pool,create=16M"; then
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+		end_case
+		return
+	fi
+	spawn 120 "$dir/send" "$SEND" -f --rotate-wait "$GRACE" \
+		"$RECV_IP/late" "$logdir/sig.log"
+	sender=$SPAWN_PID
+	nap 5
+	mkdir -p "$logdir"
+	writer_on_signal "$logdir/sig.log" &
+	writer=$!
+	echo "$writer" >"$logdir/sig.pid"
+	rotate_conf create "$logdir" >"$dir/rotate.conf"
+	nap 2
+	logrotate -f -s "$dir/state" "$dir/rotate.conf" || fail "logrotate failed"
+	nap 2
+	kill -TERM "$writer"
+	wait "$writer"
+	nap 1.5
+	kill -INT "$sender"
+	reap "$sender"
+	[ "$REAP_RC" = 0 ] || fail "the sender exited $REAP_RC: $(cat "$dir/send")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	# shellcheck disable=SC2046 # one word a file
+	check_lines "late directory" "$dir/late.pool" $(the_files "$logdir" sig)
+	[ -s "$WORK/kept.n" ] || fail "the writer wrote nothing"
+	end_case
+}
+
+# FOLLOW_CASES: the cases to run (default all), for a quick look: the
+# rotation kinds, burst (20 rotations 0.1 s apart, within the grace
+# period, made as logrotate makes them but in one process), outage, late-dir, resume, resume-refused.
+all_cases="create copytruncate dateext-olddir delaycompress
+	copytruncate-dateext-compress copytruncate-olddir-extension nocreate
+	deleted symlink burst outage late-dir resume resume-refused"
+for c in ${FOLLOW_CASES:-$all_cases}; do
+	case "$c" in
+	burst) rotation_case burst 20 0.1 ;;
+	outage) outage_case ;;
+	late-dir) late_dir_case ;;
+	resume) resume_case ;;
+	resume-refused) resume_refused_case ;;
+	*) rotation_case "$c" ;;
+	esac
+done
 
 summary

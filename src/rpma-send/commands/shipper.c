@@ -23,6 +23,7 @@ struct shipper {
 	struct send_progress progress;
 	uint64_t last_input_ns;		/* for the idle flush */
 	uint64_t input_paused_until_ns; /* --follow at the end of the file */
+	uint64_t follow_look_ns; /* --follow: when it looks next anyway */
 	/* --follow stopped by a signal: what the files hold is read first,
 	 * rotated files without their grace period, until this time. */
 	uint64_t drain_until_ns;
@@ -95,6 +96,24 @@ static bool input_paused(const struct shipper *s, uint64_t now)
 		return false;
 	int fd = send_input_wake_fd(s->in);
 	return fd < 0 || !readable(fd);
+}
+
+/* --follow learns of rotations as they happen, also while the window is
+ * full and nothing is read (the receiver slow or away): each file that
+ * comes to the name is opened then, and read in its turn whatever its
+ * name has become. Something changed: reading is tried again at once. */
+static void watch_input(struct shipper *s, uint64_t now)
+{
+	if (!s->in->follow)
+		return;
+	int fd = send_input_wake_fd(s->in);
+	bool woken = fd >= 0 && readable(fd);
+	if (!woken && now < s->follow_look_ns)
+		return;
+	send_input_notice(s->in);
+	s->follow_look_ns = now + send_input_recheck_ms(s->in) * 1000000ull;
+	if (woken)
+		s->input_paused_until_ns = 0;
 }
 
 /* Reads what the input has into the open batch. */
@@ -197,6 +216,9 @@ static uint64_t input_timeout(const struct shipper *s, uint64_t now)
 	if (s->input_paused_until_ns > now &&
 	    s->input_paused_until_ns - now < wait)
 		wait = s->input_paused_until_ns - now;
+	if (s->in->follow && s->follow_look_ns > now &&
+	    s->follow_look_ns - now < wait)
+		wait = s->follow_look_ns - now;
 	return wait;
 }
 
@@ -209,9 +231,11 @@ static void wait_for_event(struct shipper *s, uint64_t now)
 	nfds_t n = fleet_pollfds(s->f, pfd);
 	uint32_t room;
 	int in_fd = send_input_wait_fd(s->in);
-	if (now < s->input_paused_until_ns)
+	bool has_room = window_space(s->w, &room) && room > 0;
+	/* --follow's events are taken with or without room. */
+	if (s->in->follow && (now < s->input_paused_until_ns || !has_room))
 		in_fd = send_input_wake_fd(s->in);
-	if (window_space(s->w, &room) && room > 0 && in_fd >= 0)
+	if ((has_room || s->in->follow) && in_fd >= 0)
 		pfd[n++] = (struct pollfd){.fd = in_fd, .events = POLLIN};
 	uint64_t wait = fleet_timeout(s->f, now, input_timeout(s, now));
 	int ms = s->cfg->busy_poll ? 0 : (int)((wait + 999999) / 1000000);
@@ -223,6 +247,7 @@ static void stream(struct shipper *s)
 	while (window_state(s->w) != WINDOW_DONE) {
 		fleet_take_events(s->f);
 		uint64_t now = send_stats_now_ns();
+		watch_input(s, now);
 		check_timers(s, now);
 		if (window_state(s->w) == WINDOW_STREAMING &&
 		    take_input(s, now))

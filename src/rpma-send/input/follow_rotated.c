@@ -18,22 +18,40 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Named after base, going on with a separator. */
-static bool is_copy_name(const char *name, const char *base)
+static bool is_separator(char c)
 {
-	size_t n = strlen(base);
-	return strncmp(name, base, n) == 0 && name[n] != '\0' &&
-	       strchr(".-_", name[n]) && name[n + 1] != '\0';
+	return c != '\0' && strchr(".-_", c);
 }
 
-static bool is_compressed(const char *name)
+const char *follow_rotated_compression(const char *name)
 {
 	static const char *const suffixes[] = {".gz",  ".xz",  ".bz2",
 					       ".zst", ".lz4", ".Z"};
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
 		if (ends_with(name, suffixes[i]))
-			return true;
-	return false;
+			return suffixes[i];
+	return NULL;
+}
+
+bool follow_rotated_is_copy_name(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+	if (strncmp(name, base, n) == 0 && is_separator(name[n]) &&
+	    name[n + 1] != '\0')
+		return true;
+	/* logrotate's `extension`: app.log rotated to app.1.log (then
+	 * app.1.log.gz), or app-20261126.log. */
+	const char *ext = strrchr(base, '.');
+	if (!ext || ext == base)
+		return false;
+	size_t stem = (size_t)(ext - base), ext_len = strlen(ext);
+	size_t len = strlen(name);
+	const char *z = follow_rotated_compression(name);
+	if (z)
+		len -= strlen(z);
+	return strncmp(name, base, stem) == 0 && is_separator(name[stem]) &&
+	       len > stem + 1 + ext_len &&
+	       strncmp(name + len - ext_len, ext, ext_len) == 0;
 }
 
 /* Newest first; qsort's order. */
@@ -53,12 +71,14 @@ static bool copy_of(const char *dir, const char *name, const char *base,
 		    struct follow_copy *c)
 {
 	struct stat st;
-	if (!is_copy_name(name, base))
+	if (!follow_rotated_is_copy_name(name, base))
 		return false;
-	c->compressed = is_compressed(name);
+	c->compressed = follow_rotated_compression(name) != NULL;
 	if (c->compressed && !compressed)
 		return false;
-	snprintf(c->path, sizeof(c->path), "%s/%s", dir, name);
+	if (snprintf(c->path, sizeof(c->path), "%s/%s", dir, name) >=
+	    (int)sizeof(c->path))
+		return false;
 	if (stat(c->path, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (self && st.st_dev == self->st_dev && st.st_ino == self->st_ino))
 		return false;
@@ -69,43 +89,86 @@ static bool copy_of(const char *dir, const char *name, const char *base,
 	return true;
 }
 
-int follow_rotated_list(const char *path, struct follow_copy *out, int max,
-			bool compressed)
+/* What copies are found: a growing array. */
+struct found {
+	struct follow_copy *all;
+	int n, cap;
+	const char *base;
+	const struct stat *self;
+	bool compressed;
+};
+
+static bool room_for_one(struct found *f)
+{
+	if (f->n < f->cap)
+		return true;
+	int cap = f->cap ? 2 * f->cap : 16;
+	struct follow_copy *more = realloc(f->all, (size_t)cap * sizeof(*more));
+	if (!more)
+		return false;
+	f->all = more;
+	f->cap = cap;
+	return true;
+}
+
+/* The copies in dir; with below, in the directories in it too (olddir). */
+static void collect(struct found *f, const char *dir, bool below)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) && room_for_one(f)) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (below && (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN)) {
+			char sub[PATH_MAX];
+			struct stat st;
+			if (snprintf(sub, sizeof(sub), "%s/%s", dir,
+				     e->d_name) < (int)sizeof(sub) &&
+			    lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+				collect(f, sub, false);
+				continue;
+			}
+		}
+		f->n += copy_of(dir, e->d_name, f->base, f->self, f->compressed,
+				&f->all[f->n]);
+	}
+	if (d)
+		closedir(d);
+}
+
+static int list(const char *path, struct follow_copy *out, int max,
+		bool compressed, bool below)
 {
 	char dcopy[PATH_MAX], bcopy[PATH_MAX];
 	snprintf(dcopy, sizeof(dcopy), "%s", path);
 	snprintf(bcopy, sizeof(bcopy), "%s", path);
-	const char *dir = dirname(dcopy), *base = basename(bcopy);
 	struct stat self;
 	bool has_self = stat(path, &self) == 0;
-	DIR *d = max > 0 ? opendir(dir) : NULL;
-	if (!d)
+	struct found f = {.base = basename(bcopy),
+			  .self = has_self ? &self : NULL,
+			  .compressed = compressed};
+	if (max <= 0)
 		return 0;
 	/* Every copy, then the newest max of them. */
-	int n = 0, cap = 0;
-	struct follow_copy *all = NULL;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			struct follow_copy *more =
-			    realloc(all, (size_t)cap * sizeof(*all));
-			if (!more)
-				break;
-			all = more;
-		}
-		n += copy_of(dir, e->d_name, base, has_self ? &self : NULL,
-			     compressed, &all[n]);
-	}
-	closedir(d);
+	collect(&f, dirname(dcopy), below);
+	if (f.n > 0)
+		qsort(f.all, (size_t)f.n, sizeof(*f.all), by_age);
+	int n = f.n > max ? max : f.n;
 	if (n > 0)
-		qsort(all, (size_t)n, sizeof(*all), by_age);
-	if (n > max)
-		n = max;
-	if (n > 0)
-		memcpy(out, all, (size_t)n * sizeof(*all));
-	free(all);
+		memcpy(out, f.all, (size_t)n * sizeof(*out));
+	free(f.all);
 	return n;
+}
+
+int follow_rotated_list(const char *path, struct follow_copy *out, int max,
+			bool compressed)
+{
+	return list(path, out, max, compressed, false);
+}
+
+int follow_rotated_list_near(const char *path, struct follow_copy *out, int max)
+{
+	return list(path, out, max, false, true);
 }
 
 uint64_t follow_rotated_hash(int fd, uint64_t len, int *short_read)

@@ -1,8 +1,10 @@
 /* The rotated copies of a followed file that lie beside it: in its
  * directory, named after it and going on with '.', '-' or '_' (logrotate's
- * app.log.1, app.log-20261126 with dateext), regular files and not
- * compressed (.gz, .xz, .bz2, .zst, .lz4, .Z). A copy moved elsewhere
- * (olddir) or compressed is not found.
+ * app.log.1, app.log-20261126 with dateext), or its name's last extension
+ * kept at the end (logrotate's `extension`: app.1.log), regular files and
+ * not compressed (.gz, .xz, .bz2, .zst, .lz4, .Z). A compressed copy is
+ * not read. A copytruncate copy is also looked for in the directories
+ * just inside the file's (olddir old), never farther (olddir /elsewhere).
  *
  * Used to ship what a file held but had not been read yet when it was
  * truncated in place (copytruncate: the copy holds it), and by --resume to
@@ -31,6 +33,18 @@ struct follow_copy {
  * compressed ones too (marked), which cannot be read. */
 int follow_rotated_list(const char *path, struct follow_copy *out, int max,
 			bool compressed);
+
+/* The same, not compressed, also in the directories in the file's own
+ * (olddir): where a copytruncate copy is looked for. */
+int follow_rotated_list_near(const char *path, struct follow_copy *out,
+			     int max);
+
+/* Whether name (in the file's directory) is named as a copy of a file
+ * named base. */
+bool follow_rotated_is_copy_name(const char *name, const char *base);
+
+/* The compression suffix name ends with (".gz"...), or NULL. */
+const char *follow_rotated_compression(const char *name);
 
 /* The XXH3-64 of the first len bytes of the file open on fd, or of what
  * it has if shorter (*short_read set). */

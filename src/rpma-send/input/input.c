@@ -1,5 +1,6 @@
 #include "input/input.h"
 
+#include "cli/log.h"
 #include "error.h"
 #include "input/follow.h"
 
@@ -87,6 +88,12 @@ int send_input_follow(struct send_input *in, const char *path,
 	in->follower = follower_new(path, rotate_wait_ms);
 	if (!in->follower)
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	/* Rotations are noticed as they come, also while the sender waits
+	 * for a receiver. */
+	if (!follower_watch_in_background(in->follower))
+		rs_warn("cannot start a thread to watch %s: rotations are "
+			"noticed only between the sender's waits",
+			path);
 	return 0;
 }
 
@@ -140,6 +147,12 @@ int send_input_wake_fd(const struct send_input *in)
 uint64_t send_input_recheck_ms(const struct send_input *in)
 {
 	return in->follower ? follower_recheck_ms(in->follower) : 0;
+}
+
+void send_input_notice(struct send_input *in)
+{
+	if (in->follower)
+		follower_notice(in->follower);
 }
 
 void send_input_stop_waiting(struct send_input *in)

@@ -77,4 +77,10 @@ void send_input_stop_waiting(struct send_input *in);
 int send_input_wake_fd(const struct send_input *in);
 uint64_t send_input_recheck_ms(const struct send_input *in);
 
+/* With --follow: learns of rotations without reading (follower_notice;
+ * the follower's own thread does it as events come), when the wake
+ * descriptor is readable or the recheck time has passed, also while
+ * nothing can be sent. */
+void send_input_notice(struct send_input *in);
+
 #endif

@@ -36,7 +36,8 @@ struct fixture {
 
 static int setup(void **state)
 {
-	rs_log_init("test", RS_LOG_QUIET);
+	rs_log_init("test",
+		    getenv("TEST_VERBOSE") ? RS_LOG_VERBOSE : RS_LOG_QUIET);
 	struct fixture *x = calloc(1, sizeof(*x));
 	strcpy(x->dir, "/tmp/rs-test-follow-XXXXXX");
 	assert_non_null(mkdtemp(x->dir));

@@ -1,0 +1,49 @@
+/* The files a followed name held, in the order they held it: [0] is
+ * read, the others wait their turn, opened or known by name. As many as
+ * come: none is dropped for want of room. And the files read to their
+ * end, not to be read again when one is met once more by its times. */
+#ifndef SEND_FOLLOW_QUEUE_H
+#define SEND_FOLLOW_QUEUE_H
+
+#include "input/follow_file.h"
+
+#include <stdbool.h>
+
+#define FOLLOW_DONE_KEPT 64 /* files read to their end remembered */
+
+struct follow_queue {
+	struct follow_file *files;
+	int n, cap;
+	struct follow_done {
+		struct follow_id id;
+		struct timespec at;
+	} done[FOLLOW_DONE_KEPT];
+	int ndone, done_next;
+};
+
+/* Puts a copy of ff at `at` (0 to n): the file before it has been
+ * superseded since now, and so has ff if one comes after it. False when
+ * out of memory. */
+bool follow_queue_insert(struct follow_queue *q, int at,
+			 const struct follow_file *ff);
+
+/* Takes the file at `at` out, closed. */
+void follow_queue_remove(struct follow_queue *q, int at);
+
+/* The file at `at` was read to its end: out, closed, remembered. */
+void follow_queue_finish(struct follow_queue *q, int at);
+
+/* Whether the file is opened in the queue. */
+bool follow_queue_known(const struct follow_queue *q, struct follow_id id);
+
+/* Whether the file, last modified at mtime, was read to its end (an
+ * inode number used again by a newer file is not). */
+bool follow_queue_finished(const struct follow_queue *q, struct follow_id id,
+			   struct timespec mtime);
+
+/* Whether a file waits to be opened. */
+bool follow_queue_unopened(const struct follow_queue *q);
+
+void follow_queue_free(struct follow_queue *q);
+
+#endif
