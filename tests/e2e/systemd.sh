@@ -132,12 +132,18 @@ printf '[Unit]\nRequiresMountsFor=%s\n[Service]\nReadWritePaths=%s\n' "$RPMA_FSD
 write_conf
 sd daemon-reload
 [ "$RC" = 0 ] || fail "daemon-reload: $(cat "$WORK/sd.out")"
-RC=0
-runuser -u rpma-ship -- /usr/bin/rpma-recv --check-config >"$WORK/check.out" 2>&1 || RC=$?
-[ "$RC" = 0 ] || fail "rpma-recv --check-config as rpma-ship: exit $RC: $(cat "$WORK/check.out")"
 end_case
 
 start_case "a devdax pool with PMDK's bad-block check: exit 2, the line says what to run"
+# --check-config says it as the start does, before anything is opened
+check_config() {
+	RC=0
+	runuser -u rpma-ship -- /usr/bin/rpma-recv --check-config >"$WORK/check.out" 2>&1 || RC=$?
+}
+check_config
+[ "$RC" = 2 ] || fail "rpma-recv --check-config as rpma-ship: exit $RC, want 2: $(cat "$WORK/check.out")"
+grep -q "log audit: $devdax: PMDK's bad-block check of this pool needs root" "$WORK/check.out" ||
+	fail "--check-config says no bad-block line: $(cat "$WORK/check.out")"
 sd start "$unit"
 [ "$RC" != 0 ] || fail "systemctl start succeeded"
 [ "$(prop ExecMainStatus)" = 2 ] || fail "exit status $(prop ExecMainStatus), want 2"
@@ -145,6 +151,8 @@ journal err | grep -q "$conf:[0-9]*: log audit: $devdax: PMDK's bad-block check 
 	fail "no bad-block line: $(journal err | tail -n 2)"
 # what that line says to do, as root
 pmempool feature --disable CHECK_BAD_BLOCKS "$devdax" || fail "pmempool feature --disable"
+check_config
+[ "$RC" = 0 ] || fail "rpma-recv --check-config as rpma-ship: exit $RC: $(cat "$WORK/check.out")"
 end_case
 
 start_case "systemctl start returns once READY=1 is sent and every log is served"

@@ -41,6 +41,18 @@ static bool bad_block_check_denied(const char *pmdk_msg)
 	return geteuid() != 0 && strstr(pmdk_msg, "for bad blocks failed");
 }
 
+static int bad_block_check_needs_root(const char *path, struct rs_error *err)
+{
+	return rs_error_set(
+	    err, RS_E_IO, EACCES,
+	    "%s: PMDK's bad-block check of this pool needs root "
+	    "(user %s may not read the device's physical address); "
+	    "as root, turn it off with `pmempool feature --disable "
+	    "CHECK_BAD_BLOCKS %s` (and watch `ndctl list "
+	    "--media-errors`), or run rpma-recv as root",
+	    path, user_name(), path);
+}
+
 /* Why an existing path could not be opened as a pool, and the fix. */
 static int explain_open_failure(const char *path, uint64_t create_size,
 				int open_errno, struct rs_error *err)
@@ -61,14 +73,7 @@ static int explain_open_failure(const char *path, uint64_t create_size,
 		    "write access to it (user %s)",
 		    path, user_name());
 	if (bad_block_check_denied(msg))
-		return rs_error_set(
-		    err, RS_E_IO, open_errno,
-		    "%s: PMDK's bad-block check of this pool needs root "
-		    "(user %s may not read the device's physical address); "
-		    "as root, turn it off with `pmempool feature --disable "
-		    "CHECK_BAD_BLOCKS %s` (and watch `ndctl list "
-		    "--media-errors`), or run rpma-recv as root",
-		    path, user_name(), path);
+		return bad_block_check_needs_root(path, err);
 	if (create_size)
 		return rs_error_set(
 		    err, RS_E_IO, open_errno,
@@ -225,7 +230,7 @@ static int precheck_existing(const char *path, uint64_t create_size,
 	if (S_ISCHR(st->st_mode) && create_size && device_is_blank(path))
 		return 0;
 	struct recv_pool_peek peek;
-	int rc = recv_pool_peek(path, &peek, err);
+	int rc = recv_pool_peek_head(path, &peek, err);
 	if (rc == RS_E_MALFORMED && create_size)
 		return rs_error_set(
 		    err, RS_E_IO, 0,
@@ -233,7 +238,13 @@ static int precheck_existing(const char *path, uint64_t create_size,
 		    "refusing to overwrite it: remove it or give "
 		    "another path",
 		    path);
-	return rc ? RS_E_IO : 0;
+	if (rc)
+		return RS_E_IO;
+	/* PMDK reads a device-DAX's bad blocks through ndctl, as root only:
+	 * said now rather than when the pool opens, after the start. */
+	if (S_ISCHR(st->st_mode) && peek.checks_bad_blocks && geteuid() != 0)
+		return bad_block_check_needs_root(path, err);
+	return 0;
 }
 
 int recv_pool_precheck(const char *path, uint64_t create_size,

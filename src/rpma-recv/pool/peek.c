@@ -9,7 +9,17 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* libpmemlog's pool header: its compatible features' word */
+#define POOL_HDR_COMPAT_FEATURES 12u
+#define POOL_FEAT_CHECK_BAD_BLOCKS 0x1u
+/* Where the header ends that peek_mapped reads: the pool header, the log
+ * header, the log state slots and the offset floor record. */
+#define POOL_HEAD_SIZE 8192u
+_Static_assert(RECV_OFFSET_FLOOR_AT + RECV_OFFSET_FLOOR_SIZE <= POOL_HEAD_SIZE,
+	       "a pool's head holds every field a peek reads");
 
 static uint64_t le64_at(const uint8_t *p)
 {
@@ -50,6 +60,8 @@ static int peek_mapped(const char *path, const uint8_t *base, size_t size,
 		    "`pmempool create log`",
 		    path);
 	memcpy(out->uuid, base + RS_POOL_UUID_OFFSET, sizeof(out->uuid));
+	out->checks_bad_blocks =
+	    le64_at(base + POOL_HDR_COMPAT_FEATURES) & POOL_FEAT_CHECK_BAD_BLOCKS;
 	out->start = le64_at(base + RS_LOG_START_OFFSET);
 	out->end = le64_at(base + RS_LOG_END_OFFSET);
 	out->write = written_end(base, size, out);
@@ -139,6 +151,43 @@ static int peek_with(const char *path, struct recv_pool_peek *out,
 int recv_pool_peek(const char *path, struct recv_pool_peek *out,
 		   struct rs_error *err)
 {
+	return peek_with(path, out, 0, 0, err);
+}
+
+/* A pool file's head read into a buffer, then looked at as a mapping
+ * would be (its fields are all within the head). */
+static int peek_file_head(const char *path, struct recv_pool_peek *out,
+			  struct rs_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cannot_read(path, errno, err);
+	struct stat st;
+	uint8_t head[POOL_HEAD_SIZE];
+	int rc = 0;
+	if (fstat(fd, &st))
+		rc = cannot_read(path, errno, err);
+	else if (st.st_size < (off_t)POOL_HEAD_SIZE ||
+		 pread(fd, head, POOL_HEAD_SIZE, 0) != (ssize_t)POOL_HEAD_SIZE)
+		rc = rs_error_set(err, RS_E_MALFORMED, 0,
+				  "%s is not a usable pmemlog pool (too "
+				  "short to hold a header): give a pool, or "
+				  "create one at a new path with --create SIZE",
+				  path);
+	else
+		rc = peek_mapped(path, head, (size_t)st.st_size, out, err);
+	close(fd);
+	return rc;
+}
+
+int recv_pool_peek_head(const char *path, struct recv_pool_peek *out,
+			struct rs_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		int kind = recv_pool_kind_check(path, err);
+		return kind ? kind : peek_file_head(path, out, err);
+	}
 	return peek_with(path, out, 0, 0, err);
 }
 

@@ -234,8 +234,9 @@ static int pool_precheck(const struct service *svc,
 	return rc;
 }
 
-/* Looks at the first log's pool (a receiver of one log fails its start
- * on it, said first), binds the listening address, starts the threads and
+/* Looks at every pool (a pool the receiver cannot use fails the start,
+ * said first: a pool file's head is read, not mapped, so that a thousand
+ * take a moment), binds the listening address, starts the threads and
  * takes requests before any pool is opened or created (a start that fails
  * there, no RDMA device or the port taken, leaves the pools as they were);
  * then the first log opens, the others in the loop's turns
@@ -243,9 +244,9 @@ static int pool_precheck(const struct service *svc,
  * answers at once. */
 static int service_open(struct service *svc)
 {
-	int rc = svc->settings.nlogs
-		     ? pool_precheck(svc, &svc->settings.logs[0])
-		     : 0;
+	int rc = 0;
+	for (unsigned i = 0; !rc && i < svc->settings.nlogs; i++)
+		rc = pool_precheck(svc, &svc->settings.logs[i]);
 	if (rc)
 		return rc;
 	struct rs_error err = {0};
@@ -440,9 +441,14 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		return rc;
 	}
 	print_windows(&svc);
-	recv_service_report(&svc, "READY=1\n", recv_now_ns());
+	bool ready = false;
 	while (!recv_stop_requested &&
 	       !(once && atomic_load(&svc.counters.served))) {
+		/* Ready (systemd) once every log is open; it serves before. */
+		if (!ready && !svc.pending) {
+			recv_service_report(&svc, "READY=1\n", recv_now_ns());
+			ready = true;
+		}
 		/* A reload waits until every log is opened. */
 		if (recv_reload_requested && !svc.pending)
 			reload(&svc);
