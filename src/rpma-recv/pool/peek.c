@@ -60,8 +60,8 @@ static int peek_mapped(const char *path, const uint8_t *base, size_t size,
 		    "`pmempool create log`",
 		    path);
 	memcpy(out->uuid, base + RS_POOL_UUID_OFFSET, sizeof(out->uuid));
-	out->checks_bad_blocks =
-	    le64_at(base + POOL_HDR_COMPAT_FEATURES) & POOL_FEAT_CHECK_BAD_BLOCKS;
+	out->checks_bad_blocks = le64_at(base + POOL_HDR_COMPAT_FEATURES) &
+				 POOL_FEAT_CHECK_BAD_BLOCKS;
 	out->start = le64_at(base + RS_LOG_START_OFFSET);
 	out->end = le64_at(base + RS_LOG_END_OFFSET);
 	out->write = written_end(base, size, out);
