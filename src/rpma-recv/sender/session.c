@@ -104,6 +104,11 @@ void recv_session_count_offset(struct recv_session *s)
 {
 	if (s->state == RECV_SESSION_SERVING)
 		count_head(s);
+	else if (s->state == RECV_SESSION_ADMITTED && commits_alone(s))
+		/* Its writes land as soon as its side is established, maybe
+		 * before this side's event says so: a good word is adopted
+		 * (a broken one ends it once it serves). */
+		recv_offset_word_adopt(s->cfg.target);
 }
 
 struct recv_offset_seen recv_session_settle_offset(struct recv_session *s)
