@@ -9,6 +9,7 @@
 #include "commands/resume.h"
 #include "commands/shipper.h"
 #include "commands/verify.h"
+#include "common/stop.h"
 #include "error.h"
 #include "input/input.h"
 #include "options/args.h"

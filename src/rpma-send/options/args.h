@@ -6,9 +6,9 @@
 
 #include "cli/endpoint.h"
 #include "cli/log.h"
+#include "common/send_config.h"
 #include "fetch/config.h"
 #include "proto/auth.h"
-#include "stream/send_config.h"
 #include "verify/config.h"
 
 #include <stdbool.h>

@@ -3,12 +3,12 @@
 #include "options/table.h"
 
 #include "cli/log.h"
+#include "common/send_config.h"
 #include "error.h"
 #include "input/follow.h"
 #include "options/args.h"
 #include "options/value.h"
 #include "proto/method.h"
-#include "stream/send_config.h"
 #include "verify/verifier.h"
 
 #include <string.h>
