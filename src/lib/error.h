@@ -4,7 +4,8 @@
  * of text saying what went wrong and, where there is one, the fix. The
  * library never prints and never names a program or an option; each
  * program maps a code to its exit status in one place (rpma-send's
- * exit_status.c, rpma-recv's), and decides how to report it. */
+ * send_exit_status.c, rpma-recv's recv_exit_status.c), and decides how to
+ * report it. */
 #ifndef RS_ERROR_H
 #define RS_ERROR_H
 

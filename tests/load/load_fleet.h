@@ -8,8 +8,8 @@
 #ifndef LOAD_FLEET_H
 #define LOAD_FLEET_H
 
-#include "stream/send_config.h"
-#include "stream/stats.h"
+#include "common/send_config.h"
+#include "common/stats.h"
 
 #include <stdbool.h>
 #include <stdint.h>

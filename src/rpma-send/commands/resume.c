@@ -2,11 +2,12 @@
 
 #include "cli/log.h"
 #include "commands/resume_follow.h"
+#include "common/stats.h"
+#include "common/stop.h"
+#include "common/stop_for_tests.h"
 #include "connect/backoff.h"
 #include "error.h"
 #include "input/input.h"
-#include "stream/stats.h"
-#include "stream/stop_for_tests.h"
 #include "verify/verifier.h"
 
 #include <errno.h>

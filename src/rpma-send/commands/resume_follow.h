@@ -17,8 +17,8 @@
 #ifndef SEND_RESUME_FOLLOW_H
 #define SEND_RESUME_FOLLOW_H
 
+#include "common/send_config.h"
 #include "input/follow.h"
-#include "stream/send_config.h"
 #include "verify/config.h"
 
 #include <limits.h>

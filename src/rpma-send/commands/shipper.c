@@ -1,6 +1,7 @@
 #include "commands/shipper.h"
 
 #include "cli/log.h"
+#include "common/stop.h"
 #include "error.h"
 #include "replicas/fleet.h"
 #include "stream/progress.h"

@@ -7,8 +7,8 @@
 #ifndef SEND_SHIPPER_H
 #define SEND_SHIPPER_H
 
+#include "common/send_config.h"
 #include "input/input.h"
-#include "stream/send_config.h"
 #include "stream/ship_result.h"
 
 /* Streams in to the receiver. Returns 0 or a negative enum rs_errc

@@ -1,8 +1,8 @@
 #include "connect/connect.h"
 
 #include "cli/log.h"
+#include "common/stop.h"
 #include "error.h"
-#include "input/input.h"
 #include "session/session.h"
 
 #include <errno.h>

@@ -1,12 +1,12 @@
 #include "fetch/fetcher.h"
 
 #include "cli/log.h"
+#include "common/stats.h"
+#include "common/stop.h"
 #include "connect/backoff.h"
 #include "error.h"
 #include "fetch/link.h"
-#include "input/input.h"
 #include "stream/progress.h"
-#include "stream/stats.h"
 
 #include <stdio.h>
 

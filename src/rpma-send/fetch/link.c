@@ -1,12 +1,12 @@
 #include "fetch/link.h"
 
 #include "cli/log.h"
+#include "common/stats.h"
+#include "common/stop.h"
 #include "connect/connect.h"
 #include "error.h"
-#include "input/input.h"
 #include "rdma/mr.h"
 #include "session/session.h"
-#include "stream/stats.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 #include "input/input.h"
 
 #include "cli/log.h"
+#include "common/stop.h"
 #include "error.h"
 #include "input/follow.h"
 
@@ -10,8 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-volatile sig_atomic_t send_stop_requested;
 
 /* Why the input could not be opened, and the fix. A signal that ends the
  * wait for a FIFO's writer is no error of the file: the caller reports

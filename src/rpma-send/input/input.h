@@ -26,10 +26,6 @@ struct send_input {
 	off_t pos;
 };
 
-/* Set by SIGINT/SIGTERM (to the signal's number): stop reading, commit what
- * was read. */
-extern volatile sig_atomic_t send_stop_requested;
-
 /* Bytes a regular file (not followed) has left to read, else 0: what a
  * replacement of the log will take. */
 uint64_t send_input_size(const struct send_input *in);

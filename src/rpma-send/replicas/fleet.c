@@ -6,8 +6,8 @@
 
 #include "cli/log.h"
 #include "cli/size.h"
+#include "common/stop.h"
 #include "error.h"
-#include "input/input.h"
 #include "proto/message.h"
 #include "replicas/agreement.h"
 

@@ -8,7 +8,7 @@
 #ifndef SEND_FLEET_H
 #define SEND_FLEET_H
 
-#include "stream/send_config.h"
+#include "common/send_config.h"
 #include "stream/ship_result.h"
 #include "stream/window.h"
 

@@ -3,8 +3,8 @@
 #include "replicas/fleet_internal.h"
 
 #include "cli/log.h"
+#include "common/stop.h"
 #include "error.h"
-#include "input/input.h"
 #include "proto/message.h"
 
 static enum replica_state state_of(const struct fleet *f,

@@ -3,6 +3,8 @@
 #include "replicas/replica.h"
 
 #include "cli/log.h"
+#include "common/stats.h"
+#include "common/stop_for_tests.h"
 #include "connect/connect.h"
 #include "error.h"
 #include "methods/send_method.h"
@@ -10,8 +12,6 @@
 #include "rdma/spin.h"
 #include "replicas/replica_keys.h"
 #include "session/session.h"
-#include "stream/stats.h"
-#include "stream/stop_for_tests.h"
 
 #include <stdlib.h>
 #include <string.h>

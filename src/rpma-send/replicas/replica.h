@@ -9,10 +9,10 @@
 #define SEND_REPLICA_H
 
 #include "cli/endpoint.h"
+#include "common/send_config.h"
+#include "common/stats.h"
 #include "proto/descriptor.h"
 #include "proto/method.h"
-#include "stream/send_config.h"
-#include "stream/stats.h"
 #include "stream/window.h"
 
 #include <stdbool.h>

@@ -4,7 +4,7 @@
 #ifndef SEND_PROGRESS_H
 #define SEND_PROGRESS_H
 
-#include "stream/stats.h"
+#include "common/stats.h"
 
 #include <stdbool.h>
 

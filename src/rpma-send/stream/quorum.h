@@ -17,7 +17,7 @@
 #ifndef SEND_QUORUM_H
 #define SEND_QUORUM_H
 
-#include "stream/send_config.h"
+#include "common/send_config.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
 #define SEND_SHIP_RESULT_H
 
 #include "cli/endpoint.h"
+#include "common/stats.h"
 #include "proto/method.h"
-#include "stream/stats.h"
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 #include "verify/file.h"
 
+#include "common/stop.h"
 #include "error.h"
-#include "input/input.h"
 
 #include <errno.h>
 #include <string.h>

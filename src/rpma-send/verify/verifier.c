@@ -1,11 +1,11 @@
 #include "verify/verifier.h"
 
 #include "cli/log.h"
+#include "common/stats.h"
+#include "common/stop.h"
 #include "connect/connect.h"
 #include "error.h"
-#include "input/input.h"
 #include "session/session.h"
-#include "stream/stats.h"
 #include "verify/file.h"
 #include "verify/pipeline.h"
 #include "verify/rdma.h"

@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "stream/stats.h"
+#include "common/stats.h"
 
 static void empty_has_no_percentile(void **state)
 {

@@ -1,4 +1,4 @@
-#include "stream/stop_for_tests.h"
+#include "common/stop_for_tests.h"
 
 #include <signal.h>
 #include <stdbool.h>

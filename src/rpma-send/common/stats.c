@@ -1,4 +1,4 @@
-#include "stream/stats.h"
+#include "common/stats.h"
 
 #include <string.h>
 #include <time.h>

@@ -1,0 +1,3 @@
+#include "common/stop.h"
+
+volatile sig_atomic_t send_stop_requested;
