@@ -526,7 +526,11 @@ void recv_session_on_sent(struct recv_session *s)
 
 void recv_session_on_failure(struct recv_session *s, const char *why)
 {
-	if (s->state == RECV_SESSION_AUTHENTICATING) {
+	/* The challenge goes with the accept: a sender without the key may
+	 * hang up before this side has seen its session established. */
+	bool challenged = s->state == RECV_SESSION_AUTHENTICATING ||
+			  (s->state == RECV_SESSION_ADMITTED && s->cfg.auth);
+	if (challenged) {
 		rs_err("refusing sender %s: it did not answer the auth "
 		       "challenge",
 		       s->peer);
