@@ -18,6 +18,7 @@
 #include "pool/pmdk_log.h"
 #include "pool/pmem_target.h"
 #include "proto/pool_layout.h"
+#include "temp_pool.h"
 
 #include <endian.h>
 #include <fcntl.h>
@@ -106,15 +107,9 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	strcpy(f->path, "/tmp/rs-test-offset-XXXXXX");
-	int fd = mkstemp(f->path);
-	close(fd);
-	unlink(f->path);
-	struct rs_error err = {0};
-	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	if (temp_pool_open(f->path, "/tmp/rs-test-offset-XXXXXX", &f->t,
+			   POOL_SIZE))
 		return -1;
-	}
 	*state = f;
 	return 0;
 }
@@ -122,8 +117,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	rs_pmem_target_close(&f->t);
-	unlink(f->path);
+	temp_pool_close(f->path, &f->t);
 	free(f);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "pool/pmem_target.h"
+#include "temp_pool.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,14 +31,9 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	strcpy(f->path, "/tmp/rs-test-lock-XXXXXX");
-	close(mkstemp(f->path));
-	unlink(f->path);
-	struct rs_error err = {0};
-	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	if (temp_pool_open(f->path, "/tmp/rs-test-lock-XXXXXX", &f->t,
+			   POOL_SIZE))
 		return -1;
-	}
 	*state = f;
 	return 0;
 }
@@ -45,8 +41,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	rs_pmem_target_close(&f->t);
-	unlink(f->path);
+	temp_pool_close(f->path, &f->t);
 	free(f);
 	return 0;
 }
