@@ -14,6 +14,13 @@
 #include <string.h>
 #include <time.h>
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 const char *rs_rdma_errno_hint(int err)
 {
 	if (err == ENODEV)
@@ -256,8 +263,12 @@ int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 	/* ESTABLISHED stands for "no event" until one arrives. */
 	enum rdma_cm_event_type got = RDMA_CM_EVENT_ESTABLISHED;
 	reply->len = 0;
-	if (expect_event(c, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, reply,
-			 &got) == 0) {
+	int64_t asked = now_ms();
+	int waited =
+	    expect_event(c, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, reply, &got);
+	c->answer_ms =
+	    waited && errno == ETIMEDOUT ? -1 : (int)(now_ms() - asked);
+	if (waited == 0) {
 		c->established = true;
 		return 0;
 	}
@@ -301,6 +312,11 @@ int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		return rs_error_set(err, RS_E_PROVIDER, errno,
 				    "accept failed: %s", strerror(errno));
 	return read_only ? remote_read_only(c, err) : 0;
+}
+
+int rs_conn_answer_ms(const struct rs_conn *c)
+{
+	return c->answer_ms;
 }
 
 void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len)
@@ -512,13 +528,6 @@ static int poll_one(struct rs_conn *c, struct ibv_wc *wc)
 {
 	int n = c->send_cq ? ibv_poll_cq(c->send_cq, 1, wc) : 0;
 	return n ? n : ibv_poll_cq(c->cq, 1, wc);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static bool cm_event_pending(const struct rs_conn *c)

@@ -21,7 +21,8 @@
  * An idle sender keeps its session with keepalives, answered here; a
  * writer granted windows asks for its first key and gets the next with
  * its commits (methods/write_windows.h); a writer whose pool is full asks it to
- * be started over (rotation/rotation.h); a
+ * be started over (rotation/rotation.h: the archiver's thread does the slow
+ * part, the answer goes from the timer once it is over); a
  * writer replacing the log places its replacement and switches it in once
  * whole (rotation/generation.h); a reader asks where the log ends and may wait
  * for it to grow (answered from the timer, which the log's loop runs every
@@ -126,6 +127,13 @@ struct recv_session {
 	struct recv_window_keys keys; /* a windowed writer's */
 	uint64_t key_end;	      /* where its newest key's window ends */
 	struct recv_parked_wait parked;
+	/* A writer's rebase under way on the archiver's thread
+	 * (rotation/rotation.h): answered from the timer once it is over. */
+	struct {
+		bool on;
+		uint16_t slot;
+		struct rs_msg req;
+	} rebasing;
 	uint64_t commits;
 	uint64_t bytes;
 	/* A writer that commits alone (apm, flush): the write offset as the
