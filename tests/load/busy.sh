@@ -139,9 +139,10 @@ log "  connect requests answered: $answers, p50 $(sed -n "$(((answers + 1) / 2))
 log "the receiver's log: $qp_failures 'cannot create a queue pair',"\
 	"$(count 'accept failed' "$WORK/recv.log") 'accept failed',"\
 	"$(count 'the most max-senders allows' "$WORK/recv.log") refused at max-senders,"\
-	"$(count 'busy with' "$WORK/recv.log") refused as busy,"\
+	"$(count 'busy with\|did not take its request' "$WORK/recv.log") refused as busy,"\
 	"$(count 'takes its session over' "$WORK/recv.log") takeovers,"\
 	"$(count 'peer timeout' "$WORK/recv.log") peer timeouts,"\
+	"$(count 'refused a request' "$WORK/recv.log") requests refused ($(count 'which it does not hold' "$WORK/recv.log") naming a key not held),"\
 	"$(count 'failed: ' "$WORK/recv.log") completion failures"
 log "  its memory: $((idle / 1024)) MiB idle, $((${peak:-0} / 1024)) MiB at the peak, $((after / 1024)) MiB after the senders"
 log "    in kiB, idle: $idle_parts; after: $after_parts"

@@ -257,13 +257,21 @@ static bool commit(struct recv_session *s, const struct rs_msg *req,
 	const struct recv_session_config *c = &s->cfg;
 	uint64_t start = c->counters ? recv_now_ns() : 0;
 	bool ok = false;
-	if (commit_key_ok(s, req))
+	if (commit_key_ok(s, req)) {
 		ok = recv_commit_apply_to(c->target, &c->staging, c->method,
 					  c->gen, req, reply);
-	else
+	} else {
+		/* Which of the two it was: a key long gone (a commit seen
+		 * twice, or sent late), or one never given. */
+		rs_err("sender %s: commit seq %u at offset %llu names key "
+		       "%#x, which it does not hold (newest %#x, before %#x)",
+		       s->peer, (unsigned)req->seq,
+		       (unsigned long long)req->offset, (unsigned)req->key,
+		       (unsigned)s->keys.newest, (unsigned)s->keys.before);
 		*reply = (struct rs_msg){.type = RS_MSG_COMMIT_DONE,
 					 .seq = req->seq,
 					 .status = RS_MSG_BAD_REQUEST};
+	}
 	if (ok && c->counters)
 		recv_counters_committed(c->counters, req->length,
 					recv_now_ns() - start);
@@ -527,10 +535,10 @@ static void answer(struct recv_session *s, uint16_t slot,
 		return;
 	}
 	if (!ok) {
-		rs_err("refused a request from %s at offset %llu length %llu: "
-		       "%s; closing the connection",
+		rs_err("refused a request from %s at offset %llu length %llu "
+		       "(seq %u): %s; closing the connection",
 		       s->peer, (unsigned long long)req->offset,
-		       (unsigned long long)req->length,
+		       (unsigned long long)req->length, (unsigned)req->seq,
 		       rs_msg_status_str(reply->status));
 		s->state = RECV_SESSION_REFUSING;
 		s->deadline_ms = s->heard_ms + RECV_REFUSAL_LINGER_MS;
