@@ -485,6 +485,52 @@ static bool deferred(const struct recv_session *s, const struct rs_msg *req)
 	       req->seq == s->rebasing.req.seq;
 }
 
+static struct recv_applied applied_of(const struct rs_msg *m)
+{
+	return (struct recv_applied){.type = m->type,
+				     .flags = m->flags,
+				     .seq = m->seq,
+				     .key = m->key,
+				     .offset = m->offset,
+				     .length = m->length,
+				     .ring_offset = m->ring_offset};
+}
+
+static bool same_applied(const struct recv_applied *a,
+			 const struct recv_applied *b)
+{
+	return a->type == b->type && a->flags == b->flags && a->seq == b->seq &&
+	       a->key == b->key && a->offset == b->offset &&
+	       a->length == b->length && a->ring_offset == b->ring_offset;
+}
+
+/* Whether req is, field for field, a commit this session applied already:
+ * the same message delivered twice, which an honest sender never sends
+ * (each batch has its own seq). Applying it again would refuse it (its
+ * offset is behind the head, its key may be gone) and end a healthy
+ * session; it wrote nothing, so it is left unanswered. */
+static bool applied_again(struct recv_session *s, const struct rs_msg *req)
+{
+	struct recv_applied a = applied_of(req);
+	for (unsigned i = 0; i < RECV_SESSION_APPLIED; i++) {
+		if (same_applied(&s->applied[i], &a)) {
+			s->again++;
+			rs_warn("sender %s: commit seq %u at offset %llu "
+				"came again (delivered twice): ignored",
+				s->peer, (unsigned)req->seq,
+				(unsigned long long)req->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void note_applied(struct recv_session *s, const struct rs_msg *req)
+{
+	s->applied[s->applied_next] = applied_of(req);
+	s->applied_next = (s->applied_next + 1) % RECV_SESSION_APPLIED;
+}
+
 /* Applies one request and answers it (a rebase: once it is over). */
 static void serve(struct recv_session *s, uint16_t slot,
 		  const struct rs_msg *req)
@@ -510,8 +556,10 @@ static void serve(struct recv_session *s, uint16_t slot,
 	} else if (verifying)
 		ok = recv_verify_apply(c->target, c->rotation, &c->read_ring,
 				       c->verify, req, &reply);
-	else
-		ok = commit(s, req, &reply);
+	else if (applied_again(s, req))
+		return;
+	else if ((ok = commit(s, req, &reply)))
+		note_applied(s, req);
 	if (!deferred(s, req))
 		answer(s, slot, req, &reply, ok, committing);
 }

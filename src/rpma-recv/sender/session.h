@@ -115,6 +115,18 @@ struct recv_parked_wait {
 	int64_t since_ms;
 };
 
+/* How many of a writer's last commits a session remembers: more than a
+ * sender has in flight (SHIP_DEPTH_MAX). */
+#define RECV_SESSION_APPLIED 64
+
+/* What makes a commit the same message again. */
+struct recv_applied {
+	uint8_t type;
+	uint16_t flags;
+	uint32_t seq, key;
+	uint64_t offset, length, ring_offset;
+};
+
 struct recv_session {
 	enum recv_session_state state;
 	struct recv_session_config cfg;
@@ -134,6 +146,12 @@ struct recv_session {
 		uint16_t slot;
 		struct rs_msg req;
 	} rebasing;
+	/* The last commits applied, to know one that arrives again (the
+	 * same message twice: seen on Soft-RoCE under a storm of
+	 * retransmissions) from a request that breaks the rules. */
+	struct recv_applied applied[RECV_SESSION_APPLIED];
+	unsigned applied_next;
+	uint64_t again; /* commits that arrived again, ignored */
 	uint64_t commits;
 	uint64_t bytes;
 	/* A writer that commits alone (apm, flush): the write offset as the
