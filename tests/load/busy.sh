@@ -136,6 +136,13 @@ log "  their logs: $(count 'lost after committing' "${senders_logs[@]}") 'connec
 	"$(count 'failed: ' "${senders_logs[@]}") completion failures"
 log "  connect requests answered: $answers, p50 $(sed -n "$(((answers + 1) / 2))p" "$WORK/answers") ms,"\
 	"p99 $(sed -n "$(((answers * 99 + 99) / 100))p" "$WORK/answers") ms, slowest ${slowest:-?} ms"
+# the receiver's part of it: from a request's hand-over to its log's
+# thread to the accept sent (rpma-recv -v)
+sed -n 's/.*accepted \([0-9]*\) ms after its request was handed over.*/\1/p' "$WORK/recv.log" |
+	sort -n >"$WORK/accepts"
+accepts=$(wc -l <"$WORK/accepts")
+log "  the receiver's part (hand-over to accept): $accepts, p50 $(sed -n "$(((accepts + 1) / 2))p" "$WORK/accepts") ms,"\
+	"p99 $(sed -n "$(((accepts * 99 + 99) / 100))p" "$WORK/accepts") ms, slowest $(tail -n 1 "$WORK/accepts") ms"
 log "the receiver's log: $qp_failures 'cannot create a queue pair',"\
 	"$(count 'accept failed' "$WORK/recv.log") 'accept failed',"\
 	"$(count 'the most max-senders allows' "$WORK/recv.log") refused at max-senders,"\
@@ -168,7 +175,7 @@ fi
 end_case
 if [ -n "$KEEP" ]; then
 	mkdir -p "$KEEP"
-	cp "$WORK"/{recv.log,drive.out,samples,counters.*,readback,answers} "$WORK"/send.*.log "$KEEP/" 2>/dev/null
+	cp "$WORK"/{recv.log,drive.out,samples,counters.*,readback,answers,accepts} "$WORK"/send.*.log "$KEEP/" 2>/dev/null
 	log "(the logs are in $KEEP)"
 fi
 summary

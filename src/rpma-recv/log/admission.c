@@ -685,6 +685,11 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 		recv_admission_end(adm, a);
 		return;
 	}
+	/* The receiver's part of the sender's wait for its answer. */
+	rs_verbose(
+	    "sender %s: accepted %llu ms after its request was handed over",
+	    a->s.peer,
+	    (unsigned long long)((recv_now_ns() - a->asked_ns) / 1000000ull));
 	watch_session(adm, a, EPOLL_CTL_ADD);
 }
 
