@@ -350,6 +350,11 @@ static void log_session_end(const struct recv_admission *adm,
 			(unsigned long long)(t->end - t->start));
 		if (a->windows && a->s.keys.reach_ns_max)
 			log_window_reach(adm, a);
+		/* Why (a sender that did not say goodbye: which side gave
+		 * up, and on what). */
+		if (a->s.why[0])
+			rs_verbose("sender %s: its session ended: %s",
+				   a->s.peer, a->s.why);
 	} else if (a->s.why[0]) {
 		rs_verbose("sender %s: %s", a->s.peer, a->s.why);
 	}
