@@ -142,11 +142,12 @@ sed -n 's/.*accepted \([0-9]*\) ms after its request was handed over.*/\1/p' "$W
 	sort -n >"$WORK/accepts"
 accepts=$(wc -l <"$WORK/accepts")
 log "  the receiver's part (hand-over to accept): $accepts, p50 $(sed -n "$(((accepts + 1) / 2))p" "$WORK/accepts") ms,"\
-	"p99 $(sed -n "$(((accepts * 99 + 99) / 100))p" "$WORK/accepts") ms, slowest $(tail -n 1 "$WORK/accepts") ms"
+	"p99 $(sed -n "$(((accepts * 99 + 99) / 100))p" "$WORK/accepts") ms, slowest $(tail -n 1 "$WORK/accepts") ms;"\
+	"of it setting the session up: slowest $(sed -n 's/.*handed over (\([0-9]*\) ms setting it up).*/\1/p' "$WORK/recv.log" | sort -n | tail -n 1) ms"
 log "the receiver's log: $qp_failures 'cannot create a queue pair',"\
 	"$(count 'accept failed' "$WORK/recv.log") 'accept failed',"\
 	"$(count 'the most max-senders allows' "$WORK/recv.log") refused at max-senders,"\
-	"$(count 'busy with\|did not take its request' "$WORK/recv.log") refused as busy,"\
+	"$(count 'busy with\|did not take its request\|came to its request' "$WORK/recv.log") refused as busy,"\
 	"$(count 'takes its session over' "$WORK/recv.log") takeovers,"\
 	"$(count 'peer timeout' "$WORK/recv.log") peer timeouts,"\
 	"$(count 'refused a request' "$WORK/recv.log") requests refused ($(count 'which it does not hold' "$WORK/recv.log") naming a key not held),"\

@@ -653,6 +653,7 @@ static void setup_failed(const struct recv_sender *a, const char *why)
  * is decided (a takeover, a truncation) before its connection is set up. */
 static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 {
+	uint64_t began = recv_now_ns();
 	struct recv_sender *a = session_new(adm, h);
 	if (!a) {
 		refuse(adm, h, RS_REJECT_INTERNAL, 0);
@@ -690,11 +691,14 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 		recv_admission_end(adm, a);
 		return;
 	}
-	/* The receiver's part of the sender's wait for its answer. */
-	rs_verbose(
-	    "sender %s: accepted %llu ms after its request was handed over",
-	    a->s.peer,
-	    (unsigned long long)((recv_now_ns() - a->asked_ns) / 1000000ull));
+	/* The receiver's part of the sender's wait for its answer, and of
+	 * it the setting up. */
+	uint64_t now = recv_now_ns();
+	rs_verbose("sender %s: accepted %llu ms after its request was handed "
+		   "over (%llu ms setting it up)",
+		   a->s.peer,
+		   (unsigned long long)((now - a->asked_ns) / 1000000ull),
+		   (unsigned long long)((now - began) / 1000000ull));
 	watch_session(adm, a, EPOLL_CTL_ADD);
 }
 

@@ -33,6 +33,12 @@ struct recv_worker_config {
 	bool busy_poll;
 };
 
+/* How long a connection request may wait for its log's thread: older,
+ * it is refused as busy with a time to ask again (service/answering.c
+ * from the service's thread, log/worker.c when the log's thread comes to
+ * it late), so that every request is answered within about a second. */
+#define RECV_ANSWER_MS 400
+
 /* Counts shared by the service and every worker. */
 struct recv_counters {
 	atomic_uint senders;  /* seats taken (log/seats.h) */

@@ -152,15 +152,45 @@ static void note_admit_cost(struct recv_log_worker *w, uint64_t ns)
 	atomic_store(&w->counters->admit_us, was ? (7 * was + us) / 8 : us);
 }
 
-/* Admits what the service handed over. True if there was something. */
+/* When to ask again, for a request its log's thread came to late: about
+ * how long the requests waiting now take to admit, spread so that those
+ * told together do not come back together (the service's hint,
+ * service/answering.c, divides this by its threads). */
+static uint16_t retry_hint_ms(const struct recv_log_worker *w)
+{
+	uint64_t ms = (uint64_t)atomic_load(&w->counters->waiting) *
+		      atomic_load(&w->counters->admit_us) / 1000;
+	if (ms < 100)
+		ms = 100;
+	ms += (uint64_t)random() % (ms / 2 + 1);
+	return ms > 5000 ? 5000 : (uint16_t)ms;
+}
+
+/* Admits what the service handed over; one that waited longer than
+ * RECV_ANSWER_MS (its sender waits for an answer) is refused as busy
+ * instead, so that its setup does not make it later still. True if there
+ * was something. */
 static bool take_handovers(struct recv_log_worker *w)
 {
 	bool any = false;
 	struct recv_handover *h;
 	while ((h = taken(w, recv_inbox_pop(&w->inbox)))) {
 		uint64_t start = recv_now_ns();
-		recv_admission_admit(&w->adm, h);
-		note_admit_cost(w, recv_now_ns() - start);
+		if (start - h->asked_ns > RECV_ANSWER_MS * 1000000ull) {
+			uint16_t retry_ms = retry_hint_ms(w);
+			rs_verbose("sender %s: its log's thread came to its "
+				   "request after %llu ms: told to ask again "
+				   "in %u ms",
+				   h->peer,
+				   (unsigned long long)((start - h->asked_ns) /
+							1000000ull),
+				   retry_ms);
+			recv_admission_refuse(&w->adm, h, RS_REJECT_BUSY,
+					      retry_ms);
+		} else {
+			recv_admission_admit(&w->adm, h);
+			note_admit_cost(w, recv_now_ns() - start);
+		}
 		handover_free(h);
 		any = true;
 	}

@@ -76,10 +76,9 @@ uint16_t recv_service_pending_ms(const struct service *svc, const char *name);
 void recv_service_route(struct service *svc, struct rs_listener_event *ev);
 
 /* Requests handed over that their log's thread has not taken within
- * RECV_ANSWER_MS are refused as busy, with a hint of when to ask again
- * (service/answering.c): every request is answered within about that,
+ * RECV_ANSWER_MS (log/config.h) are refused as busy, with a hint of when to ask
+ * again (service/answering.c): every request is answered within about that,
  * whatever its log's thread is doing. */
-#define RECV_ANSWER_MS 400
 void recv_service_answer_late(struct service *svc, uint64_t now_ns);
 /* The hint: about how long the logs' threads take to work through the
  * requests waiting now, spread so that those told together do not all
