@@ -37,7 +37,7 @@ struct recv_worker_config {
  * it is refused as busy with a time to ask again (service/answering.c
  * from the service's thread, log/worker.c when the log's thread comes to
  * it late), so that every request is answered within about a second. */
-#define RECV_ANSWER_MS 400
+#define RECV_ANSWER_MS 250
 
 /* Counts shared by the service and every worker. */
 struct recv_counters {
