@@ -5,7 +5,8 @@
 # writes outside the granted regions, a reader's write, a stale session's).
 # Each must be refused and logged, the receiver must stay up and serve an
 # honest rpma-send after each, and at the end the pool holds exactly the
-# honest chunks and checks clean. Then an append-only log (devdax) beside
+# honest chunks and checks clean. A takeover with a made-up token is
+# refused at max-senders like any request. Then an append-only log (devdax) beside
 # another: writes over its committed bytes with every key a host was shown
 # fail at the NIC, its bytes unchanged, while a writer of the other log
 # streams on. Last an apm writer that stores broken offsets, leaves one
@@ -165,6 +166,33 @@ if [ ! -x "$ROGUE" ]; then
 fi
 
 hostile_run plain "$WORK/hostile.pool" --create 64M
+
+# The cap holds for everyone: with max-senders 1 taken by a reader, a
+# takeover with a made-up token into a log no writer holds is refused like
+# any request; once the reader is gone its seat is free at once.
+start_case "max-senders: a made-up takeover token is refused at the cap"
+if start_recv "$WORK/recv.cap.log" --max-senders 1 --log "a=$WORK/cap-a.pool" \
+	--log "b=$WORK/cap-b.pool" --create 4M; then
+	spawn 120 "$WORK/cap.reader" "$SEND" --fetch --follow "$RECV_IP/a" "$WORK/cap.out"
+	reader=$SPAWN_PID
+	wait_for "$WORK/recv.cap.log" "connected at write offset" 30 "$RECV_PID" ||
+		fail "the reader did not connect: $(cat "$WORK/cap.reader")"
+	rogue_run takeover-at-cap "$RECV_IP/b"
+	grep -q "refusing sender .*: 1 senders connected, the most max-senders allows" "$WORK/recv.cap.log" ||
+		fail "the refusal is not logged: $(tail -n 5 "$WORK/recv.cap.log")"
+	kill -TERM "$reader"
+	reap "$reader"
+	printf 'after the reader\n' >"$WORK/cap.in"
+	rc=0
+	# (its end reaches the receiver a moment after it exits)
+	timeout 60 "$SEND" --retry 2 "$RECV_IP/b" "$WORK/cap.in" 2>"$WORK/cap.err" || rc=$?
+	[ "$rc" = 0 ] || fail "a writer after the reader left: exit $rc: $(cat "$WORK/cap.err")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+else
+	fail "receiver did not start: $(cat "$WORK/recv.cap.log")"
+fi
+end_case
 
 # append_only_run POOL: an append-only log `audit` on POOL, a log `other`
 # on a plain file with a writer streaming into it throughout, and a log

@@ -14,6 +14,9 @@
 #define LOAD_FDS_MAX 4		  /* a session's descriptors (fleet_pollfds) */
 #define LOAD_TICK_NS 100000000ull /* keepalives, reconnects */
 #define LOAD_SWEEP_NS 1000000000ull /* every session looked at anyway */
+/* Lines shipped and not yet committed, a session's at most: its window's
+ * batches (4 KiB, 2 in flight, one filling) of 100-byte lines. */
+#define LOAD_DUE_MAX 128
 
 struct load_session {
 	struct load_fleet *lf;
@@ -26,6 +29,11 @@ struct load_session {
 	struct window_link link;
 	uint64_t next_line_ns; /* 0: idle */
 	uint64_t sent;
+	/* When each line shipped and not yet committed was due, oldest
+	 * first: its latency counts from then (a line that waited for room
+	 * in the window waited too: no coordinated omission). */
+	uint64_t due[LOAD_DUE_MAX];
+	unsigned due_first, due_n;
 	int fds[LOAD_FDS_MAX]; /* as registered with the epoll set */
 	unsigned nfds;
 };
@@ -50,13 +58,31 @@ static int link_post(void *ctx, unsigned i, struct window_batch *b)
 	return fleet_post(s->f, i, b);
 }
 
+/* Each line of the batch committed, from when it was due. */
 static void link_committed(void *ctx, const struct window_batch *b)
 {
 	struct load_session *s = ctx;
 	uint64_t now = send_stats_now_ns();
-	if (s->lf->stats)
-		send_stats_commit(s->lf->stats, b->length, now - b->posted_ns,
-				  now);
+	uint32_t size = s->lf->cfg.line_size;
+	for (uint32_t done = 0; done + size <= b->length; done += size) {
+		uint64_t due = b->posted_ns;
+		if (s->due_n) {
+			due = s->due[s->due_first];
+			s->due_first = (s->due_first + 1) % LOAD_DUE_MAX;
+			s->due_n--;
+		}
+		if (s->lf->stats)
+			send_stats_commit(s->lf->stats, size,
+					  now > due ? now - due : 0, now);
+	}
+}
+
+static void note_due(struct load_session *s, uint64_t due)
+{
+	if (s->due_n == LOAD_DUE_MAX)
+		return; /* cannot be: the window holds fewer lines */
+	s->due[(s->due_first + s->due_n) % LOAD_DUE_MAX] = due;
+	s->due_n++;
 }
 
 struct load_fleet *load_fleet_new(const struct load_fleet_config *cfg)
@@ -210,6 +236,7 @@ static bool ship_line(struct load_session *s, uint64_t now)
 		return false;
 	make_line(lf, s);
 	memcpy(space, lf->line, lf->cfg.line_size);
+	note_due(s, s->next_line_ns);
 	window_filled(s->w, lf->cfg.line_size, now);
 	window_flush(s->w, now);
 	s->sent++;

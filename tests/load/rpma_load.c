@@ -6,7 +6,9 @@
  *   connect the others connect;
  *   idle   every session connected, none shipping (the idle CPU);
  *   fleet  every session ships a line every interval.
- * It reports the commit latency of the lone and the fleet phases, and,
+ * It reports the commit latency of the lone and the fleet phases (each
+ * line's, from when it was due: a line that waits for room in its window
+ * counts its wait, so a stall is not left out of the figures), and,
  * given the receiver's pid (same host), its resident and pinned memory,
  * threads, descriptors and CPU in each phase. The last line,
  * "rpma-load: result ...", is key=value pairs for scripts. */
@@ -50,7 +52,8 @@ struct load_phase {
 static const char usage[] =
     "usage: rpma-load [options] HOST[:PORT] PREFIX\n"
     "Holds --sessions sender sessions, session i to log PREFIXi, each\n"
-    "shipping a line every --interval; reports commit latency p50/p99 and\n"
+    "shipping a line every --interval; reports commit latency p50/p99\n"
+    "(each line's, from when it was due) and\n"
     "the receiver's memory, threads and CPU (--receiver-pid).\n"
     "  -n, --sessions N        sessions (10)\n"
     "  -i, --interval MS       a line per session every MS ms (1000)\n"

@@ -8,7 +8,8 @@
  * RDMA writes outside the granted regions, writes into the log by a reader,
  * by any key against an append-only log, by a session that ended; and a
  * one-sided writer's (apm, flush) stored offset and kept keys
- * (rogue_offset.c). What the scenarios share is rogue.c. Every wait has a
+ * (rogue_offset.c), a made-up takeover token at max-senders. What the
+ * scenarios share is rogue.c. Every wait has a
  * timeout of a few seconds. It prints one line saying what
  * happened and exits 0 when the receiver refused safely, 1 when the receiver
  * misbehaved (accepted, committed, let a write through, did not answer or did
@@ -183,6 +184,26 @@ static int scenario_bad_name(struct rogue *r, const char *arg)
 	rc = worse(rc, bad_name_case(r, "bytes after the log name's NUL",
 				     "app\0x", 5));
 	return rc;
+}
+
+/* A writer's takeover with a token the receiver never issued, on a log no
+ * writer holds, while the receiver serves as many senders as max-senders
+ * allows: it takes no one's seat, so it counts like any request and is
+ * refused (RS_REJECT_LIMIT). Where the takeover flag alone passed the
+ * cap, any allowed peer could go past it. */
+static int scenario_takeover_at_cap(struct rogue *r, const char *arg)
+{
+	(void)arg;
+	struct rs_connect_req req = {.flags = RS_CONNECT_TAKEOVER,
+				     .method = RS_METHOD_GPSPM,
+				     .methods = methods_of(0)};
+	memcpy(req.log_name, r->name, sizeof(req.log_name));
+	for (size_t i = 0; i < sizeof(req.token.bytes); i++)
+		req.token.bytes[i] = (uint8_t)(0xa5 ^ (i * 31));
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX];
+	size_t len = rs_connect_req_encode(&req, buf, sizeof(buf));
+	return connect_case(r, "a made-up takeover token at max-senders", buf,
+			    (uint8_t)len, RS_REJECT_LIMIT, true);
 }
 
 /* ---- commit requests the receiver must refuse ---- */
@@ -1074,6 +1095,9 @@ static const struct scenario {
     {"short", scenario_short, "connect with 3 bytes of private data"},
     {"unknown-flags", scenario_unknown_flags, "connect with flags 0x80"},
     {"unknown-method", scenario_unknown_method, "connect with method 9"},
+    {"takeover-at-cap", scenario_takeover_at_cap,
+     "a made-up takeover token on a log with no writer, the receiver at "
+     "max-senders (run it so)"},
     {"bad-name", scenario_bad_name,
      "connect with a log name that is bad, has a space, or is not zero "
      "after its NUL"},

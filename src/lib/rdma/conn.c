@@ -14,6 +14,13 @@
 #include <string.h>
 #include <time.h>
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 const char *rs_rdma_errno_hint(int err)
 {
 	if (err == ENODEV)
@@ -234,7 +241,9 @@ static struct rdma_conn_param conn_param(const struct rs_conn *c,
  * again: 4.096 us * 2^RS_ACK_TIMEOUT_EXP. The connection manager's default
  * for RoCE is about a second, so one lost packet stalls the link for that
  * long. See rpma-ship(7) for the measurements behind the value. */
+#ifndef RS_ACK_TIMEOUT_EXP    /* a build may choose another, to measure */
 #define RS_ACK_TIMEOUT_EXP 14 /* 67 ms */
+#endif
 
 static void set_ack_timeout(struct rdma_cm_id *id)
 {
@@ -256,8 +265,12 @@ int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 	/* ESTABLISHED stands for "no event" until one arrives. */
 	enum rdma_cm_event_type got = RDMA_CM_EVENT_ESTABLISHED;
 	reply->len = 0;
-	if (expect_event(c, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, reply,
-			 &got) == 0) {
+	int64_t asked = now_ms();
+	int waited =
+	    expect_event(c, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, reply, &got);
+	c->answer_ms =
+	    waited && errno == ETIMEDOUT ? -1 : (int)(now_ms() - asked);
+	if (waited == 0) {
 		c->established = true;
 		return 0;
 	}
@@ -301,6 +314,11 @@ int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		return rs_error_set(err, RS_E_PROVIDER, errno,
 				    "accept failed: %s", strerror(errno));
 	return read_only ? remote_read_only(c, err) : 0;
+}
+
+int rs_conn_answer_ms(const struct rs_conn *c)
+{
+	return c->answer_ms;
 }
 
 void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len)
@@ -512,13 +530,6 @@ static int poll_one(struct rs_conn *c, struct ibv_wc *wc)
 {
 	int n = c->send_cq ? ibv_poll_cq(c->send_cq, 1, wc) : 0;
 	return n ? n : ibv_poll_cq(c->cq, 1, wc);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static bool cm_event_pending(const struct rs_conn *c)

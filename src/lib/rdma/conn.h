@@ -35,6 +35,9 @@ int rs_conn_resolve(const char *host, const char *port, int timeout_ms,
 int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		    int timeout_ms, struct rs_private_data *reply,
 		    struct rs_error *err);
+/* How long rs_conn_connect waited for the peer's answer (an accept or a
+ * reject), in ms; -1 when none came. */
+int rs_conn_answer_ms(const struct rs_conn *c);
 
 /* Both sides: a queue pair on peer's protection domain, for send_depth
  * posted sends, writes and reads and recv_depth posted receives. */

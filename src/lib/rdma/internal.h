@@ -41,6 +41,7 @@ struct rs_conn {
 	bool cq_armed;
 	bool busy_poll; /* spin on the CQ instead of sleeping */
 	bool established;
+	int answer_ms; /* what the last connect waited for its answer; -1 */
 	/* Work requests posted with RS_POST_MORE, waiting for the last of
 	 * their chain: one doorbell (a system call on Soft-RoCE) for all. */
 	struct ibv_send_wr chain[RS_CONN_CHAIN_MAX];

@@ -356,6 +356,8 @@ static int handshake(struct rs_session *s, const struct rs_session_request *r,
 	struct rs_error cerr = {0};
 	int rc = rs_conn_connect(s->conn, buf, (uint8_t)len, r->timeout_ms,
 				 &reply, &cerr);
+	if (r->answer_ms)
+		*r->answer_ms = rs_conn_answer_ms(s->conn);
 	if (rc == RS_E_REJECTED)
 		return on_reject(r, &req, &reply, again, err);
 	char who[RECEIVER_TEXT_SIZE];
@@ -470,8 +472,8 @@ static int accept_data(struct rs_session *s, const struct rs_session_accept *a,
 	return 0;
 }
 
-int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
-		      struct rs_session **session, struct rs_error *err)
+int rs_session_prepare(struct rs_conn **conn, const struct rs_session_accept *a,
+		       struct rs_session **session, struct rs_error *err)
 {
 	struct rs_session *s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -490,26 +492,48 @@ int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 	 * nothing: an idle sender's probes cost it no wake-up. */
 	rs_conn_quiet_sends(*conn);
 	s->conn = *conn;
-	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
-	size_t len = 0;
+	*conn = 0;
 	/* Replies: up to two per slot in flight, the control slot's too. */
 	/* Per request a reply and, for a windowed writer, a window's
 	 * invalidation and binding: one reply in `slots` is signaled. */
 	int rc = setup(s, 4u * (s->slots + 1u), err);
-	if (!rc)
-		rc = accept_data(s, a, buf, &len, err);
-	if (rc) {
-		rs_session_refuse(&s->conn, s->version, RS_REJECT_INTERNAL, 0);
-		*conn = 0;
-		rs_session_delete(&s);
-		return rc;
-	}
-	*conn = 0;
-	rc = rs_conn_accept(s->conn, buf, (uint8_t)len, a->read_only, err);
 	if (rc)
-		rs_session_delete(&s);
+		rs_session_refuse_prepared(&s, RS_REJECT_INTERNAL);
 	*session = s;
 	return rc;
+}
+
+void rs_session_refuse_prepared(struct rs_session **session, uint8_t reason)
+{
+	struct rs_session *s = *session;
+	if (!s)
+		return;
+	rs_session_refuse(&s->conn, s->version, reason, 0);
+	rs_session_delete(session);
+}
+
+int rs_session_answer(struct rs_session **session,
+		      const struct rs_session_accept *a, struct rs_error *err)
+{
+	struct rs_session *s = *session;
+	uint8_t buf[RS_ACCEPT_PRIVATE_MAX];
+	size_t len = 0;
+	int rc = accept_data(s, a, buf, &len, err);
+	if (rc) {
+		rs_session_refuse_prepared(session, RS_REJECT_INTERNAL);
+		return rc;
+	}
+	rc = rs_conn_accept(s->conn, buf, (uint8_t)len, a->read_only, err);
+	if (rc)
+		rs_session_delete(session);
+	return rc;
+}
+
+int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
+		      struct rs_session **session, struct rs_error *err)
+{
+	int rc = rs_session_prepare(conn, a, session, err);
+	return rc ? rc : rs_session_answer(session, a, err);
 }
 
 int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,

@@ -47,6 +47,9 @@ struct rs_session_request {
 	/* Where the receiver's reject goes when it refuses (NULL: nowhere):
 	 * its reason and hint of when to ask again. */
 	struct rs_reject_info *refused;
+	/* Where the time the receiver took to answer the connect request
+	 * goes, in ms (-1: no answer came; NULL: nowhere). */
+	int *answer_ms;
 };
 
 /* Connects, asking for the log named in r->req.log_name ("" for the
@@ -104,6 +107,17 @@ struct rs_session_accept {
  * (rs_conn_next_event). */
 int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 		      struct rs_session **s, struct rs_error *err);
+/* The same in two steps, so that nothing is decided for a sender whose
+ * connection cannot be set up (one that gave up waiting has its request
+ * withdrawn: its queue pair cannot be made): the session set up (queue
+ * pair, slots; a->grant not read yet), then the accept sent with a->grant.
+ * A failure of either refuses and deletes the connection. Between the two,
+ * rs_session_refuse_prepared refuses it instead. */
+int rs_session_prepare(struct rs_conn **conn, const struct rs_session_accept *a,
+		       struct rs_session **s, struct rs_error *err);
+int rs_session_answer(struct rs_session **s, const struct rs_session_accept *a,
+		      struct rs_error *err);
+void rs_session_refuse_prepared(struct rs_session **s, uint8_t reason);
 
 /* Checks the answer to the challenge in a received message. RS_E_AUTH when
  * it is not the right one. */

@@ -21,9 +21,11 @@ void recv_admission_init(struct recv_admission *adm,
 			 struct recv_counters *counters,
 			 struct recv_log_counters *log_counters,
 			 struct rs_pmem_target *target,
-			 struct recv_rotation *rotation)
+			 struct recv_rotation *rotation,
+			 struct recv_held_token *held)
 {
 	memset(adm, 0, sizeof(*adm));
+	adm->held = held;
 	adm->cfg = cfg;
 	adm->counters = counters;
 	adm->log_counters = log_counters;
@@ -32,12 +34,22 @@ void recv_admission_init(struct recv_admission *adm,
 	adm->watch_epfd = -1;
 }
 
-/* A sender the service counted (service/routing.c) is gone: ended or
- * refused. */
-static void sender_gone(struct recv_admission *adm)
+/* A sender is gone (ended or refused): its seat, if it held one, is
+ * free at once. */
+static void seat_gone(struct recv_admission *adm, struct recv_seat *seat)
 {
-	atomic_fetch_sub(&adm->counters->senders, 1);
-	recv_counters_disconnected(adm->log_counters);
+	if (recv_seat_release(&adm->counters->senders, seat))
+		recv_counters_disconnected(adm->log_counters);
+}
+
+/* A sender that came without a seat (to take a session over) and needs
+ * one of its own now. */
+static void seat_taken(struct recv_admission *adm, struct recv_seat *seat)
+{
+	if (seat->held)
+		return;
+	recv_seat_take(&adm->counters->senders, seat);
+	recv_counters_connected(adm->log_counters);
 }
 
 void recv_admission_fini(struct recv_admission *adm)
@@ -293,6 +305,8 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 	if (recv_rotation_enabled(adm->rotation))
 		info->peer_flags |= RS_PEER_ARCHIVE;
 	info->token = a->token;
+	if (adm->holder == a)
+		recv_held_token_set(adm->held, &a->token);
 	info->peer_timeout_ms = adm->cfg->peer_timeout_ms;
 	if (a->req.flags & RS_CONNECT_VERIFY) {
 		register_read_prefix(a, info->write_offset_value);
@@ -336,6 +350,11 @@ static void log_session_end(const struct recv_admission *adm,
 			(unsigned long long)(t->end - t->start));
 		if (a->windows && a->s.keys.reach_ns_max)
 			log_window_reach(adm, a);
+		/* Why (a sender that did not say goodbye: which side gave
+		 * up, and on what). */
+		if (a->s.why[0])
+			rs_verbose("sender %s: its session ended: %s",
+				   a->s.peer, a->s.why);
 	} else if (a->s.why[0]) {
 		rs_verbose("sender %s: %s", a->s.peer, a->s.why);
 	}
@@ -404,6 +423,7 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 	}
 	if (adm->holder == a) {
 		adm->holder = 0;
+		recv_held_token_clear(adm->held);
 		/* Its sender did not come back for it: forgotten, the log
 		 * keeps its content. */
 		if (adm->gen.active && !a->taken_over)
@@ -414,7 +434,7 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 			adm->gen.active = false;
 	}
 	adm->nsessions--;
-	sender_gone(adm);
+	seat_gone(adm, &a->seat);
 	memset(&a->rules.key, 0, sizeof(a->rules.key));
 	free(a);
 }
@@ -431,8 +451,10 @@ static bool presents_token_of(const struct rs_connect_req *req,
 	       !memcmp(&req->token, &holder->token, sizeof(holder->token));
 }
 
-/* The sender of `a` is back on a new connection: its old one ends first.
- * A verifier holds nothing. */
+/* The sender of `a` is back on a new connection: its old one ends first,
+ * and its seat passes to the new one (one that came without a seat and
+ * finds the old session gone takes one of its own). A verifier holds
+ * nothing. */
 static int take_over(struct recv_admission *adm, struct recv_sender *a)
 {
 	if (!is_writer(&a->req))
@@ -444,8 +466,10 @@ static int take_over(struct recv_admission *adm, struct recv_sender *a)
 		rs_info("sender %s takes its session over from %s", a->s.peer,
 			old->s.peer);
 		old->taken_over = true;
+		recv_seat_pass(&adm->counters->senders, &old->seat, &a->seat);
 		recv_admission_end(adm, old);
 	}
+	seat_taken(adm, &a->seat);
 	adm->holder = a;
 	return 0;
 }
@@ -571,6 +595,7 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	a->req = h->req;
 	a->rules = h->rules;
 	a->took = RS_METHOD_AUTO;
+	a->asked_ns = h->asked_ns;
 	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
 	if (pick_peer(a, h->conn) || take_method_memory(a)) {
 		free(a);
@@ -594,24 +619,48 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	return a;
 }
 
+static void refuse_hinted(struct recv_admission *adm, struct recv_handover *h,
+			  uint8_t reason, uint8_t methods, uint16_t retry_ms)
+{
+	struct rs_reject_info info = {.version = h->req.version,
+				      .reason = reason,
+				      .methods = methods,
+				      .retry_ms = retry_ms};
+	rs_session_refuse_with(&h->conn, &info);
+	recv_counters_refused(adm->log_counters, recv_refusal_of(reason));
+	seat_gone(adm, &h->seat);
+}
+
 static void refuse(struct recv_admission *adm, struct recv_handover *h,
 		   uint8_t reason, uint8_t methods)
 {
-	rs_session_refuse(&h->conn, h->req.version, reason, methods);
-	recv_counters_refused(adm->log_counters, recv_refusal_of(reason));
-	sender_gone(adm);
+	refuse_hinted(adm, h, reason, methods, 0);
+}
+
+/* The connection could not be set up: said, with how long its request
+ * waited (a sender that gave up waiting withdrew it, and its queue pair
+ * can no longer be made). */
+static void setup_failed(const struct recv_sender *a, const char *why)
+{
+	rs_err(
+	    "sender %s: %s (its request waited %llu ms)", a->s.peer, why,
+	    (unsigned long long)((recv_now_ns() - a->asked_ns) / 1000000ull));
 }
 
 /* Accepts a checked request: the session starts ADMITTED. Without a key
  * the grant goes with the accept, so a writer holds the log from now;
- * with one, after its answer (a sender taking over: only then). */
+ * with one, after its answer (a sender taking over: only then). Nothing
+ * is decided (a takeover, a truncation) before its connection is set up. */
 static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 {
+	uint64_t began = recv_now_ns();
 	struct recv_sender *a = session_new(adm, h);
 	if (!a) {
 		refuse(adm, h, RS_REJECT_INTERNAL, 0);
 		return;
 	}
+	a->seat = h->seat; /* the session holds it from now */
+	h->seat.held = false;
 	struct rs_accept_info info;
 	struct rs_session_accept acc = {.version = h->req.version,
 					.peer = a->peer,
@@ -622,22 +671,34 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 								: 0,
 					.grant = &info,
 					.presented = &h->req.token};
+	struct rs_error err = {0};
+	if (rs_session_prepare(&h->conn, &acc, &a->rs, &err)) {
+		setup_failed(a, err.msg);
+		recv_admission_end(adm, a);
+		return;
+	}
 	bool granted_now = !acc.key;
 	if (granted_now && (take_over(adm, a) || grant(a, &info))) {
-		rs_session_refuse(&h->conn, h->req.version, RS_REJECT_INTERNAL,
-				  0);
+		rs_session_refuse_prepared(&a->rs, RS_REJECT_INTERNAL);
 		recv_admission_end(adm, a);
 		return;
 	}
 	if (!granted_now && is_writer(&h->req) &&
 	    !presents_token_of(&h->req, adm->holder))
 		adm->holder = a;
-	struct rs_error err = {0};
-	if (rs_session_accept(&h->conn, &acc, &a->rs, &err)) {
-		rs_err("sender %s: %s", h->peer, err.msg);
+	if (rs_session_answer(&a->rs, &acc, &err)) {
+		setup_failed(a, err.msg);
 		recv_admission_end(adm, a);
 		return;
 	}
+	/* The receiver's part of the sender's wait for its answer, and of
+	 * it the setting up. */
+	uint64_t now = recv_now_ns();
+	rs_verbose("sender %s: accepted %llu ms after its request was handed "
+		   "over (%llu ms setting it up)",
+		   a->s.peer,
+		   (unsigned long long)((now - a->asked_ns) / 1000000ull),
+		   (unsigned long long)((now - began) / 1000000ull));
 	watch_session(adm, a, EPOLL_CTL_ADD);
 }
 
@@ -654,13 +715,17 @@ static const char *busy_reason(const struct recv_admission *adm,
 }
 
 void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
-			   uint8_t reason)
+			   uint8_t reason, uint16_t retry_ms)
 {
-	refuse(adm, h, reason, 0);
+	refuse_hinted(adm, h, reason, 0, retry_ms);
 }
 
 void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 {
+	/* Routed to take over a session that ended since: it counts like
+	 * any request from now. */
+	if (!h->seat.held && !presents_token_of(&h->req, adm->holder))
+		seat_taken(adm, &h->seat);
 	const char *busy = busy_reason(adm, &h->req);
 	if (busy) {
 		rs_info("refusing sender %s: %s with %s", h->peer, busy,
@@ -719,6 +784,14 @@ unsigned recv_admission_timer_ms(const struct recv_admission *adm,
 	if (ms < busy_ms)
 		return busy_ms;
 	return ms > RECV_QUIET_TIMER_MS ? RECV_QUIET_TIMER_MS : (unsigned)ms;
+}
+
+bool recv_admission_rebasing(const struct recv_admission *adm)
+{
+	for (const struct recv_sender *a = adm->sessions; a; a = a->next)
+		if (a->s.rebasing.on)
+			return true;
+	return false;
 }
 
 bool recv_admission_spins(const struct recv_admission *adm)

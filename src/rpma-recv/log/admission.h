@@ -6,7 +6,9 @@
 #define RECV_LOG_ADMISSION_H
 
 #include "log/config.h"
+#include "log/held_token.h"
 #include "log/inbox.h"
+#include "log/seats.h"
 #include "methods/exposure.h"
 #include "methods/write_windows.h"
 #include "methods/writer_keys.h"
@@ -38,7 +40,9 @@ struct recv_sender {
 	/* Its method's own memory (the staging ring) taken for it: given
 	 * back at its end. RS_METHOD_AUTO: none. */
 	enum rs_method took;
-	bool taken_over; /* its sender came back on a new connection */
+	bool taken_over;       /* its sender came back on a new connection */
+	struct recv_seat seat; /* under max-senders (log/seats.h) */
+	uint64_t asked_ns;     /* when its request was handed over */
 	struct recv_admission *adm;
 };
 
@@ -53,7 +57,8 @@ struct recv_admission {
 	struct recv_exposure *exposure; /* NULL until a sender comes */
 	struct recv_sender *sessions;	/* every connected sender */
 	unsigned nsessions;
-	struct recv_sender *holder; /* the writer; NULL when none */
+	struct recv_sender *holder;   /* the writer; NULL when none */
+	struct recv_held_token *held; /* its token, for the service to see */
 	/* Where the log's thread waits: each session's descriptors are in
 	 * this epoll set (data.ptr watch_owner) while it lives; -1: none. */
 	int watch_epfd;
@@ -66,7 +71,8 @@ void recv_admission_init(struct recv_admission *adm,
 			 struct recv_counters *counters,
 			 struct recv_log_counters *log_counters,
 			 struct rs_pmem_target *target,
-			 struct recv_rotation *rotation);
+			 struct recv_rotation *rotation,
+			 struct recv_held_token *held);
 /* Ends every session and gives back what the device was given. */
 void recv_admission_fini(struct recv_admission *adm);
 
@@ -75,9 +81,10 @@ void recv_admission_watch(struct recv_admission *adm, int epfd, void *owner);
 
 /* A connection the service handed over: admitted or refused. */
 void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h);
-/* Refuses a connection the service handed over. */
+/* Refuses a connection the service handed over, with a hint of when to
+ * ask again (0: none). */
 void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
-			   uint8_t reason);
+			   uint8_t reason, uint16_t retry_ms);
 /* True when a reader waits for the log to grow while its writer commits
  * alone (apm, flush): the receiver hears of no commit, so the log's loop
  * looks at the write offset often (its view is stale by that much). */
@@ -97,6 +104,9 @@ unsigned recv_admission_timer_ms(const struct recv_admission *adm,
 /* True when --busy-poll has a session to spin for: one that sends messages
  * (a gpspm or staged writer, a reader), not an apm or flush writer. */
 bool recv_admission_spins(const struct recv_admission *adm);
+
+/* Whether a writer waits for its rebase to be over (sender/session.h). */
+bool recv_admission_rebasing(const struct recv_admission *adm);
 
 /* Ends a session: its queue pair is destroyed when this returns. */
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a);

@@ -28,14 +28,23 @@ struct recv_worker_config {
 	uint64_t create_size;
 	struct recv_exposure_config exposure;
 	struct recv_rotation_config rotation;
+	struct recv_archiver *archiver; /* the receiver's (NULL: none) */
 	uint32_t peer_timeout_ms;
 	bool busy_poll;
 };
 
+/* How long a connection request may wait for its log's thread: older,
+ * it is refused as busy with a time to ask again (service/answering.c
+ * from the service's thread, log/worker.c when the log's thread comes to
+ * it late), so that every request is answered within about a second. */
+#define RECV_ANSWER_MS 250
+
 /* Counts shared by the service and every worker. */
 struct recv_counters {
-	atomic_uint senders; /* handed to a worker and not yet ended */
-	atomic_uint served;  /* sessions that were served, then ended */
+	atomic_uint senders;  /* seats taken (log/seats.h) */
+	atomic_uint served;   /* sessions that were served, then ended */
+	atomic_uint waiting;  /* requests handed over, not yet taken */
+	atomic_uint admit_us; /* what taking one costs a log's thread, lately */
 };
 
 #endif

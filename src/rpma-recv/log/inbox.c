@@ -59,3 +59,35 @@ struct recv_handover *recv_inbox_pop(struct recv_inbox *in)
 	pthread_mutex_unlock(&in->lock);
 	return h;
 }
+
+struct recv_handover *recv_inbox_pop_older(struct recv_inbox *in,
+					   uint64_t before_ns)
+{
+	pthread_mutex_lock(&in->lock);
+	struct recv_handover *h = in->head;
+	if (h && h->asked_ns < before_ns) {
+		in->head = h->next;
+		if (!in->head)
+			in->tail = &in->head;
+	} else {
+		h = 0;
+	}
+	pthread_mutex_unlock(&in->lock);
+	return h;
+}
+
+bool recv_inbox_waiting(struct recv_inbox *in)
+{
+	pthread_mutex_lock(&in->lock);
+	bool any = in->head != 0;
+	pthread_mutex_unlock(&in->lock);
+	return any;
+}
+
+void recv_inbox_hush(struct recv_inbox *in)
+{
+	uint64_t n;
+	pthread_mutex_lock(&in->lock);
+	(void)!read(in->fd, &n, sizeof(n));
+	pthread_mutex_unlock(&in->lock);
+}

@@ -6,8 +6,10 @@
 #define RECV_INBOX_H
 
 #include "log/config.h"
+#include "log/seats.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 
 struct recv_handover {
 	struct recv_handover *next;
@@ -15,6 +17,8 @@ struct recv_handover {
 	struct rs_connect_req req;
 	char peer[64];
 	struct recv_log_rules rules;
+	struct recv_seat seat; /* its seat under max-senders, if it has one */
+	uint64_t asked_ns;     /* when the service handed it over */
 };
 
 struct recv_inbox {
@@ -32,5 +36,14 @@ void recv_inbox_push(struct recv_inbox *in, struct recv_handover *h);
 void recv_inbox_wake(struct recv_inbox *in);
 /* The oldest request, or NULL; the caller frees it. */
 struct recv_handover *recv_inbox_pop(struct recv_inbox *in);
+/* The oldest request if it was handed over before before_ns, or NULL. */
+struct recv_handover *recv_inbox_pop_older(struct recv_inbox *in,
+					   uint64_t before_ns);
+/* Whether requests wait. */
+bool recv_inbox_waiting(struct recv_inbox *in);
+/* The descriptor quiet again while requests wait (their reader takes them
+ * later, and wakes itself then): level-triggered, it would keep its
+ * reader awake meanwhile. */
+void recv_inbox_hush(struct recv_inbox *in);
 
 #endif

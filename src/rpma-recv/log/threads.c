@@ -24,13 +24,25 @@
 /* The longest sleep when no timer is due sooner: what else needs the
  * thread (a log given, a log retired, stop) writes an eventfd it waits on. */
 #define RECV_THREAD_WAIT_MS 1000
+/* How long a round of turns goes before it looks for new requests. */
+#define RECV_THREAD_LOOK_NS (20 * 1000000ull)
 
-/* A log as its thread holds it; its descriptors carry this in epoll. */
+/* What a log's descriptor carries in epoll: its log, and whether it is
+ * its inbox (a request waits) or a session's. */
+struct recv_slot_tag {
+	struct recv_slot *slot;
+	bool inbox;
+};
+
+/* A log as its thread holds it. */
 struct recv_slot {
 	struct recv_slot *next;	      /* the thread's logs, or pending */
 	struct recv_slot *next_ready; /* in the ready list */
+	struct recv_slot *next_asked; /* in the asked list */
 	struct recv_log_worker *w;
+	struct recv_slot_tag tag[2]; /* its sessions', its inbox's */
 	bool ready;
+	bool asked; /* a request waits in its inbox */
 };
 
 struct recv_thread {
@@ -43,6 +55,7 @@ struct recv_thread {
 	struct recv_slot *pending; /* given, not yet taken (under lock) */
 	struct recv_slot *slots;   /* the logs it serves */
 	struct recv_slot *ready;   /* those to give a turn now */
+	struct recv_slot *asked;   /* those whose requests go first */
 	atomic_uint nlogs;
 	atomic_bool stop;
 	uint64_t timers_due_ns;	     /* the soonest of its logs' timers */
@@ -71,6 +84,29 @@ static void mark_ready(struct recv_thread *t, struct recv_slot *s)
 	t->ready = s;
 }
 
+static void mark_asked(struct recv_thread *t, struct recv_slot *s)
+{
+	mark_ready(t, s);
+	if (s->asked)
+		return;
+	s->asked = true;
+	s->next_asked = t->asked;
+	t->asked = s;
+}
+
+/* Requests first, whatever else the logs have to do: a sender waits for
+ * its answer (and the service answers it as busy if it waits too long). */
+static void admit_asked(struct recv_thread *t)
+{
+	struct recv_slot *s = t->asked;
+	t->asked = 0;
+	for (; s; s = s->next_asked) {
+		s->asked = false;
+		if (!recv_log_worker_over(s->w))
+			recv_log_worker_admit(s->w);
+	}
+}
+
 /* The logs the service gave since the last look. */
 static void take_pending(struct recv_thread *t)
 {
@@ -84,7 +120,9 @@ static void take_pending(struct recv_thread *t)
 	pthread_mutex_unlock(&t->lock);
 	while (s) {
 		struct recv_slot *next = s->next;
-		recv_log_worker_attach(s->w, t->epfd, s);
+		s->tag[0] = (struct recv_slot_tag){.slot = s};
+		s->tag[1] = (struct recv_slot_tag){.slot = s, .inbox = true};
+		recv_log_worker_attach(s->w, t->epfd, &s->tag[0], &s->tag[1]);
 		s->next = t->slots;
 		t->slots = s;
 		t->timers_due_ns = 0;
@@ -104,20 +142,35 @@ static void let_go(struct recv_thread *t, struct recv_slot *s)
 	}
 	if (t->last_busy == s)
 		t->last_busy = 0;
+	for (struct recv_slot **p = &t->asked; *p; p = &(*p)->next_asked) {
+		if (*p == s) {
+			*p = s->next_asked;
+			break;
+		}
+	}
 	atomic_fetch_sub(&t->nlogs, 1);
 	struct recv_log_worker *w = s->w;
 	free(s);
 	recv_log_worker_finish(w);
 }
 
+static void wait_for_events(struct recv_thread *t, int timeout_ms);
+
 /* A turn for each ready log; one that found work stays ready, one that is
- * over is let go of. True when any found work. */
+ * over is let go of. True when any found work. Every RECV_THREAD_LOOK_NS
+ * it looks up for requests that came meanwhile, and takes them first. */
 static bool run_ready(struct recv_thread *t, uint64_t now)
 {
 	struct recv_slot *s = t->ready;
 	bool busy = false;
+	uint64_t looked = now;
 	t->ready = 0;
 	while (s) {
+		if (recv_now_ns() - looked > RECV_THREAD_LOOK_NS) {
+			wait_for_events(t, 0);
+			admit_asked(t);
+			looked = recv_now_ns();
+		}
 		struct recv_slot *next = s->next_ready;
 		s->ready = false;
 		/* Stopped: what waits in its inbox is refused, not admitted. */
@@ -198,10 +251,13 @@ static void wait_for_events(struct recv_thread *t, int timeout_ms)
 	struct epoll_event ev[RECV_THREAD_EVENTS];
 	int n = epoll_wait(t->epfd, ev, RECV_THREAD_EVENTS, timeout_ms);
 	for (int i = 0; i < n; i++) {
-		if (ev[i].data.ptr)
-			mark_ready(t, ev[i].data.ptr);
-		else
+		struct recv_slot_tag *tag = ev[i].data.ptr;
+		if (!tag)
 			take_pending(t);
+		else if (tag->inbox)
+			mark_asked(t, tag->slot);
+		else
+			mark_ready(t, tag->slot);
 	}
 }
 
@@ -224,6 +280,7 @@ static void note_work(struct recv_thread *t)
 
 static void step(struct recv_thread *t)
 {
+	admit_asked(t);
 	uint64_t now = recv_now_ns();
 	bool busy = run_ready(t, now);
 	run_timers(t, now);

@@ -7,6 +7,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "log/admission.h"
+#include "log/held_token.h"
 #include "log/inbox.h"
 #include "log/threads.h"
 #include "log/worker_run.h"
@@ -37,6 +38,7 @@ struct recv_log_worker {
 	struct rs_pmem_target target;
 	struct recv_rotation *rotation; /* its positions, its archive */
 	struct recv_admission adm;	/* its senders */
+	struct recv_held_token held;	/* its writer's token, for routing */
 	struct recv_inbox inbox;
 	uint64_t timers_due_ns; /* when its sessions' timers run next */
 	int epfd;		/* its thread's epoll set; -1: none yet */
@@ -125,15 +127,71 @@ static bool take_conn_events(struct recv_sender *a)
 	}
 }
 
-/* Admits what the service handed over. True if there was something. */
+/* A request taken out of the inbox (by its log's thread or the
+ * service's): no longer waiting. */
+static struct recv_handover *taken(struct recv_log_worker *w,
+				   struct recv_handover *h)
+{
+	if (h)
+		atomic_fetch_sub(&w->counters->waiting, 1);
+	return h;
+}
+
+static void handover_free(struct recv_handover *h)
+{
+	memset(&h->rules.key, 0, sizeof(h->rules.key));
+	free(h);
+}
+
+/* What taking a request costs, lately (an average over the last few):
+ * the service's hint to a sender it tells to ask again. */
+static void note_admit_cost(struct recv_log_worker *w, uint64_t ns)
+{
+	unsigned us = (unsigned)(ns / 1000),
+		 was = atomic_load(&w->counters->admit_us);
+	atomic_store(&w->counters->admit_us, was ? (7 * was + us) / 8 : us);
+}
+
+/* When to ask again, for a request its log's thread came to late: about
+ * how long the requests waiting now take to admit, spread so that those
+ * told together do not come back together (the service's hint,
+ * service/answering.c, divides this by its threads). */
+static uint16_t retry_hint_ms(const struct recv_log_worker *w)
+{
+	uint64_t ms = (uint64_t)atomic_load(&w->counters->waiting) *
+		      atomic_load(&w->counters->admit_us) / 1000;
+	if (ms < 100)
+		ms = 100;
+	ms += (uint64_t)random() % (ms / 2 + 1);
+	return ms > 5000 ? 5000 : (uint16_t)ms;
+}
+
+/* Admits what the service handed over; one that waited longer than
+ * RECV_ANSWER_MS (its sender waits for an answer) is refused as busy
+ * instead, so that its setup does not make it later still. True if there
+ * was something. */
 static bool take_handovers(struct recv_log_worker *w)
 {
 	bool any = false;
 	struct recv_handover *h;
-	while ((h = recv_inbox_pop(&w->inbox))) {
-		recv_admission_admit(&w->adm, h);
-		memset(&h->rules.key, 0, sizeof(h->rules.key));
-		free(h);
+	while ((h = taken(w, recv_inbox_pop(&w->inbox)))) {
+		uint64_t start = recv_now_ns();
+		if (start - h->asked_ns > RECV_ANSWER_MS * 1000000ull) {
+			uint16_t retry_ms = retry_hint_ms(w);
+			rs_verbose("sender %s: its log's thread came to its "
+				   "request after %llu ms: told to ask again "
+				   "in %u ms",
+				   h->peer,
+				   (unsigned long long)((start - h->asked_ns) /
+							1000000ull),
+				   retry_ms);
+			recv_admission_refuse(&w->adm, h, RS_REJECT_BUSY,
+					      retry_ms);
+		} else {
+			recv_admission_admit(&w->adm, h);
+			note_admit_cost(w, recv_now_ns() - start);
+		}
+		handover_free(h);
 		any = true;
 	}
 	return any;
@@ -172,14 +230,37 @@ static uint64_t next_tick(uint64_t now_ns, uint64_t period_ms)
 	return (now_ns / period + 1) * period;
 }
 
+/* A rebase whose writer is gone is finished all the same (its stretch is
+ * durable: the pool starts over), before any sender is admitted: a grant
+ * must say where the log stands. True while one is still under way. */
+static bool rebase_pending(struct recv_log_worker *w)
+{
+	uint8_t status;
+	uint64_t base;
+	if (!recv_admission_rebasing(&w->adm))
+		recv_rotation_rebase_poll(w->rotation, &status, &base);
+	return recv_rotation_rebasing(w->rotation);
+}
+
 bool recv_log_worker_turn(struct recv_log_worker *w, uint64_t now_ns)
 {
-	bool busy = take_handovers(w);
+	bool busy = false;
+	/* Senders wait while a rebase is under way (the service answers
+	 * them as busy if it takes long). */
+	if (!rebase_pending(w))
+		busy = take_handovers(w);
+	else
+		recv_inbox_hush(&w->inbox);
 	for (struct recv_sender *a = w->adm.sessions; a; a = a->next) {
 		busy |= take_completions(a);
 		busy |= take_conn_events(a);
 	}
 	end_closed_sessions(w, recv_now_ms()); /* the turn took its time */
+	recv_rotation_nudge(w->rotation);
+	/* The rebase they waited for ended in this turn: the next takes
+	 * them. */
+	if (!rebase_pending(w) && recv_inbox_waiting(&w->inbox))
+		busy = true;
 	/* A reader that began to wait wants its timers soon. */
 	if (recv_admission_watching_head(&w->adm) &&
 	    w->timers_due_ns > now_ns + RECV_HEAD_POLL_MS * 1000000ull)
@@ -196,6 +277,10 @@ uint64_t recv_log_worker_timers(struct recv_log_worker *w, uint64_t now_ns)
 		take_sends(a);
 	/* The thread's clock: one reading for all its logs' timers. */
 	end_closed_sessions(w, (int64_t)(now_ns / 1000000ull));
+	recv_rotation_nudge(w->rotation);
+	/* A handover that waited for a rebase is taken now: its turn. */
+	if (!rebase_pending(w) && recv_inbox_waiting(&w->inbox))
+		recv_inbox_wake(&w->inbox);
 	uint64_t ms = recv_admission_watching_head(&w->adm)
 			  ? RECV_HEAD_POLL_MS
 			  : recv_admission_timer_ms(&w->adm, RECV_POLL_MS);
@@ -253,16 +338,22 @@ static void refuse_handovers(struct recv_log_worker *w)
 	uint8_t reason =
 	    atomic_load(&w->stop) ? RS_REJECT_STOPPING : RS_REJECT_NO_SUCH_LOG;
 	struct recv_handover *h;
-	while ((h = recv_inbox_pop(&w->inbox))) {
-		recv_admission_refuse(&w->adm, h, reason);
-		memset(&h->rules.key, 0, sizeof(h->rules.key));
-		free(h);
+	while ((h = taken(w, recv_inbox_pop(&w->inbox)))) {
+		recv_admission_refuse(&w->adm, h, reason, 0);
+		handover_free(h);
 	}
 }
 
-void recv_log_worker_attach(struct recv_log_worker *w, int epfd, void *owner)
+void recv_log_worker_admit(struct recv_log_worker *w)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = owner};
+	if (!rebase_pending(w))
+		take_handovers(w);
+}
+
+void recv_log_worker_attach(struct recv_log_worker *w, int epfd, void *owner,
+			    void *inbox_owner)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = inbox_owner};
 	w->epfd = epfd;
 	recv_admission_watch(&w->adm, epfd, owner);
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, w->inbox.fd, &ev))
@@ -277,6 +368,13 @@ void recv_log_worker_finish(struct recv_log_worker *w)
 	recv_admission_fini(&w->adm);
 	epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->inbox.fd, 0);
 	atomic_store(&w->done, true);
+}
+
+/* The archiver made a rebase's stretch durable: the log's thread takes it
+ * from here (its turn, woken through the inbox's descriptor). */
+static void wake_for_rebase(void *inbox)
+{
+	recv_inbox_wake(inbox);
 }
 
 int recv_log_worker_start(const struct recv_worker_config *cfg,
@@ -297,24 +395,28 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 		return rc;
 	}
 	rc = recv_rotation_open(&cfg->rotation, cfg->name, &w->target,
-				&w->rotation, err);
+				cfg->archiver, &w->rotation, err);
 	if (rc) {
 		rs_pmem_target_close(&w->target);
 		free(w);
 		return rc;
 	}
+	recv_held_token_init(&w->held);
 	recv_admission_init(&w->adm, &w->cfg, counters, &w->log_counters,
-			    &w->target, w->rotation);
+			    &w->target, w->rotation, &w->held);
 	if (recv_inbox_init(&w->inbox)) {
 		rc = rs_error_set(err, RS_E_NOMEM, errno,
 				  "cannot start serving %s: %s", cfg->pool_path,
 				  strerror(errno));
+		recv_held_token_fini(&w->held);
 		recv_rotation_close(&w->rotation);
 		rs_pmem_target_close(&w->target);
 		free(w);
 		return rc;
 	}
+	recv_rotation_on_rebased(w->rotation, wake_for_rebase, &w->inbox);
 	if (recv_threads_attach(threads, w)) {
+		recv_held_token_fini(&w->held);
 		recv_inbox_fini(&w->inbox);
 		recv_rotation_close(&w->rotation);
 		rs_pmem_target_close(&w->target);
@@ -328,21 +430,52 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
 			       const struct rs_connect_req *req,
 			       const char *peer,
-			       const struct recv_log_rules *rules)
+			       const struct recv_log_rules *rules,
+			       enum recv_seat_claim claim)
 {
 	struct recv_handover *h = calloc(1, sizeof(*h));
 	if (!h) {
 		rs_session_refuse(&conn, req->version, RS_REJECT_INTERNAL, 0);
 		recv_counters_refused(&w->log_counters, RECV_REFUSED_INTERNAL);
-		recv_counters_disconnected(&w->log_counters);
-		atomic_fetch_sub(&w->counters->senders, 1);
+		if (claim == RECV_SEAT_TAKEN) {
+			recv_counters_disconnected(&w->log_counters);
+			atomic_fetch_sub(&w->counters->senders, 1);
+		}
 		return;
 	}
 	h->conn = conn;
 	h->req = *req;
 	snprintf(h->peer, sizeof(h->peer), "%s", peer);
 	h->rules = *rules;
+	recv_seat_hold(&h->seat, claim);
+	h->asked_ns = recv_now_ns();
+	atomic_fetch_add(&w->counters->waiting, 1);
 	recv_inbox_push(&w->inbox, h);
+}
+
+unsigned recv_log_worker_answer_late(struct recv_log_worker *w,
+				     uint64_t before_ns, uint16_t retry_ms)
+{
+	unsigned n = 0;
+	struct recv_handover *h;
+	while ((h = taken(w, recv_inbox_pop_older(&w->inbox, before_ns)))) {
+		rs_verbose("sender %s: its log's thread did not take its "
+			   "request within %llu ms: told to ask again in %u ms",
+			   h->peer,
+			   (unsigned long long)((recv_now_ns() - h->asked_ns) /
+						1000000ull),
+			   retry_ms);
+		recv_admission_refuse(&w->adm, h, RS_REJECT_BUSY, retry_ms);
+		handover_free(h);
+		n++;
+	}
+	return n;
+}
+
+bool recv_log_worker_holds(struct recv_log_worker *w,
+			   const struct rs_session_token *token)
+{
+	return recv_held_token_matches(&w->held, token);
 }
 
 struct recv_log_counters *recv_log_worker_counters(struct recv_log_worker *w)
@@ -375,6 +508,7 @@ void recv_log_worker_stop(struct recv_log_worker **wp)
 	recv_inbox_fini(&w->inbox);
 	recv_rotation_close(&w->rotation);
 	rs_pmem_target_close(&w->target);
+	recv_held_token_fini(&w->held);
 	free(w);
 	*wp = 0;
 }

@@ -14,6 +14,7 @@
 #define RECV_LOG_WORKER_H
 
 #include "log/config.h"
+#include "log/seats.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,12 +37,22 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 struct recv_log_counters *recv_log_worker_counters(struct recv_log_worker *w);
 
 /* Hands a checked connection request to the worker, which admits or
- * refuses it. The caller has counted it in counters->senders and in the
- * log's counters as connected. */
+ * refuses it. With a seat taken (log/seats.h) the caller has counted it in
+ * the log's counters as connected too. */
 void recv_log_worker_hand_over(struct recv_log_worker *w, struct rs_conn *conn,
 			       const struct rs_connect_req *req,
 			       const char *peer,
-			       const struct recv_log_rules *rules);
+			       const struct recv_log_rules *rules,
+			       enum recv_seat_claim claim);
+/* Refuses, as busy and to ask again in retry_ms, every request handed
+ * over before before_ns that its thread has not taken yet (from the
+ * service's thread: a sender waits for an answer, not for the log's
+ * thread). How many. */
+unsigned recv_log_worker_answer_late(struct recv_log_worker *w,
+				     uint64_t before_ns, uint16_t retry_ms);
+/* Whether token is the one the log's writer holds now. */
+bool recv_log_worker_holds(struct recv_log_worker *w,
+			   const struct rs_session_token *token);
 
 /* No new connections: its thread lets go of it once its sessions have
  * ended. */

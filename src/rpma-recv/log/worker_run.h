@@ -11,8 +11,13 @@
 #include <stdint.h>
 
 /* The thread takes the log: it waits for its requests, completions and
- * connection events in epfd (epoll; data.ptr is owner). */
-void recv_log_worker_attach(struct recv_log_worker *w, int epfd, void *owner);
+ * connection events in epfd (epoll; data.ptr is inbox_owner for its
+ * requests, owner for the rest). */
+void recv_log_worker_attach(struct recv_log_worker *w, int epfd, void *owner,
+			    void *inbox_owner);
+/* Takes the requests handed over (none while a rebase is under way): the
+ * thread does this first, before other turns. */
+void recv_log_worker_admit(struct recv_log_worker *w);
 
 /* One turn: requests handed over, each session's completions (a bounded
  * number: fairness) and connection events, sessions that closed. True

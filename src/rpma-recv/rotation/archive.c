@@ -32,6 +32,7 @@ struct archive {
 	unsigned nfiles, cap;
 	int part_fd; /* the open stretch, or -1 */
 	uint64_t part_pos, part_len;
+	bool durable; /* the stretch is a file, not yet in the list */
 };
 
 /* NAME-<pos>.log, or with part .NAME-<pos>.log.part */
@@ -307,24 +308,48 @@ int archive_stretch_sync(struct archive *a, struct rs_error *err)
 	return 0;
 }
 
-int archive_stretch_seal(struct archive *a, struct rs_error *err)
+/* Room for one more file in the list, so that adopting cannot fail. */
+static int reserve_file(struct archive *a)
+{
+	if (add_file(a, 0, 0))
+		return -1;
+	a->nfiles--;
+	return 0;
+}
+
+int archive_stretch_make_durable(struct archive *a, struct rs_error *err)
 {
 	char part[128], name[128];
 	file_name(a, a->part_pos, true, part, sizeof(part));
 	file_name(a, a->part_pos, false, name, sizeof(name));
 	if (fsync(a->part_fd))
 		return write_error(a, errno, "making a file durable", err);
-	if (add_file(a, a->part_pos, a->part_len))
+	if (reserve_file(a))
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
-	/* Only now does it count: durable under its name, in a durable
-	 * directory. */
-	if (renameat(a->dir_fd, part, a->dir_fd, name) || fsync(a->dir_fd)) {
-		a->nfiles--;
+	/* From now on a crash leaves it in the archive: durable under its
+	 * name, in a durable directory. */
+	if (renameat(a->dir_fd, part, a->dir_fd, name) || fsync(a->dir_fd))
 		return write_error(a, errno, "naming a file", err);
-	}
 	close(a->part_fd);
 	a->part_fd = -1;
+	a->durable = true;
 	return 0;
+}
+
+void archive_stretch_adopt(struct archive *a)
+{
+	if (!a->durable)
+		return;
+	add_file(a, a->part_pos, a->part_len); /* room reserved */
+	a->durable = false;
+}
+
+int archive_stretch_seal(struct archive *a, struct rs_error *err)
+{
+	int rc = archive_stretch_make_durable(a, err);
+	if (!rc)
+		archive_stretch_adopt(a);
+	return rc;
 }
 
 void archive_stretch_abandon(struct archive *a)

@@ -62,6 +62,12 @@ int archive_stretch_sync(struct archive *a, struct rs_error *err);
 /* Makes the open stretch durable under its final name: from then on it is
  * part of the archive. RS_E_FULL or RS_E_IO as for append. */
 int archive_stretch_seal(struct archive *a, struct rs_error *err);
+/* The same in two steps, for the archiver's thread and the log's: the
+ * file made durable under its name (the slow part: no stretch is open
+ * afterwards), then taken into the listing (usage, locate, prune), which
+ * cannot fail. Between the two the listing is as before. */
+int archive_stretch_make_durable(struct archive *a, struct rs_error *err);
+void archive_stretch_adopt(struct archive *a);
 /* Removes the open stretch, if any. */
 void archive_stretch_abandon(struct archive *a);
 

@@ -1,16 +1,31 @@
-/* The archiver of a log with an archive: a thread that, once the pool is
- * rotate-at full, copies its committed bytes into the open stretch while
- * the writer appends, so that the writer's rebase has little left to do. */
+/* The receiver's archiver: one thread for every log with an archive, off
+ * the threads that serve the logs' commits. A log's thread queues its log
+ * once the pool is rotate-at full (recv_rotation_nudge) or when its writer
+ * asks for a rebase; the archiver takes the queued logs in turn, a chunk
+ * each, and sleeps when none is queued. */
+#include "rotation/archiver.h"
+
 #include "rotation/internal.h"
 
 #include "cli/log.h"
 #include "error.h"
 
-#include <time.h>
+#include <errno.h>
+#include <stdlib.h>
 
 #define COPY_CHUNK (1u << 20)	 /* copied at a time, the lock held */
 #define SYNC_EVERY (64ull << 20) /* the stretch made durable this often */
-#define ARCHIVER_IDLE_MS 50	 /* how often an idle archiver looks */
+
+struct recv_archiver {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;		   /* a log queued, or stop */
+	pthread_cond_t done;		   /* a log's turn ended */
+	struct recv_rotation *head, *tail; /* queued, in turn */
+	struct recv_rotation *current;	   /* having its turn */
+	bool stop;
+};
 
 void rotation_archiver_failed(struct recv_rotation *r, const struct rs_error *e)
 {
@@ -31,6 +46,7 @@ int rotation_copy_more(struct recv_rotation *r, uint64_t n,
 	uint64_t at = t->start + archive_stretch_length(r->archive);
 	int rc = archive_stretch_append(r->archive, t->base + at, n, err);
 	uint64_t len = archive_stretch_length(r->archive);
+	atomic_store(&r->copied, len);
 	if (!rc && len - r->synced >= SYNC_EVERY) {
 		rc = archive_stretch_sync(r->archive, err);
 		r->synced = len;
@@ -44,42 +60,165 @@ int rotation_copy_more(struct recv_rotation *r, uint64_t n,
 	return rc;
 }
 
-/* One chunk, the lock held, once the pool is rotate-at full. True when
- * it copied something. */
-static bool archive_some(struct recv_rotation *r)
+bool rotation_copy_due(const struct recv_rotation *r, uint64_t copied)
 {
 	uint64_t size = r->t->end - r->t->start, used = rotation_pool_used(r);
+	return !r->failed && used * 100 >= size * r->cfg.rotate_at &&
+	       copied < used;
+}
+
+/* One chunk, the lock held, once the pool is rotate-at full. True when
+ * there is more to copy. */
+static bool archive_some(struct recv_rotation *r)
+{
 	uint64_t copied = archive_stretch_length(r->archive);
-	if (r->failed || used * 100 < size * r->cfg.rotate_at || copied >= used)
+	if (!rotation_copy_due(r, copied))
 		return false;
+	uint64_t used = rotation_pool_used(r);
 	uint64_t n = used - copied < COPY_CHUNK ? used - copied : COPY_CHUNK;
 	struct rs_error err = {0};
 	if (rotation_copy_more(r, n, &err)) {
 		rotation_archiver_failed(r, &err);
 		return false;
 	}
-	return true;
+	return rotation_copy_due(r, archive_stretch_length(r->archive));
 }
 
-static void idle_wait(struct recv_rotation *r)
+/* A log's turn: its rebase's slow part when its writer asked for one,
+ * else a chunk of its copying. True when it wants another turn. */
+static bool turn(struct recv_rotation *r)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += ARCHIVER_IDLE_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&r->wake, &r->lock, &until);
-}
-
-void *rotation_archiver_main(void *arg)
-{
-	struct recv_rotation *r = arg;
 	pthread_mutex_lock(&r->lock);
-	while (!r->stop)
-		if (!archive_some(r))
-			idle_wait(r);
+	bool sealing = r->seal == ROTATION_SEAL_WANTED;
+	bool more = false;
+	if (sealing) {
+		r->seal_status = rotation_seal_durable(r, r->seal_write);
+		r->seal = ROTATION_SEAL_DONE;
+	} else {
+		more = archive_some(r);
+	}
 	pthread_mutex_unlock(&r->lock);
+	if (sealing && r->wake_log)
+		r->wake_log(r->wake_ctx);
+	return more;
+}
+
+static void enqueue(struct recv_archiver *a, struct recv_rotation *r)
+{
+	r->next_queued = 0;
+	if (a->tail)
+		a->tail->next_queued = r;
+	else
+		a->head = r;
+	a->tail = r;
+	r->queued = true;
+	atomic_store(&r->queued_hint, true);
+}
+
+static struct recv_rotation *dequeue(struct recv_archiver *a)
+{
+	struct recv_rotation *r = a->head;
+	if (!r)
+		return 0;
+	a->head = r->next_queued;
+	if (!a->head)
+		a->tail = 0;
+	r->queued = false;
+	/* What its thread asks from now on queues it again. */
+	atomic_store(&r->queued_hint, false);
+	return r;
+}
+
+static void *archiver_main(void *arg)
+{
+	struct recv_archiver *a = arg;
+	pthread_mutex_lock(&a->lock);
+	while (!a->stop) {
+		struct recv_rotation *r = dequeue(a);
+		if (!r) {
+			pthread_cond_wait(&a->wake, &a->lock);
+			continue;
+		}
+		a->current = r;
+		pthread_mutex_unlock(&a->lock);
+		bool more = turn(r);
+		pthread_mutex_lock(&a->lock);
+		a->current = 0;
+		if (more && !r->queued)
+			enqueue(a, r);
+		pthread_cond_broadcast(&a->done);
+	}
+	pthread_mutex_unlock(&a->lock);
 	return 0;
+}
+
+int recv_archiver_start(struct recv_archiver **out, struct rs_error *err)
+{
+	struct recv_archiver *a = calloc(1, sizeof(*a));
+	if (!a)
+		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	pthread_mutex_init(&a->lock, 0);
+	pthread_cond_init(&a->wake, 0);
+	pthread_cond_init(&a->done, 0);
+	int e = pthread_create(&a->thread, 0, archiver_main, a);
+	if (e) {
+		recv_archiver_stop(&a);
+		return rs_error_set(err, RS_E_NOMEM, e,
+				    "cannot start the archiver thread");
+	}
+	a->started = true;
+	*out = a;
+	return 0;
+}
+
+void recv_archiver_stop(struct recv_archiver **ap)
+{
+	struct recv_archiver *a = *ap;
+	if (!a)
+		return;
+	if (a->started) {
+		pthread_mutex_lock(&a->lock);
+		a->stop = true;
+		pthread_cond_signal(&a->wake);
+		pthread_mutex_unlock(&a->lock);
+		pthread_join(a->thread, 0);
+	}
+	pthread_cond_destroy(&a->done);
+	pthread_cond_destroy(&a->wake);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	*ap = 0;
+}
+
+void rotation_archiver_queue(struct recv_rotation *r)
+{
+	struct recv_archiver *a = r->archiver;
+	/* Queued and not yet taken: its turn will see what is asked now. */
+	if (atomic_load(&r->queued_hint))
+		return;
+	pthread_mutex_lock(&a->lock);
+	if (!r->queued) {
+		enqueue(a, r);
+		pthread_cond_signal(&a->wake);
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+void rotation_archiver_forget(struct recv_rotation *r)
+{
+	struct recv_archiver *a = r->archiver;
+	pthread_mutex_lock(&a->lock);
+	for (struct recv_rotation **p = &a->head; *p; p = &(*p)->next_queued) {
+		if (*p == r) {
+			*p = r->next_queued;
+			break;
+		}
+	}
+	a->tail = 0;
+	for (struct recv_rotation *q = a->head; q; q = q->next_queued)
+		a->tail = q;
+	r->queued = false;
+	while (a->current == r)
+		pthread_cond_wait(&a->done, &a->lock);
+	pthread_mutex_unlock(&a->lock);
 }

@@ -16,6 +16,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Where a rebase's slow part stands. */
+enum rotation_seal {
+	ROTATION_SEAL_NONE,
+	ROTATION_SEAL_WANTED, /* the archiver's to do */
+	ROTATION_SEAL_DONE,   /* seal_status says how it went */
+};
+
 struct recv_rotation {
 	struct recv_rotation_config cfg;
 	char name[RS_LOG_NAME_MAX + 1];
@@ -23,17 +30,28 @@ struct recv_rotation {
 	bool recordable;	 /* the pool has room for our record */
 	struct log_state state;	 /* the record in force */
 	struct archive *archive; /* NULL: no archive */
-	/* The archiver: copies the pool's committed bytes into the open
-	 * stretch while the writer appends. The lock covers the stretch
-	 * and the pool's emptying; the writer's rebase takes it. */
-	pthread_t thread;
-	bool running;
+	/* The receiver's archiver (rotation/archiver.c; NULL: none, a
+	 * rebase does it all at once) copies the pool's committed bytes
+	 * into the open stretch while the writer appends, and makes it
+	 * durable when the writer asks for a rebase. The lock covers the
+	 * stretch, the pool's emptying and the record; the archive's
+	 * listing is the log thread's alone. */
+	struct recv_archiver *archiver;
+	struct recv_rotation *next_queued; /* the archiver's queue */
+	bool queued;			   /* in it (the archiver's lock) */
+	atomic_bool queued_hint;	   /* the same, read without it */
+	_Atomic uint64_t copied;	   /* bytes in the open stretch */
 	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop;
-	bool failed;	   /* it met an error: the writer's rebase retries */
-	uint64_t synced;   /* bytes of the stretch made durable */
-	bool stopped_copy; /* RPMA_RECV_STOP_AT=archive-copy done */
+	atomic_bool failed; /* it met an error: the writer's rebase retries */
+	uint64_t synced;    /* bytes of the stretch made durable */
+	bool stopped_copy;  /* RPMA_RECV_STOP_AT=archive-copy done */
+	/* A rebase asked for: the archiver makes the stretch durable, then
+	 * wakes the log's thread, which starts the pool over. */
+	atomic_int seal; /* enum rotation_seal */
+	uint64_t seal_write;
+	uint8_t seal_status;
+	void (*wake_log)(void *ctx);
+	void *wake_ctx;
 	/* What another thread (the service's metrics) may read. */
 	_Atomic uint64_t pub_base, pub_archived;
 	atomic_uint pub_files;
@@ -63,9 +81,20 @@ void rotation_switch_recover(struct recv_rotation *r);
  * is), the lock held. */
 int rotation_copy_more(struct recv_rotation *r, uint64_t n,
 		       struct rs_error *err);
+/* Whether the pool is rotate-at full with more committed than the
+ * stretch's copied bytes hold. */
+bool rotation_copy_due(const struct recv_rotation *r, uint64_t copied);
 /* Logs e and leaves the rest to the writer's rebase, which tries again. */
 void rotation_archiver_failed(struct recv_rotation *r,
 			      const struct rs_error *e);
-void *rotation_archiver_main(void *arg);
+/* Gives r a turn of the archiver soon (from the log's thread). */
+void rotation_archiver_queue(struct recv_rotation *r);
+/* r takes no more turns: out of the queue, and its turn over. */
+void rotation_archiver_forget(struct recv_rotation *r);
+
+/* A rebase's slow part (rotation/rotation.c), the lock held: the pool's
+ * bytes up to write copied and the stretch made durable under its name.
+ * RS_MSG_OK, or the status that says why not (logged). */
+uint8_t rotation_seal_durable(struct recv_rotation *r, uint64_t write);
 
 #endif

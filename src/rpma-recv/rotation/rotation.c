@@ -86,43 +86,50 @@ static uint8_t status_of(int code)
 				 : RS_MSG_ARCHIVE_FAILED;
 }
 
-/* Archives the rest of the pool (up to write) and seals the stretch. */
-static uint8_t seal_pool(struct recv_rotation *r, uint64_t write)
+uint8_t rotation_seal_durable(struct recv_rotation *r, uint64_t write)
 {
 	struct rs_error err = {0};
 	uint64_t used = write - r->t->start;
 	uint64_t copied = archive_stretch_length(r->archive);
 	int rc = copied < used ? rotation_copy_more(r, used - copied, &err) : 0;
-	if (!rc && r->cfg.max_bytes &&
-	    archive_stretch_length(r->archive) > r->cfg.max_bytes) {
-		rs_err("log %s: the pool's %" PRIu64
-		       " bytes are more than archive-max keeps",
-		       rotation_label(r), used);
-		return RS_MSG_ARCHIVE_LIMIT;
-	}
 	if (!rc)
-		rc = archive_stretch_seal(r->archive, &err);
+		rc = archive_stretch_make_durable(r->archive, &err);
 	if (rc) {
 		rotation_archiver_failed(r, &err);
 		return status_of(rc);
 	}
+	atomic_store(&r->copied, 0);
 	rotation_stop_at("archive-sealed");
-	if (archive_prune(r->archive, r->cfg.keep, r->cfg.max_bytes, &err) < 0)
-		rs_err("log %s: %s", rotation_label(r), err.msg);
-	rotation_publish(r);
 	return RS_MSG_OK;
 }
 
-static uint8_t rebase_locked(struct recv_rotation *r, uint64_t write,
-			     uint64_t *base)
+/* Whether the writer may rebase at write now, the lock held. */
+static uint8_t rebase_check(struct recv_rotation *r, uint64_t write)
 {
-	struct rs_pmem_target *t = r->t;
+	const struct rs_pmem_target *t = r->t;
 	if (write != rs_pmem_target_write_offset(t) || write <= t->start ||
 	    archive_stretch_length(r->archive) > write - t->start)
 		return RS_MSG_BAD_REQUEST;
-	uint8_t status = seal_pool(r, write);
-	if (status != RS_MSG_OK)
-		return status;
+	if (r->cfg.max_bytes && write - t->start > r->cfg.max_bytes) {
+		rs_err("log %s: the pool's %" PRIu64
+		       " bytes are more than archive-max keeps",
+		       rotation_label(r), write - t->start);
+		return RS_MSG_ARCHIVE_LIMIT;
+	}
+	return RS_MSG_OK;
+}
+
+/* The durable stretch listed, the oldest files pruned, then the pool
+ * started over and the new base recorded; the lock held. */
+static void rebase_finish(struct recv_rotation *r, uint64_t write,
+			  uint64_t *base)
+{
+	struct rs_pmem_target *t = r->t;
+	struct rs_error err = {0};
+	archive_stretch_adopt(r->archive);
+	if (archive_prune(r->archive, r->cfg.keep, r->cfg.max_bytes, &err) < 0)
+		rs_err("log %s: %s", rotation_label(r), err.msg);
+	rotation_publish(r);
 	/* Durable in the archive: only now is the pool's space reused. */
 	rs_pmem_target_commit(t, t->start);
 	rotation_stop_at("pool-rewound");
@@ -135,7 +142,6 @@ static uint8_t rebase_locked(struct recv_rotation *r, uint64_t write,
 		"over at log position %" PRIu64,
 		rotation_label(r), write - t->start, archive_dir(r->archive),
 		*base);
-	return RS_MSG_OK;
 }
 
 uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
@@ -144,9 +150,70 @@ uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
 	if (!r->archive)
 		return RS_MSG_NO_ARCHIVE;
 	pthread_mutex_lock(&r->lock);
-	uint8_t status = rebase_locked(r, write, base);
+	uint8_t status = rebase_check(r, write);
+	if (status == RS_MSG_OK)
+		status = rotation_seal_durable(r, write);
+	if (status == RS_MSG_OK)
+		rebase_finish(r, write, base);
 	pthread_mutex_unlock(&r->lock);
 	return status;
+}
+
+uint8_t recv_rotation_rebase_begin(struct recv_rotation *r, uint64_t write)
+{
+	if (!r->archive)
+		return RS_MSG_NO_ARCHIVE;
+	pthread_mutex_lock(&r->lock);
+	uint8_t status = rebase_check(r, write);
+	if (status == RS_MSG_OK) {
+		r->seal_write = write;
+		if (r->archiver) {
+			atomic_store(&r->seal, ROTATION_SEAL_WANTED);
+		} else {
+			r->seal_status = rotation_seal_durable(r, write);
+			atomic_store(&r->seal, ROTATION_SEAL_DONE);
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (status == RS_MSG_OK && r->archiver)
+		rotation_archiver_queue(r);
+	return status;
+}
+
+bool recv_rotation_rebase_poll(struct recv_rotation *r, uint8_t *status,
+			       uint64_t *base)
+{
+	/* Not locked until it is done: the archiver holds the lock while it
+	 * makes the files durable. */
+	if (atomic_load(&r->seal) != ROTATION_SEAL_DONE)
+		return false;
+	pthread_mutex_lock(&r->lock);
+	atomic_store(&r->seal, ROTATION_SEAL_NONE);
+	*status = r->seal_status;
+	if (*status == RS_MSG_OK)
+		rebase_finish(r, r->seal_write, base);
+	pthread_mutex_unlock(&r->lock);
+	return true;
+}
+
+void recv_rotation_nudge(struct recv_rotation *r)
+{
+	if (r->archive && r->archiver &&
+	    atomic_load(&r->seal) == ROTATION_SEAL_NONE &&
+	    rotation_copy_due(r, atomic_load(&r->copied)))
+		rotation_archiver_queue(r);
+}
+
+bool recv_rotation_rebasing(const struct recv_rotation *r)
+{
+	return atomic_load(&r->seal) != ROTATION_SEAL_NONE;
+}
+
+void recv_rotation_on_rebased(struct recv_rotation *r, void (*wake)(void *),
+			      void *ctx)
+{
+	r->wake_log = wake;
+	r->wake_ctx = ctx;
 }
 
 /* ---- opening, closing, looking ---- */
@@ -157,19 +224,9 @@ static int open_archive(struct recv_rotation *r, struct rs_error *err)
 	return rc ? rc : archive_open(r->cfg.dir, r->name, &r->archive, err);
 }
 
-static int start_archiver(struct recv_rotation *r, struct rs_error *err)
-{
-	int rc = recover(r, err);
-	if (!rc && pthread_create(&r->thread, 0, rotation_archiver_main, r))
-		rc = rs_error_set(err, RS_E_NOMEM, errno,
-				  "log %s: cannot start its archiver",
-				  rotation_label(r));
-	r->running = rc == 0;
-	return rc;
-}
-
 int recv_rotation_open(const struct recv_rotation_config *cfg,
 		       const char *log_name, struct rs_pmem_target *t,
+		       struct recv_archiver *archiver,
 		       struct recv_rotation **out, struct rs_error *err)
 {
 	struct recv_rotation *r = calloc(1, sizeof(*r));
@@ -179,7 +236,6 @@ int recv_rotation_open(const struct recv_rotation_config *cfg,
 	snprintf(r->name, sizeof(r->name), "%s", log_name);
 	r->t = t;
 	pthread_mutex_init(&r->lock, 0);
-	pthread_cond_init(&r->wake, 0);
 	state_load(r);
 	/* A switch cut short first: after it, the archive is the new
 	 * content's (none). */
@@ -187,7 +243,9 @@ int recv_rotation_open(const struct recv_rotation_config *cfg,
 	if (!rc)
 		rotation_switch_recover(r);
 	if (!rc && r->archive)
-		rc = start_archiver(r, err);
+		rc = recover(r, err);
+	if (!rc && r->archive)
+		r->archiver = archiver;
 	rotation_publish(r);
 	if (rc) {
 		recv_rotation_close(&r);
@@ -202,15 +260,9 @@ void recv_rotation_close(struct recv_rotation **rp)
 	struct recv_rotation *r = *rp;
 	if (!r)
 		return;
-	if (r->running) {
-		pthread_mutex_lock(&r->lock);
-		r->stop = true;
-		pthread_cond_signal(&r->wake);
-		pthread_mutex_unlock(&r->lock);
-		pthread_join(r->thread, 0);
-	}
+	if (r->archiver)
+		rotation_archiver_forget(r);
 	archive_close(&r->archive);
-	pthread_cond_destroy(&r->wake);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 	*rp = 0;

@@ -7,12 +7,13 @@
  * pool's data range starts at the log position `base`, kept in the
  * receiver's record in the pool's header page (pool/log_state.h).
  *
- * Rotation, with the writer's help: once the pool is rotate-at full, a
- * thread of the log's own copies its committed bytes into a new archive
- * stretch while the writer appends. When the pool is full the writer, with
- * nothing in flight, asks for a rebase (RS_MSG_REBASE): the rest is copied,
- * the stretch made durable under its name, the pool emptied (its write
- * offset back at the start of its data range), then the new base recorded.
+ * Rotation, with the writer's help: once the pool is rotate-at full, the
+ * receiver's archiver (rotation/archiver.h) copies its committed bytes into
+ * a new archive stretch while the writer appends. When the pool is full the
+ * writer, with nothing in flight, asks for a rebase (RS_MSG_REBASE): the
+ * archiver copies the rest and makes the stretch durable under its name;
+ * then, on the log's thread, the pool is emptied (its write offset back at
+ * the start of its data range) and the new base recorded.
  * A crash between any two of those steps is finished when the log is next
  * opened: the stretch durable and the pool still full means the pool is
  * emptied now; the pool empty and the record old means the record is
@@ -34,6 +35,7 @@
 #include <stdint.h>
 
 struct rs_error;
+struct recv_archiver;
 struct recv_rotation;
 
 /* Rotation into an archive (rotation/archive.h), from the log's settings. */
@@ -45,16 +47,22 @@ struct recv_rotation_config {
 };
 
 /* Reads the record of the pool t serves (mapped, locked), opens the
- * archive when cfg has one, finishes a rotation a crash cut short and
- * starts the archiving thread. RS_E_IO or RS_E_MALFORMED when the archive
- * and the pool do not fit together, RS_E_INVAL for a configuration that
- * cannot work (an archive-max below one pool's content). */
+ * archive when cfg has one and finishes a rotation a crash cut short; the
+ * archiving is archiver's (NULL: none, each rebase copies all at once).
+ * RS_E_IO or RS_E_MALFORMED when the archive and the pool do not fit
+ * together, RS_E_INVAL for a configuration that cannot work (an
+ * archive-max below one pool's content). */
 int recv_rotation_open(const struct recv_rotation_config *cfg,
 		       const char *log_name, struct rs_pmem_target *t,
+		       struct recv_archiver *archiver,
 		       struct recv_rotation **out, struct rs_error *err);
-/* Stops the thread (a stretch being written is left for the next open to
- * remove) and frees. */
+/* Takes the log out of the archiver's turns (a stretch being written is
+ * left for the next open to remove) and frees. */
 void recv_rotation_close(struct recv_rotation **r);
+
+/* From the log's thread after its pool grew: once it is rotate-at full,
+ * the archiver copies it a chunk at a time. */
+void recv_rotation_nudge(struct recv_rotation *r);
 
 /* Whether the log has an archive, so that its pool can be started over. */
 bool recv_rotation_enabled(const struct recv_rotation *r);
@@ -81,9 +89,22 @@ int recv_rotation_read_archive(const struct recv_rotation *r, uint64_t pos,
 
 /* The writer, with nothing in flight, asks to start the pool over; its
  * pool ends at absolute offset `write`. Returns RS_MSG_OK and the new base
- * in *base, or the RS_MSG_* status that says why not (logged). */
+ * in *base, or the RS_MSG_* status that says why not (logged). All at
+ * once, on the caller's thread. */
 uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
 			     uint64_t *base);
+/* The same in two steps, so that the copy and the files' fsync happen on
+ * the archiver's thread: RS_MSG_OK when it is under way, else the status
+ * that says why not (logged). Then, on the log's thread, poll until it
+ * returns true with the status and (RS_MSG_OK) the new base; the archiver
+ * calls wake (recv_rotation_on_rebased) from its thread when it is time. */
+uint8_t recv_rotation_rebase_begin(struct recv_rotation *r, uint64_t write);
+bool recv_rotation_rebase_poll(struct recv_rotation *r, uint8_t *status,
+			       uint64_t *base);
+void recv_rotation_on_rebased(struct recv_rotation *r, void (*wake)(void *),
+			      void *ctx);
+/* Whether a rebase is under way (begun, not yet polled over). */
+bool recv_rotation_rebasing(const struct recv_rotation *r);
 
 /* Makes the replacement at file offset src, len bytes (written beside the
  * old content, rotation/generation.h), the log's content: from position 0, its

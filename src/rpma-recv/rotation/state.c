@@ -66,6 +66,7 @@ void rotation_abandon_stretch(struct recv_rotation *r)
 {
 	if (r->archive)
 		archive_stretch_abandon(r->archive);
+	atomic_store(&r->copied, 0);
 	r->failed = false;
 	r->stopped_copy = false;
 }

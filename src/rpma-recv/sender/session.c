@@ -262,13 +262,21 @@ static bool commit(struct recv_session *s, const struct rs_msg *req,
 	const struct recv_session_config *c = &s->cfg;
 	uint64_t start = c->counters ? recv_now_ns() : 0;
 	bool ok = false;
-	if (commit_key_ok(s, req))
+	if (commit_key_ok(s, req)) {
 		ok = recv_commit_apply_to(c->target, &c->staging, c->method,
 					  c->gen, req, reply);
-	else
+	} else {
+		/* Which of the two it was: a key long gone (a commit seen
+		 * twice, or sent late), or one never given. */
+		rs_err("sender %s: commit seq %u at offset %llu names key "
+		       "%#x, which it does not hold (newest %#x, before %#x)",
+		       s->peer, (unsigned)req->seq,
+		       (unsigned long long)req->offset, (unsigned)req->key,
+		       (unsigned)s->keys.newest, (unsigned)s->keys.before);
 		*reply = (struct rs_msg){.type = RS_MSG_COMMIT_DONE,
 					 .seq = req->seq,
 					 .status = RS_MSG_BAD_REQUEST};
+	}
 	if (ok && c->counters)
 		recv_counters_committed(c->counters, req->length,
 					recv_now_ns() - start);
@@ -283,20 +291,27 @@ static bool commit(struct recv_session *s, const struct rs_msg *req,
 }
 
 /* A writer with nothing in flight asks for its full pool to be archived
- * and started over. An archive that fails is the sender's to report (it
- * ends its stream); only a request that makes no sense ends the session. */
-static bool rebase(struct recv_session *s, const struct rs_msg *req,
-		   struct rs_msg *reply)
+ * and started over: under way on the archiver's thread, answered when it
+ * is over (rebase_answer). An archive that fails is the sender's to report
+ * (it ends its stream); only a request that makes no sense ends the
+ * session. */
+static bool rebase(struct recv_session *s, uint16_t slot,
+		   const struct rs_msg *req, struct rs_msg *reply)
 {
 	const struct recv_session_config *c = &s->cfg;
 	*reply = (struct rs_msg){.type = RS_MSG_REBASE_DONE, .seq = req->seq};
-	if (!c->method || (c->gen && c->gen->active))
+	if (!c->method || (c->gen && c->gen->active) || s->rebasing.on)
 		reply->status = RS_MSG_BAD_REQUEST;
 	else if (!c->rotation)
 		reply->status = RS_MSG_NO_ARCHIVE;
 	else
-		reply->status = recv_rotation_rebase(c->rotation, req->offset,
-						     &reply->offset);
+		reply->status =
+		    recv_rotation_rebase_begin(c->rotation, req->offset);
+	if (reply->status == RS_MSG_OK) {
+		s->rebasing.on = true;
+		s->rebasing.slot = slot;
+		s->rebasing.req = *req;
+	}
 	return reply->status != RS_MSG_BAD_REQUEST;
 }
 
@@ -356,13 +371,15 @@ static bool switch_in(struct recv_session *s, const struct rs_msg *req,
 /* The requests that change what the log is, not only its length. A
  * windowed writer's head moved (back, often): its windows start over
  * there, so no old key reaches what the log holds now. */
-static bool change(struct recv_session *s, const struct rs_msg *req,
-		   struct rs_msg *reply)
+static bool change(struct recv_session *s, uint16_t slot,
+		   const struct rs_msg *req, struct rs_msg *reply)
 {
 	bool ok;
 	switch (req->type) {
 	case RS_MSG_REBASE:
-		ok = rebase(s, req, reply);
+		ok = rebase(s, slot, req, reply);
+		if (s->rebasing.on)
+			return true; /* answered when it is over */
 		break;
 	case RS_MSG_REPLACE:
 		ok = replace(s, req, reply);
@@ -442,7 +459,84 @@ static void on_wait(struct recv_session *s, uint16_t slot,
 		answer_wait(s);
 }
 
-/* Applies one request and answers it. */
+static void answer(struct recv_session *s, uint16_t slot,
+		   const struct rs_msg *req, const struct rs_msg *reply,
+		   bool ok, bool committing);
+
+/* A rebase under way is over: answered as change() answers one. */
+static void rebase_answer(struct recv_session *s)
+{
+	uint8_t status;
+	uint64_t base = 0;
+	if (!recv_rotation_rebase_poll(s->cfg.rotation, &status, &base))
+		return;
+	s->rebasing.on = false;
+	const struct rs_msg *req = &s->rebasing.req;
+	struct rs_msg reply = {.type = RS_MSG_REBASE_DONE,
+			       .seq = req->seq,
+			       .status = status,
+			       .offset = status == RS_MSG_OK ? base : 0};
+	bool ok = true;
+	if (status == RS_MSG_OK && s->cfg.windows && s->keys.newest)
+		ok = window_to_head(s, true, 0, &reply);
+	count_head(s);
+	answer(s, s->rebasing.slot, req, &reply, ok, false);
+}
+
+/* Whether req is the rebase under way, answered once it is over. */
+static bool deferred(const struct recv_session *s, const struct rs_msg *req)
+{
+	return s->rebasing.on && req->type == RS_MSG_REBASE &&
+	       req->seq == s->rebasing.req.seq;
+}
+
+static struct recv_applied applied_of(const struct rs_msg *m)
+{
+	return (struct recv_applied){.type = m->type,
+				     .flags = m->flags,
+				     .seq = m->seq,
+				     .key = m->key,
+				     .offset = m->offset,
+				     .length = m->length,
+				     .ring_offset = m->ring_offset};
+}
+
+static bool same_applied(const struct recv_applied *a,
+			 const struct recv_applied *b)
+{
+	return a->type == b->type && a->flags == b->flags && a->seq == b->seq &&
+	       a->key == b->key && a->offset == b->offset &&
+	       a->length == b->length && a->ring_offset == b->ring_offset;
+}
+
+/* Whether req is, field for field, a commit this session applied already:
+ * the same message delivered twice, which an honest sender never sends
+ * (each batch has its own seq). Applying it again would refuse it (its
+ * offset is behind the head, its key may be gone) and end a healthy
+ * session; it wrote nothing, so it is left unanswered. */
+static bool applied_again(struct recv_session *s, const struct rs_msg *req)
+{
+	struct recv_applied a = applied_of(req);
+	for (unsigned i = 0; i < RECV_SESSION_APPLIED; i++) {
+		if (same_applied(&s->applied[i], &a)) {
+			s->again++;
+			rs_warn("sender %s: commit seq %u at offset %llu "
+				"came again (delivered twice): ignored",
+				s->peer, (unsigned)req->seq,
+				(unsigned long long)req->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void note_applied(struct recv_session *s, const struct rs_msg *req)
+{
+	s->applied[s->applied_next] = applied_of(req);
+	s->applied_next = (s->applied_next + 1) % RECV_SESSION_APPLIED;
+}
+
+/* Applies one request and answers it (a rebase: once it is over). */
 static void serve(struct recv_session *s, uint16_t slot,
 		  const struct rs_msg *req)
 {
@@ -462,30 +556,43 @@ static void serve(struct recv_session *s, uint16_t slot,
 		count_head(s); /* what came before the log changes */
 		if (s->state == RECV_SESSION_CLOSING)
 			return; /* its offset broke a rule */
-		ok = change(s, req, &reply);
+		ok = change(s, slot, req, &reply);
 		count_head(s);
 	} else if (verifying)
 		ok = recv_verify_apply(c->target, c->rotation, &c->read_ring,
 				       c->verify, req, &reply);
-	else
-		ok = commit(s, req, &reply);
+	else if (applied_again(s, req))
+		return;
+	else if ((ok = commit(s, req, &reply)))
+		note_applied(s, req);
+	if (!deferred(s, req))
+		answer(s, slot, req, &reply, ok, committing);
+}
+
+/* Sends the reply to req, unless the session closed meanwhile (a window
+ * that could not move: no key to hand out); a refusal closes it. */
+static void answer(struct recv_session *s, uint16_t slot,
+		   const struct rs_msg *req, const struct rs_msg *reply,
+		   bool ok, bool committing)
+{
+	const struct recv_session_config *c = &s->cfg;
 	if (s->state == RECV_SESSION_CLOSING)
-		return; /* a window could not move: no key to hand out */
+		return;
 	/* One reply in `credits` is signaled, only to reclaim send-queue
 	 * entries: fewer completions, fewer wake-ups. */
 	uint32_t n = s->replies++;
 	/* A refusal is signaled: its completion ends the session. */
 	bool signaled = !ok || n % c->credits == c->credits - 1u;
-	if (s->link.reply(s->link.ctx, slot, &reply, signaled)) {
+	if (s->link.reply(s->link.ctx, slot, reply, signaled)) {
 		close_with(s, "cannot reply");
 		return;
 	}
 	if (!ok) {
-		rs_err("refused a request from %s at offset %llu length %llu: "
-		       "%s; closing the connection",
+		rs_err("refused a request from %s at offset %llu length %llu "
+		       "(seq %u): %s; closing the connection",
 		       s->peer, (unsigned long long)req->offset,
-		       (unsigned long long)req->length,
-		       rs_msg_status_str(reply.status));
+		       (unsigned long long)req->length, (unsigned)req->seq,
+		       rs_msg_status_str(reply->status));
 		s->state = RECV_SESSION_REFUSING;
 		s->deadline_ms = s->heard_ms + RECV_REFUSAL_LINGER_MS;
 		snprintf(s->why, sizeof(s->why), "refused request");
@@ -592,6 +699,8 @@ void recv_session_on_timer(struct recv_session *s, int64_t now_ms)
 		close_with(s, "sender did not complete the connection");
 	else if (s->state == RECV_SESSION_REFUSING && now_ms >= s->deadline_ms)
 		refusal_done(s);
+	else if (s->state == RECV_SESSION_SERVING && s->rebasing.on)
+		rebase_answer(s);
 	else if (s->state == RECV_SESSION_SERVING && s->parked.on &&
 		 wait_due(s, now_ms))
 		answer_wait(s);

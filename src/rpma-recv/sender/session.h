@@ -21,7 +21,8 @@
  * An idle sender keeps its session with keepalives, answered here; a
  * writer granted windows asks for its first key and gets the next with
  * its commits (methods/write_windows.h); a writer whose pool is full asks it to
- * be started over (rotation/rotation.h); a
+ * be started over (rotation/rotation.h: the archiver's thread does the slow
+ * part, the answer goes from the timer once it is over); a
  * writer replacing the log places its replacement and switches it in once
  * whole (rotation/generation.h); a reader asks where the log ends and may wait
  * for it to grow (answered from the timer, which the log's loop runs every
@@ -114,6 +115,18 @@ struct recv_parked_wait {
 	int64_t since_ms;
 };
 
+/* How many of a writer's last commits a session remembers: more than a
+ * sender has in flight (SHIP_DEPTH_MAX). */
+#define RECV_SESSION_APPLIED 64
+
+/* What makes a commit the same message again. */
+struct recv_applied {
+	uint8_t type;
+	uint16_t flags;
+	uint32_t seq, key;
+	uint64_t offset, length, ring_offset;
+};
+
 struct recv_session {
 	enum recv_session_state state;
 	struct recv_session_config cfg;
@@ -126,6 +139,19 @@ struct recv_session {
 	struct recv_window_keys keys; /* a windowed writer's */
 	uint64_t key_end;	      /* where its newest key's window ends */
 	struct recv_parked_wait parked;
+	/* A writer's rebase under way on the archiver's thread
+	 * (rotation/rotation.h): answered from the timer once it is over. */
+	struct {
+		bool on;
+		uint16_t slot;
+		struct rs_msg req;
+	} rebasing;
+	/* The last commits applied, to know one that arrives again (the
+	 * same message twice: seen on Soft-RoCE under a storm of
+	 * retransmissions) from a request that breaks the rules. */
+	struct recv_applied applied[RECV_SESSION_APPLIED];
+	unsigned applied_next;
+	uint64_t again; /* commits that arrived again, ignored */
 	uint64_t commits;
 	uint64_t bytes;
 	/* A writer that commits alone (apm, flush): the write offset as the

@@ -29,15 +29,16 @@ struct pending_log {
 
 struct service {
 	struct recv_settings_source source;
-	struct recv_settings settings; /* the globals in force */
-	struct served_log *logs;       /* the logs opened */
-	struct pending_log *pending;   /* the ones still to open, in order */
-	unsigned opening;	       /* how many: the metrics say */
-	unsigned failed;	       /* could not be opened (said) */
-	int failed_rc;		       /* the last such failure's */
-	bool opened;		       /* every log opened or failed */
-	uint64_t opening_since_ns;     /* when opening began */
-	struct recv_threads *threads;  /* serve the logs */
+	struct recv_settings settings;	/* the globals in force */
+	struct served_log *logs;	/* the logs opened */
+	struct pending_log *pending;	/* the ones still to open, in order */
+	unsigned opening;		/* how many: the metrics say */
+	unsigned failed;		/* could not be opened (said) */
+	int failed_rc;			/* the last such failure's */
+	bool opened;			/* every log opened or failed */
+	uint64_t opening_since_ns;	/* when opening began */
+	struct recv_threads *threads;	/* serve the logs */
+	struct recv_archiver *archiver; /* archives them */
 	struct rs_listener *listener;
 	struct recv_counters counters;
 	struct recv_log_counters unrouted; /* refusals that named no log */
@@ -73,5 +74,15 @@ uint16_t recv_service_pending_ms(const struct service *svc, const char *name);
 
 /* Checks a connection request and hands it to its log, or refuses it. */
 void recv_service_route(struct service *svc, struct rs_listener_event *ev);
+
+/* Requests handed over that their log's thread has not taken within
+ * RECV_ANSWER_MS (log/config.h) are refused as busy, with a hint of when to ask
+ * again (service/answering.c): every request is answered within about that,
+ * whatever its log's thread is doing. */
+void recv_service_answer_late(struct service *svc, uint64_t now_ns);
+/* The hint: about how long the logs' threads take to work through the
+ * requests waiting now, spread so that those told together do not all
+ * come back together (ms). */
+uint16_t recv_service_busy_retry_ms(const struct service *svc);
 
 #endif

@@ -89,6 +89,8 @@ static void refuse(struct service *svc, struct rs_listener_event *ev,
 	struct rs_reject_info info = {.version = version, .reason = reason};
 	if (reason == RS_REJECT_STARTING)
 		info.retry_ms = recv_service_pending_ms(svc, name);
+	if (reason == RS_REJECT_LIMIT)
+		info.retry_ms = recv_service_busy_retry_ms(svc);
 	if (reason == RS_REJECT_NO_SUCH_LOG || reason == RS_REJECT_NAME_NEEDED)
 		names_for(svc, ev->conn, info.logs, sizeof(info.logs));
 	rs_session_refuse_with(&ev->conn, &info);
@@ -103,12 +105,18 @@ static struct recv_log_rules rules_of(const struct recv_log_settings *log)
 	return r;
 }
 
-/* A takeover replaces a session, so it does not count against the limit
- * (its old session is still counted until it ends). */
-static bool over_limit(struct service *svc, const struct rs_connect_req *req)
+/* A writer taking its session over with the token its log's writer holds
+ * now replaces that session: it takes no seat of its own (log/seats.h).
+ * Any other request, a made-up or stale token too, counts. */
+static enum recv_seat_claim claim_seat(struct service *svc,
+				       struct served_log *log,
+				       const struct rs_connect_req *req)
 {
-	return !(req->flags & RS_CONNECT_TAKEOVER) &&
-	       atomic_load(&svc->counters.senders) >= svc->settings.max_senders;
+	bool takes_over = (req->flags & RS_CONNECT_TAKEOVER) &&
+			  !(req->flags & RS_CONNECT_VERIFY) &&
+			  recv_log_worker_holds(log->worker, &req->token);
+	return recv_seats_claim(&svc->counters.senders,
+				svc->settings.max_senders, takes_over);
 }
 
 /* A request in a protocol version we do not speak: told which we do (in
@@ -180,16 +188,18 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 		refuse(svc, ev, log, req.version, RS_REJECT_NOT_ALLOWED, "");
 		return;
 	}
-	if (over_limit(svc, &req)) {
+	enum recv_seat_claim claim = claim_seat(svc, log, &req);
+	if (claim == RECV_SEAT_NONE) {
 		rs_warn("refusing sender %s: %u senders connected, the most "
 			"max-senders allows",
 			peer, svc->settings.max_senders);
 		refuse(svc, ev, log, req.version, RS_REJECT_LIMIT, "");
 		return;
 	}
-	atomic_fetch_add(&svc->counters.senders, 1);
-	recv_counters_connected(recv_log_worker_counters(log->worker));
+	if (claim == RECV_SEAT_TAKEN)
+		recv_counters_connected(recv_log_worker_counters(log->worker));
 	struct recv_log_rules rules = rules_of(&log->settings);
-	recv_log_worker_hand_over(log->worker, ev->conn, &req, peer, &rules);
+	recv_log_worker_hand_over(log->worker, ev->conn, &req, peer, &rules,
+				  claim);
 	memset(&rules.key, 0, sizeof(rules.key));
 }

@@ -8,6 +8,7 @@
 #include "pool/open.h"
 #include "rdma/listener.h"
 #include "rdma/mw.h"
+#include "rotation/archiver.h"
 #include "service/sd_notify.h"
 
 #include <errno.h>
@@ -30,6 +31,9 @@ volatile sig_atomic_t recv_reload_requested;
  * receiver's wake-ups are most of its CPU. */
 #define RECV_POLL_MS 200
 #define RECV_IDLE_MS 1000
+/* While requests wait for their logs' threads: how often the loop looks
+ * whether one waited too long (service/answering.c). */
+#define RECV_ANSWER_POLL_MS 50
 /* How long a turn of the loop opens logs for before it looks at the
  * requests again, while some are still to open. */
 #define RECV_OPEN_TURN_NS (20 * 1000000ull)
@@ -48,6 +52,7 @@ worker_config(const struct service *svc, const struct recv_log_settings *l)
 			 .append_only = l->append_only,
 			 .slot_size = svc->settings.staging_slot,
 			 .slots = svc->settings.credits},
+	    .archiver = svc->archiver,
 	    .peer_timeout_ms = svc->settings.peer_timeout_ms,
 	    .busy_poll = svc->settings.busy_poll};
 	snprintf(c.name, sizeof(c.name), "%s", l->name);
@@ -195,7 +200,8 @@ static void print_serving(const struct service *svc, const struct served_log *l)
 			log_label(&l->settings));
 }
 
-/* The threads that serve the logs: as many as `workers` says. */
+/* The threads that serve the logs (as many as `workers` says) and the
+ * archiver's, one for all. */
 static int threads_start(struct service *svc)
 {
 	unsigned n = svc->settings.workers;
@@ -203,6 +209,8 @@ static int threads_start(struct service *svc)
 	int rc =
 	    recv_threads_start(n ? n : recv_threads_default(),
 			       svc->settings.busy_poll, &svc->threads, &err);
+	if (!rc)
+		rc = recv_archiver_start(&svc->archiver, &err);
 	if (rc)
 		rs_err("%s", err.msg);
 	return rc;
@@ -218,6 +226,7 @@ static void service_close(struct service *svc)
 	}
 	logs_stop(svc);
 	recv_threads_stop(&svc->threads);
+	recv_archiver_stop(&svc->archiver);
 	rs_listener_delete(&svc->listener);
 }
 
@@ -357,6 +366,8 @@ static bool any_retired(const struct service *svc)
 
 static unsigned loop_wait_ms(const struct service *svc, bool once)
 {
+	if (atomic_load(&svc->counters.waiting))
+		return RECV_ANSWER_POLL_MS;
 	if (once || any_retired(svc))
 		return RECV_POLL_MS;
 	uint64_t now = recv_now_ns();
@@ -457,6 +468,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 			break;
 		take_requests(&svc, svc.pending ? 0 : loop_wait_ms(&svc, once),
 			      &awake);
+		recv_service_answer_late(&svc, recv_now_ns());
 		reap_retired(&svc);
 		recv_service_report(&svc, 0, recv_now_ns());
 	}

@@ -29,10 +29,11 @@ static void report(const struct send_peer *p, const struct rs_error *err)
 		rs_err("%s", err->msg);
 }
 
-/* A receiver that has not opened the log yet (it is starting) says when
+/* A receiver that has not opened the log yet (it is starting), or that
+ * cannot take the request now (busy with others' connections), says when
  * to ask again: asked again then, without a word, for as long as a large
  * receiver's start may take. */
-#define SEND_STARTING_WAIT_MS (120 * 1000)
+#define SEND_HINTED_WAIT_MS (120 * 1000)
 
 static void nap_ms(unsigned ms)
 {
@@ -42,22 +43,43 @@ static void nap_ms(unsigned ms)
 		;
 }
 
-/* Connects; asks again while the receiver is opening the log. */
+/* Whether the receiver said to ask again after a while, and why. A busy
+ * log (another sender writes it) says no time: that is for --retry. */
+static const char *hinted(int rc, const struct rs_reject_info *refused)
+{
+	if (rc != RS_E_BUSY)
+		return 0;
+	if (refused->reason == RS_REJECT_STARTING)
+		return "is opening its logs";
+	if (refused->reason == RS_REJECT_BUSY && refused->retry_ms)
+		return "is busy taking other senders' connections";
+	return 0;
+}
+
+/* Connects; asks again when the receiver says when (it is opening the
+ * log, or busy). */
 static int connect_once_open(struct rs_session_request *r,
 			     struct rs_session **rs, struct rs_error *err)
 {
 	struct rs_reject_info refused;
+	int answer_ms = -1;
 	r->refused = &refused;
+	r->answer_ms = &answer_ms;
 	for (unsigned waited = 0;; waited += refused.retry_ms) {
 		memset(&refused, 0, sizeof(refused));
+		answer_ms = -1;
 		int rc = rs_session_connect(r, rs, err);
-		if (rc != RS_E_BUSY || refused.reason != RS_REJECT_STARTING ||
-		    waited >= SEND_STARTING_WAIT_MS || send_stop_requested)
+		if (answer_ms >= 0)
+			rs_verbose("%s:%s: connect request answered in %d ms",
+				   r->host, r->port, answer_ms);
+		const char *why = hinted(rc, &refused);
+		if (!why || waited >= SEND_HINTED_WAIT_MS ||
+		    send_stop_requested)
 			return rc;
 		if (!refused.retry_ms)
 			refused.retry_ms = 100;
-		rs_verbose("%s:%s is opening its logs; asking again in %u ms",
-			   r->host, r->port, refused.retry_ms);
+		rs_verbose("%s:%s %s; asking again in %u ms", r->host, r->port,
+			   why, refused.retry_ms);
 		nap_ms(refused.retry_ms);
 	}
 }

@@ -342,14 +342,27 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 		fleet_lose(f, r, now);
 		return;
 	}
-	/* Not hearing back within half the peer timeout counts as lost
-	 * (replica_silent): back before the receiver gives our session up,
-	 * we take it over. */
-	uint64_t silent;
-	if (replica_silent(r, f->w, now, &silent)) {
-		rs_verbose("no answer from %s for %llu ms", replica_label(r),
+	/* Not hearing back for half the peer timeout, the link is probed;
+	 * a probe answered is an answer (a busy link, a busy receiver), one
+	 * unanswered for the other half a lost link (replica_liveness). */
+	uint64_t silent = 0;
+	switch (replica_liveness(r, f->w, now, &silent)) {
+	case SEND_PROBE:
+		rs_verbose("no answer from %s for %llu ms: probing the link",
+			   replica_label(r),
+			   (unsigned long long)(silent / 1000000ull));
+		if (replica_probe(r, now))
+			fleet_lose(f, r, now);
+		break;
+	case SEND_GONE:
+		rs_verbose("no answer from %s for %llu ms, and none to a probe "
+			   "of the link",
+			   replica_label(r),
 			   (unsigned long long)(silent / 1000000ull));
 		fleet_lose(f, r, now);
+		break;
+	case SEND_LIVE:
+		break;
 	}
 }
 

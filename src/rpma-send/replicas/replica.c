@@ -44,6 +44,7 @@ struct replica {
 	uint64_t peer_timeout_ns;
 	uint64_t last_sent_ns; /* a message: a commit, a keepalive, a rebase */
 	uint64_t last_confirm_ns;	    /* for the stall check */
+	struct send_liveness live;	    /* its receiver's, as heard */
 	struct rs_spin spin;		    /* how long confirmations take */
 	uint64_t posted_ns[SHIP_DEPTH_MAX]; /* per credit slot */
 	struct send_stats stats;	    /* what it confirmed, how fast */
@@ -218,7 +219,8 @@ uint64_t replica_granted_end(const struct replica *r)
 	return info->log_base + info->write_offset_value - info->start_offset;
 }
 
-/* The completion of a keepalive's probe: the receiver's end is there. */
+/* The completion of a probe (a keepalive's or liveness's): the
+ * receiver's end is there. */
 static bool took_probe(struct replica *r, const struct rs_completion *wc)
 {
 	if (wc->wr_id != RS_CONN_PROBE_WR_ID)
@@ -265,6 +267,7 @@ int replica_started(struct replica *r)
 	r->have_token = true;
 	r->peer_timeout_ns = (uint64_t)info->peer_timeout_ms * 1000000ull;
 	r->last_sent_ns = r->last_confirm_ns = send_stats_now_ns();
+	send_liveness_start(&r->live, r->last_sent_ns);
 	if (!r->replacing)
 		r->pos_base = info->log_base;
 	r->rebase_end = 0;
@@ -547,6 +550,7 @@ static enum replica_news on_completion(struct replica *r,
 		rs_verbose("completion error: %s", wc->status);
 		return REPLICA_LINK_LOST;
 	}
+	send_liveness_heard(&r->live, send_stats_now_ns());
 	if (took_probe(r, wc))
 		return REPLICA_NOTHING;
 	struct rs_msg msg;
@@ -675,18 +679,20 @@ static uint64_t oldest_unanswered(const struct replica *r,
 	return since;
 }
 
-/* Half the receiver's peer timeout: it answers a keepalive (sent a quarter
- * after our last word) at once, and a link that comes back in time finds
- * our session still there to take over: the receiver waits it whole. */
-bool replica_silent(const struct replica *r, const struct send_window *w,
-		    uint64_t now_ns, uint64_t *for_ns)
+enum send_liveness_verdict replica_liveness(const struct replica *r,
+					    const struct send_window *w,
+					    uint64_t now_ns, uint64_t *for_ns)
 {
-	uint64_t since = oldest_unanswered(r, w);
-	if (!since || now_ns <= since ||
-	    now_ns - since < r->peer_timeout_ns / 2)
-		return false;
-	*for_ns = now_ns - since;
-	return true;
+	return send_liveness_check(&r->live, oldest_unanswered(r, w), now_ns,
+				   r->peer_timeout_ns, for_ns);
+}
+
+int replica_probe(struct replica *r, uint64_t now_ns)
+{
+	if (rs_conn_probe(rs_session_conn(r->rs), RS_POST_SIGNALED))
+		return RS_E_LOST;
+	send_liveness_probed(&r->live, now_ns);
+	return 0;
 }
 
 void replica_fds(const struct replica *r, int *completion_fd, int *event_fd)

@@ -13,6 +13,7 @@
 #include "common/stats.h"
 #include "proto/descriptor.h"
 #include "proto/method.h"
+#include "replicas/liveness.h"
 #include "stream/window.h"
 
 #include <stdbool.h>
@@ -147,10 +148,15 @@ uint64_t replica_keepalive_at(const struct replica *r);
 /* Non-zero: the connection is lost. */
 int replica_send_keepalive(struct replica *r, uint64_t now_ns);
 /* A silent link (a cable pulled, a host gone) reports no error for a long
- * time: true when the receiver has not answered for half its peer timeout
- * or longer (*for_ns: how long). */
-bool replica_silent(const struct replica *r, const struct send_window *w,
-		    uint64_t now_ns, uint64_t *for_ns);
+ * time, a busy one answers late (replicas/liveness.h): what to do about
+ * what the receiver owes us at now_ns (*for_ns: how long nothing came
+ * back). */
+enum send_liveness_verdict replica_liveness(const struct replica *r,
+					    const struct send_window *w,
+					    uint64_t now_ns, uint64_t *for_ns);
+/* Probes the link, for replica_liveness. Non-zero: the connection is
+ * lost. */
+int replica_probe(struct replica *r, uint64_t now_ns);
 
 /* The descriptors to poll for its completions and connection events. */
 void replica_fds(const struct replica *r, int *completion_fd, int *event_fd);

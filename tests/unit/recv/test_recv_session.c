@@ -611,6 +611,39 @@ static void commits_move_the_windows_up(void **state)
 	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 500);
 }
 
+/* A commit delivered twice (seen on Soft-RoCE under a storm of
+ * retransmissions), after a keepalive moved its key's window away: the
+ * second copy is left unanswered and the session serves on; a commit
+ * with a seq of its own and that dead key is still refused. */
+static void a_commit_delivered_twice_is_ignored(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t k1 = windowed_writer_keyed(f);
+	struct rs_msg m = commit_of(f, 1, 100);
+	m.key = k1;
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	uint32_t k2 = handed_key(f);
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 2, .key = k2};
+	recv_session_on_message(&f->s, 0, &ka, 1210);
+	unsigned replies = f->link.replies;
+	recv_session_on_message(&f->s, 0, &m, 1220); /* again */
+	assert_int_equal(f->link.replies, replies);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	assert_int_equal(f->s.again, 1);
+	assert_int_equal(f->s.commits, 1);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 100);
+	struct rs_msg next = commit_of(f, 3, 100);
+	next.key = handed_key(f);
+	recv_session_on_message(&f->s, 0, &next, 1230);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
+	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 200);
+	struct rs_msg late = commit_of(f, 4, 100);
+	late.key = k1; /* a new request on a dead key */
+	recv_session_on_message(&f->s, 0, &late, 1240);
+	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
+	refused(f);
+}
+
 /* A stream that pauses names its newest key: the window of the one before
  * moves past what was committed and its new key comes back. Naming that
  * one moves nothing (both windows start at the head): the same key comes
@@ -858,6 +891,8 @@ int main(void)
 		a_windowed_writer_gets_a_key_over_the_tail, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_writer_asks_for_room, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(a_commit_delivered_twice_is_ignored,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(commits_move_the_windows_up, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(a_lone_commit_moves_both_windows,

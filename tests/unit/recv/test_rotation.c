@@ -17,11 +17,14 @@
 #include "methods/recv_method.h"
 #include "pool/log_state.h"
 #include "pool/pmem_target.h"
+#include "rotation/archiver.h"
 #include "rotation/generation.h"
 #include "rotation/rotation.h"
 #include "sender/verify_reply.h"
 
 #include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +49,7 @@ static void open_log(struct fixture *f)
 	struct rs_error err = {0};
 	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, POOL_SIZE, &err),
 			 0);
-	int rc = recv_rotation_open(&f->cfg, "app", &f->t, &f->rot, &err);
+	int rc = recv_rotation_open(&f->cfg, "app", &f->t, 0, &f->rot, &err);
 	if (rc)
 		fail_msg("%s", err.msg);
 }
@@ -152,6 +155,76 @@ static void rebase_moves_the_pool_into_the_archive(void **state)
 	assert_int_equal(recv_rotation_end(f->rot), f->committed);
 }
 
+/* Wakes the test when the archiver made a rebase's stretch durable. */
+static void woken(void *ctx)
+{
+	atomic_store((atomic_int *)ctx, 1);
+}
+
+static void wait_until(bool (*cond)(struct fixture *), struct fixture *f)
+{
+	for (int i = 0; i < 10000 && !cond(f); i++)
+		usleep(1000);
+	assert_true(cond(f));
+}
+
+static bool stretch_started(struct fixture *f)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/.app-00000000000000000000.log.part",
+		 f->dir);
+	struct stat st;
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* With the receiver's archiver: the pool is copied once rotate-at full, on
+ * the archiver's thread, and a rebase is begun on the log's thread, made
+ * durable on the archiver's and finished on the log's, with the same
+ * result as all at once. */
+static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
+{
+	struct fixture *f = *state;
+	struct recv_archiver *a = 0;
+	struct rs_error err = {0};
+	assert_int_equal(recv_archiver_start(&a, &err), 0);
+	close_log(f);
+	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, POOL_SIZE, &err),
+			 0);
+	assert_int_equal(
+	    recv_rotation_open(&f->cfg, "app", &f->t, a, &f->rot, &err), 0);
+	atomic_int sealed = 0;
+	recv_rotation_on_rebased(f->rot, woken, &sealed);
+	commit_next(f, 1u << 20); /* under rotate-at: nothing to copy */
+	recv_rotation_nudge(f->rot);
+	usleep(20000);
+	assert_false(stretch_started(f));
+	commit_next(f, 2u << 20);
+	recv_rotation_nudge(f->rot);
+	wait_until(stretch_started, f);
+	uint64_t base = 0, write = rs_pmem_target_write_offset(&f->t);
+	uint8_t status = 0xff;
+	assert_int_equal(recv_rotation_rebase_begin(f->rot, write), RS_MSG_OK);
+	assert_true(recv_rotation_rebasing(f->rot));
+	for (int i = 0; i < 10000 && !atomic_load(&sealed); i++)
+		usleep(1000);
+	assert_true(atomic_load(&sealed));
+	assert_int_equal(pool_used(f), 3u << 20); /* the log's thread's step */
+	assert_true(recv_rotation_rebase_poll(f->rot, &status, &base));
+	assert_int_equal(status, RS_MSG_OK);
+	assert_int_equal(base, 3u << 20);
+	assert_int_equal(pool_used(f), 0);
+	assert_false(recv_rotation_rebasing(f->rot));
+	assert_false(recv_rotation_rebase_poll(f->rot, &status, &base));
+	commit_next(f, 1000);
+	assert_true(hash_of(f, 0, f->committed) ==
+		    XXH3_64bits(f->input, f->committed));
+	close_log(f);
+	recv_archiver_stop(&a);
+	open_log(f);
+	assert_int_equal(recv_rotation_base(f->rot), 3u << 20);
+	assert_int_equal(recv_rotation_end(f->rot), f->committed);
+}
+
 static void rebase_refuses_what_makes_no_sense(void **state)
 {
 	struct fixture *f = *state;
@@ -218,12 +291,12 @@ static void archive_that_does_not_fit_is_refused(void **state)
 	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, 0, 0), 0);
 	struct rs_error err = {0};
 	assert_int_equal(
-	    recv_rotation_open(&f->cfg, "app", &f->t, &f->rot, &err),
+	    recv_rotation_open(&f->cfg, "app", &f->t, 0, &f->rot, &err),
 	    RS_E_MALFORMED);
 	assert_non_null(strstr(err.msg, "do not fit together"));
 	f->cfg.max_bytes = 1u << 20; /* less than one pool */
 	assert_int_equal(
-	    recv_rotation_open(&f->cfg, "app", &f->t, &f->rot, &err),
+	    recv_rotation_open(&f->cfg, "app", &f->t, 0, &f->rot, &err),
 	    RS_E_INVAL);
 	assert_non_null(strstr(err.msg, "archive-max"));
 	f->cfg.max_bytes = 0;
@@ -403,6 +476,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(
 		rebase_moves_the_pool_into_the_archive, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		the_archiver_copies_and_seals_off_the_logs_thread, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(rebase_refuses_what_makes_no_sense,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
