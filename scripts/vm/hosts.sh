@@ -33,7 +33,7 @@ HOSTS_NET=198.51.100 # TEST-NET-2: never leaves the namespace
 HOSTS=()
 declare -gA HOST_RELEASE=() HOST_ROOT=() HOST_KDIR=() HOST_KVER=() HOST_INITRD=()
 declare -gA HOST_IP=() HOST_MAC=() HOST_RECEIVER=() HOST_QMP=() HOST_PID=()
-declare -gA HOST_BOOTS=() HOST_BOOT_START=() HOST_JOBS=()
+declare -gA HOST_BOOTS=() HOST_BOOT_START=()
 HOSTS_RUN=
 HOSTS_NVDIMM_SIZE=${HOSTS_NVDIMM_SIZE:-64M}
 HOSTS_DISK_SIZE=${HOSTS_DISK_SIZE:-768M}
@@ -110,7 +110,7 @@ host_add() {
 	HOST_MAC[$name]=$(printf '02:00:c6:33:64:%02x' "$n")
 	HOST_RECEIVER[$name]=$([ "$role" = receiver ] && echo 1 || echo 0)
 	HOST_QMP[$name]=$((4440 + n))
-	HOST_BOOTS[$name]=0 HOST_JOBS[$name]=0
+	HOST_BOOTS[$name]=0
 	mkdir -p "$HOSTS_RUN/$name/ctl"
 	if [ "${HOST_RECEIVER[$name]}" = 1 ]; then
 		truncate -s "$HOSTS_NVDIMM_SIZE" "$HOSTS_RUN/$name/nvdimm.img"
@@ -240,8 +240,9 @@ declare -gA HOST_PRELUDE=()
 # on_bg NAME SCRIPT: SCRIPT (bash text) as a job on NAME; sets JOB.
 on_bg() {
 	local name=$1 jobs=$HOSTS_RUN/$1/ctl/jobs
-	JOB=$((HOST_JOBS[$name] + 1))
-	HOST_JOBS[$name]=$JOB
+	# numbered in a file: a caller in $(...) counts too
+	JOB=$(($(cat "$HOSTS_RUN/$name/jobs.count" 2>/dev/null || echo 0) + 1))
+	echo "$JOB" >"$HOSTS_RUN/$name/jobs.count"
 	printf '%s\n' "${HOST_PRELUDE[$name]:-}" "$2" >"$jobs/$JOB.sh"
 	: >"$jobs/$JOB.go"
 }

@@ -74,15 +74,28 @@ cross_link() {
 	on "$dst" fresh_state >/dev/null
 	out=$(on "$dst" 'recv_up recv.log --peer-timeout 3 --create 1 "$RPMA_DEVDAX"' 120) ||
 		fail "the receiver on $dst did not start: $out"
+	# rxe's own count of what it resent and what came out of order
+	local counters="cat /sys/class/infiniband/rxe0/ports/1/hw_counters/{completer_retry_err,rcvd_seq_err,duplicate_request} | awk '{ n += \$1 } END { print n + 0 }'"
+	local before after
+	before=$(on "$src" "$counters" 30)
 	on_bg "$src" "pace \$D/retry 0.03 | timeout 400 \$SEND --retry 100 \$RPMA_IP_${dst^^} - 2>\$W/send-link.log; echo \"exit \$?\""
 	local sender=$JOB
 	sleep 3
-	$fault
-	[ "$fault" = link_silent ] || link_delay 5
+	$fault || fail "$fault failed"
+	if [ "$fault" != link_silent ]; then link_delay 5 || fail "link_delay failed"; fi
 	sleep "$secs"
 	link_heal
 	out=$(job_wait "$src" "$sender" 400)
 	[ "$out" = "exit 0" ] || fail "the sender: $out: $(tail -c 600 "${W[$src]}/send-link.log")"
+	if [ "$fault" = link_silent ]; then
+		grep -q "reconnected to" "${W[$src]}/send-link.log" ||
+			fail "the sender never lost the link: $(tr '\r' '\n' <"${W[$src]}/send-link.log" | tail -n 3)"
+	else
+		after=$(on "$src" "$counters" 30)
+		[ "${after:-0}" -gt "${before:-0}" ] ||
+			fail "rxe resent nothing through the lossy link (its counters: ${before:-?} before, ${after:-?} after)"
+		log "rxe's retries and out-of-sequence packets on $src: ${before:-?} before, ${after:-?} after"
+	fi
 	out=$(on "$dst" 'recv_down; log_prefix "$RPMA_DEVDAX" "$D/retry" 6291456 >/dev/null' 120) ||
 		fail "the log: $out"
 	end_case

@@ -10,9 +10,9 @@
 head -c 24M /dev/urandom >"$D/quorum"
 
 start_case "--quorum 1 over ${REL[a]} and ${REL[b]}: b power-cut mid-stream and back; the stream never stops, b catches up exact"
-out=$(on a 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7301") recv_up recv.log --create 1 "$RPMA_DEVDAX"' 120) ||
+out=$(on a 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7301"); recv_up recv.log --create 1 "$RPMA_DEVDAX"' 120) ||
 	fail "a's receiver did not start: $out"
-out=$(on b 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7302") recv_up recv.log --create 1 "$RPMA_DEVDAX"' 120) ||
+out=$(on b 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7302"); recv_up recv.log --create 1 "$RPMA_DEVDAX"' 120) ||
 	fail "b's receiver did not start: $out"
 targets="${HOST_IP[a]}:7301,${HOST_IP[b]}:7302"
 # 64 KiB every 0.15 s: the stream outlasts b's boot, and what passes while
@@ -36,7 +36,7 @@ during=$(reported "$slog")
 log "b is back; meanwhile the sender reported ${during} bytes committed"
 [ "$during" -ge $((before + (1 << 20))) ] ||
 	fail "the stream stopped while b was down: ${before} bytes committed at the cut, ${during} once b was back"
-out=$(on b 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7302") recv_up recv.log "$RPMA_DEVDAX"' 120) ||
+out=$(on b 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7302"); recv_up recv.log "$RPMA_DEVDAX"' 120) ||
 	fail "b's receiver did not start on its pool after the cut: $out"
 out=$(job_wait a "$sender" 600)
 [ "$out" = "exit 0" ] || fail "the sender: $out, want exit 0: $(tr '\r' '\n' <"$slog" | tail -n 5)"
