@@ -94,12 +94,12 @@ failed_groups=()
 for group in "$@"; do
 	t=$SECONDS
 	log "=== group $group"
-	before=$failed
+	failed_at_start=$failed
 	fresh a
 	fresh b
 	# shellcheck source=/dev/null
 	. "$here/hosts/$group.sh"
-	if [ "$failed" = "$before" ]; then
+	if [ "$failed" = "$failed_at_start" ]; then
 		log "=== group $group: passed in $((SECONDS - t)) s"
 	else
 		log "=== group $group: FAILED in $((SECONDS - t)) s"

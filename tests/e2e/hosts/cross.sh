@@ -49,7 +49,7 @@ cross_crash() {
 	on "$dst" fresh_state >/dev/null
 	out=$(on "$dst" 'recv_up recv.log --create 1 "$RPMA_DEVDAX"' 120) ||
 		fail "the receiver on $dst did not start: $out"
-	on_bg "$src" "pace \$D/paced 0.02 | timeout 300 \$SEND \$RPMA_IP_${dst^^} - 2>\$W/send-crash.log; echo \"exit \$?\""
+	on_bg "$src" "pace \$D/paced 0.05 | timeout 300 \$SEND \$RPMA_IP_${dst^^} - 2>\$W/send-crash.log; echo \"exit \$?\""
 	local sender=$JOB
 	sleep "$pause"
 	on "$dst" 'recv_down KILL' 60 >/dev/null
@@ -78,7 +78,7 @@ cross_link() {
 	local counters="cat /sys/class/infiniband/rxe0/ports/1/hw_counters/{completer_retry_err,rcvd_seq_err,duplicate_request} | awk '{ n += \$1 } END { print n + 0 }'"
 	local before after
 	before=$(on "$src" "$counters" 30)
-	on_bg "$src" "pace \$D/retry 0.03 | timeout 400 \$SEND --retry 100 \$RPMA_IP_${dst^^} - 2>\$W/send-link.log; echo \"exit \$?\""
+	on_bg "$src" "pace \$D/retry 0.1 | timeout 400 \$SEND --retry 100 \$RPMA_IP_${dst^^} - 2>\$W/send-link.log; echo \"exit \$?\""
 	local sender=$JOB
 	sleep 3
 	$fault || fail "$fault failed"

@@ -52,24 +52,36 @@ recv_down() {
 	return 1
 }
 
-# pace FILE SECONDS: FILE on stdout in 64 KiB pieces, SECONDS apart.
+# pace FILE SECONDS [PIECE]: FILE on stdout in pieces of PIECE bytes
+# (default 64 KiB), SECONDS apart (one process: a dd per piece would cost
+# more than the pause under TCG). Into a pipe, the pipe holds a whole
+# piece (F_SETPIPE_SZ), so a reader may take it in one read.
 pace() {
-	local n i
-	n=$((($(stat -c %s "$1") + 65535) / 65536))
-	for ((i = 0; i < n; i++)); do
-		dd if="$1" bs=64K skip="$i" count=1 status=none 2>/dev/null || return
-		nap "$2"
-	done
+	python3 -c 'import fcntl, sys, time
+out = sys.stdout.buffer
+try:
+    fcntl.fcntl(1, 1031, int(sys.argv[3]))  # F_SETPIPE_SZ
+except OSError:
+    pass
+with open(sys.argv[1], "rb") as f:
+    while True:
+        piece = f.read(int(sys.argv[3]))
+        if not piece:
+            break
+        out.write(piece)
+        out.flush()
+        time.sleep(float(sys.argv[2]))' "$1" "$2" "${3:-65536}"
 }
 
-# log_prefix POOL INPUT MIN [ARCHIVE]: the log (ARCHIVE's files, then
-# POOL's bytes, as rpma-recv --export reads them) is a byte prefix of INPUT
-# and at least MIN bytes long; prints its length. SKIP=N: the first N bytes
-# were checked before (only the rest is compared).
+# log_prefix POOL INPUT MIN [ARCHIVE NAME]: the log (the files of the log
+# NAME in ARCHIVE, then POOL's bytes, as rpma-recv --export reads them) is
+# a byte prefix of INPUT and at least MIN bytes long; prints its length.
+# SKIP=N: the first N bytes were checked before (only the rest is compared).
 log_prefix() {
 	local pool=$1 input=$2 min=$3 out=$RPMA_TMPDIR/export len args=()
-	[ -z "${4:-}" ] || args=(--archive "$4")
-	if ! "$RECV" --export "$out" "${args[@]}" "$pool" 2>"$out.err"; then
+	args=("$pool")
+	[ -z "${4:-}" ] || args=(--log "$5=$pool,archive=$4")
+	if ! "$RECV" --export "$out" "${args[@]}" 2>"$out.err"; then
 		echo "--export failed: $(cat "$out.err")"
 		return 1
 	fi
@@ -79,7 +91,9 @@ log_prefix() {
 		echo "the log holds $len bytes, more than the input"
 		return 1
 	}
-	cmp -n "$len" -i "${SKIP:-0}" "$out" "$input" >/dev/null || {
+	local skip=${SKIP:-0}
+	[ "$skip" -le "$len" ] || skip=$len
+	cmp -n "$((len - skip))" -i "$skip" "$out" "$input" >/dev/null || {
 		echo "the log ($len bytes) is not a prefix of the input: $(cmp -n "$len" "$out" "$input" 2>&1)"
 		return 1
 	}

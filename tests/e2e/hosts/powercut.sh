@@ -40,7 +40,7 @@ pc_total=$(stat -c %s "$D/power")
 # the positions the cuts wait for, in order
 pc_at=()
 for ((i = 0; i < pc_cuts; i++)); do
-	pc_at+=($(((RANDOM * 32768 + RANDOM) % (pc_total - (2 << 20)) + (1 << 20))))
+	pc_at+=($(((RANDOM * 32768 + RANDOM) % (pc_total - (5 << 20)) + (1 << 20))))
 done
 mapfile -t pc_at < <(printf '%s\n' "${pc_at[@]}" | sort -n)
 
@@ -49,7 +49,7 @@ pc_conf='listen = $RPMA_HOST_IP
 peer-timeout = 3s
 [main]
 pool = $RPMA_DEVDAX
-create = 1
+create = 2M
 archive = $RPMA_DISK/archive
 rotate-at = 25%
 [repl]
@@ -69,7 +69,9 @@ EOF
 sync" 60) || fail "b's configuration: $out"
 out=$(pc_recv) || fail "b's receiver did not start: $out"
 slog=${W[a]}/send-power.log
-on_bg a "timeout 3000 \$SEND --retry 1000 --progress=always \$RPMA_IP_B/main \$D/power 2>\$W/send-power.log; echo \"exit \$?\""
+# paced (4 MiB/s, in pieces of 1 MiB): the cuts, which wait for positions,
+# land near them however fast the machine streams
+on_bg a "pace \$D/power 0.25 1048576 | timeout 3000 \$SEND --retry 1000 --progress=always \$RPMA_IP_B/main - 2>\$W/send-power.log; echo \"exit \$?\""
 pc_sender=$JOB
 # the replacements: round K ships repl(K mod 4) with --truncate; its start
 # and its end are written down before and after
@@ -84,7 +86,7 @@ on_bg a "k=0
 	done"
 pc_repl=$JOB
 
-reported() { tr '\r' '\n' <"$1" | sed 's/^/0 /' | reported_committed /dev/stdin; }
+reported() { tr '\r' '\n' 2>/dev/null <"$1" | sed 's/^/0 /' | reported_committed /dev/stdin; }
 # pc_repl_ok: the replacement round that last ended 0, and the one started
 # after it (0: none)
 pc_repl_state() {
@@ -96,10 +98,14 @@ pc_repl_state() {
 }
 
 declare -A pc_hit=()
+committed=0
 pc_checked=0
 for ((c = 0; c < pc_cuts; c++)); do
+	# its position, and the sender streaming again since the last cut
+	want=${pc_at[c]}
+	[ "$want" -gt $((${committed:-0} + (1 << 20))) ] || want=$((${committed:-0} + (1 << 20)))
 	end=$((SECONDS + 900))
-	while [ "$(reported "$slog")" -lt "${pc_at[c]}" ] && ! job_done a "$pc_sender"; do
+	while [ "$(reported "$slog")" -lt "$want" ] && ! job_done a "$pc_sender"; do
 		[ "$SECONDS" -lt "$end" ] || break
 		sleep 0.2
 	done
@@ -113,7 +119,7 @@ for ((c = 0; c < pc_cuts; c++)); do
 	host_cut b
 	partition b
 	pc_repl_state
-	log "cut $((c + 1)) of $pc_cuts: at ${committed} bytes reported committed (waited for ${pc_at[c]}, then ${pause} ms); repl: round $REPL_OK ended 0, round $REPL_NEXT in flight"
+	log "cut $((c + 1)) of $pc_cuts: at ${committed} bytes reported committed (waited for $want, then ${pause} ms); repl: round $REPL_OK ended 0, round $REPL_NEXT in flight"
 	host_boot b
 	if ! host_ready b; then
 		fail "b did not boot again after cut $((c + 1))"
@@ -130,7 +136,7 @@ for ((c = 0; c < pc_cuts; c++)); do
 	rlog=${W[b]}/recv-${HOST_BOOTS[b]}.log
 	grep -q "finishing a rotation cut short" "$rlog" && pc_hit[mid-rotation]=$((${pc_hit[mid-rotation]:-0} + 1))
 	grep -q "finishing the switch" "$rlog" && pc_hit[mid-switch]=$((${pc_hit[mid-switch]:-0} + 1))
-	out=$(on b "SKIP=$pc_checked log_prefix \$RPMA_DEVDAX \$D/power $committed \$RPMA_DISK/archive" 300) ||
+	out=$(on b "SKIP=$pc_checked log_prefix \$RPMA_DEVDAX \$D/power $committed \$RPMA_DISK/archive main" 300) ||
 		fail "after cut $((c + 1)): main: $out"
 	len=${out%%$'\n'*}
 	[[ $len =~ ^[0-9]+$ ]] && pc_checked=$len
@@ -153,7 +159,7 @@ job_wait a "$pc_repl" 400 >/dev/null || fail "the replacement loop did not end"
 out=$(on a "timeout 600 \$SEND --verify \$D/power \$RPMA_IP_B/main 2>&1" 620) ||
 	fail "--verify of main after the cuts: $out"
 out=$(on b "recv_down || echo 'the receiver did not stop'
-	SKIP=$pc_checked log_prefix \$RPMA_DEVDAX \$D/power $pc_total \$RPMA_DISK/archive" 300) ||
+	SKIP=$pc_checked log_prefix \$RPMA_DEVDAX \$D/power $pc_total \$RPMA_DISK/archive main" 300) ||
 	fail "main at the end: $out"
 hits=
 for k in "${!pc_hit[@]}"; do hits+="${hits:+, }$k ${pc_hit[$k]}"; done
