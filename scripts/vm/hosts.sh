@@ -81,6 +81,7 @@ host_add() {
 	if [ "$release" = "$(this_release)" ]; then
 		root=/
 		eval "$("$HOSTS_VM/kernel")" || return 1
+		# shellcheck disable=SC2153 # set by the eval
 		kdir=$KDIR kver=$KVER
 	else
 		root=$("$HOSTS_VM/release-root" "$release") || return 1
@@ -138,7 +139,7 @@ host_netdev() {
 # host_boot NAME: starts NAME's qemu (in the background, under timeout);
 # host_ready waits for it.
 host_boot() {
-	local name=$1 boot p peers=() shares=() rw=() job append accel verdict
+	local name=$1 boot p peers=() shares=() rw=() job append verdict
 	boot=$((HOST_BOOTS[$name] + 1))
 	HOST_BOOTS[$name]=$boot
 	local dir=$HOSTS_RUN/$name ctl=$HOSTS_RUN/$name/ctl
@@ -182,6 +183,7 @@ host_boot() {
 		qemu+=(-virtfs "local,path=${shares[$p]},mount_tag=share$p,security_model=none,multidevs=remap")
 	done
 	if [ "${HOST_RECEIVER[$name]}" = 1 ]; then
+		# shellcheck disable=SC2054 # the commas are qemu's
 		qemu+=(-object "memory-backend-file,id=nv0,share=on,mem-path=$dir/nvdimm.img,size=$HOSTS_NVDIMM_SIZE"
 			-device nvdimm,id=nvdimm0,memdev=nv0
 			-drive "file=$dir/disk.img,if=virtio,format=raw,cache=$HOSTS_DISK_CACHE")
@@ -206,10 +208,8 @@ host_ready() {
 		sleep 0.2
 	done
 	ms=$((($(date +%s%N) - HOST_BOOT_START[$name]) / 1000000))
-	HOST_BOOT_MS[$name]=$ms
 	hosts_log "host $name (${HOST_RELEASE[$name]}, ${HOST_KVER[$name]}) up in $((ms / 1000)).$((ms % 1000 / 100)) s (boot ${HOST_BOOTS[$name]})"
 }
-declare -gA HOST_BOOT_MS=()
 
 # host_cut NAME: the power goes: qemu killed at once, no shutdown; what the
 # guest had in RAM (its page cache included) is gone, its NVDIMM's backing

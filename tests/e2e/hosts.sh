@@ -45,6 +45,7 @@ RUN=$(mktemp -d /dev/shm/rpma-hosts.XXXXXX)
 export RPMA_TMPDIR=$RUN/driver
 mkdir -p "$RPMA_TMPDIR"
 # the case harness (start_case, fail, end_case, summary) runs out here
+# shellcheck disable=SC2034 # lib.sh's
 BUILD=$BUILD_A
 . "$here/lib.sh"
 # reported_committed, as the fault campaign reads a sender's stderr
@@ -73,6 +74,7 @@ mkdir -p \"\$W\"
 . $here/hosts/jobs.sh"
 done
 # W[h]: host h's work folder as seen from here (its programs' logs)
+# shellcheck disable=SC2034 # the groups'
 declare -A W=([a]=$RUN/a/ctl/work [b]=$RUN/b/ctl/work)
 declare -A REL=([a]="Debian 12" [b]="Debian 13")
 [ "$other" = trixie ] || REL=([a]="Debian 13" [b]="Debian 12")

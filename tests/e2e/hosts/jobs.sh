@@ -11,7 +11,7 @@
 fresh_state() {
 	pkill -KILL -x rpma-recv
 	pkill -KILL -x rpma-send
-	rm -rf "$W"/* "$RPMA_TMPDIR"/*
+	rm -rf "${W:?}"/* "${RPMA_TMPDIR:?}"/*
 	if [ -n "${RPMA_DEVDAX:-}" ]; then
 		python3 -c 'import mmap, os, sys
 fd = os.open(sys.argv[1], os.O_RDWR)

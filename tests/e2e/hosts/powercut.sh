@@ -37,10 +37,11 @@ done
 pc_total=$(stat -c %s "$D/power")
 [ "$pc_total" = $((pc_mib << 20)) ] || fail "could not make the input (openssl)"
 
-# the positions the cuts wait for, in order
+# the positions the cuts wait for, in order (none in the last 16 MiB: the
+# stream must still run at the last cut)
 pc_at=()
 for ((i = 0; i < pc_cuts; i++)); do
-	pc_at+=($(((RANDOM * 32768 + RANDOM) % (pc_total - (5 << 20)) + (1 << 20))))
+	pc_at+=($(((RANDOM * 32768 + RANDOM) % (pc_total - (17 << 20)) + (1 << 20))))
 done
 mapfile -t pc_at < <(printf '%s\n' "${pc_at[@]}" | sort -n)
 
@@ -98,12 +99,13 @@ pc_repl_state() {
 }
 
 declare -A pc_hit=()
-committed=0
 pc_checked=0
 for ((c = 0; c < pc_cuts; c++)); do
-	# its position, and the sender streaming again since the last cut
+	# its position, and the sender streaming again since the last cut (a
+	# MiB past what the log held after it)
 	want=${pc_at[c]}
-	[ "$want" -gt $((${committed:-0} + (1 << 20))) ] || want=$((${committed:-0} + (1 << 20)))
+	[ "$want" -gt $((pc_checked + (1 << 20))) ] || want=$((pc_checked + (1 << 20)))
+	[ "$want" -lt $((pc_total - (8 << 20))) ] || want=$((pc_total - (8 << 20)))
 	end=$((SECONDS + 900))
 	while [ "$(reported "$slog")" -lt "$want" ] && ! job_done a "$pc_sender"; do
 		[ "$SECONDS" -lt "$end" ] || break
