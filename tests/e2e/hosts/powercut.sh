@@ -165,5 +165,10 @@ out=$(on b "recv_down || echo 'the receiver did not stop'
 	fail "main at the end: $out"
 hits=
 for k in "${!pc_hit[@]}"; do hits+="${hits:+, }$k ${pc_hit[$k]}"; done
-log "power cuts: $pc_cuts cuts (seed $pc_seed); what they hit: ${hits:-mid-stream only}; $(grep -c . "${W[a]}/repl.done" 2>/dev/null) replacement rounds"
+rounds=$(awk '{ n[$2]++ } END { for (rc in n) printf "%s%d exit %s", (s++ ? ", " : ""), n[rc], rc }' "${W[a]}/repl.done" 2>/dev/null)
+log "power cuts: $pc_cuts cuts (seed $pc_seed); what they hit: ${hits:-mid-stream only}; replacement rounds: ${rounds:-none}"
+# a replacement's sender (no --retry) whose receiver's host vanished ends
+# on its own (exit 3), within its bounds: none waits for timeout to end it
+grep -q ' 124$' "${W[a]}/repl.done" 2>/dev/null &&
+	fail "a replacement's sender hung until timeout killed it (rounds $(awk '$2 == 124 { printf "%s ", $1 }' "${W[a]}/repl.done")): $(grep -v ' committed, ' "${W[a]}/repl.log" | tail -n 3)"
 end_case
