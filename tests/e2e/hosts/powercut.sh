@@ -37,13 +37,19 @@ done
 pc_total=$(stat -c %s "$D/power")
 [ "$pc_total" = $((pc_mib << 20)) ] || fail "could not make the input (openssl)"
 
-# the positions the cuts wait for, in order (none in the last 16 MiB: the
-# stream must still run at the last cut)
+# the positions the cuts wait for: one drawn in each of PC_CUTS equal
+# stretches of the input, none in its last 16 MiB (a cut overshoots its
+# position by what streams during its pause and what the sender's ring
+# held back, up to 10 MiB here: the stream still runs at the last cut)
+pc_slot=$(((pc_total - (17 << 20)) / pc_cuts))
+[ "$pc_slot" -ge $((1 << 20)) ] || {
+	log "powercut: $pc_mib MiB has no room for $pc_cuts cuts (a MiB each past its first 17 MiB)"
+	pc_slot=$((1 << 20))
+}
 pc_at=()
 for ((i = 0; i < pc_cuts; i++)); do
-	pc_at+=($(((RANDOM * 32768 + RANDOM) % (pc_total - (17 << 20)) + (1 << 20))))
+	pc_at+=($(((1 << 20) + i * pc_slot + (RANDOM * 32768 + RANDOM) % pc_slot)))
 done
-mapfile -t pc_at < <(printf '%s\n' "${pc_at[@]}" | sort -n)
 
 # b's configuration, on its disk (rewritten only on the first boot)
 pc_conf='listen = $RPMA_HOST_IP
@@ -101,11 +107,7 @@ pc_repl_state() {
 declare -A pc_hit=()
 pc_checked=0
 for ((c = 0; c < pc_cuts; c++)); do
-	# its position, and the sender streaming again since the last cut (a
-	# MiB past what the log held after it)
 	want=${pc_at[c]}
-	[ "$want" -gt $((pc_checked + (1 << 20))) ] || want=$((pc_checked + (1 << 20)))
-	[ "$want" -lt $((pc_total - (8 << 20))) ] || want=$((pc_total - (8 << 20)))
 	end=$((SECONDS + 900))
 	while [ "$(reported "$slog")" -lt "$want" ] && ! job_done a "$pc_sender"; do
 		[ "$SECONDS" -lt "$end" ] || break
