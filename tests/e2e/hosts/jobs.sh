@@ -57,7 +57,8 @@ recv_down() {
 # more than the pause under TCG). Into a pipe, the pipe holds a whole
 # piece (F_SETPIPE_SZ), so a reader may take it in one read.
 pace() {
-	python3 -c 'import fcntl, sys, time
+	python3 -c 'import fcntl, signal, sys, time
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # a reader gone ends it quietly
 out = sys.stdout.buffer
 try:
     fcntl.fcntl(1, 1031, int(sys.argv[3]))  # F_SETPIPE_SZ
