@@ -1,0 +1,51 @@
+# shellcheck shell=bash
+# Replicas on two receiving hosts (sourced by tests/e2e/hosts.sh): a sender
+# on a streams with --quorum 1 --retry into a's own receiver and b's; b's
+# power is cut mid-stream (qemu killed, no shutdown) and b boots again on
+# the same NVDIMM and disk, its receiver started again on the pool it had.
+# The stream never stops (what a's sender reports committed grows while b
+# is down), b's replica is caught up from the sender's ring, the sender
+# ends 0 and --verify finds both replicas equal to the input.
+
+head -c 32M /dev/urandom >"$D/quorum"
+
+start_case "--quorum 1 over ${REL[a]} and ${REL[b]}: b power-cut mid-stream and back; the stream never stops, b catches up exact"
+out=$(on a 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7301"); recv_up recv.log --create 1 "$RPMA_DEVDAX"' 120) ||
+	fail "a's receiver did not start: $out"
+out=$(on b 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7302"); recv_up recv.log --create 1 "$RPMA_DEVDAX"' 120) ||
+	fail "b's receiver did not start: $out"
+targets="${HOST_IP[a]}:7301,${HOST_IP[b]}:7302"
+# 1 MiB every 2 s: the stream outlasts b's boot, and what passes while b is
+# down stays within the sender's ring, so b is caught up rather than
+# dropped. The ring holds 4 x depth batches (32 of them by default), not
+# 32 MiB: pieces of 1 MiB make batches of 1 MiB (a slow pipe's batches
+# of 64 KiB would let b fall out of a 2 MiB ring within seconds).
+on_bg a "pace \$D/quorum 2 1048576 | timeout 600 \$SEND --quorum 1 --retry 100 --progress=always $targets - 2>\$W/send-quorum.log; echo \"exit \$?\""
+sender=$JOB
+slog=${W[a]}/send-quorum.log
+# reported LOG: the most bytes LOG's progress lines and messages say were
+# committed (the campaign's reading, scripts/campaign/checker.sh)
+reported() { tr '\r' '\n' 2>/dev/null <"$1" | sed 's/^/0 /' | reported_committed /dev/stdin; }
+end=$((SECONDS + 120))
+until [ "$(reported "$slog")" -ge $((2 << 20)) ] || [ "$SECONDS" -ge "$end" ]; do sleep 0.5; done
+sleep $((RANDOM % 4))
+at_cut=$(reported "$slog")
+host_cut b
+log "b power-cut with ${at_cut} bytes reported committed"
+host_boot b
+host_ready b || fail "b did not boot again"
+back_at=$(reported "$slog")
+log "b is back; meanwhile the sender reported ${back_at} bytes committed"
+[ "$back_at" -ge $((at_cut + (1 << 20))) ] ||
+	fail "the stream stopped while b was down: ${at_cut} bytes committed at the cut, ${back_at} once b was back"
+out=$(on b 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7302"); recv_up recv.log "$RPMA_DEVDAX"' 120) ||
+	fail "b's receiver did not start on its pool after the cut: $out"
+out=$(job_wait a "$sender" 600)
+[ "$out" = "exit 0" ] || fail "the sender: $out, want exit 0: $(tr '\r' '\n' <"$slog" | tail -n 5)"
+grep -q "reconnected to ${HOST_IP[b]}:7302" "$slog" ||
+	fail "b's replica did not rejoin: $(tr '\r' '\n' <"$slog" | grep -v MiB | tail -n 5)"
+out=$(on a "timeout 300 \$SEND --verify \$D/quorum $targets 2>&1" 320) ||
+	fail "--verify of both replicas: $out"
+on a recv_down >/dev/null
+on b recv_down >/dev/null
+end_case
