@@ -10,6 +10,9 @@
 #             link, and a lossy and slow one, under --retry
 #   quorum    replicas on both hosts with --quorum 1: b power-cut mid-stream
 #             and booted again; the stream never stops, b catches up exact
+#   quickstart the README's quick start, its commands read from README.md,
+#             run as written (b the PMem host on fsdax, a the application
+#             host)
 #   powercut  a stream with rotation into b's archive while b is power-cut
 #             at seeded moments (RPMA_POWERCUT_SEED, RPMA_POWERCUT_CUTS,
 #             RPMA_POWERCUT_MIB; scripts/powercut runs the long campaign)
