@@ -37,9 +37,10 @@ blocks=$(quickstart_blocks)
 	grep -q '^echo hello | rpma-send' "$D/quickstart-4.sh" ||
 	fail "README.md's quick start is not the four blocks this case runs (soft-RoCE, namespace, rpma-recv, rpma-send): $blocks blocks: $(cat "$D"/quickstart-*.sh)"
 # the test bed's part: programs on PATH, a writable /mnt, no rxe0 yet
-qs_prelude='export PATH=$BUILD/src/rpma-send:$BUILD/src/rpma-recv:$PATH
+qs_path='export PATH=$BUILD/src/rpma-send:$BUILD/src/rpma-recv:$PATH'
+qs_prelude="$qs_path
 mountpoint -q /mnt || mount -t tmpfs tmpfs /mnt
-rdma link delete rxe0'
+rdma link delete rxe0"
 out=$(on a "$qs_prelude
 	printf '127.0.0.1 localhost\n%s pmemhost\n' \"\$RPMA_IP_B\" >\$RPMA_TMPDIR/hosts
 	mount --bind \$RPMA_TMPDIR/hosts /etc/hosts
@@ -48,15 +49,16 @@ out=$(on b "$qs_prelude
 	ndctl destroy-namespace -f all >/dev/null 2>&1
 	set -e; . \$D/quickstart-1.sh; . \$D/quickstart-2.sh >\$W/ndctl.out" 300) ||
 	fail "b: the Soft-RoCE and namespace blocks: $out"
-out=$(on b "$qs_prelude 2>/dev/null
+out=$(on b "$qs_path
 	setsid bash \$D/quickstart-3.sh </dev/null >\$W/qs-recv.log 2>&1 &
-	for i in \$(seq 600); do
+	for i in \$(seq 300); do
 		rdma res show cm_id 2>/dev/null | grep -q 'LISTEN.*:7204' && exit 0
+		kill -0 \$! 2>/dev/null || break
 		sleep 0.1
 	done
 	echo \"rpma-recv does not listen on 7204: \$(cat \$W/qs-recv.log)\"; exit 1" 120) ||
 	fail "b: rpma-recv: $out"
-out=$(on a "export PATH=\$BUILD/src/rpma-send:\$PATH
+out=$(on a "$qs_path
 	timeout 120 bash \$D/quickstart-4.sh >\$W/qs-out 2>\$W/qs-err || { echo \"exit \$?: \$(cat \$W/qs-err)\"; exit 1; }
 	[ \"\$(cat \$W/qs-out)\" = hello ] || { echo \"--fetch printed '\$(cat \$W/qs-out)', want hello; \$(cat \$W/qs-err)\"; exit 1; }
 	grep -q 'method' \$W/qs-err || { echo \"-v did not name the method: \$(cat \$W/qs-err)\"; exit 1; }" 180) ||
