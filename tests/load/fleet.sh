@@ -8,12 +8,19 @@
 # the lines its session says were committed, and that is every line it
 # sent. Prints rpma-load's figures and each bound of the issue beside them;
 # exits 1 if a line is missing or a bound is not met.
+# With FLEET_ARCHIVE=1 every log rotates into an archive (one folder for
+# all, rotate-at 10%) and the lines are of 2 KiB, so that each log rotates
+# during the run: each log is then read back whole (archive and pool,
+# rpma-recv --export) and must have rotated.
 #   scripts/vm-run --memory 8G -- tests/load/fleet.sh BUILD [SESSIONS [DURATION [KILL_AT]]]
 # scripts/fleet runs it (long: not in the suite).
 BUILD=$1
 SESSIONS=${2:-1000}
 DURATION=${3:-60}
 KILL_AT=${4:-}
+ARCHIVE=${FLEET_ARCHIVE:-}
+LINE=100
+[ -z "$ARCHIVE" ] || LINE=2048
 . "$(dirname "$0")/../e2e/lib.sh"
 RECV_TIMEOUT=$((DURATION + 3600))
 
@@ -25,12 +32,14 @@ bound() {
 	if [ "$2" = 1 ]; then log "met: $1"; else fail "not met: $1"; fi
 }
 
-start_case "a fleet of $SESSIONS sessions on one receiver for $DURATION s${KILL_AT:+, the receiver killed -9 after $KILL_AT s}: every line committed and present"
+start_case "a fleet of $SESSIONS sessions on one receiver for $DURATION s${ARCHIVE:+, every log rotating into an archive}${KILL_AT:+, the receiver killed -9 after $KILL_AT s}: every line committed and present"
 conf=$WORK/fleet.conf
+mkdir -p "$WORK/archive"
 {
 	printf 'max-senders = %d\n' "$((SESSIONS + 24))"
 	for ((i = 0; i < SESSIONS; i++)); do
 		printf '[f%d]\npool = %s/f%d.pool\ncreate = 2M\n' "$i" "$WORK" "$i"
+		[ -z "$ARCHIVE" ] || printf 'archive = %s/archive\nrotate-at = 10%%\n' "$WORK"
 	done
 } >"$conf"
 t0=$SECONDS
@@ -47,7 +56,7 @@ fi
 log "(the receiver serves $SESSIONS logs after $((SECONDS - t0)) s)"
 # The lone sender ships 110 lines, one a second: rpma-load's p99 is the
 # sample at floor(0.99 n), so under 101 commits it is the slowest one.
-timeout $((DURATION + 1800)) "$LOAD" --sessions "$SESSIONS" --lone 110 --idle 10 \
+timeout $((DURATION + 1800)) "$LOAD" --sessions "$SESSIONS" --lone 110 --idle 10 --line-size "$LINE" \
 	--duration "$DURATION" --retry 1000 --receiver-pid "$RECV_PID" \
 	--report "$WORK/load.report" "$RECV_IP" f >"$WORK/load.out" 2>&1 &
 load_pid=$!
@@ -93,23 +102,37 @@ fi
 # pool under TCG): the committed bytes of a pmemlog pool lie from its
 # start_offset to its write_offset (u64 at 4096 and 4112: DESIGN.md);
 # the first ten are read by pmempool dump too, so the two readings agree.
+# With an archive, each log is read whole by rpma-recv --export (its
+# archive's files, then its pool) and must have at least one archive file.
 t1=$SECONDS
-python3 - "$WORK" "$WORK/load.report" >"$WORK/readback" 2>&1 <<'PY'
-import struct, sys
-work, report = sys.argv[1], sys.argv[2]
-dots = "." * 99
+if [ -n "$ARCHIVE" ]; then
+	mkdir -p "$WORK/export"
+	while read -r name _; do
+		"$RECV" --export "$WORK/export/$name" --log "$name=$WORK/$name.pool,archive=$WORK/archive" 2>>"$WORK/export.err" ||
+			fail "$name: --export failed: $(tail -n 1 "$WORK/export.err")"
+	done <"$WORK/load.report"
+fi
+python3 - "$WORK" "$WORK/load.report" "$LINE" "$ARCHIVE" >"$WORK/readback" 2>&1 <<'PY'
+import glob, struct, sys
+work, report, size, archive = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+dots = "." * (size - 1)
 for row in open(report):
     name, sent, committed = row.split()
-    data = open(f"{work}/{name}.pool", "rb").read()
-    start, _, write = struct.unpack_from("<QQQ", data, 4096)
+    if archive:
+        data = open(f"{work}/export/{name}", "rb").read()
+        files = len(glob.glob(f"{work}/archive/{name}-*.log"))
+    else:
+        pool = open(f"{work}/{name}.pool", "rb").read()
+        start, _, write = struct.unpack_from("<QQQ", pool, 4096)
+        data, files = pool[start:write], 0
     want = "".join(
         (l := f"load s={name[1:]} n={n} ") + dots[len(l):] + "\n"
         for n in range(int(committed)))
-    same = data[start:write] == want.encode()
-    print(name, sent, committed, "same" if same else "differs")
+    same = data == want.encode()
+    print(name, sent, committed, "same" if same else "differs", files)
 PY
-nlogs=0 differing=0
-while read -r name sent committed verdict; do
+nlogs=0 differing=0 unrotated=0
+while read -r name sent committed verdict files; do
 	[[ $name == f* && $sent =~ ^[0-9]+$ && $committed =~ ^[0-9]+$ ]] || {
 		fail "the read-back said: $name $sent $committed $verdict"
 		break
@@ -118,14 +141,16 @@ while read -r name sent committed verdict; do
 	[ "$sent" = "$committed" ] && [ "$sent" -gt 0 ] ||
 		fail "$name: $committed of $sent lines committed"
 	[ "$verdict" = same ] || differing=$((differing + 1))
-	if [ "$nlogs" -le 10 ]; then
+	[ -z "$ARCHIVE" ] || [ "$files" -gt 0 ] || unrotated=$((unrotated + 1))
+	if [ "$nlogs" -le 10 ] && [ -z "$ARCHIVE" ]; then
 		fleet_lines "${name#f}" "$committed" >"$WORK/expect"
 		check_pool "$WORK/$name.pool" "$WORK/expect"
 	fi
 done <"$WORK/readback"
 [ "$nlogs" = "$SESSIONS" ] || fail "read back $nlogs logs, not $SESSIONS: $(tail -n 3 "$WORK/readback")"
 [ "$differing" = 0 ] || fail "$differing of $nlogs logs differ from the lines committed to them"
-log "(read back $nlogs logs in $((SECONDS - t1)) s: $differing differing)"
+log "(read back $nlogs logs in $((SECONDS - t1)) s: $differing differing${ARCHIVE:+, $unrotated never rotated; $(find "$WORK/archive" -name 'f*.log' | wc -l) archive files})"
+[ "$unrotated" = 0 ] || fail "$unrotated logs never rotated into their archive"
 
 cores=$(nproc)
 bound "lines sent $(key lines_sent), committed $(key lines_committed)" \
