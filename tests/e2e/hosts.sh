@@ -10,6 +10,8 @@
 #             link, and a lossy and slow one, under --retry
 #   quorum    replicas on both hosts with --quorum 1: b power-cut mid-stream
 #             and booted again; the stream never stops, b catches up exact
+#             (and a --truncate whose receiver's host vanishes while it
+#             waits for the switch ends within the peer timeout)
 #   quickstart the README's quick start, its commands read from README.md,
 #             run as written (b the PMem host on fsdax, a the application
 #             host)

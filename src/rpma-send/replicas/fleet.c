@@ -225,10 +225,18 @@ int fleet_switch(struct fleet *f)
 			switched++;
 			continue;
 		}
-		rs_err("%s keeps its previous content: %s", replica_label(r),
-		       rc ? "the replacement could not be switched in (the "
-			    "connection is lost)"
-			  : rs_msg_status_str(reply.status));
+		if (rc && replica_connected(r))
+			rs_err("%s did not confirm the switch (the connection "
+			       "was lost or it did not answer): it holds the "
+			       "whole replacement or its whole previous "
+			       "content (rpma-send --verify tells which)",
+			       replica_label(r));
+		else
+			rs_err("%s keeps its previous content: %s",
+			       replica_label(r),
+			       rc ? "the replacement could not be switched "
+				    "in (the connection is lost)"
+				  : rs_msg_status_str(reply.status));
 		if (!failure)
 			failure = rc ? rc : RS_E_LOST;
 	}

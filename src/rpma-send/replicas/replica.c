@@ -388,26 +388,70 @@ int replica_rebase(struct replica *r, uint64_t end)
 
 #define REPLICA_ASK_MS 300000 /* sealing or switching may move a pool */
 
+/* The liveness of a receiver that owes the answer to a request sent at
+ * sent_ns: probes the link when it has been silent for half the peer
+ * timeout, RS_E_LOST when the probe had the other half unanswered. */
+static int ask_watch(struct replica *r, uint64_t sent_ns, uint64_t now)
+{
+	uint64_t silent = 0;
+	if (!r->peer_timeout_ns)
+		return 0;
+	switch (send_liveness_check(&r->live, sent_ns, now, r->peer_timeout_ns,
+				    &silent)) {
+	case SEND_PROBE:
+		return replica_probe(r, now);
+	case SEND_GONE:
+		rs_verbose("no answer from %s for %llu ms, and none to a probe "
+			   "of the link",
+			   r->label, (unsigned long long)(silent / 1000000ull));
+		return RS_E_LOST;
+	case SEND_LIVE:
+		break;
+	}
+	return 0;
+}
+
+/* The next completion within until, waking at least every quarter of the
+ * peer timeout for ask_watch: RS_E_TIMEOUT when none came. */
+static int ask_next(struct replica *r, uint64_t until, struct rs_completion *wc)
+{
+	uint64_t now = send_stats_now_ns();
+	uint64_t wait_ns = until > now ? until - now : 0;
+	if (r->peer_timeout_ns && wait_ns > r->peer_timeout_ns / 4)
+		wait_ns = r->peer_timeout_ns / 4;
+	enum rs_wait_result res = rs_conn_next_completion(
+	    rs_session_conn(r->rs), wc, (int)(wait_ns / 1000000ull) + 1);
+	if (res == RS_WAIT_TIMEOUT)
+		return RS_E_TIMEOUT;
+	return res == RS_WAIT_COMPLETION && wc->ok ? 0 : RS_E_LOST;
+}
+
 /* Sends msg on the first slot (nothing is in flight) and waits up to
- * timeout_ms for its reply of type want. */
+ * timeout_ms for its reply of type want. A long wait (a pool sealed or
+ * switched) is watched as a stream is: silent for half the peer timeout,
+ * the link is probed, and a probe unanswered for the other half means the
+ * receiver's host is gone (a busy receiver's adapter answers it). */
 static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
 	       uint64_t timeout_ms, struct rs_msg *reply)
 {
-	struct rs_conn *c = rs_session_conn(r->rs);
 	if (rs_session_send(r->rs, 0, msg, UINT64_MAX, RS_POST_SIGNALED))
 		return RS_E_LOST;
-	uint64_t until = send_stats_now_ns() + timeout_ms * 1000000ull;
+	uint64_t sent = send_stats_now_ns();
+	uint64_t until = sent + timeout_ms * 1000000ull;
 	for (;;) {
 		uint64_t now = send_stats_now_ns();
 		if (now >= until)
 			return RS_E_TIMEOUT;
+		int rc = ask_watch(r, sent, now);
+		if (rc)
+			return rc;
 		struct rs_completion wc;
-		enum rs_wait_result res = rs_conn_next_completion(
-		    c, &wc, (int)((until - now) / 1000000ull) + 1);
-		if (res == RS_WAIT_TIMEOUT)
+		rc = ask_next(r, until, &wc);
+		if (rc == RS_E_TIMEOUT)
 			continue;
-		if (res != RS_WAIT_COMPLETION || !wc.ok)
-			return RS_E_LOST;
+		if (rc)
+			return rc;
+		send_liveness_heard(&r->live, send_stats_now_ns());
 		uint16_t slot;
 		if (took_probe(r, &wc) || wc.op != RS_OP_RECV)
 			continue;
@@ -447,6 +491,7 @@ int replica_switch(struct replica *r, uint64_t end, struct rs_msg *reply)
 	struct rs_msg msg = {.type = RS_MSG_SWITCH,
 			     .offset = r->log_start + r->pool_at +
 				       (end - r->pos_base)};
+	send_stop_for_tests_once("switch-asking");
 	return ask(r, &msg, RS_MSG_SWITCH_DONE, REPLICA_ASK_MS, reply);
 }
 

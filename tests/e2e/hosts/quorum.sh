@@ -6,6 +6,7 @@
 # The stream never stops (what a's sender reports committed grows while b
 # is down), b's replica is caught up from the sender's ring, the sender
 # ends 0 and --verify finds both replicas equal to the input.
+# Then a sender whose receiver's host vanishes while it owes an answer.
 
 head -c 32M /dev/urandom >"$D/quorum"
 
@@ -48,4 +49,45 @@ out=$(on a "timeout 300 \$SEND --verify \$D/quorum $targets 2>&1" 320) ||
 	fail "--verify of both replicas: $out"
 on a recv_down >/dev/null
 on b recv_down >/dev/null
+end_case
+
+# A sender whose receiver's host vanishes while it owes an answer: a
+# --truncate replacement has asked b to switch it in (b's adapter took the
+# request; its receiver, stopped, never answers) when b's power is cut.
+# Nothing comes back from the CM or the link: the sender probes it, gets
+# no answer, and ends (exit 3) within b's peer timeout, not after the
+# switch's own bound (5 minutes); b, booted again, holds one content
+# whole: the replacement or what it had before (nothing here).
+start_case "b's host vanishes after a --truncate asked it to switch: the sender from ${REL[a]} ends within the peer timeout, b holds one content whole"
+head -c 1M /dev/urandom >"$D/vanish"
+on b fresh_state >/dev/null
+out=$(on b 'recv_up recv.log --peer-timeout 3 --create 1 "$RPMA_DEVDAX"' 120) ||
+	fail "b's receiver did not start: $out"
+on_bg a "RPMA_SEND_STOP_AT=switch-asking timeout 200 \$SEND --truncate \$RPMA_IP_B \$D/vanish 2>\$W/send-vanish.log; echo \"exit \$?\""
+sender=$JOB
+out=$(on a 'for i in $(seq 900); do
+		[ "$(ps -o stat= -C rpma-send | head -c 1)" = T ] && exit 0
+		sleep 0.1
+	done
+	echo "rpma-send never reached the switch: $(cat $W/send-vanish.log)"; exit 1' 120) || fail "$out"
+on b 'kill -STOP "$(cat $W/recv.pid)"' 30 >/dev/null
+on a 'pkill -CONT -x rpma-send' 30 >/dev/null
+sleep 2
+host_cut b
+t=$SECONDS
+out=$(job_wait a "$sender" 120)
+took=$((SECONDS - t))
+[ "$out" = "exit 3" ] || fail "the sender: $out after ${took} s, want exit 3: $(cat "${W[a]}/send-vanish.log")"
+[ "$took" -le 30 ] || fail "the sender took ${took} s to notice b was gone (peer timeout 3 s)"
+grep -q "did not confirm the switch" "${W[a]}/send-vanish.log" ||
+	fail "the sender did not say the switch is unconfirmed: $(cat "${W[a]}/send-vanish.log")"
+log "the sender ended ${took} s after the cut: $(grep -m1 'did not confirm' "${W[a]}/send-vanish.log")"
+host_boot b
+host_ready b || fail "b did not boot again"
+out=$(on b 'recv_up recv.log "$RPMA_DEVDAX" || exit 1
+	recv_down
+	"$RECV" --export $RPMA_TMPDIR/vanish "$RPMA_DEVDAX" || exit 1
+	[ ! -s $RPMA_TMPDIR/vanish ] || cmp -s $RPMA_TMPDIR/vanish $D/vanish ||
+		echo "b holds $(stat -c %s $RPMA_TMPDIR/vanish) bytes, neither nothing nor the replacement"' 180)
+[ -z "$out" ] || fail "after the cut: $out"
 end_case
