@@ -74,9 +74,9 @@ on b 'kill -STOP "$(cat $W/recv.pid)"' 30 >/dev/null
 on a 'pkill -CONT -x rpma-send' 30 >/dev/null
 sleep 2
 host_cut b
-t=$SECONDS
+cut_at=$SECONDS
 out=$(job_wait a "$sender" 120)
-took=$((SECONDS - t))
+took=$((SECONDS - cut_at))
 [ "$out" = "exit 3" ] || fail "the sender: $out after ${took} s, want exit 3: $(cat "${W[a]}/send-vanish.log")"
 [ "$took" -le 30 ] || fail "the sender took ${took} s to notice b was gone (peer timeout 3 s)"
 grep -q "did not confirm the switch" "${W[a]}/send-vanish.log" ||
