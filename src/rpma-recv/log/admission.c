@@ -19,7 +19,7 @@ void recv_admission_init(struct recv_admission *adm,
 			 const struct recv_worker_config *cfg,
 			 struct recv_counters *counters,
 			 struct recv_log_counters *log_counters,
-			 struct rs_pmem_target *target,
+			 struct recv_pmem_target *target,
 			 struct recv_rotation *rotation,
 			 struct recv_held_token *held)
 {
@@ -90,14 +90,14 @@ static bool spins_for(const struct recv_sender *a)
 static void report_broken(const struct recv_admission *adm, const char *peer,
 			  const struct recv_offset_seen *seen)
 {
-	const struct rs_pmem_target *t = adm->target;
+	const struct recv_pmem_target *t = adm->target;
 	rs_err("log %s: sender %s stored write offset %llu, %s (its data "
 	       "range is %llu to %llu); its session is ended and the write "
 	       "offset put back to %llu, the last one checked",
 	       log_label(adm), peer, (unsigned long long)seen->word,
 	       recv_offset_rule_text(seen->rule), (unsigned long long)t->start,
 	       (unsigned long long)t->end,
-	       (unsigned long long)rs_pmem_target_write_offset(t));
+	       (unsigned long long)recv_pmem_target_write_offset(t));
 	recv_counters_offset_put_back(adm->log_counters);
 }
 
@@ -161,12 +161,12 @@ static void log_session_end(const struct recv_admission *adm,
 		rs_verbose("sender %s: old connection ended after %llu commits",
 			   a->s.peer, (unsigned long long)a->s.commits);
 	} else if (a->s.served) {
-		const struct rs_pmem_target *t = adm->target;
+		const struct recv_pmem_target *t = adm->target;
 		rs_info("sender %s done: %llu commits, %llu bytes, log %s at "
 			"%llu of %llu bytes",
 			a->s.peer, (unsigned long long)a->s.commits,
 			(unsigned long long)a->s.bytes, log_label(adm),
-			(unsigned long long)(rs_pmem_target_write_offset(t) -
+			(unsigned long long)(recv_pmem_target_write_offset(t) -
 					     t->start),
 			(unsigned long long)(t->end - t->start));
 		if (a->mem.windows && a->s.keys.reach_ns_max)

@@ -43,7 +43,7 @@ struct recv_admission {
 	const struct recv_worker_config *cfg;
 	struct recv_counters *counters;		/* the service's */
 	struct recv_log_counters *log_counters; /* this log's */
-	struct rs_pmem_target *target;
+	struct recv_pmem_target *target;
 	struct recv_rotation *rotation; /* its positions and archive */
 	struct recv_generation gen;	/* the writer's replacement */
 	struct recv_log_memory mem;	/* what the log shows its senders */
@@ -62,7 +62,7 @@ void recv_admission_init(struct recv_admission *adm,
 			 const struct recv_worker_config *cfg,
 			 struct recv_counters *counters,
 			 struct recv_log_counters *log_counters,
-			 struct rs_pmem_target *target,
+			 struct recv_pmem_target *target,
 			 struct recv_rotation *rotation,
 			 struct recv_held_token *held);
 /* Ends every session and gives back what the device was given. */

@@ -9,7 +9,7 @@
 
 void recv_log_memory_init(struct recv_log_memory *lm,
 			  const struct recv_exposure_config *cfg,
-			  const struct rs_pmem_target *target)
+			  const struct recv_pmem_target *target)
 {
 	memset(lm, 0, sizeof(*lm));
 	lm->cfg = cfg;
@@ -162,7 +162,7 @@ int recv_sender_memory_prepare(struct recv_sender_memory *m,
 static void register_read_prefix(struct recv_sender_memory *m,
 				 uint64_t committed)
 {
-	const struct rs_pmem_target *t = m->log->target;
+	const struct recv_pmem_target *t = m->log->target;
 	struct rs_error err = {0};
 	rs_mr_dereg(&m->read_mr);
 	if (committed <= t->start ||

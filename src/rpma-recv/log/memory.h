@@ -24,7 +24,7 @@ struct rs_peer;
 /* A log's memory and what the device its senders come in on was given. */
 struct recv_log_memory {
 	const struct recv_exposure_config *cfg;
-	const struct rs_pmem_target *target;
+	const struct recv_pmem_target *target;
 	struct recv_exposure *exposure; /* NULL until a sender comes */
 };
 
@@ -47,7 +47,7 @@ struct recv_sender_memory {
 
 void recv_log_memory_init(struct recv_log_memory *lm,
 			  const struct recv_exposure_config *cfg,
-			  const struct rs_pmem_target *target);
+			  const struct recv_pmem_target *target);
 /* Gives back what the device was given. */
 void recv_log_memory_fini(struct recv_log_memory *lm);
 /* What the device conn runs on is given: kept while senders come in on

@@ -19,7 +19,7 @@ static bool allowed(const struct recv_log_settings *log,
 		return true;
 	const struct sockaddr *peer = rs_conn_peer_addr(c);
 	for (unsigned i = 0; i < log->nallow; i++) {
-		if (rs_cidr_match(&log->allow[i], peer))
+		if (recv_cidr_match(&log->allow[i], peer))
 			return true;
 	}
 	return false;

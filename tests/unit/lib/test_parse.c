@@ -451,39 +451,40 @@ static struct sockaddr_in6 v6(const char *text)
 static void cidr_ranges(void **state)
 {
 	(void)state;
-	struct rs_cidr c;
-	assert_int_equal(rs_cidr_parse("192.0.2.0/24", &c, 0), 0);
+	struct recv_cidr c;
+	assert_int_equal(recv_cidr_parse("192.0.2.0/24", &c, 0), 0);
 	struct sockaddr_in in = v4("192.0.2.77"), out = v4("192.0.3.1");
-	assert_true(rs_cidr_match(&c, (struct sockaddr *)&in));
-	assert_false(rs_cidr_match(&c, (struct sockaddr *)&out));
+	assert_true(recv_cidr_match(&c, (struct sockaddr *)&in));
+	assert_false(recv_cidr_match(&c, (struct sockaddr *)&out));
 	struct sockaddr_in6 mapped = v6("::ffff:192.0.2.9");
-	assert_true(rs_cidr_match(&c, (struct sockaddr *)&mapped));
+	assert_true(recv_cidr_match(&c, (struct sockaddr *)&mapped));
 
-	assert_int_equal(rs_cidr_parse("192.0.2.2", &c, 0),
+	assert_int_equal(recv_cidr_parse("192.0.2.2", &c, 0),
 			 0); /* one address */
 	struct sockaddr_in two = v4("192.0.2.2"), three = v4("192.0.2.3");
-	assert_true(rs_cidr_match(&c, (struct sockaddr *)&two));
-	assert_false(rs_cidr_match(&c, (struct sockaddr *)&three));
+	assert_true(recv_cidr_match(&c, (struct sockaddr *)&two));
+	assert_false(recv_cidr_match(&c, (struct sockaddr *)&three));
 
-	assert_int_equal(rs_cidr_parse("10.1.2.3/0", &c, 0), 0); /* everyone */
-	assert_true(rs_cidr_match(&c, (struct sockaddr *)&out));
+	assert_int_equal(recv_cidr_parse("10.1.2.3/0", &c, 0),
+			 0); /* everyone */
+	assert_true(recv_cidr_match(&c, (struct sockaddr *)&out));
 
-	assert_int_equal(rs_cidr_parse("fe80::/10", &c, 0), 0);
+	assert_int_equal(recv_cidr_parse("fe80::/10", &c, 0), 0);
 	struct sockaddr_in6 link = v6("fe80::1"), global = v6("2001:db8::1");
-	assert_true(rs_cidr_match(&c, (struct sockaddr *)&link));
-	assert_false(rs_cidr_match(&c, (struct sockaddr *)&global));
-	assert_false(rs_cidr_match(&c, (struct sockaddr *)&in));
+	assert_true(recv_cidr_match(&c, (struct sockaddr *)&link));
+	assert_false(recv_cidr_match(&c, (struct sockaddr *)&global));
+	assert_false(recv_cidr_match(&c, (struct sockaddr *)&in));
 
-	assert_int_equal(rs_cidr_parse("192.0.2.128/25", &c, 0), 0);
-	assert_false(rs_cidr_match(&c, (struct sockaddr *)&in));
+	assert_int_equal(recv_cidr_parse("192.0.2.128/25", &c, 0), 0);
+	assert_false(recv_cidr_match(&c, (struct sockaddr *)&in));
 
-	assert_int_equal(rs_cidr_parse("192.0.2.0/33", &c, 0), RS_E_INVAL);
-	assert_int_equal(rs_cidr_parse("192.0.2.0/", &c, 0), RS_E_INVAL);
-	assert_int_equal(rs_cidr_parse("192.0.2.0/x", &c, 0), RS_E_INVAL);
-	assert_int_equal(rs_cidr_parse("host.example/24", &c, 0), RS_E_INVAL);
-	assert_int_equal(rs_cidr_parse("", &c, 0), RS_E_INVAL);
-	assert_int_equal(rs_cidr_parse("/24", &c, 0), RS_E_INVAL);
-	assert_int_equal(rs_cidr_parse("fe80::/129", &c, 0), RS_E_INVAL);
+	assert_int_equal(recv_cidr_parse("192.0.2.0/33", &c, 0), RS_E_INVAL);
+	assert_int_equal(recv_cidr_parse("192.0.2.0/", &c, 0), RS_E_INVAL);
+	assert_int_equal(recv_cidr_parse("192.0.2.0/x", &c, 0), RS_E_INVAL);
+	assert_int_equal(recv_cidr_parse("host.example/24", &c, 0), RS_E_INVAL);
+	assert_int_equal(recv_cidr_parse("", &c, 0), RS_E_INVAL);
+	assert_int_equal(recv_cidr_parse("/24", &c, 0), RS_E_INVAL);
+	assert_int_equal(recv_cidr_parse("fe80::/129", &c, 0), RS_E_INVAL);
 }
 
 static void counts_are_plain_digits(void **state)
