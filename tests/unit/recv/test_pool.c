@@ -13,8 +13,8 @@
 #include "pool/pmem_target.h"
 #include "proto/pool_layout.h"
 #include "sender/verify_reply.h"
+#include "temp_pool.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,15 +32,9 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	strcpy(f->path, "/tmp/rs-test-pool-XXXXXX");
-	int fd = mkstemp(f->path);
-	close(fd);
-	unlink(f->path); /* let --create make it */
-	struct rs_error err = {0};
-	if (recv_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	if (temp_pool_open(f->path, "/tmp/rs-test-pool-XXXXXX", &f->t,
+			   POOL_SIZE))
 		return -1;
-	}
 	f->staging.ring = f->ring;
 	f->staging.length = sizeof(f->ring);
 	*state = f;
@@ -50,8 +44,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	recv_pmem_target_close(&f->t);
-	unlink(f->path);
+	temp_pool_close(f->path, &f->t);
 	free(f);
 	return 0;
 }

@@ -13,11 +13,10 @@
 #include "methods/write_windows.h"
 #include "replicas/replica_keys.h"
 #include "sender/session.h"
+#include "temp_pool.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define POOL_SIZE (8u << 20)
 
@@ -105,14 +104,9 @@ static int setup(void **state)
 {
 	rs_log_init("test", RS_LOG_QUIET);
 	struct fixture *f = calloc(1, sizeof(*f));
-	strcpy(f->path, "/tmp/rs-test-session-XXXXXX");
-	close(mkstemp(f->path));
-	unlink(f->path);
-	struct rs_error err = {0};
-	if (recv_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	if (temp_pool_open(f->path, "/tmp/rs-test-session-XXXXXX", &f->t,
+			   POOL_SIZE))
 		return -1;
-	}
 	*state = f;
 	return 0;
 }
@@ -120,8 +114,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	recv_pmem_target_close(&f->t);
-	unlink(f->path);
+	temp_pool_close(f->path, &f->t);
 	free(f);
 	return 0;
 }
