@@ -16,6 +16,7 @@
 #include "rdma/peer.h"
 #include "session/session.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define SLOTS 3
@@ -103,14 +104,35 @@ static struct rs_connect_req sent_request(unsigned n)
 	return req;
 }
 
+/* A connect that succeeds: its session. */
+static struct rs_session *connects(const struct rs_session_request *r)
+{
+	struct rs_session *s = 0;
+	struct rs_error err = {0};
+	assert_int_equal(rs_session_connect(r, &s, &err), 0);
+	assert_non_null(s);
+	return s;
+}
+
+/* A connect that fails with code, a message that says what, and nothing
+ * left behind. */
+static void connect_fails(const struct rs_session_request *r, int code,
+			  const char *what)
+{
+	struct rs_session *s = 0;
+	struct rs_error err = {0};
+	assert_int_equal(rs_session_connect(r, &s, &err), code);
+	assert_null(s);
+	assert_non_null(strstr(err.msg, what));
+	nothing_alive();
+}
+
 static void takes_the_grant_of_the_accept(void **state)
 {
 	(void)state;
 	grant_data(&fake.answers[0].data, RS_PROTO_VERSION);
 	struct rs_session_request r = request();
-	struct rs_session *s = 0;
-	struct rs_error err = {0};
-	assert_int_equal(rs_session_connect(&r, &s, &err), 0);
+	struct rs_session *s = connects(&r);
 	struct rs_connect_req req = sent_request(0);
 	assert_int_equal(req.version, RS_PROTO_VERSION);
 	assert_string_equal(req.log_name, "app");
@@ -138,14 +160,9 @@ static void a_busy_receiver_is_busy(void **state)
 	struct rs_reject_info refused = {0};
 	struct rs_session_request r = request();
 	r.refused = &refused;
-	struct rs_session *s = 0;
-	struct rs_error err = {0};
-	assert_int_equal(rs_session_connect(&r, &s, &err), RS_E_BUSY);
-	assert_null(s);
-	assert_non_null(strstr(err.msg, "h:7204/app refused the connection: "));
+	connect_fails(&r, RS_E_BUSY, "h:7204/app refused the connection: ");
 	assert_int_equal(refused.reason, RS_REJECT_BUSY);
 	assert_int_equal(refused.retry_ms, 300);
-	nothing_alive();
 }
 
 static void a_refusal_names_the_logs_to_use(void **state)
@@ -156,11 +173,7 @@ static void a_refusal_names_the_logs_to_use(void **state)
 	fake.answers[0].rc = RS_E_REJECTED;
 	reject_data(&fake.answers[0].data, &none);
 	struct rs_session_request r = request();
-	struct rs_session *s = 0;
-	struct rs_error err = {0};
-	assert_int_equal(rs_session_connect(&r, &s, &err), RS_E_REJECTED);
-	assert_non_null(strstr(err.msg, "(logs you may use: a,b)"));
-	nothing_alive();
+	connect_fails(&r, RS_E_REJECTED, "(logs you may use: a,b)");
 }
 
 /* The CM's own reject, without our private data: nobody listens. */
@@ -169,11 +182,8 @@ static void an_unreadable_refusal_is_nobody_listening(void **state)
 	(void)state;
 	fake.answers[0].rc = RS_E_REJECTED;
 	struct rs_session_request r = request();
-	struct rs_session *s = 0;
-	struct rs_error err = {0};
-	assert_int_equal(rs_session_connect(&r, &s, &err), RS_E_UNREACHABLE);
-	assert_string_equal(err.msg, "h:7204/app refused the connection");
-	nothing_alive();
+	connect_fails(&r, RS_E_UNREACHABLE,
+		      "h:7204/app refused the connection");
 }
 
 /* A version 9 receiver refuses a version 10 request: asked again in 9. */
@@ -185,9 +195,7 @@ static void an_older_receiver_is_asked_again_in_its_version(void **state)
 	reject_data(&fake.answers[0].data, &old);
 	grant_data(&fake.answers[1].data, 9);
 	struct rs_session_request r = request();
-	struct rs_session *s = 0;
-	struct rs_error err = {0};
-	assert_int_equal(rs_session_connect(&r, &s, &err), 0);
+	struct rs_session *s = connects(&r);
 	assert_int_equal(fake.connects, 2);
 	assert_int_equal(sent_request(0).version, RS_PROTO_VERSION);
 	assert_int_equal(sent_request(1).version, 9);
@@ -203,9 +211,7 @@ static void a_challenge_is_answered_with_the_key(void **state)
 	grant_data(&fake.incoming[fake.nincoming++], RS_PROTO_VERSION);
 	struct rs_session_request r = request();
 	r.key = &key;
-	struct rs_session *s = 0;
-	struct rs_error err = {0};
-	assert_int_equal(rs_session_connect(&r, &s, &err), 0);
+	struct rs_session *s = connects(&r);
 	assert_true(sent_request(0).flags & RS_CONNECT_AUTH);
 	/* Its answer, on the control slot: the MAC over the nonce. */
 	assert_int_equal(fake.nsends, 1);
@@ -228,11 +234,7 @@ static void a_challenge_without_a_key_fails(void **state)
 	(void)state;
 	challenge_data(&fake.answers[0].data);
 	struct rs_session_request r = request();
-	struct rs_session *s = 0;
-	struct rs_error err = {0};
-	assert_int_equal(rs_session_connect(&r, &s, &err), RS_E_AUTH);
-	assert_string_equal(err.msg, "h:7204/app requires an auth key");
-	nothing_alive();
+	connect_fails(&r, RS_E_AUTH, "h:7204/app requires an auth key");
 }
 
 /* Flush where the connection cannot do it: not offered, and insisting on
@@ -243,103 +245,112 @@ static void flush_only_where_the_connection_can(void **state)
 	fake.flush_why_not = "no FLUSH here";
 	grant_data(&fake.answers[0].data, RS_PROTO_VERSION);
 	struct rs_session_request r = request();
-	struct rs_session *s = 0;
-	struct rs_error err = {0};
-	assert_int_equal(rs_session_connect(&r, &s, &err), 0);
+	struct rs_session *s = connects(&r);
 	assert_int_equal(sent_request(0).methods,
 			 RS_METHOD_BIT(RS_METHOD_GPSPM));
 	rs_session_delete(&s);
 	r.req.method = RS_METHOD_FLUSH;
 	fake.connects = 0;
-	assert_int_equal(rs_session_connect(&r, &s, &err), RS_E_REJECTED);
-	assert_string_equal(err.msg,
-			    "method flush cannot be used from here: no FLUSH "
-			    "here");
+	connect_fails(&r, RS_E_REJECTED,
+		      "method flush cannot be used from here: no FLUSH here");
 	assert_int_equal(fake.connects, 0);
-	nothing_alive();
 }
 
 /* ---- the receiver's half ---- */
 
 static const struct rs_session_token presented = {{9, 8, 7}};
 
-/* An accept of an incoming connection, on a peer of the test's. */
-static struct rs_session_accept accept_of(struct rs_peer *peer,
-					  const struct rs_auth_key *k,
-					  const struct rs_accept_info *grant)
+/* A receiver's side of a test: its peer (made as the receiver makes it),
+ * a connection a listener handed over, the grant and the session. */
+struct receiver {
+	struct rs_peer *peer;
+	struct rs_conn *conn;
+	struct rs_accept_info grant;
+	struct rs_session *s;
+};
+
+static int receiver_setup(void **state)
+{
+	fake_rdma_reset();
+	struct receiver *rv = calloc(1, sizeof(*rv));
+	struct rs_conn *first = fake_conn_incoming();
+	int rc = rs_peer_new(first, &rv->peer, 0);
+	rs_conn_delete(&first);
+	rv->conn = fake_conn_incoming();
+	rv->grant = gpspm_grant(0);
+	*state = rv;
+	return rc;
+}
+
+/* Everything gone once the session and the peer are. */
+static int receiver_teardown(void **state)
+{
+	struct receiver *rv = *state;
+	rs_session_delete(&rv->s);
+	rs_conn_delete(&rv->conn);
+	rs_peer_delete(&rv->peer);
+	free(rv);
+	return fake.conns || fake.peers || fake.mrs ? -1 : 0;
+}
+
+/* The accept of rv's connection, with key k (NULL: none). */
+static struct rs_session_accept accept_of(const struct receiver *rv,
+					  const struct rs_auth_key *k)
 {
 	return (struct rs_session_accept){.version = RS_PROTO_VERSION,
-					  .peer = peer,
+					  .peer = rv->peer,
 					  .slots = SLOTS,
 					  .busy_poll = true,
 					  .key = k,
-					  .grant = grant,
+					  .grant = &rv->grant,
 					  .presented = &presented};
 }
 
-/* The peer the receiver registers on, made as the receiver makes it. */
-static struct rs_peer *receiver_peer(void)
+/* rv's connection accepted, with key k (NULL: none). */
+static void accepted(struct receiver *rv, const struct rs_auth_key *k)
 {
-	struct rs_peer *peer = 0;
-	struct rs_conn *c = fake_conn_incoming();
-	assert_int_equal(rs_peer_new(c, &peer, 0), 0);
-	rs_conn_delete(&c);
-	return peer;
+	struct rs_session_accept a = accept_of(rv, k);
+	struct rs_error err = {0};
+	assert_int_equal(rs_session_accept(&rv->conn, &a, &rv->s, &err), 0);
+	assert_null(rv->conn); /* the session's now */
 }
 
 static void accepts_with_the_grant(void **state)
 {
-	(void)state;
-	struct rs_peer *peer = receiver_peer();
-	struct rs_accept_info grant = gpspm_grant(0);
-	struct rs_session_accept a = accept_of(peer, 0, &grant);
-	struct rs_conn *conn = fake_conn_incoming();
-	struct rs_session *s = 0;
-	struct rs_error err = {0};
-	assert_int_equal(rs_session_accept(&conn, &a, &s, &err), 0);
-	assert_null(conn); /* the session's now */
+	struct receiver *rv = *state;
+	accepted(rv, 0);
 	assert_true(fake.quiet_sends && fake.busy_poll && !fake.read_only);
 	struct rs_accept_info sent;
 	assert_int_equal(rs_accept_info_decode(fake.accept_data.bytes,
 					       fake.accept_data.len, &sent, 0),
 			 0);
 	assert_int_equal(sent.version, RS_PROTO_VERSION);
-	assert_int_equal(sent.write_offset_value, grant.write_offset_value);
+	assert_int_equal(sent.write_offset_value, rv->grant.write_offset_value);
 	/* Receives of a message each: a larger one fails its receive. */
 	assert_int_equal(fake.nrecvs, SLOTS + 1);
 	assert_int_equal(fake.recvs[0].len, RS_MSG_SIZE);
-	rs_session_delete(&s);
-	rs_peer_delete(&peer);
-	nothing_alive();
 }
 
 /* A message into a slot: decoded, and the slot's receive posted again. */
 static void takes_a_message_into_its_slot(void **state)
 {
-	(void)state;
-	struct rs_peer *peer = receiver_peer();
-	struct rs_accept_info grant = gpspm_grant(0);
-	struct rs_session_accept a = accept_of(peer, 0, &grant);
-	struct rs_conn *conn = fake_conn_incoming();
-	struct rs_session *s = 0;
-	assert_int_equal(rs_session_accept(&conn, &a, &s, 0), 0);
+	struct receiver *rv = *state;
+	accepted(rv, 0);
 	struct rs_msg commit = {
 	    .type = RS_MSG_COMMIT, .seq = 5, .offset = 8192, .length = 64};
 	struct rs_private_data *in = &fake.incoming[fake.nincoming++];
 	in->len = rs_msg_encode(&commit, in->bytes, sizeof(in->bytes));
 	struct rs_completion wc;
-	assert_int_equal(rs_conn_next_completion(rs_session_conn(s), &wc, 0),
-			 RS_WAIT_COMPLETION);
+	assert_int_equal(
+	    rs_conn_next_completion(rs_session_conn(rv->s), &wc, 0),
+	    RS_WAIT_COMPLETION);
 	struct rs_msg msg;
 	uint16_t slot = 99;
-	assert_int_equal(rs_session_take(s, &wc, &msg, &slot, 0), 0);
+	assert_int_equal(rs_session_take(rv->s, &wc, &msg, &slot, 0), 0);
 	assert_int_equal(slot, 0);
 	assert_int_equal(msg.seq, 5);
 	assert_int_equal(fake.nrecvs, SLOTS + 1);
 	assert_int_equal(fake.recvs[SLOTS].wr_id, 0);
-	rs_session_delete(&s);
-	rs_peer_delete(&peer);
-	nothing_alive();
 }
 
 /* What a sender with key k answers to the challenge the receiver sent. */
@@ -356,34 +367,27 @@ static struct rs_msg answer_with(const struct rs_auth_key *k)
 
 static void with_a_key_the_grant_follows_the_answer(void **state)
 {
-	(void)state;
-	struct rs_peer *peer = receiver_peer();
-	struct rs_accept_info grant = gpspm_grant(0);
-	struct rs_session_accept a = accept_of(peer, &key, &grant);
-	struct rs_conn *conn = fake_conn_incoming();
-	struct rs_session *s = 0;
+	struct receiver *rv = *state;
+	accepted(rv, &key);
 	struct rs_error err = {0};
-	assert_int_equal(rs_session_accept(&conn, &a, &s, &err), 0);
 	struct rs_msg right = answer_with(&key);
-	assert_int_equal(rs_session_check_auth(s, &right, &err), 0);
+	assert_int_equal(rs_session_check_auth(rv->s, &right, &err), 0);
 	struct rs_auth_key other = key;
 	other.bytes[0] ^= 1;
 	struct rs_msg wrong = answer_with(&other);
-	assert_int_equal(rs_session_check_auth(s, &wrong, &err), RS_E_AUTH);
+	assert_int_equal(rs_session_check_auth(rv->s, &wrong, &err), RS_E_AUTH);
 	assert_string_equal(err.msg, "wrong auth key");
 	struct rs_msg commit = {.type = RS_MSG_COMMIT};
-	assert_int_equal(rs_session_check_auth(s, &commit, &err), RS_E_AUTH);
+	assert_int_equal(rs_session_check_auth(rv->s, &commit, &err),
+			 RS_E_AUTH);
 	assert_string_equal(err.msg, "it did not answer the auth challenge");
 	/* The grant as a message, in the request's version. */
-	assert_int_equal(rs_session_send_grant(s, &grant), 0);
+	assert_int_equal(rs_session_send_grant(rv->s, &rv->grant), 0);
 	struct rs_accept_info sent;
 	assert_int_equal(rs_accept_info_decode(fake.sends[0].bytes,
 					       fake.sends[0].len, &sent, 0),
 			 0);
 	assert_int_equal(sent.version, RS_PROTO_VERSION);
-	rs_session_delete(&s);
-	rs_peer_delete(&peer);
-	nothing_alive();
 }
 
 /* The reject the receiver sent. */
@@ -399,56 +403,48 @@ static struct rs_reject_info sent_reject(void)
 
 static void refused_between_the_two_steps(void **state)
 {
-	(void)state;
-	struct rs_peer *peer = receiver_peer();
-	struct rs_session_accept a = accept_of(peer, 0, 0);
-	struct rs_conn *conn = fake_conn_incoming();
-	struct rs_session *s = 0;
-	assert_int_equal(rs_session_prepare(&conn, &a, &s, 0), 0);
-	rs_session_refuse_prepared(&s, RS_REJECT_BUSY);
-	assert_null(s);
+	struct receiver *rv = *state;
+	struct rs_session_accept a = accept_of(rv, 0);
+	assert_int_equal(rs_session_prepare(&rv->conn, &a, &rv->s, 0), 0);
+	rs_session_refuse_prepared(&rv->s, RS_REJECT_BUSY);
+	assert_null(rv->s);
 	assert_false(fake.accepted);
 	assert_int_equal(sent_reject().reason, RS_REJECT_BUSY);
-	rs_peer_delete(&peer);
-	nothing_alive();
 }
 
 static void no_queue_pair_is_refused(void **state)
 {
-	(void)state;
+	struct receiver *rv = *state;
 	fake.create_qp_rc = RS_E_NOMEM;
-	struct rs_peer *peer = receiver_peer();
-	struct rs_session_accept a = accept_of(peer, 0, 0);
-	struct rs_conn *conn = fake_conn_incoming();
-	struct rs_session *s = 0;
+	struct rs_session_accept a = accept_of(rv, 0);
 	struct rs_error err = {0};
-	assert_int_equal(rs_session_prepare(&conn, &a, &s, &err), RS_E_NOMEM);
-	assert_null(conn);
-	assert_null(s);
+	assert_int_equal(rs_session_prepare(&rv->conn, &a, &rv->s, &err),
+			 RS_E_NOMEM);
+	assert_null(rv->conn);
+	assert_null(rv->s);
 	assert_int_equal(sent_reject().reason, RS_REJECT_INTERNAL);
-	rs_peer_delete(&peer);
-	nothing_alive();
 }
+
+#define SENDER_TEST(f) cmocka_unit_test_setup(f, reset)
+#define RECEIVER_TEST(f)                                                       \
+	cmocka_unit_test_setup_teardown(f, receiver_setup, receiver_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup(takes_the_grant_of_the_accept, reset),
-	    cmocka_unit_test_setup(a_busy_receiver_is_busy, reset),
-	    cmocka_unit_test_setup(a_refusal_names_the_logs_to_use, reset),
-	    cmocka_unit_test_setup(an_unreadable_refusal_is_nobody_listening,
-				   reset),
-	    cmocka_unit_test_setup(
-		an_older_receiver_is_asked_again_in_its_version, reset),
-	    cmocka_unit_test_setup(a_challenge_is_answered_with_the_key, reset),
-	    cmocka_unit_test_setup(a_challenge_without_a_key_fails, reset),
-	    cmocka_unit_test_setup(flush_only_where_the_connection_can, reset),
-	    cmocka_unit_test_setup(accepts_with_the_grant, reset),
-	    cmocka_unit_test_setup(takes_a_message_into_its_slot, reset),
-	    cmocka_unit_test_setup(with_a_key_the_grant_follows_the_answer,
-				   reset),
-	    cmocka_unit_test_setup(refused_between_the_two_steps, reset),
-	    cmocka_unit_test_setup(no_queue_pair_is_refused, reset),
+	    SENDER_TEST(takes_the_grant_of_the_accept),
+	    SENDER_TEST(a_busy_receiver_is_busy),
+	    SENDER_TEST(a_refusal_names_the_logs_to_use),
+	    SENDER_TEST(an_unreadable_refusal_is_nobody_listening),
+	    SENDER_TEST(an_older_receiver_is_asked_again_in_its_version),
+	    SENDER_TEST(a_challenge_is_answered_with_the_key),
+	    SENDER_TEST(a_challenge_without_a_key_fails),
+	    SENDER_TEST(flush_only_where_the_connection_can),
+	    RECEIVER_TEST(accepts_with_the_grant),
+	    RECEIVER_TEST(takes_a_message_into_its_slot),
+	    RECEIVER_TEST(with_a_key_the_grant_follows_the_answer),
+	    RECEIVER_TEST(refused_between_the_two_steps),
+	    RECEIVER_TEST(no_queue_pair_is_refused),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
