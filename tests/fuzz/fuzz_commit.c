@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct rs_pmem_target target;
+static struct recv_pmem_target target;
 static uint8_t *shadow;
 static uint8_t *rings[8];
 
@@ -45,9 +45,9 @@ static void setup(void)
 	int fd = mkstemp(path);
 	FUZZ_CHECK(fd >= 0);
 	close(fd);
-	unlink(path); /* rs_pmem_target_open creates it */
+	unlink(path); /* recv_pmem_target_open creates it */
 	struct rs_error err = {0};
-	if (rs_pmem_target_open(&target, path, FUZZ_COMMIT_POOL_SIZE, &err)) {
+	if (recv_pmem_target_open(&target, path, FUZZ_COMMIT_POOL_SIZE, &err)) {
 		fprintf(stderr, "fuzz_commit: %s\n", err.msg);
 		abort();
 	}
@@ -102,7 +102,7 @@ static void apply_one(const struct recv_staging *staging,
 		      const struct recv_method *m, const struct rs_msg *req)
 {
 	const uint64_t start = target.start, end = target.end;
-	const uint64_t before = rs_pmem_target_write_offset(&target);
+	const uint64_t before = recv_pmem_target_write_offset(&target);
 	bool staged = req->type == RS_MSG_STAGED_COMMIT;
 
 	/* Which refusals apply, from the rules in methods/commit.h: GPSPM takes
@@ -121,7 +121,7 @@ static void apply_one(const struct recv_staging *staging,
 	struct rs_msg reply;
 	memset(&reply, 0xa5, sizeof(reply));
 	bool ok = recv_commit_apply(&target, staging, m, req, &reply);
-	uint64_t after = rs_pmem_target_write_offset(&target);
+	uint64_t after = recv_pmem_target_write_offset(&target);
 
 	FUZZ_CHECK(after >= start && after <= end);
 	FUZZ_CHECK(ok == accept);
@@ -173,10 +173,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * sender's connect sets it. */
 	uint64_t span = target.end - target.start + 1;
 	uint64_t write = target.start + fuzz_le(data + 1, 4) % span;
-	uint64_t before = rs_pmem_target_write_offset(&target), floor = 0;
-	rs_pmem_target_commit(&target, write);
+	uint64_t before = recv_pmem_target_write_offset(&target), floor = 0;
+	recv_pmem_target_commit(&target, write);
 	shadow_put_le64(RS_LOG_WRITE_OFFSET, write);
-	FUZZ_CHECK(rs_pmem_target_write_offset(&target) == write);
+	FUZZ_CHECK(recv_pmem_target_write_offset(&target) == write);
 	/* Moved back, the floor went down with it, first (offset_rule.h). */
 	const uint8_t *rec = target.base + RECV_OFFSET_FLOOR_AT;
 	if (write < before)

@@ -73,119 +73,158 @@ size_t rs_msg_encode(const struct rs_msg *msg, void *buf, size_t len)
 	return w.failed ? 0 : w.pos;
 }
 
-/* What is malformed in a request (a sender's), or NULL; `known` false for
- * a type that is no request. */
-static const char *request_check(const struct rs_msg *msg, bool *known)
+/* What is malformed in the fields of a message of one type, or NULL. */
+typedef const char *(*fields_check)(const struct rs_msg *msg);
+
+static const char no_ring_request[] =
+    "ring offset in a request without the ring";
+
+/* A range of the log to persist, hash or read. */
+static const char *range_request(const struct rs_msg *msg)
 {
-	switch (msg->type) {
-	case RS_MSG_COMMIT:
-	case RS_MSG_STAGED_COMMIT:
-	case RS_MSG_HASH:
-	case RS_MSG_READ_STAGE:
-	case RS_MSG_REBASE:
-	case RS_MSG_REPLACE:
-	case RS_MSG_SWITCH:
-	case RS_MSG_WAIT:
-	case RS_MSG_WINDOW:
-		*known = true;
-		break;
-	default:
-		*known = false;
-		return 0;
-	}
-	if (msg->status != RS_MSG_OK)
-		return "request carries a status";
-	switch (msg->type) {
-	case RS_MSG_COMMIT:
-	case RS_MSG_STAGED_COMMIT:
-	case RS_MSG_HASH:
-	case RS_MSG_READ_STAGE:
-		if (msg->length == 0)
-			return "empty range";
-		if (msg->length > UINT64_MAX - msg->offset)
-			return "range wraps";
-		if (msg->type != RS_MSG_STAGED_COMMIT &&
-		    msg->type != RS_MSG_READ_STAGE && msg->ring_offset != 0)
-			return "ring offset in a request without the ring";
-		return 0;
-	case RS_MSG_REBASE:
-		return msg->length || msg->ring_offset
-			   ? "range in a rebase request"
-			   : 0;
-	case RS_MSG_REPLACE:
-	case RS_MSG_SWITCH:
-		if (msg->ring_offset)
-			return "ring offset in a request without the ring";
-		if (msg->type == RS_MSG_REPLACE && msg->offset > 1)
-			return "unknown replacement request";
-		if (msg->type == RS_MSG_SWITCH && msg->length)
-			return "range in a switch request";
-		return 0;
-	case RS_MSG_WINDOW:
-		return msg->offset || msg->ring_offset
-			   ? "range in a window request"
-			   : 0;
-	default: /* RS_MSG_WAIT */
-		return msg->length > 1 || msg->ring_offset
-			   ? "unknown wait request"
-			   : 0;
-	}
+	if (msg->length == 0)
+		return "empty range";
+	if (msg->length > UINT64_MAX - msg->offset)
+		return "range wraps";
+	return 0;
 }
 
-/* What is malformed in a reply (a receiver's) or a keepalive (either
- * way), or NULL; `known` false for a type that is neither. */
-static const char *reply_check(const struct rs_msg *msg, bool *known)
+/* As range_request, of a request that has nothing in the ring. */
+static const char *ringless_range_request(const struct rs_msg *msg)
 {
-	*known = true;
-	switch (msg->type) {
-	case RS_MSG_KEEPALIVE:
-	case RS_MSG_KEEPALIVE_DONE:
-		if (msg->offset || msg->length || msg->ring_offset)
-			return "range in a keepalive";
-		return msg->status == RS_MSG_OK ? 0
-						: "keepalive carries a status";
-	case RS_MSG_COMMIT_DONE:
-		return msg->status > RS_MSG_BAD_REQUEST ? "unknown reply status"
-							: 0;
-	case RS_MSG_HASH_DONE:
-	case RS_MSG_READ_STAGE_DONE:
-		/* a range in the archive may not be readable */
-		return msg->status > RS_MSG_BAD_REQUEST &&
-			       msg->status != RS_MSG_ARCHIVE_FAILED
-			   ? "unknown reply status"
-			   : 0;
-	case RS_MSG_REBASE_DONE:
-		if (msg->status > RS_MSG_STATUS_LAST)
-			return "unknown reply status";
-		return msg->length || msg->ring_offset
-			   ? "range in a rebase reply"
-			   : 0;
-	case RS_MSG_WAIT_DONE:
-		if (msg->status != RS_MSG_OK)
-			return "unknown reply status";
-		if (msg->length > msg->offset || msg->ring_offset > msg->length)
-			return "log positions out of order in a wait reply";
+	const char *why = range_request(msg);
+	if (!why && msg->ring_offset != 0)
+		return no_ring_request;
+	return why;
+}
+
+static const char *rebase_request(const struct rs_msg *msg)
+{
+	return msg->length || msg->ring_offset ? "range in a rebase request"
+					       : 0;
+}
+
+static const char *replace_request(const struct rs_msg *msg)
+{
+	if (msg->ring_offset)
+		return no_ring_request;
+	return msg->offset > 1 ? "unknown replacement request" : 0;
+}
+
+static const char *switch_request(const struct rs_msg *msg)
+{
+	if (msg->ring_offset)
+		return no_ring_request;
+	return msg->length ? "range in a switch request" : 0;
+}
+
+static const char *window_request(const struct rs_msg *msg)
+{
+	return msg->offset || msg->ring_offset ? "range in a window request"
+					       : 0;
+}
+
+static const char *wait_request(const struct rs_msg *msg)
+{
+	return msg->length > 1 || msg->ring_offset ? "unknown wait request" : 0;
+}
+
+/* Either way; its range before its status. */
+static const char *keepalive(const struct rs_msg *msg)
+{
+	if (msg->offset || msg->length || msg->ring_offset)
+		return "range in a keepalive";
+	return msg->status == RS_MSG_OK ? 0 : "keepalive carries a status";
+}
+
+static const char *rebase_reply(const struct rs_msg *msg)
+{
+	return msg->length || msg->ring_offset ? "range in a rebase reply" : 0;
+}
+
+static const char *wait_reply(const struct rs_msg *msg)
+{
+	if (msg->length > msg->offset || msg->ring_offset > msg->length)
+		return "log positions out of order in a wait reply";
+	return 0;
+}
+
+static const char *window_reply(const struct rs_msg *msg)
+{
+	if (msg->ring_offset || msg->length > UINT64_MAX - msg->offset)
+		return "bad range in a window reply";
+	return msg->status == RS_MSG_OK && !msg->key
+		   ? "window reply without a key"
+		   : 0;
+}
+
+/* Of a replacement's replies. */
+static const char *ringless_reply(const struct rs_msg *msg)
+{
+	return msg->ring_offset ? "ring offset in a reply without the ring" : 0;
+}
+
+/* The statuses a message may carry, as a set. */
+#define STATUS(s) (1u << (s))
+#define STATUSES_UP_TO(s) ((STATUS(s) << 1) - 1)
+#define OK_ONLY STATUS(RS_MSG_OK)
+#define DONE_STATUSES STATUSES_UP_TO(RS_MSG_BAD_REQUEST)
+/* a range in the archive may not be readable */
+#define READ_STATUSES (DONE_STATUSES | STATUS(RS_MSG_ARCHIVE_FAILED))
+#define KNOWN_STATUSES STATUSES_UP_TO(RS_MSG_STATUS_LAST)
+
+static const char request_status[] = "request carries a status";
+static const char reply_status[] = "unknown reply status";
+
+/* What a message of one type may carry: its statuses, checked first (0:
+ * its fields' check says), and its fields. */
+struct msg_rule {
+	uint32_t statuses;
+	const char *bad_status;
+	fields_check fields; /* NULL: any */
+};
+
+/* Every type but RS_MSG_AUTH (its own layout): a zero row is no type. */
+static const struct msg_rule msg_rules[] = {
+    [RS_MSG_COMMIT] = {OK_ONLY, request_status, ringless_range_request},
+    [RS_MSG_STAGED_COMMIT] = {OK_ONLY, request_status, range_request},
+    [RS_MSG_COMMIT_DONE] = {DONE_STATUSES, reply_status, 0},
+    [RS_MSG_HASH] = {OK_ONLY, request_status, ringless_range_request},
+    [RS_MSG_HASH_DONE] = {READ_STATUSES, reply_status, 0},
+    [RS_MSG_READ_STAGE] = {OK_ONLY, request_status, range_request},
+    [RS_MSG_READ_STAGE_DONE] = {READ_STATUSES, reply_status, 0},
+    [RS_MSG_KEEPALIVE] = {0, 0, keepalive},
+    [RS_MSG_KEEPALIVE_DONE] = {0, 0, keepalive},
+    [RS_MSG_REBASE] = {OK_ONLY, request_status, rebase_request},
+    [RS_MSG_REBASE_DONE] = {KNOWN_STATUSES, reply_status, rebase_reply},
+    [RS_MSG_REPLACE] = {OK_ONLY, request_status, replace_request},
+    [RS_MSG_REPLACE_DONE] = {KNOWN_STATUSES, reply_status, ringless_reply},
+    [RS_MSG_SWITCH] = {OK_ONLY, request_status, switch_request},
+    [RS_MSG_SWITCH_DONE] = {KNOWN_STATUSES, reply_status, ringless_reply},
+    [RS_MSG_WAIT] = {OK_ONLY, request_status, wait_request},
+    [RS_MSG_WAIT_DONE] = {OK_ONLY, reply_status, wait_reply},
+    [RS_MSG_WINDOW] = {OK_ONLY, request_status, window_request},
+    [RS_MSG_WINDOW_DONE] = {OK_ONLY | STATUS(RS_MSG_BAD_REQUEST), reply_status,
+			    window_reply},
+};
+
+/* What is malformed in a message of a type with a row (a request, a
+ * reply, a keepalive), or NULL. */
+static const char *rule_check(const struct msg_rule *r,
+			      const struct rs_msg *msg)
+{
+	if (r->statuses &&
+	    (msg->status >= 32 || !(r->statuses & STATUS(msg->status))))
+		return r->bad_status;
+	return r->fields ? r->fields(msg) : 0;
+}
+
+static const struct msg_rule *rule_of(uint8_t type)
+{
+	if (type >= sizeof(msg_rules) / sizeof(msg_rules[0]))
 		return 0;
-	case RS_MSG_WINDOW_DONE:
-		if (msg->status != RS_MSG_OK &&
-		    msg->status != RS_MSG_BAD_REQUEST)
-			return "unknown reply status";
-		if (msg->ring_offset || msg->length > UINT64_MAX - msg->offset)
-			return "bad range in a window reply";
-		return msg->status == RS_MSG_OK && !msg->key
-			   ? "window reply without a key"
-			   : 0;
-	case RS_MSG_REPLACE_DONE:
-	case RS_MSG_SWITCH_DONE:
-		if (msg->status > RS_MSG_STATUS_LAST)
-			return "unknown reply status";
-		return msg->ring_offset
-			   ? "ring offset in a reply without the ring"
-			   : 0;
-	default:
-		*known = false;
-		return 0;
-	}
+	const struct msg_rule *r = &msg_rules[type];
+	return r->statuses || r->fields ? r : 0;
 }
 
 /* What is malformed in msg, or NULL. */
@@ -227,11 +266,8 @@ static const char *msg_get(const void *buf, size_t len, struct rs_msg *msg)
 	if (msg->key_end &&
 	    (msg->type == RS_MSG_COMMIT || msg->type == RS_MSG_KEEPALIVE))
 		return "window end in a request";
-	bool known;
-	const char *why = reply_check(msg, &known);
-	if (!known)
-		why = request_check(msg, &known);
-	return known ? why : "unknown message type";
+	const struct msg_rule *r = rule_of(msg->type);
+	return r ? rule_check(r, msg) : "unknown message type";
 }
 
 int rs_msg_decode(const void *buf, size_t len, struct rs_msg *msg,

@@ -556,6 +556,28 @@ static enum rs_wait_result spin(struct rs_conn *c, struct ibv_wc *wc,
 	}
 }
 
+/* How long a wait may sleep: forever for a negative timeout, not at all
+ * for 0, else until deadline. */
+static int poll_wait_ms(int timeout_ms, int64_t deadline)
+{
+	if (timeout_ms <= 0)
+		return timeout_ms < 0 ? -1 : 0;
+	int64_t left = deadline - now_ms();
+	return left > 0 ? (int)left : 0;
+}
+
+/* Takes the completion channel's event: the CQ is to be armed again. */
+static int take_cq_event(struct rs_conn *c)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+	if (ibv_get_cq_event(c->comp_channel, &cq, &ctx))
+		return -1;
+	ibv_ack_cq_events(cq, 1);
+	c->cq_armed = false;
+	return 0;
+}
+
 static enum rs_wait_result next_wc(struct rs_conn *c, struct ibv_wc *wc,
 				   int timeout_ms)
 {
@@ -582,12 +604,7 @@ static enum rs_wait_result next_wc(struct rs_conn *c, struct ibv_wc *wc,
 		    {.fd = c->comp_channel->fd, .events = POLLIN},
 		    {.fd = c->cm_channel->fd, .events = POLLIN},
 		};
-		int wait = timeout_ms < 0 ? -1 : 0;
-		if (timeout_ms > 0) {
-			int64_t left = deadline - now_ms();
-			wait = left > 0 ? (int)left : 0;
-		}
-		int ready = poll(pfd, 2, wait);
+		int ready = poll(pfd, 2, poll_wait_ms(timeout_ms, deadline));
 		if (ready < 0 && errno == EINTR)
 			return RS_WAIT_TIMEOUT; /* let the caller see signals */
 		if (ready < 0)
@@ -595,12 +612,8 @@ static enum rs_wait_result next_wc(struct rs_conn *c, struct ibv_wc *wc,
 		if (ready == 0)
 			return RS_WAIT_TIMEOUT;
 		if (pfd[0].revents & POLLIN) {
-			struct ibv_cq *cq;
-			void *ctx;
-			if (ibv_get_cq_event(c->comp_channel, &cq, &ctx))
+			if (take_cq_event(c))
 				return RS_WAIT_ERROR;
-			ibv_ack_cq_events(cq, 1);
-			c->cq_armed = false;
 			continue;
 		}
 		if (pfd[1].revents & POLLIN)

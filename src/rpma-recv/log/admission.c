@@ -6,7 +6,6 @@
 #include "metrics/clock.h"
 #include "pool/offset_word.h"
 #include "rdma/conn.h"
-#include "rdma/mr.h"
 #include "rotation/rotation.h"
 #include "session/session.h"
 
@@ -20,7 +19,7 @@ void recv_admission_init(struct recv_admission *adm,
 			 const struct recv_worker_config *cfg,
 			 struct recv_counters *counters,
 			 struct recv_log_counters *log_counters,
-			 struct rs_pmem_target *target,
+			 struct recv_pmem_target *target,
 			 struct recv_rotation *rotation,
 			 struct recv_held_token *held)
 {
@@ -32,6 +31,7 @@ void recv_admission_init(struct recv_admission *adm,
 	adm->target = target;
 	adm->rotation = rotation;
 	adm->watch_epfd = -1;
+	recv_log_memory_init(&adm->mem, &cfg->exposure, target);
 }
 
 /* A sender is gone (ended or refused): its seat, if it held one, is
@@ -57,22 +57,7 @@ void recv_admission_fini(struct recv_admission *adm)
 	adm->finishing = true;
 	while (adm->sessions)
 		recv_admission_end(adm, adm->sessions);
-	recv_exposure_delete(&adm->exposure);
-}
-
-/* What the device conn runs on is given: kept while senders come in on
- * the same device. */
-static int expose_on(struct recv_admission *adm, const struct rs_conn *conn)
-{
-	if (adm->exposure && recv_exposure_serves(adm->exposure, conn))
-		return 0;
-	recv_exposure_delete(&adm->exposure);
-	struct rs_error err = {0};
-	int rc = recv_exposure_new(conn, adm->target, &adm->cfg->exposure,
-				   &adm->exposure, &err);
-	if (rc)
-		rs_err("%s", err.msg);
-	return rc;
+	recv_log_memory_fini(&adm->mem);
 }
 
 /* The log's name in messages, or its pool for `rpma-recv POOL`. */
@@ -81,40 +66,9 @@ static const char *log_label(const struct recv_admission *adm)
 	return adm->cfg->name[0] ? adm->cfg->name : adm->cfg->pool_path;
 }
 
-/* The methods a connection may use: what the device allows of the pool,
- * and of those what the log's configuration allows. */
-static uint8_t offered_for(const struct recv_admission *adm,
-			   const struct rs_connect_req *req, uint8_t allowed)
-{
-	uint8_t m = recv_exposure_methods(adm->exposure) & allowed;
-	/* An apm or flush sender writes the log's write offset itself: it
-	 * would commit a replacement over the content kept meanwhile. */
-	if (req->flags & RS_CONNECT_REPLACE)
-		m &= (uint8_t)~RS_METHOD_SENDER_COMMITS;
-	return m;
-}
-
-/* Of those, the ones a writer can do (its request says): the grant shows
- * no other, and the same rule picks one on both sides. */
-static uint8_t usable_for(const struct recv_admission *adm,
-			  const struct rs_connect_req *req, uint8_t allowed)
-{
-	uint8_t m = offered_for(adm, req, allowed);
-	return req->flags & RS_CONNECT_VERIFY ? m : m & req->methods;
-}
-
-static uint8_t methods_of(const struct recv_sender *a)
-{
-	return usable_for(a->adm, &a->req, a->rules.methods);
-}
-
-/* A writer's method: the one it picks from what it is granted, by the
- * same rule; NULL for a reader. */
 static const struct recv_method *method_of(const struct recv_sender *a)
 {
-	if (a->req.flags & RS_CONNECT_VERIFY)
-		return 0;
-	return recv_method_choose(methods_of(a), a->req.method);
+	return recv_sender_memory_method(&a->mem);
 }
 
 /* Whether m's writer stores the write offset itself (apm, flush). */
@@ -131,122 +85,19 @@ static bool spins_for(const struct recv_sender *a)
 	return a->adm->cfg->busy_poll && !commits_alone(method_of(a));
 }
 
-/* Whether the writer reaches the pool through windows: every writer but
- * an apm or flush one on a device that binds them (a staged writer asks
- * for no key; apm and flush write the whole range and the offset word). */
-static bool windowed(const struct recv_sender *a)
-{
-	const struct recv_method *m = method_of(a);
-	return m && !(RS_METHOD_BIT(m->id) & RS_METHOD_SENDER_COMMITS) &&
-	       recv_exposure_windows(a->adm->exposure);
-}
-
-/* Whether the writer writes in place through windows: gpspm. */
-static bool writes_through_windows(const struct recv_sender *a)
-{
-	const struct recv_method *m = method_of(a);
-	return windowed(a) && m->id == RS_METHOD_GPSPM;
-}
-
-/* Its two windows, at its first request for a key: after its queue pair,
- * so that a receiver killed with windows bound has them taken down before
- * the queue pair (the kernel cleans up the newest first; rxe waits forever
- * for a queue pair a bound window holds). */
-static int windows_of(struct recv_sender *a)
-{
-	if (a->windows)
-		return 0;
-	struct rs_error err = {0};
-	struct recv_write_windows_config cfg =
-	    recv_exposure_windows_config(a->adm->exposure);
-	int rc = recv_write_windows_new(recv_exposure_peer(a->adm->exposure),
-					&cfg, &a->windows, &err);
-	if (rc)
-		rs_err("sender %s: %s", a->s.peer, err.msg);
-	return rc;
-}
-
-/* A window grant shows the data range without a key and no apm or
- * flush; a log without gpspm shows no data range at all. */
-static void describe_windows(struct rs_accept_info *info)
-{
-	info->methods &= (uint8_t)~RS_METHOD_SENDER_COMMITS;
-	if (!(info->methods & RS_METHOD_BIT(RS_METHOD_GPSPM))) {
-		info->data = (struct rs_mr_desc){0};
-		return;
-	}
-	info->peer_flags |= RS_PEER_WINDOWS;
-	info->data.rkey = 0;
-}
-
-/* A reader's ring of its own, readable: the receiver copies into it what
- * the reader may not read in place (the archive's bytes, what was
- * committed after its grant). Never the writer's staging ring: a reader
- * may run while the log is written. Deregistered when the session ends. */
-static void prepare_read_ring(struct recv_sender *a)
-{
-	struct rs_error err = {0};
-	uint64_t len = recv_exposure_ring_len(&a->adm->cfg->exposure);
-	if (posix_memalign((void **)&a->read_ring, 4096, len))
-		return;
-	if (rs_mr_reg(a->peer, a->read_ring, len, RS_MR_REMOTE_READ,
-		      &a->read_ring_mr, &err)) {
-		free(a->read_ring);
-		a->read_ring = 0;
-	}
-}
-
-/* A reader reads in place the log's committed prefix as of its grant, no
- * further: its registration ends there, so the NIC refuses a read of
- * anything not committed yet (every device checks a region's range). */
-static void register_read_prefix(struct recv_sender *a, uint64_t committed)
-{
-	const struct rs_pmem_target *t = a->adm->target;
-	struct rs_error err = {0};
-	rs_mr_dereg(&a->read_mr);
-	if (committed <= t->start ||
-	    !rs_mr_reg(a->peer, t->base + t->start, committed - t->start,
-		       RS_MR_REMOTE_READ, &a->read_mr, &err))
-		return;
-	rs_verbose("no remote read of the pool for reader %s (%s); reading "
-		   "through a ring of its own",
-		   a->s.peer, err.msg);
-}
-
-/* A reading session is shown nothing it could write: no method, no key
- * to the pool's data range, its write offset or the staging ring. What it
- * reads is registered for reading only. */
-static void describe_read(const struct recv_sender *a,
-			  struct rs_accept_info *info)
-{
-	info->peer_flags |= RS_PEER_READ_ONLY;
-	info->methods = 0;
-	info->data = (struct rs_mr_desc){0};
-	info->write_offset = (struct rs_mr_desc){0};
-	info->staging = (struct rs_mr_desc){0};
-	if (a->read_mr)
-		info->data_read =
-		    rs_mr_describe(a->read_mr, RS_MR_USAGE_READ_SRC);
-	if (a->read_ring_mr) {
-		info->staging_read =
-		    rs_mr_describe(a->read_ring_mr, RS_MR_USAGE_READ_SRC);
-		info->staging_slot_size = a->adm->cfg->exposure.slot_size;
-	}
-}
-
 /* A write offset a writer that commits alone stored broke a rule: said
  * with the log's name, and counted. The offset is put back by then. */
 static void report_broken(const struct recv_admission *adm, const char *peer,
 			  const struct recv_offset_seen *seen)
 {
-	const struct rs_pmem_target *t = adm->target;
+	const struct recv_pmem_target *t = adm->target;
 	rs_err("log %s: sender %s stored write offset %llu, %s (its data "
 	       "range is %llu to %llu); its session is ended and the write "
 	       "offset put back to %llu, the last one checked",
 	       log_label(adm), peer, (unsigned long long)seen->word,
 	       recv_offset_rule_text(seen->rule), (unsigned long long)t->start,
 	       (unsigned long long)t->end,
-	       (unsigned long long)rs_pmem_target_write_offset(t));
+	       (unsigned long long)recv_pmem_target_write_offset(t));
 	recv_counters_offset_put_back(adm->log_counters);
 }
 
@@ -288,19 +139,9 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 		rs_info("log %s truncated at the request of %s", log_label(adm),
 			a->s.peer);
 	}
-	recv_exposure_describe(adm->exposure, info);
-	/* A writer is shown the one method both sides pick, with keys of its
-	 * own; a reader none (describe_read). */
-	const struct recv_method *m = method_of(a);
-	info->methods = m ? (uint8_t)RS_METHOD_BIT(m->id) : 0;
-	if (a->took != RS_METHOD_STAGED)
-		info->staging = (struct rs_mr_desc){0};
-	if (m && recv_writer_keys_take(adm->exposure, m, windowed(a), &a->keys,
-				       &err)) {
-		rs_err("sender %s: %s", a->s.peer, err.msg);
-		return err.code;
-	}
-	recv_writer_keys_describe(&a->keys, info);
+	rc = recv_sender_memory_describe(&a->mem, info);
+	if (rc)
+		return rc;
 	info->log_base = recv_rotation_base(adm->rotation);
 	if (recv_rotation_enabled(adm->rotation))
 		info->peer_flags |= RS_PEER_ARCHIVE;
@@ -308,29 +149,9 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 	if (adm->holder == a)
 		recv_held_token_set(adm->held, &a->token);
 	info->peer_timeout_ms = adm->cfg->peer_timeout_ms;
-	if (a->req.flags & RS_CONNECT_VERIFY) {
-		register_read_prefix(a, info->write_offset_value);
-		describe_read(a, info);
-	} else if (windowed(a))
-		describe_windows(info);
 	rs_verbose("sender %s connected at write offset %llu", a->s.peer,
 		   (unsigned long long)info->write_offset_value);
 	return 0;
-}
-
-/* How far behind the head, and how long, a writer's windows reached what
- * it committed: the bound the man page gives, measured. */
-static void log_window_reach(const struct recv_admission *adm,
-			     const struct recv_sender *a)
-{
-	bool bounded = recv_exposure_windows_bounded(adm->exposure);
-	rs_info("sender %s: its windows moved past what it committed within "
-		"%llu bytes and %.1f ms at most%s",
-		a->s.peer, (unsigned long long)a->s.keys.reach_bytes_max,
-		(double)a->s.keys.reach_ns_max / 1e6,
-		bounded ? ""
-			: " (counted from the start of a window's region: "
-			  "this device keeps a window to the region under it)");
 }
 
 static void log_session_end(const struct recv_admission *adm,
@@ -340,16 +161,18 @@ static void log_session_end(const struct recv_admission *adm,
 		rs_verbose("sender %s: old connection ended after %llu commits",
 			   a->s.peer, (unsigned long long)a->s.commits);
 	} else if (a->s.served) {
-		const struct rs_pmem_target *t = adm->target;
+		const struct recv_pmem_target *t = adm->target;
 		rs_info("sender %s done: %llu commits, %llu bytes, log %s at "
 			"%llu of %llu bytes",
 			a->s.peer, (unsigned long long)a->s.commits,
 			(unsigned long long)a->s.bytes, log_label(adm),
-			(unsigned long long)(rs_pmem_target_write_offset(t) -
+			(unsigned long long)(recv_pmem_target_write_offset(t) -
 					     t->start),
 			(unsigned long long)(t->end - t->start));
-		if (a->windows && a->s.keys.reach_ns_max)
-			log_window_reach(adm, a);
+		if (a->mem.windows && a->s.keys.reach_ns_max)
+			recv_sender_memory_say_reach(&a->mem,
+						     a->s.keys.reach_bytes_max,
+						     a->s.keys.reach_ns_max);
 		/* Why (a sender that did not say goodbye: which side gave
 		 * up, and on what). */
 		if (a->s.why[0])
@@ -395,7 +218,7 @@ static void settle_writer(struct recv_admission *adm, struct recv_sender *a)
 
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 {
-	if (a->windows)
+	if (a->mem.windows)
 		recv_session_windows_end(&a->s);
 	if (a->s.served && !a->taken_over)
 		atomic_fetch_add(&adm->counters->served, 1);
@@ -403,18 +226,14 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 	 * would wait for it forever). Then the queue pair: no write of this
 	 * connection lands after this returns, which a takeover relies on,
 	 * and the log's writer's last word is settled once it is gone. */
-	recv_write_windows_delete(&a->windows);
+	recv_sender_memory_drop_windows(&a->mem);
 	watch_session(adm, a, EPOLL_CTL_DEL);
 	rs_session_delete(&a->rs);
-	recv_writer_keys_drop(adm->exposure, &a->keys, !adm->finishing);
+	recv_sender_memory_drop_keys(&a->mem, !adm->finishing);
 	if (adm->holder == a)
 		settle_writer(adm, a);
 	log_session_end(adm, a);
-	rs_mr_dereg(&a->read_mr);
-	rs_mr_dereg(&a->read_ring_mr);
-	free(a->read_ring);
-	if (a->took != RS_METHOD_AUTO)
-		recv_exposure_give_back(adm->exposure, a->took);
+	recv_sender_memory_release(&a->mem);
 	for (struct recv_sender **p = &adm->sessions; *p; p = &(*p)->next) {
 		if (*p == a) {
 			*p = a->next;
@@ -506,17 +325,8 @@ static int link_window(void *ctx, uint64_t head, uint64_t need, bool reset,
 		       struct recv_window_binding *b)
 {
 	struct recv_sender *a = ctx;
-	struct rs_conn *c = rs_session_conn(a->rs);
-	struct rs_error err = {0};
-	int rc = windows_of(a);
-	if (rc)
-		return rc;
-	rc = reset
-		 ? recv_write_windows_reset(a->windows, c, head, need, b, &err)
-		 : recv_write_windows_move(a->windows, c, head, need, b, &err);
-	if (rc && err.msg[0])
-		rs_err("sender %s: %s", a->s.peer, err.msg);
-	return rc;
+	return recv_sender_memory_window(&a->mem, rs_session_conn(a->rs), head,
+					 need, reset, b);
 }
 
 static int link_probe(void *ctx)
@@ -538,13 +348,13 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 	return (struct recv_session_config){
 	    .target = adm->target,
 	    .method = method_of(a),
-	    .windows = writes_through_windows(a),
-	    .staging = recv_exposure_staging(adm->exposure),
+	    .windows = recv_sender_memory_through_windows(&a->mem),
+	    .staging = recv_exposure_staging(adm->mem.exposure),
 	    .rotation = adm->rotation,
 	    .gen = &a->adm->gen,
 	    .replace = (a->req.flags & RS_CONNECT_REPLACE) != 0,
-	    .read_ring = {.base = a->read_ring,
-			  .length = a->read_ring ? ring_len : 0},
+	    .read_ring = {.base = a->mem.read_ring,
+			  .length = a->mem.read_ring ? ring_len : 0},
 	    .verify = !writer,
 	    .auth = a->rules.has_key,
 	    .credits = adm->cfg->exposure.slots,
@@ -552,37 +362,6 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 	    .peer_timeout_ms = adm->cfg->peer_timeout_ms,
 	    .counters = adm->log_counters,
 	};
-}
-
-/* Where the session's queue pair and registrations live: a writer's on
- * the log's device's protection domain, a reader's on the readers' own
- * (methods/exposure.h), apart from anything a writer may write. 0, or an
- * error said. */
-static int pick_peer(struct recv_sender *a, const struct rs_conn *conn)
-{
-	struct rs_error err = {0};
-	a->peer = is_writer(&a->req)
-		      ? recv_exposure_peer(a->adm->exposure)
-		      : recv_exposure_reader_peer(a->adm->exposure, conn, &err);
-	if (!a->peer)
-		rs_err("sender %s: %s", a->s.peer, err.msg);
-	return a->peer ? 0 : -1;
-}
-
-/* A writer whose method has memory of its own on demand (staged: its
- * ring) takes it before its session is configured. 0, or an error said. */
-static int take_method_memory(struct recv_sender *a)
-{
-	const struct recv_method *m = method_of(a);
-	if (!m || !m->on_demand)
-		return 0;
-	struct rs_error err = {0};
-	if (recv_exposure_take(a->adm->exposure, m->id, &err)) {
-		rs_err("sender %s: %s", a->s.peer, err.msg);
-		return -1;
-	}
-	a->took = m->id;
-	return 0;
 }
 
 static struct recv_sender *session_new(struct recv_admission *adm,
@@ -594,22 +373,22 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	a->adm = adm;
 	a->req = h->req;
 	a->rules = h->rules;
-	a->took = RS_METHOD_AUTO;
 	a->asked_ns = h->asked_ns;
 	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
-	if (pick_peer(a, h->conn) || take_method_memory(a)) {
+	recv_sender_memory_init(&a->mem, &adm->mem, &a->req, a->rules.methods,
+				a->s.peer);
+	if (recv_sender_memory_prepare(&a->mem, h->conn)) {
 		free(a);
 		return 0;
 	}
-	if (!is_writer(&h->req))
-		prepare_read_ring(a);
 	struct recv_session_config cfg = session_config(a);
 	struct recv_session_link link = {
 	    .ctx = a,
 	    .check_auth = link_check_auth,
 	    .send_grant = link_send_grant,
 	    .reply = link_reply,
-	    .window = writes_through_windows(a) ? link_window : 0,
+	    .window =
+		recv_sender_memory_through_windows(&a->mem) ? link_window : 0,
 	    .probe = link_probe,
 	};
 	recv_session_init(&a->s, &cfg, &link, h->peer, recv_now_ms());
@@ -663,7 +442,7 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h)
 	h->seat.held = false;
 	struct rs_accept_info info;
 	struct rs_session_accept acc = {.version = h->req.version,
-					.peer = a->peer,
+					.peer = a->mem.peer,
 					.slots = adm->cfg->exposure.slots,
 					.busy_poll = spins_for(a),
 					.read_only = !is_writer(&h->req),
@@ -733,13 +512,14 @@ void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 		refuse(adm, h, RS_REJECT_BUSY, 0);
 		return;
 	}
-	if (expose_on(adm, h->conn)) {
+	if (recv_log_memory_expose_on(&adm->mem, h->conn)) {
 		refuse(adm, h, RS_REJECT_INTERNAL, 0);
 		return;
 	}
-	uint8_t methods = offered_for(adm, &h->req, h->rules.methods);
+	uint8_t methods =
+	    recv_log_memory_offered(&adm->mem, &h->req, h->rules.methods);
 	if (is_writer(&h->req) && h->req.method == RS_METHOD_AUTO &&
-	    !usable_for(adm, &h->req, h->rules.methods)) {
+	    !recv_log_memory_usable(&adm->mem, &h->req, h->rules.methods)) {
 		char offered[64], can[64];
 		rs_err("refusing sender %s: this log offers %s, it can do %s",
 		       h->peer,

@@ -1,17 +1,17 @@
 /* Admitting senders to one log: who may write now (one holder, or its own
- * sender taking over), what each is granted on the RDMA device it comes in
- * on, and ending their sessions. This module owns a log's sessions; the
- * log's loop (log/worker.c) feeds them their events. */
+ * sender taking over), seats, tokens and refusals, setting up each
+ * accepted session with its grant, and ending sessions. What memory each
+ * is shown on the RDMA device it comes in on is log/memory.h's, called
+ * from here only. This module owns a log's sessions; the log's loop
+ * (log/worker.c) feeds them their events. */
 #ifndef RECV_LOG_ADMISSION_H
 #define RECV_LOG_ADMISSION_H
 
 #include "log/config.h"
 #include "log/held_token.h"
 #include "log/inbox.h"
+#include "log/memory.h"
 #include "log/seats.h"
-#include "methods/exposure.h"
-#include "methods/write_windows.h"
-#include "methods/writer_keys.h"
 #include "metrics/counters.h"
 #include "pool/pmem_target.h"
 #include "rotation/generation.h"
@@ -27,19 +27,11 @@ struct recv_admission;
 struct recv_sender {
 	struct recv_sender *next;
 	struct rs_session *rs;
-	struct rs_peer *peer; /* its queue pair's protection domain */
 	struct recv_session s;
 	struct rs_connect_req req;
 	struct recv_log_rules rules;   /* as of its request */
 	struct rs_session_token token; /* handed out with its grant */
-	struct rs_mr *read_mr;	       /* the log, readable: verify only */
-	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
-	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
-	struct recv_write_windows *windows; /* a gpspm writer's reach */
-	struct recv_writer_keys keys;	    /* a writer's, its own */
-	/* Its method's own memory (the staging ring) taken for it: given
-	 * back at its end. RS_METHOD_AUTO: none. */
-	enum rs_method took;
+	struct recv_sender_memory mem; /* what it is shown and holds */
 	bool taken_over;       /* its sender came back on a new connection */
 	struct recv_seat seat; /* under max-senders (log/seats.h) */
 	uint64_t asked_ns;     /* when its request was handed over */
@@ -51,10 +43,10 @@ struct recv_admission {
 	const struct recv_worker_config *cfg;
 	struct recv_counters *counters;		/* the service's */
 	struct recv_log_counters *log_counters; /* this log's */
-	struct rs_pmem_target *target;
+	struct recv_pmem_target *target;
 	struct recv_rotation *rotation; /* its positions and archive */
 	struct recv_generation gen;	/* the writer's replacement */
-	struct recv_exposure *exposure; /* NULL until a sender comes */
+	struct recv_log_memory mem;	/* what the log shows its senders */
 	struct recv_sender *sessions;	/* every connected sender */
 	unsigned nsessions;
 	struct recv_sender *holder;   /* the writer; NULL when none */
@@ -70,7 +62,7 @@ void recv_admission_init(struct recv_admission *adm,
 			 const struct recv_worker_config *cfg,
 			 struct recv_counters *counters,
 			 struct recv_log_counters *log_counters,
-			 struct rs_pmem_target *target,
+			 struct recv_pmem_target *target,
 			 struct recv_rotation *rotation,
 			 struct recv_held_token *held);
 /* Ends every session and gives back what the device was given. */

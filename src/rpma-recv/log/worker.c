@@ -35,7 +35,7 @@ struct recv_log_worker {
 	struct recv_worker_config cfg;
 	struct recv_counters *counters; /* the service's */
 	struct recv_log_counters log_counters;
-	struct rs_pmem_target target;
+	struct recv_pmem_target target;
 	struct recv_rotation *rotation; /* its positions, its archive */
 	struct recv_admission adm;	/* its senders */
 	struct recv_held_token held;	/* its writer's token, for routing */
@@ -388,8 +388,8 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 	w->cfg = *cfg;
 	w->epfd = -1;
 	w->counters = counters;
-	int rc = rs_pmem_target_open(&w->target, cfg->pool_path,
-				     cfg->create_size, err);
+	int rc = recv_pmem_target_open(&w->target, cfg->pool_path,
+				       cfg->create_size, err);
 	if (rc) {
 		free(w);
 		return rc;
@@ -397,7 +397,7 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 	rc = recv_rotation_open(&cfg->rotation, cfg->name, &w->target,
 				cfg->archiver, &w->rotation, err);
 	if (rc) {
-		rs_pmem_target_close(&w->target);
+		recv_pmem_target_close(&w->target);
 		free(w);
 		return rc;
 	}
@@ -410,7 +410,7 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 				  strerror(errno));
 		recv_held_token_fini(&w->held);
 		recv_rotation_close(&w->rotation);
-		rs_pmem_target_close(&w->target);
+		recv_pmem_target_close(&w->target);
 		free(w);
 		return rc;
 	}
@@ -419,7 +419,7 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 		recv_held_token_fini(&w->held);
 		recv_inbox_fini(&w->inbox);
 		recv_rotation_close(&w->rotation);
-		rs_pmem_target_close(&w->target);
+		recv_pmem_target_close(&w->target);
 		free(w);
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
 	}
@@ -507,7 +507,7 @@ void recv_log_worker_stop(struct recv_log_worker **wp)
 		nanosleep(&tick, 0);
 	recv_inbox_fini(&w->inbox);
 	recv_rotation_close(&w->rotation);
-	rs_pmem_target_close(&w->target);
+	recv_pmem_target_close(&w->target);
 	recv_held_token_fini(&w->held);
 	free(w);
 	*wp = 0;
@@ -523,7 +523,7 @@ void recv_log_worker_usage(const struct recv_log_worker *w,
 			   struct recv_log_usage *u)
 {
 	u->size = w->target.end - w->target.start;
-	u->used = rs_pmem_target_write_offset(&w->target) - w->target.start;
+	u->used = recv_pmem_target_write_offset(&w->target) - w->target.start;
 	recv_rotation_archived(w->rotation, &u->archive_files, &u->archived,
 			       &u->rotated);
 }

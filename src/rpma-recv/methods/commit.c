@@ -4,7 +4,7 @@
 #include "proto/pool_layout.h"
 #include "rotation/generation.h"
 
-static uint8_t check_request(const struct rs_pmem_target *target,
+static uint8_t check_request(const struct recv_pmem_target *target,
 			     const struct recv_staging *staging,
 			     const struct recv_method *m,
 			     const struct recv_generation *gen,
@@ -24,7 +24,7 @@ static uint8_t check_request(const struct rs_pmem_target *target,
 	return RS_MSG_OK;
 }
 
-bool recv_commit_apply_to(struct rs_pmem_target *target,
+bool recv_commit_apply_to(struct recv_pmem_target *target,
 			  const struct recv_staging *staging,
 			  const struct recv_method *m,
 			  struct recv_generation *gen, const struct rs_msg *req,
@@ -40,14 +40,14 @@ bool recv_commit_apply_to(struct rs_pmem_target *target,
 		if (replacing)
 			gen->end = req->offset + req->length;
 		else
-			rs_pmem_target_commit(target,
-					      req->offset + req->length);
+			recv_pmem_target_commit(target,
+						req->offset + req->length);
 	}
 	reply->offset = recv_generation_head(gen, target);
 	return reply->status == RS_MSG_OK;
 }
 
-bool recv_commit_apply(struct rs_pmem_target *target,
+bool recv_commit_apply(struct recv_pmem_target *target,
 		       const struct recv_staging *staging,
 		       const struct recv_method *m, const struct rs_msg *req,
 		       struct rs_msg *reply)

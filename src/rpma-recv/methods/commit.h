@@ -21,7 +21,7 @@ struct recv_method;
 
 /* Fills *reply for req from a session using method m (NULL: a session that
  * commits nothing) and returns true when the pool was committed. */
-bool recv_commit_apply(struct rs_pmem_target *target,
+bool recv_commit_apply(struct recv_pmem_target *target,
 		       const struct recv_staging *staging,
 		       const struct recv_method *m, const struct rs_msg *req,
 		       struct rs_msg *reply);
@@ -30,7 +30,7 @@ bool recv_commit_apply(struct rs_pmem_target *target,
  * inactive: the log itself): the batch must continue the replacement and lie
  * inside the pool, and committing moves the replacement's end, not the log's
  * write offset (the reply's offset is that end). */
-bool recv_commit_apply_to(struct rs_pmem_target *target,
+bool recv_commit_apply_to(struct recv_pmem_target *target,
 			  const struct recv_staging *staging,
 			  const struct recv_method *m,
 			  struct recv_generation *gen, const struct rs_msg *req,

@@ -55,7 +55,7 @@ static bool windows_wanted(struct recv_exposure *e)
  * reaches: methods/write_windows.h). */
 static bool windows_registrable(struct recv_exposure *e, struct rs_error *err)
 {
-	const struct rs_pmem_target *t = e->target;
+	const struct recv_pmem_target *t = e->target;
 	struct rs_mr *probe = 0;
 	uint64_t len = t->end - t->start < 4096 ? t->end - t->start : 4096;
 	if (rs_mr_reg(e->peer, t->base + t->start, len, RS_MR_BIND, &probe,
@@ -78,7 +78,7 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 			  bool flush_possible, struct rs_error *flush_err,
 			  struct rs_error *whole_err)
 {
-	const struct rs_pmem_target *t = e->target;
+	const struct recv_pmem_target *t = e->target;
 	struct rs_error err = {0};
 	e->windows_bounded = false;
 	e->windows = windows_wanted(e);
@@ -132,7 +132,7 @@ static void offer(struct recv_exposure *e, const struct recv_method *m,
 
 static void expose_methods(struct recv_exposure *e)
 {
-	bool byte_addressable = rs_pmem_target_byte_addressable(e->target);
+	bool byte_addressable = recv_pmem_target_byte_addressable(e->target);
 	const char *flush_why_not = 0;
 	bool flush_ops = rs_peer_can_flush(e->peer, &flush_why_not);
 	struct rs_error flush_err = {0}, whole_err = {0};
@@ -156,7 +156,7 @@ static void expose_methods(struct recv_exposure *e)
 }
 
 int recv_exposure_new(const struct rs_conn *conn,
-		      const struct rs_pmem_target *target,
+		      const struct recv_pmem_target *target,
 		      const struct recv_exposure_config *cfg,
 		      struct recv_exposure **out, struct rs_error *err)
 {
@@ -260,7 +260,7 @@ bool recv_exposure_windows_bounded(const struct recv_exposure *e)
 struct recv_write_windows_config
 recv_exposure_windows_config(const struct recv_exposure *e)
 {
-	const struct rs_pmem_target *t = e->target;
+	const struct recv_pmem_target *t = e->target;
 	return (struct recv_write_windows_config){.base = t->base,
 						  .start = t->start,
 						  .end = t->end,
@@ -282,7 +282,7 @@ struct recv_staging recv_exposure_staging(const struct recv_exposure *e)
 void recv_exposure_describe(const struct recv_exposure *e,
 			    struct rs_accept_info *info)
 {
-	const struct rs_pmem_target *t = e->target;
+	const struct recv_pmem_target *t = e->target;
 	memset(info, 0, sizeof(*info));
 	info->peer_flags =
 	    e->cfg.direct_write_to_pmem ? RS_PEER_DIRECT_WRITE_TO_PMEM : 0;
@@ -302,6 +302,6 @@ void recv_exposure_describe(const struct recv_exposure *e,
 	}
 	info->start_offset = t->start;
 	info->end_offset = t->end;
-	info->write_offset_value = rs_pmem_target_write_offset(t);
+	info->write_offset_value = recv_pmem_target_write_offset(t);
 	memcpy(info->pool_uuid, t->uuid, sizeof(info->pool_uuid));
 }

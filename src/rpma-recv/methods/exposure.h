@@ -38,7 +38,7 @@ struct recv_exposure;
  * method that cannot be offered is left out with a notice. Returns 0, or
  * a negative rs_errc with the reason in err (no protection domain). */
 int recv_exposure_new(const struct rs_conn *conn,
-		      const struct rs_pmem_target *target,
+		      const struct recv_pmem_target *target,
 		      const struct recv_exposure_config *cfg,
 		      struct recv_exposure **out, struct rs_error *err);
 void recv_exposure_delete(struct recv_exposure **e);

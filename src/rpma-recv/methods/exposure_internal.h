@@ -29,7 +29,7 @@ struct recv_exposure {
 	 * registered on it, so no key reaches such a region through a
 	 * reader's queue pair. */
 	struct rs_peer *readers;
-	const struct rs_pmem_target *target;
+	const struct recv_pmem_target *target;
 	struct recv_exposure_config cfg;
 	/* [start, end) of the log as registered to learn what the device
 	 * takes (pool_writable: apm, flush, or gpspm without windows), with

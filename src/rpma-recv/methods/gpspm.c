@@ -15,12 +15,12 @@ static bool gpspm_offered(const struct recv_offer *o, struct rs_error *why)
 	return o->pool_writable || o->pool_windows;
 }
 
-static void gpspm_persist(const struct rs_pmem_target *t,
+static void gpspm_persist(const struct recv_pmem_target *t,
 			  const struct recv_staging *s,
 			  const struct rs_msg *req)
 {
 	(void)s;
-	rs_pmem_target_persist(t, req->offset, req->length);
+	recv_pmem_target_persist(t, req->offset, req->length);
 }
 
 const struct recv_method recv_method_gpspm = {

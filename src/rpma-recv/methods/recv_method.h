@@ -72,7 +72,7 @@ struct recv_method {
 	bool (*source_ok)(const struct recv_staging *s,
 			  const struct rs_msg *req);
 	/* Makes the request's bytes persistent in the log. */
-	void (*persist)(const struct rs_pmem_target *t,
+	void (*persist)(const struct recv_pmem_target *t,
 			const struct recv_staging *s, const struct rs_msg *req);
 };
 

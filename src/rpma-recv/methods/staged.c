@@ -55,12 +55,12 @@ static bool staged_source_ok(const struct recv_staging *s,
 	       req->length <= s->length - req->ring_offset;
 }
 
-static void staged_persist(const struct rs_pmem_target *t,
+static void staged_persist(const struct recv_pmem_target *t,
 			   const struct recv_staging *s,
 			   const struct rs_msg *req)
 {
-	rs_pmem_target_copy(t, req->offset, s->ring + req->ring_offset,
-			    req->length);
+	recv_pmem_target_copy(t, req->offset, s->ring + req->ring_offset,
+			      req->length);
 }
 
 const struct recv_method recv_method_staged = {

@@ -14,7 +14,7 @@
 static int take_pool(struct recv_exposure *e, unsigned access,
 		     struct rs_mr **mr, struct rs_error *err)
 {
-	const struct rs_pmem_target *t = e->target;
+	const struct recv_pmem_target *t = e->target;
 	if (e->spare && (e->spare_access & access) == access) {
 		*mr = e->spare;
 		e->spare = 0;
@@ -64,7 +64,7 @@ void recv_writer_keys_drop(struct recv_exposure *e, struct recv_writer_keys *k,
 	rs_mr_dereg(&k->word);
 	/* The next such writer takes a new registration made now, while no
 	 * one waits for it; one that fails is made when it is needed. */
-	const struct rs_pmem_target *t = e->target;
+	const struct recv_pmem_target *t = e->target;
 	if (refill && had_pool && !e->spare)
 		rs_mr_reg(e->peer, t->base + t->start, t->end - t->start,
 			  e->spare_access, &e->spare, 0);

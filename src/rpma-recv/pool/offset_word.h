@@ -6,7 +6,7 @@
  * the data range's start), makes it persistent before it takes it as
  * committed, and stores back the last good value when a check fails.
  *
- * The receiver's view of the committed end (rs_pmem_target_write_offset)
+ * The receiver's view of the committed end (recv_pmem_target_write_offset)
  * moves only by its own commits and by a word adopted here: every reader,
  * grant, rotation and metric uses that view, never the raw word. The floor
  * in the pool's header (pool/offset_rule.h) follows what is adopted, so
@@ -33,16 +33,16 @@ struct recv_offset_seen {
  * (the view and the floor move to it). One that moves meanwhile is left
  * for the next look. A broken one changes nothing: the caller ends the
  * writer's session, then settles. */
-struct recv_offset_seen recv_offset_word_adopt(struct rs_pmem_target *t);
+struct recv_offset_seen recv_offset_word_adopt(struct recv_pmem_target *t);
 
 /* Once no one-sided writer can store any more (its queue pair is gone):
  * adopts a good word, or stores back the last good one, persistent. Either
  * way the word and the view agree when it returns. */
-struct recv_offset_seen recv_offset_word_settle(struct rs_pmem_target *t);
+struct recv_offset_seen recv_offset_word_settle(struct recv_pmem_target *t);
 
 /* A one-sided writer is about to be granted the log: the floor is the
  * committed end now, so that nothing it stores can take back what others
  * committed before it, even across a crash. */
-void recv_offset_floor_raise(struct rs_pmem_target *t);
+void recv_offset_floor_raise(struct recv_pmem_target *t);
 
 #endif

@@ -22,7 +22,7 @@ static uint64_t load_le64(const uint8_t *p)
 }
 
 /* Opens the pool's descriptor, the one mapped and locked, unless open. */
-static int open_pool_fd(struct rs_pmem_target *t, struct rs_error *err)
+static int open_pool_fd(struct recv_pmem_target *t, struct rs_error *err)
 {
 	if (t->fd < 0)
 		t->fd = open(t->path, O_RDWR | O_CLOEXEC);
@@ -32,7 +32,7 @@ static int open_pool_fd(struct rs_pmem_target *t, struct rs_error *err)
 	return 0;
 }
 
-static int map_pool(struct rs_pmem_target *t, struct rs_error *err)
+static int map_pool(struct recv_pmem_target *t, struct rs_error *err)
 {
 	struct pmem2_config *cfg = 0;
 	int ret = pmem2_source_from_fd(&t->source, t->fd);
@@ -61,7 +61,7 @@ static int map_pool(struct rs_pmem_target *t, struct rs_error *err)
  * signature and geometry are sound; anything else is libpmemlog's to
  * refuse. True when the pool has a floor of this epoch: a receiver of this
  * release served it, and checked it with libpmemlog then. */
-static bool repair_word(struct rs_pmem_target *t)
+static bool repair_word(struct recv_pmem_target *t)
 {
 	const uint8_t *b = t->base;
 	uint64_t start = load_le64(b + RS_LOG_START_OFFSET);
@@ -86,14 +86,14 @@ static bool repair_word(struct rs_pmem_target *t)
 	       t->path, (unsigned long long)word, recv_offset_rule_text(broke),
 	       (unsigned long long)good);
 	t->start = start;
-	rs_pmem_target_commit(t, good);
+	recv_pmem_target_commit(t, good);
 	return has_floor;
 }
 
 /* Our direct view must agree with libpmemlog's (view; NULL: libpmemlog
  * did not look, our reading stands alone), or we would corrupt the pool:
  * refuse instead. */
-static int check_layout(struct rs_pmem_target *t,
+static int check_layout(struct recv_pmem_target *t,
 			const struct recv_pool_view *view, struct rs_error *err)
 {
 	t->start = load_le64(t->base + RS_LOG_START_OFFSET);
@@ -118,13 +118,13 @@ static int check_layout(struct rs_pmem_target *t,
 	 * persistent before anyone is told of it; it is the floor too. */
 	t->has_floor = recv_offset_floor_fits(t->start);
 	atomic_store(&t->committed, write);
-	rs_pmem_target_persist_word(t);
-	rs_pmem_target_store_floor(t, write);
+	recv_pmem_target_persist_word(t);
+	recv_pmem_target_store_floor(t, write);
 	return 0;
 }
 
-int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
-			uint64_t create_size, struct rs_error *err)
+int recv_pmem_target_open(struct recv_pmem_target *t, const char *path,
+			  uint64_t create_size, struct rs_error *err)
 {
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
@@ -147,7 +147,7 @@ int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
 	 * libndctl) cost 4 ms a pool on a real CPU, most of a restart of a
 	 * thousand logs: a page-cache pool this release served before, which
 	 * has none of them to make, goes by our own reading. */
-	bool skip = known && !rs_pmem_target_byte_addressable(t);
+	bool skip = known && !recv_pmem_target_byte_addressable(t);
 	if (!rc && !skip)
 		rc = recv_pool_validate(path, create_size, &view, err);
 	if (!rc && !existed)
@@ -161,11 +161,11 @@ int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
 	if (!rc)
 		rc = check_layout(t, skip ? 0 : &view, err);
 	if (rc)
-		rs_pmem_target_close(t);
+		recv_pmem_target_close(t);
 	return rc;
 }
 
-void rs_pmem_target_close(struct rs_pmem_target *t)
+void recv_pmem_target_close(struct recv_pmem_target *t)
 {
 	if (t->map)
 		pmem2_map_delete(&t->map);
@@ -177,12 +177,12 @@ void rs_pmem_target_close(struct rs_pmem_target *t)
 	t->base = 0;
 }
 
-uint64_t rs_pmem_target_write_offset(const struct rs_pmem_target *t)
+uint64_t recv_pmem_target_write_offset(const struct recv_pmem_target *t)
 {
 	return atomic_load((_Atomic uint64_t *)&t->committed);
 }
 
-uint64_t rs_pmem_target_offset_word(const struct rs_pmem_target *t)
+uint64_t recv_pmem_target_offset_word(const struct recv_pmem_target *t)
 {
 	/* One aligned 8-byte load: a writer's ATOMIC WRITE may land while we
 	 * read, and we must never see half of each. */
@@ -192,17 +192,18 @@ uint64_t rs_pmem_target_offset_word(const struct rs_pmem_target *t)
 	return le64toh(*word);
 }
 
-void rs_pmem_target_persist_word(const struct rs_pmem_target *t)
+void recv_pmem_target_persist_word(const struct recv_pmem_target *t)
 {
 	t->persist(t->base + RS_LOG_WRITE_OFFSET, sizeof(uint64_t));
 }
 
-void rs_pmem_target_accept(struct rs_pmem_target *t, uint64_t offset)
+void recv_pmem_target_accept(struct recv_pmem_target *t, uint64_t offset)
 {
 	atomic_store(&t->committed, offset);
 }
 
-void rs_pmem_target_store_floor(const struct rs_pmem_target *t, uint64_t offset)
+void recv_pmem_target_store_floor(const struct recv_pmem_target *t,
+				  uint64_t offset)
 {
 	uint8_t rec[RECV_OFFSET_FLOOR_SIZE];
 	if (!t->has_floor)
@@ -210,35 +211,36 @@ void rs_pmem_target_store_floor(const struct rs_pmem_target *t, uint64_t offset)
 	recv_offset_floor_encode(
 	    offset, t->uuid,
 	    recv_offset_floor_epoch(t->base, t->start, t->uuid), rec);
-	rs_pmem_target_write_header(t, RECV_OFFSET_FLOOR_AT, rec, sizeof(rec));
+	recv_pmem_target_write_header(t, RECV_OFFSET_FLOOR_AT, rec,
+				      sizeof(rec));
 }
 
-void rs_pmem_target_persist(const struct rs_pmem_target *t, uint64_t offset,
-			    uint64_t length)
+void recv_pmem_target_persist(const struct recv_pmem_target *t, uint64_t offset,
+			      uint64_t length)
 {
 	t->persist(t->base + offset, length);
 }
 
-void rs_pmem_target_copy(const struct rs_pmem_target *t, uint64_t dst,
-			 const void *src, uint64_t length)
+void recv_pmem_target_copy(const struct recv_pmem_target *t, uint64_t dst,
+			   const void *src, uint64_t length)
 {
 	t->memcpy_persist(t->base + dst, src, length, PMEM2_F_MEM_NONTEMPORAL);
 }
 
-void rs_pmem_target_commit(struct rs_pmem_target *t, uint64_t offset)
+void recv_pmem_target_commit(struct recv_pmem_target *t, uint64_t offset)
 {
-	if (offset < rs_pmem_target_write_offset(t))
-		rs_pmem_target_store_floor(t, offset);
+	if (offset < recv_pmem_target_write_offset(t))
+		recv_pmem_target_store_floor(t, offset);
 	/* One aligned 8-byte store cannot tear; little-endian like PMDK. */
 	volatile uint64_t *word =
 	    (volatile uint64_t *)(void *)(t->base + RS_LOG_WRITE_OFFSET);
 	*word = htole64(offset);
-	rs_pmem_target_persist_word(t);
+	recv_pmem_target_persist_word(t);
 	atomic_store(&t->committed, offset);
 }
 
-void rs_pmem_target_write_header(const struct rs_pmem_target *t, uint64_t at,
-				 const void *src, size_t len)
+void recv_pmem_target_write_header(const struct recv_pmem_target *t,
+				   uint64_t at, const void *src, size_t len)
 {
 	/* Never into the data range: a sender may write there. */
 	if (at + len > t->start)
@@ -246,7 +248,7 @@ void rs_pmem_target_write_header(const struct rs_pmem_target *t, uint64_t at,
 	t->memcpy_persist(t->base + at, src, len, 0);
 }
 
-bool rs_pmem_target_byte_addressable(const struct rs_pmem_target *t)
+bool recv_pmem_target_byte_addressable(const struct recv_pmem_target *t)
 {
 	return t->granularity != PMEM2_GRANULARITY_PAGE;
 }

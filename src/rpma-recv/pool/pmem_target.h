@@ -3,8 +3,8 @@
  * for RDMA and persisted with the right primitive (CPU flush on DAX, msync on
  * the page cache). Owns the commit rule: data persistent first, then the
  * 8-byte write offset, itself made persistent. */
-#ifndef RS_PMEM_TARGET_H
-#define RS_PMEM_TARGET_H
+#ifndef RECV_PMEM_TARGET_H
+#define RECV_PMEM_TARGET_H
 
 #include "error.h"
 
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rs_pmem_target {
+struct recv_pmem_target {
 	char path[4096];
 	int fd;
 	struct pmem2_source *source;
@@ -42,46 +42,46 @@ struct rs_pmem_target {
  * put back to it when a writer left it broken, and made persistent: a
  * receiver that died may have left it in the CPU's cache. Returns 0 or a
  * negative rs_errc with the reason in err (pool/open.h says which). */
-int rs_pmem_target_open(struct rs_pmem_target *t, const char *path,
-			uint64_t create_size, struct rs_error *err);
-void rs_pmem_target_close(struct rs_pmem_target *t);
+int recv_pmem_target_open(struct recv_pmem_target *t, const char *path,
+			  uint64_t create_size, struct rs_error *err);
+void recv_pmem_target_close(struct recv_pmem_target *t);
 
 /* The committed end: what the receiver committed or accepted, never the
- * raw word a one-sided writer may be storing (rs_pmem_target_offset_word). */
-uint64_t rs_pmem_target_write_offset(const struct rs_pmem_target *t);
+ * raw word a one-sided writer may be storing (recv_pmem_target_offset_word). */
+uint64_t recv_pmem_target_write_offset(const struct recv_pmem_target *t);
 /* The word at RS_LOG_WRITE_OFFSET as it is now: input from a one-sided
  * writer, for pool/offset_word.c. */
-uint64_t rs_pmem_target_offset_word(const struct rs_pmem_target *t);
+uint64_t recv_pmem_target_offset_word(const struct recv_pmem_target *t);
 /* Makes the word persistent as it is (pool/offset_word.c). */
-void rs_pmem_target_persist_word(const struct rs_pmem_target *t);
+void recv_pmem_target_persist_word(const struct recv_pmem_target *t);
 /* Takes offset, checked and persistent in the word, as the committed end
  * (pool/offset_word.c). */
-void rs_pmem_target_accept(struct rs_pmem_target *t, uint64_t offset);
+void recv_pmem_target_accept(struct recv_pmem_target *t, uint64_t offset);
 /* Stores the floor record (pool/offset_rule.h), persistent; nothing where
  * the header has no room for it. */
-void rs_pmem_target_store_floor(const struct rs_pmem_target *t,
-				uint64_t offset);
+void recv_pmem_target_store_floor(const struct recv_pmem_target *t,
+				  uint64_t offset);
 /* Makes [offset, +length) of the file persistent. */
-void rs_pmem_target_persist(const struct rs_pmem_target *t, uint64_t offset,
-			    uint64_t length);
+void recv_pmem_target_persist(const struct recv_pmem_target *t, uint64_t offset,
+			      uint64_t length);
 /* Copies length bytes from src to file offset dst with non-temporal stores
  * and makes them persistent. */
-void rs_pmem_target_copy(const struct rs_pmem_target *t, uint64_t dst,
-			 const void *src, uint64_t length);
+void recv_pmem_target_copy(const struct recv_pmem_target *t, uint64_t dst,
+			   const void *src, uint64_t length);
 /* Stores the new write offset and makes it persistent: the commit point.
  * An offset below the committed end (a rotation, a replacement, an emptied
  * log) lowers the floor first, so that a crash between the two is read as
  * the old content, never as a writer gone backwards. */
-void rs_pmem_target_commit(struct rs_pmem_target *t, uint64_t offset);
+void recv_pmem_target_commit(struct recv_pmem_target *t, uint64_t offset);
 
 /* Copies len bytes from src to file offset `at` of the pool's header page
  * (below its data range: the receiver's own record, pool/log_state.h) and makes
  * them persistent. */
-void rs_pmem_target_write_header(const struct rs_pmem_target *t, uint64_t at,
-				 const void *src, size_t len);
+void recv_pmem_target_write_header(const struct recv_pmem_target *t,
+				   uint64_t at, const void *src, size_t len);
 
 /* True when stores reach persistence without a page-cache sync, which is
  * what the APM method needs. */
-bool rs_pmem_target_byte_addressable(const struct rs_pmem_target *t);
+bool recv_pmem_target_byte_addressable(const struct recv_pmem_target *t);
 
 #endif

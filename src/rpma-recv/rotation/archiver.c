@@ -36,7 +36,7 @@ void rotation_archiver_failed(struct recv_rotation *r, const struct rs_error *e)
 int rotation_copy_more(struct recv_rotation *r, uint64_t n,
 		       struct rs_error *err)
 {
-	const struct rs_pmem_target *t = r->t;
+	const struct recv_pmem_target *t = r->t;
 	if (!archive_stretch_active(r->archive)) {
 		int rc = archive_stretch_begin(r->archive, r->state.base, err);
 		if (rc)

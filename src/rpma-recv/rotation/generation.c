@@ -14,10 +14,10 @@ static uint64_t align8(uint64_t v)
 
 /* Beside the old content, leaving a gap of an eighth of the pool (at most
  * GAP_MAX) unless the replacement then would not fit. 0: no room. */
-static uint64_t beside(const struct rs_pmem_target *t, uint64_t expected)
+static uint64_t beside(const struct recv_pmem_target *t, uint64_t expected)
 {
 	uint64_t size = t->end - t->start;
-	uint64_t tight = align8(rs_pmem_target_write_offset(t));
+	uint64_t tight = align8(recv_pmem_target_write_offset(t));
 	uint64_t gap = size / 8 < GAP_MAX ? size / 8 : GAP_MAX;
 	uint64_t wide = tight - t->start < gap ? t->start + gap : tight;
 	if (wide < t->end && (!expected || t->end - wide >= expected))
@@ -28,12 +28,12 @@ static uint64_t beside(const struct rs_pmem_target *t, uint64_t expected)
 }
 
 uint8_t recv_generation_place(struct recv_generation *g,
-			      const struct rs_pmem_target *t,
+			      const struct recv_pmem_target *t,
 			      struct recv_rotation *rot, uint64_t expected,
 			      uint64_t *room)
 {
 	uint64_t size = t->end - t->start;
-	uint64_t used = rs_pmem_target_write_offset(t) - t->start;
+	uint64_t used = recv_pmem_target_write_offset(t) - t->start;
 	uint64_t at = used ? beside(t, expected) : t->start;
 	/* A pipe (size not known) gets the whole pool where the old content
 	 * can wait in the archive. */
@@ -44,7 +44,7 @@ uint8_t recv_generation_place(struct recv_generation *g,
 	if (seal) {
 		uint64_t base;
 		uint8_t status = recv_rotation_rebase(
-		    rot, rs_pmem_target_write_offset(t), &base);
+		    rot, recv_pmem_target_write_offset(t), &base);
 		if (status != RS_MSG_OK)
 			return status;
 		at = t->start;
@@ -55,7 +55,7 @@ uint8_t recv_generation_place(struct recv_generation *g,
 }
 
 uint64_t recv_generation_head(const struct recv_generation *g,
-			      const struct rs_pmem_target *t)
+			      const struct recv_pmem_target *t)
 {
-	return g && g->active ? g->end : rs_pmem_target_write_offset(t);
+	return g && g->active ? g->end : recv_pmem_target_write_offset(t);
 }

@@ -30,13 +30,13 @@ struct recv_generation {
  * RS_MSG_NO_ROOM with the most the pool can take in *room, or the
  * archive's status. */
 uint8_t recv_generation_place(struct recv_generation *g,
-			      const struct rs_pmem_target *t,
+			      const struct recv_pmem_target *t,
 			      struct recv_rotation *rot, uint64_t expected,
 			      uint64_t *room);
 
 /* Where the next commit must start: the replacement's end when one is
  * under way, else the log's write offset. */
 uint64_t recv_generation_head(const struct recv_generation *g,
-			      const struct rs_pmem_target *t);
+			      const struct recv_pmem_target *t);
 
 #endif

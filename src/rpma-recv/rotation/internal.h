@@ -26,7 +26,7 @@ enum rotation_seal {
 struct recv_rotation {
 	struct recv_rotation_config cfg;
 	char name[RS_LOG_NAME_MAX + 1];
-	struct rs_pmem_target *t;
+	struct recv_pmem_target *t;
 	bool recordable;	 /* the pool has room for our record */
 	struct log_state state;	 /* the record in force */
 	struct archive *archive; /* NULL: no archive */

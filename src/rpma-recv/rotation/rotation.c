@@ -17,7 +17,7 @@
 
 static void state_load(struct recv_rotation *r)
 {
-	const struct rs_pmem_target *t = r->t;
+	const struct recv_pmem_target *t = r->t;
 	r->recordable = t->start >= RS_LOG_STATE_END;
 	memset(&r->state, 0, sizeof(r->state));
 	if (r->recordable)
@@ -44,7 +44,7 @@ static int recover(struct recv_rotation *r, struct rs_error *err)
 		rs_info("log %s: finishing a rotation cut short: the pool's "
 			"%" PRIu64 " bytes are in the archive already",
 			rotation_label(r), used);
-		rs_pmem_target_commit(r->t, r->t->start);
+		recv_pmem_target_commit(r->t, r->t->start);
 	} else if (used != 0) {
 		return rs_error_set(
 		    err, RS_E_MALFORMED, 0,
@@ -106,8 +106,8 @@ uint8_t rotation_seal_durable(struct recv_rotation *r, uint64_t write)
 /* Whether the writer may rebase at write now, the lock held. */
 static uint8_t rebase_check(struct recv_rotation *r, uint64_t write)
 {
-	const struct rs_pmem_target *t = r->t;
-	if (write != rs_pmem_target_write_offset(t) || write <= t->start ||
+	const struct recv_pmem_target *t = r->t;
+	if (write != recv_pmem_target_write_offset(t) || write <= t->start ||
 	    archive_stretch_length(r->archive) > write - t->start)
 		return RS_MSG_BAD_REQUEST;
 	if (r->cfg.max_bytes && write - t->start > r->cfg.max_bytes) {
@@ -124,14 +124,14 @@ static uint8_t rebase_check(struct recv_rotation *r, uint64_t write)
 static void rebase_finish(struct recv_rotation *r, uint64_t write,
 			  uint64_t *base)
 {
-	struct rs_pmem_target *t = r->t;
+	struct recv_pmem_target *t = r->t;
 	struct rs_error err = {0};
 	archive_stretch_adopt(r->archive);
 	if (archive_prune(r->archive, r->cfg.keep, r->cfg.max_bytes, &err) < 0)
 		rs_err("log %s: %s", rotation_label(r), err.msg);
 	rotation_publish(r);
 	/* Durable in the archive: only now is the pool's space reused. */
-	rs_pmem_target_commit(t, t->start);
+	recv_pmem_target_commit(t, t->start);
 	rotation_stop_at("pool-rewound");
 	rotation_store(r, r->state.base + (write - t->start));
 	rotation_stop_at("base-recorded");
@@ -225,7 +225,7 @@ static int open_archive(struct recv_rotation *r, struct rs_error *err)
 }
 
 int recv_rotation_open(const struct recv_rotation_config *cfg,
-		       const char *log_name, struct rs_pmem_target *t,
+		       const char *log_name, struct recv_pmem_target *t,
 		       struct recv_archiver *archiver,
 		       struct recv_rotation **out, struct rs_error *err)
 {

@@ -53,7 +53,7 @@ struct recv_rotation_config {
  * together, RS_E_INVAL for a configuration that cannot work (an
  * archive-max below one pool's content). */
 int recv_rotation_open(const struct recv_rotation_config *cfg,
-		       const char *log_name, struct rs_pmem_target *t,
+		       const char *log_name, struct recv_pmem_target *t,
 		       struct recv_archiver *archiver,
 		       struct recv_rotation **out, struct rs_error *err);
 /* Takes the log out of the archiver's turns (a stretch being written is

@@ -47,19 +47,19 @@ void rotation_store(struct recv_rotation *r, uint64_t base)
 	uint8_t slot[RS_LOG_STATE_SLOT];
 	unsigned i;
 	log_state_encode(&next, r->t->uuid, slot, &i);
-	rs_pmem_target_write_header(
+	recv_pmem_target_write_header(
 	    r->t, RS_LOG_STATE_OFFSET + (uint64_t)i * RS_LOG_STATE_SLOT, slot,
 	    sizeof(slot));
 	r->state = next;
 	/* The floor is of the record's epoch: armed again under the new one
 	 * (pool/offset_rule.h). */
-	rs_pmem_target_store_floor(r->t, rs_pmem_target_write_offset(r->t));
+	recv_pmem_target_store_floor(r->t, recv_pmem_target_write_offset(r->t));
 	rotation_publish(r);
 }
 
 uint64_t rotation_pool_used(const struct recv_rotation *r)
 {
-	return rs_pmem_target_write_offset(r->t) - r->t->start;
+	return recv_pmem_target_write_offset(r->t) - r->t->start;
 }
 
 void rotation_abandon_stretch(struct recv_rotation *r)

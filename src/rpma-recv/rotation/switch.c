@@ -22,7 +22,7 @@ static void store_switch(struct recv_rotation *r, uint64_t base,
 
 static void move_chunks(struct recv_rotation *r)
 {
-	const struct rs_pmem_target *t = r->t;
+	const struct recv_pmem_target *t = r->t;
 	struct log_switch sw = r->state.sw;
 	uint64_t chunks = sw.len ? (sw.len + sw.chunk - 1) / sw.chunk : 0;
 	while (sw.src != t->start && sw.done < chunks) {
@@ -41,7 +41,7 @@ static void finish(struct recv_rotation *r)
 {
 	struct rs_error err = {0};
 	move_chunks(r);
-	rs_pmem_target_commit(r->t, r->t->start + r->state.sw.len);
+	recv_pmem_target_commit(r->t, r->t->start + r->state.sw.len);
 	rotation_stop_at("switch-committed");
 	if (r->archive && archive_remove_all(r->archive, &err))
 		rs_err("log %s: %s", rotation_label(r), err.msg);
@@ -65,7 +65,7 @@ void rotation_switch_recover(struct recv_rotation *r)
 uint8_t recv_rotation_switch(struct recv_rotation *r, uint64_t src,
 			     uint64_t len)
 {
-	const struct rs_pmem_target *t = r->t;
+	const struct recv_pmem_target *t = r->t;
 	if (!r->recordable || src < t->start || src > t->end ||
 	    len > t->end - src)
 		return RS_MSG_BAD_REQUEST;
@@ -91,5 +91,5 @@ void recv_rotation_empty(struct recv_rotation *r)
 	if (r->recordable)
 		recv_rotation_switch(r, r->t->start, 0);
 	else /* no record, no archive: one store empties it */
-		rs_pmem_target_commit(r->t, r->t->start);
+		recv_pmem_target_commit(r->t, r->t->start);
 }

@@ -59,7 +59,7 @@ void recv_session_init(struct recv_session *s,
 	s->heard_ms = now_ms;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
 	if (cfg->target)
-		s->seen_head = rs_pmem_target_write_offset(cfg->target);
+		s->seen_head = recv_pmem_target_write_offset(cfg->target);
 }
 
 /* Whether the writer stores the write offset itself (apm, flush): the
@@ -97,7 +97,7 @@ static void count_head(struct recv_session *s)
 			   (unsigned long long)seen.word,
 			   recv_offset_rule_text(seen.rule));
 	}
-	count_from(s, rs_pmem_target_write_offset(s->cfg.target));
+	count_from(s, recv_pmem_target_write_offset(s->cfg.target));
 }
 
 void recv_session_count_offset(struct recv_session *s)
@@ -117,7 +117,7 @@ struct recv_offset_seen recv_session_settle_offset(struct recv_session *s)
 	if (!commits_alone(s))
 		return none;
 	struct recv_offset_seen seen = recv_offset_word_settle(s->cfg.target);
-	count_from(s, rs_pmem_target_write_offset(s->cfg.target));
+	count_from(s, recv_pmem_target_write_offset(s->cfg.target));
 	if (s->broken.rule != RECV_OFFSET_OK)
 		return s->broken;
 	return seen;
@@ -408,7 +408,7 @@ static void log_state(const struct recv_session_config *c, struct rs_msg *reply)
 		reply->hash = recv_rotation_content(c->rotation);
 	} else {
 		reply->offset =
-		    rs_pmem_target_write_offset(c->target) - c->target->start;
+		    recv_pmem_target_write_offset(c->target) - c->target->start;
 	}
 }
 

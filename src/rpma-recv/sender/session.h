@@ -79,7 +79,7 @@ struct recv_session_link {
 };
 
 struct recv_session_config {
-	struct rs_pmem_target *target;
+	struct recv_pmem_target *target;
 	/* Chosen once, at admission: the commit request it takes and what it
 	 * does (methods/recv_method.h); NULL for a session that commits
 	 * nothing. */

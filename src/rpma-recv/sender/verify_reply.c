@@ -16,14 +16,14 @@ struct log_span {
 	uint64_t first, base, end;
 };
 
-static struct log_span span_of(const struct rs_pmem_target *t,
+static struct log_span span_of(const struct recv_pmem_target *t,
 			       const struct recv_rotation *rot)
 {
 	if (rot)
 		return (struct log_span){recv_rotation_first(rot),
 					 recv_rotation_base(rot),
 					 recv_rotation_end(rot)};
-	uint64_t used = rs_pmem_target_write_offset(t) - t->start;
+	uint64_t used = recv_pmem_target_write_offset(t) - t->start;
 	return (struct log_span){0, 0, used};
 }
 
@@ -44,7 +44,7 @@ static uint8_t check(const struct log_span *span, const struct recv_ring *ring,
 }
 
 /* The pool's bytes from log position pos (at or after the base). */
-static const uint8_t *in_pool(const struct rs_pmem_target *t,
+static const uint8_t *in_pool(const struct recv_pmem_target *t,
 			      const struct log_span *span, uint64_t pos)
 {
 	return t->base + t->start + (pos - span->base);
@@ -52,7 +52,7 @@ static const uint8_t *in_pool(const struct rs_pmem_target *t,
 
 /* Hashes [pos, +len): the archive's part read in pieces, then the pool's
  * in place. */
-static int hash_range(const struct rs_pmem_target *t,
+static int hash_range(const struct recv_pmem_target *t,
 		      const struct recv_rotation *rot,
 		      const struct log_span *span, uint64_t pos, uint64_t len,
 		      uint64_t *hash, struct rs_error *err)
@@ -77,7 +77,7 @@ static int hash_range(const struct rs_pmem_target *t,
 }
 
 /* Copies [pos, +len) to dst: the archive's part, then the pool's. */
-static int copy_range(const struct rs_pmem_target *t,
+static int copy_range(const struct recv_pmem_target *t,
 		      const struct recv_rotation *rot,
 		      const struct log_span *span, uint64_t pos, uint64_t len,
 		      uint8_t *dst, struct rs_error *err)
@@ -93,7 +93,7 @@ static int copy_range(const struct rs_pmem_target *t,
 	return rc;
 }
 
-bool recv_verify_apply(const struct rs_pmem_target *target,
+bool recv_verify_apply(const struct recv_pmem_target *target,
 		       const struct recv_rotation *rot,
 		       const struct recv_ring *ring, bool verify_allowed,
 		       const struct rs_msg *req, struct rs_msg *reply)

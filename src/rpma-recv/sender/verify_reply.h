@@ -24,7 +24,7 @@ struct recv_ring {
 /* Fills *reply for a HASH or READ_STAGE request on the log of target
  * (positions from rot; NULL: the pool alone, from position 0); returns
  * true when done. */
-bool recv_verify_apply(const struct rs_pmem_target *target,
+bool recv_verify_apply(const struct recv_pmem_target *target,
 		       const struct recv_rotation *rot,
 		       const struct recv_ring *ring, bool verify_allowed,
 		       const struct rs_msg *req, struct rs_msg *reply);

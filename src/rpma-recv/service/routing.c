@@ -19,7 +19,7 @@ static bool allowed(const struct recv_log_settings *log,
 		return true;
 	const struct sockaddr *peer = rs_conn_peer_addr(c);
 	for (unsigned i = 0; i < log->nallow; i++) {
-		if (rs_cidr_match(&log->allow[i], peer))
+		if (recv_cidr_match(&log->allow[i], peer))
 			return true;
 	}
 	return false;
@@ -138,6 +138,94 @@ static void refuse_version(struct service *svc, struct rs_listener_event *ev,
 	refuse(svc, ev, 0, 0, RS_REJECT_VERSION, "");
 }
 
+/* The sender's request, read; false when it was refused for it (a
+ * protocol version we do not speak, a malformed request). */
+static bool read_request(struct service *svc, struct rs_listener_event *ev,
+			 const char *peer, struct rs_connect_req *req)
+{
+	struct rs_error err = {0};
+	int rc = rs_session_read_request(&ev->priv, req, &err);
+	if (rc == RS_E_VERSION) {
+		refuse_version(svc, ev, peer, req->version);
+		return false;
+	}
+	if (rc) {
+		rs_err("refusing sender %s: %s", peer, err.msg);
+		refuse(svc, ev, 0, req->version, rs_session_reject_reason(rc),
+		       "");
+		return false;
+	}
+	return true;
+}
+
+/* The log the request asks for, or NULL when it was refused: one not open
+ * yet (told to ask again), or none such. */
+static struct served_log *log_asked(struct service *svc,
+				    struct rs_listener_event *ev,
+				    const char *peer,
+				    const struct rs_connect_req *req)
+{
+	uint8_t reason = 0;
+	struct served_log *log = find_log(svc, req->log_name, &reason);
+	if (log)
+		return log;
+	if (reason == RS_REJECT_STARTING) {
+		rs_verbose("sender %s: log '%s' is not open yet: told to ask "
+			   "again",
+			   peer, req->log_name);
+		refuse(svc, ev, 0, req->version, reason, req->log_name);
+		return 0;
+	}
+	if (req->log_name[0])
+		rs_warn("refusing sender %s: no log named '%s'", peer,
+			req->log_name);
+	else
+		rs_warn("refusing sender %s: it names no log, and %u are "
+			"served",
+			peer, open_logs(svc));
+	refuse(svc, ev, 0, req->version, reason, "");
+	return 0;
+}
+
+/* Whether the sender's address may use log; refused when not. */
+static bool address_allowed(struct service *svc, struct rs_listener_event *ev,
+			    struct served_log *log, const char *peer,
+			    uint8_t version)
+{
+	if (allowed(&log->settings, ev->conn))
+		return true;
+	if (log->settings.line)
+		rs_warn("refusing sender %s: not in the allow list of log %s",
+			peer, log->settings.name);
+	else
+		rs_warn("refusing sender %s: not in any --allow range", peer);
+	refuse(svc, ev, log, version, RS_REJECT_NOT_ALLOWED, "");
+	return false;
+}
+
+/* Hands the request to its log's thread with a seat under max-senders
+ * (or the one of the session it takes over); refused when every seat is
+ * taken. */
+static void hand_over(struct service *svc, struct rs_listener_event *ev,
+		      struct served_log *log, const char *peer,
+		      const struct rs_connect_req *req)
+{
+	enum recv_seat_claim claim = claim_seat(svc, log, req);
+	if (claim == RECV_SEAT_NONE) {
+		rs_warn("refusing sender %s: %u senders connected, the most "
+			"max-senders allows",
+			peer, svc->settings.max_senders);
+		refuse(svc, ev, log, req->version, RS_REJECT_LIMIT, "");
+		return;
+	}
+	if (claim == RECV_SEAT_TAKEN)
+		recv_counters_connected(recv_log_worker_counters(log->worker));
+	struct recv_log_rules rules = rules_of(&log->settings);
+	recv_log_worker_hand_over(log->worker, ev->conn, req, peer, &rules,
+				  claim);
+	memset(&rules.key, 0, sizeof(rules.key));
+}
+
 /* Refused unless it passes every check, in an order that describes and
  * registers nothing for a sender that may not connect. */
 void recv_service_route(struct service *svc, struct rs_listener_event *ev)
@@ -145,61 +233,10 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 	char peer[64];
 	rs_conn_peer_str(ev->conn, peer, sizeof(peer));
 	struct rs_connect_req req;
-	struct rs_error err = {0};
-	int rc = rs_session_read_request(&ev->priv, &req, &err);
-	if (rc == RS_E_VERSION) {
-		refuse_version(svc, ev, peer, req.version);
+	if (!read_request(svc, ev, peer, &req))
 		return;
-	}
-	if (rc) {
-		rs_err("refusing sender %s: %s", peer, err.msg);
-		refuse(svc, ev, 0, req.version, rs_session_reject_reason(rc),
-		       "");
+	struct served_log *log = log_asked(svc, ev, peer, &req);
+	if (!log || !address_allowed(svc, ev, log, peer, req.version))
 		return;
-	}
-	uint8_t reason = 0;
-	struct served_log *log = find_log(svc, req.log_name, &reason);
-	if (!log && reason == RS_REJECT_STARTING) {
-		rs_verbose("sender %s: log '%s' is not open yet: told to ask "
-			   "again",
-			   peer, req.log_name);
-		refuse(svc, ev, 0, req.version, reason, req.log_name);
-		return;
-	}
-	if (!log) {
-		if (req.log_name[0])
-			rs_warn("refusing sender %s: no log named '%s'", peer,
-				req.log_name);
-		else
-			rs_warn("refusing sender %s: it names no log, and %u "
-				"are served",
-				peer, open_logs(svc));
-		refuse(svc, ev, 0, req.version, reason, "");
-		return;
-	}
-	if (!allowed(&log->settings, ev->conn)) {
-		if (log->settings.line)
-			rs_warn("refusing sender %s: not in the allow list of "
-				"log %s",
-				peer, log->settings.name);
-		else
-			rs_warn("refusing sender %s: not in any --allow range",
-				peer);
-		refuse(svc, ev, log, req.version, RS_REJECT_NOT_ALLOWED, "");
-		return;
-	}
-	enum recv_seat_claim claim = claim_seat(svc, log, &req);
-	if (claim == RECV_SEAT_NONE) {
-		rs_warn("refusing sender %s: %u senders connected, the most "
-			"max-senders allows",
-			peer, svc->settings.max_senders);
-		refuse(svc, ev, log, req.version, RS_REJECT_LIMIT, "");
-		return;
-	}
-	if (claim == RECV_SEAT_TAKEN)
-		recv_counters_connected(recv_log_worker_counters(log->worker));
-	struct recv_log_rules rules = rules_of(&log->settings);
-	recv_log_worker_hand_over(log->worker, ev->conn, &req, peer, &rules,
-				  claim);
-	memset(&rules.key, 0, sizeof(rules.key));
+	hand_over(svc, ev, log, peer, &req);
 }

@@ -428,6 +428,34 @@ static void block_loop_signals(sigset_t *awake)
 	sigdelset(awake, SIGHUP);
 }
 
+/* Serves until a stop signal, or with once until a sender was served:
+ * 0, or the error of a log that could not be opened. */
+static int serve(struct service *svc, bool once, const sigset_t *awake)
+{
+	int rc = 0;
+	bool ready = false;
+	while (!recv_stop_requested &&
+	       !(once && atomic_load(&svc->counters.served))) {
+		/* Ready (systemd) once every log is open; it serves before. */
+		if (!ready && !svc->pending) {
+			recv_service_report(svc, "READY=1\n", recv_now_ns());
+			ready = true;
+		}
+		/* A reload waits until every log is opened. */
+		if (recv_reload_requested && !svc->pending)
+			reload(svc);
+		if (svc->pending &&
+		    (rc = recv_service_open_pending(svc, RECV_OPEN_TURN_NS)))
+			break;
+		take_requests(svc, svc->pending ? 0 : loop_wait_ms(svc, once),
+			      awake);
+		recv_service_answer_late(svc, recv_now_ns());
+		reap_retired(svc);
+		recv_service_report(svc, 0, recv_now_ns());
+	}
+	return rc;
+}
+
 int recv_service_run(const struct recv_settings_source *source, bool once)
 {
 	struct service svc;
@@ -452,26 +480,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		return rc;
 	}
 	print_windows(&svc);
-	bool ready = false;
-	while (!recv_stop_requested &&
-	       !(once && atomic_load(&svc.counters.served))) {
-		/* Ready (systemd) once every log is open; it serves before. */
-		if (!ready && !svc.pending) {
-			recv_service_report(&svc, "READY=1\n", recv_now_ns());
-			ready = true;
-		}
-		/* A reload waits until every log is opened. */
-		if (recv_reload_requested && !svc.pending)
-			reload(&svc);
-		if (svc.pending &&
-		    (rc = recv_service_open_pending(&svc, RECV_OPEN_TURN_NS)))
-			break;
-		take_requests(&svc, svc.pending ? 0 : loop_wait_ms(&svc, once),
-			      &awake);
-		recv_service_answer_late(&svc, recv_now_ns());
-		reap_retired(&svc);
-		recv_service_report(&svc, 0, recv_now_ns());
-	}
+	rc = serve(&svc, once, &awake);
 	recv_sd_notify("STOPPING=1");
 	recv_service_report_final(&svc);
 	service_close(&svc);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rs_cidr_parse(const char *text, struct rs_cidr *c, struct rs_error *err)
+int recv_cidr_parse(const char *text, struct recv_cidr *c, struct rs_error *err)
 {
 	char host[64];
 	const char *slash = strchr(text, '/');
@@ -57,7 +57,7 @@ static bool prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits)
 	return (a[whole] & mask) == (b[whole] & mask);
 }
 
-bool rs_cidr_match(const struct rs_cidr *c, const struct sockaddr *sa)
+bool recv_cidr_match(const struct recv_cidr *c, const struct sockaddr *sa)
 {
 	const uint8_t *peer;
 	int family = sa->sa_family;

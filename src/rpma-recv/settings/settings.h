@@ -32,7 +32,7 @@ struct recv_log_settings {
 	char name[RS_LOG_NAME_MAX + 1]; /* "" only for `rpma-recv POOL` */
 	char pool_path[PATH_MAX];
 	uint64_t create_size; /* 0: the pool must exist */
-	struct rs_cidr allow[RECV_ALLOW_MAX];
+	struct recv_cidr allow[RECV_ALLOW_MAX];
 	unsigned nallow;	      /* 0: anyone */
 	char auth_key_path[PATH_MAX]; /* "" : no key */
 	struct rs_auth_key auth_key;  /* loaded from auth_key_path */

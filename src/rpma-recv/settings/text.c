@@ -217,7 +217,7 @@ static int cidr_add(const struct settings_input *in, const char *text,
 				    who, RECV_ALLOW_MAX);
 	}
 	struct rs_error why = {0};
-	if (rs_cidr_parse(text, &log->allow[log->nallow], &why))
+	if (recv_cidr_parse(text, &log->allow[log->nallow], &why))
 		return settings_value_bad(in, text, err,
 					  ": %s; write a range like "
 					  "192.0.2.0/24 or 2001:db8::/32, or "

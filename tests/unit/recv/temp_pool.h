@@ -10,7 +10,7 @@
 
 /* Opens a new pool at a free path made from tmpl ("/tmp/NAME-XXXXXX"). */
 static inline int temp_pool_open(char path[64], const char *tmpl,
-				 struct rs_pmem_target *t, uint64_t size)
+				 struct recv_pmem_target *t, uint64_t size)
 {
 	snprintf(path, 64, "%s", tmpl);
 	int fd = mkstemp(path);
@@ -18,16 +18,16 @@ static inline int temp_pool_open(char path[64], const char *tmpl,
 		close(fd);
 	unlink(path);
 	struct rs_error err = {0};
-	if (rs_pmem_target_open(t, path, size, &err)) {
+	if (recv_pmem_target_open(t, path, size, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
 	return 0;
 }
 
-static inline void temp_pool_close(const char *path, struct rs_pmem_target *t)
+static inline void temp_pool_close(const char *path, struct recv_pmem_target *t)
 {
-	rs_pmem_target_close(t);
+	recv_pmem_target_close(t);
 	unlink(path);
 }
 

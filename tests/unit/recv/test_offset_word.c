@@ -101,7 +101,7 @@ static void test_at_open(void **state)
 
 struct fixture {
 	char path[64];
-	struct rs_pmem_target t;
+	struct recv_pmem_target t;
 };
 
 static int setup(void **state)
@@ -161,24 +161,24 @@ static uint64_t floor_in_pool(struct fixture *f)
  * it again. */
 static void reopen(struct fixture *f)
 {
-	rs_pmem_target_close(&f->t);
+	recv_pmem_target_close(&f->t);
 	struct rs_error err = {0};
-	assert_int_equal(rs_pmem_target_open(&f->t, f->path, 0, &err), 0);
+	assert_int_equal(recv_pmem_target_open(&f->t, f->path, 0, &err), 0);
 }
 
 static void test_good_word_adopted(void **state)
 {
 	struct fixture *f = *state;
 	uint64_t start = f->t.start;
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), start);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), start);
 	assert_int_equal(floor_in_pool(f), start);
 	writer_stores(f, start + 1000);
 	/* the view does not move until the word is checked */
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), start);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), start);
 	struct recv_offset_seen s = recv_offset_word_adopt(&f->t);
 	assert_int_equal(s.rule, RECV_OFFSET_OK);
 	assert_true(s.adopted);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), start + 1000);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), start + 1000);
 	assert_int_equal(floor_in_pool(f), start + 1000);
 	/* nothing new: nothing adopted */
 	s = recv_offset_word_adopt(&f->t);
@@ -189,17 +189,17 @@ static void test_good_word_adopted(void **state)
 static void broken_word_put_back(struct fixture *f, uint64_t bad,
 				 enum recv_offset_rule rule)
 {
-	uint64_t good = rs_pmem_target_write_offset(&f->t);
+	uint64_t good = recv_pmem_target_write_offset(&f->t);
 	writer_stores(f, bad);
 	struct recv_offset_seen s = recv_offset_word_adopt(&f->t);
 	assert_int_equal(s.rule, rule);
 	assert_int_equal(s.word, bad);
 	assert_false(s.adopted);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), good);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), good);
 	s = recv_offset_word_settle(&f->t);
 	assert_int_equal(s.rule, rule);
 	assert_int_equal(word_in_pool(f), good);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), good);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), good);
 }
 
 static void test_broken_words_put_back(void **state)
@@ -229,22 +229,22 @@ static void test_crash_repair(void **state)
 		writer_stores(f, bad[i]);
 		reopen(f);
 		assert_int_equal(word_in_pool(f), start + 4096);
-		assert_int_equal(rs_pmem_target_write_offset(&f->t),
+		assert_int_equal(recv_pmem_target_write_offset(&f->t),
 				 start + 4096);
 		struct recv_pool_peek p;
-		rs_pmem_target_close(&f->t);
+		recv_pmem_target_close(&f->t);
 		writer_stores_closed(f->path, bad[i]);
 		assert_int_equal(recv_pool_peek(f->path, &p, 0), 0);
 		assert_int_equal(p.write, start + 4096);
 		reopen(f);
 	}
-	rs_pmem_target_close(&f->t);
+	recv_pmem_target_close(&f->t);
 	struct recv_pmdk_log *plp = recv_pmdk_log_open(f->path);
 	assert_non_null(plp);
 	assert_int_equal(recv_pmdk_log_tell(plp), 4096);
 	recv_pmdk_log_close(plp);
 	struct rs_error err = {0};
-	assert_int_equal(rs_pmem_target_open(&f->t, f->path, 0, &err), 0);
+	assert_int_equal(recv_pmem_target_open(&f->t, f->path, 0, &err), 0);
 }
 
 /* A good word past the floor is kept at open, and becomes the floor. */
@@ -256,7 +256,7 @@ static void test_crash_keeps_good_word(void **state)
 	assert_true(recv_offset_word_adopt(&f->t).adopted);
 	writer_stores(f, start + 128); /* flushed by the writer, unseen */
 	reopen(f);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), start + 128);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), start + 128);
 	assert_int_equal(floor_in_pool(f), start + 128);
 }
 
@@ -268,12 +268,12 @@ static void test_commit_back_lowers_floor(void **state)
 	uint64_t start = f->t.start;
 	writer_stores(f, start + 2048);
 	assert_true(recv_offset_word_settle(&f->t).adopted);
-	rs_pmem_target_commit(&f->t, start);
+	recv_pmem_target_commit(&f->t, start);
 	assert_int_equal(floor_in_pool(f), start);
 	reopen(f);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), start);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), start);
 	/* and a grant to a one-sided writer raises it again */
-	rs_pmem_target_commit(&f->t, start + 10);
+	recv_pmem_target_commit(&f->t, start + 10);
 	assert_int_equal(floor_in_pool(f), start);
 	recv_offset_floor_raise(&f->t);
 	assert_int_equal(floor_in_pool(f), start + 10);
@@ -297,7 +297,7 @@ static void test_floor_of_an_older_epoch(void **state)
 	       sizeof(slot));
 	writer_stores(f, start);
 	reopen(f);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), start);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), start);
 	assert_int_equal(floor_in_pool(f), start); /* armed anew */
 }
 

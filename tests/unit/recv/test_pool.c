@@ -13,8 +13,8 @@
 #include "pool/pmem_target.h"
 #include "proto/pool_layout.h"
 #include "sender/verify_reply.h"
+#include "temp_pool.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,7 +24,7 @@
 
 struct fixture {
 	char path[64];
-	struct rs_pmem_target t;
+	struct recv_pmem_target t;
 	uint8_t ring[64 * 1024];
 	struct recv_staging staging;
 };
@@ -32,15 +32,9 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	strcpy(f->path, "/tmp/rs-test-pool-XXXXXX");
-	int fd = mkstemp(f->path);
-	close(fd);
-	unlink(f->path); /* let --create make it */
-	struct rs_error err = {0};
-	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	if (temp_pool_open(f->path, "/tmp/rs-test-pool-XXXXXX", &f->t,
+			   POOL_SIZE))
 		return -1;
-	}
 	f->staging.ring = f->ring;
 	f->staging.length = sizeof(f->ring);
 	*state = f;
@@ -50,8 +44,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	rs_pmem_target_close(&f->t);
-	unlink(f->path);
+	temp_pool_close(f->path, &f->t);
 	free(f);
 	return 0;
 }
@@ -72,7 +65,7 @@ static int collect(const void *buf, size_t len, void *arg)
 /* What libpmemlog itself sees in the pool after we close it. */
 static void read_back(struct fixture *f, struct walk_buf *w)
 {
-	rs_pmem_target_close(&f->t);
+	recv_pmem_target_close(&f->t);
 	struct recv_pmdk_log *plp = recv_pmdk_log_open(f->path);
 	assert_non_null(plp);
 	w->len = 0;
@@ -80,7 +73,7 @@ static void read_back(struct fixture *f, struct walk_buf *w)
 	recv_pmdk_log_close(plp);
 	assert_int_equal(recv_pmdk_log_check(f->path), 1);
 	struct rs_error err = {0};
-	assert_int_equal(rs_pmem_target_open(&f->t, f->path, 0, &err), 0);
+	assert_int_equal(recv_pmem_target_open(&f->t, f->path, 0, &err), 0);
 }
 
 static const struct recv_method *const gpspm = &recv_method_gpspm;
@@ -91,7 +84,7 @@ static void geometry_of_fresh_pool(void **state)
 	struct fixture *f = *state;
 	assert_int_equal(f->t.start, 8192);
 	assert_int_equal(f->t.end, POOL_SIZE);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), 8192);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), 8192);
 }
 
 static void gpspm_commits_in_place(void **state)
@@ -208,19 +201,20 @@ static void not_a_pool_is_refused(void **state)
 	assert_true(ftruncate(fd, 4u << 20) == 0);
 	assert_true(write(fd, "plain text\n", 11) == 11);
 	close(fd);
-	struct rs_pmem_target t;
+	struct recv_pmem_target t;
 	struct rs_error err = {0};
-	assert_int_equal(rs_pmem_target_open(&t, path, 0, &err), RS_E_IO);
+	assert_int_equal(recv_pmem_target_open(&t, path, 0, &err), RS_E_IO);
 	assert_non_null(strstr(err.msg, "not a usable pmemlog pool"));
 	assert_null(strchr(err.msg, '\n'));
 	/* --create must not overwrite someone's file either. */
-	assert_int_equal(rs_pmem_target_open(&t, path, 8u << 20, &err),
+	assert_int_equal(recv_pmem_target_open(&t, path, 8u << 20, &err),
 			 RS_E_IO);
 	assert_non_null(strstr(err.msg, "refusing to overwrite"));
 	unlink(path);
 
 	assert_int_equal(
-	    rs_pmem_target_open(&t, "/tmp/rs-no-such-pool", 0, &err), RS_E_IO);
+	    recv_pmem_target_open(&t, "/tmp/rs-no-such-pool", 0, &err),
+	    RS_E_IO);
 	assert_non_null(strstr(err.msg, "--create"));
 }
 

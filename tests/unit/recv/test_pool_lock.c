@@ -1,4 +1,4 @@
-/* One writer per pool: a pool one process serves (rs_pmem_target_open on a
+/* One writer per pool: a pool one process serves (recv_pmem_target_open on a
  * real libpmemlog pool in a plain file) is refused to a second process,
  * which is told the holder's pid; it stays locked while the holder opens
  * and closes other descriptors of the file, and is free again once the
@@ -25,7 +25,7 @@
 
 struct fixture {
 	char path[64];
-	struct rs_pmem_target t;
+	struct recv_pmem_target t;
 };
 
 static int setup(void **state)
@@ -55,9 +55,9 @@ static void open_elsewhere(const char *path, char *out, size_t len)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct rs_pmem_target t;
+		struct recv_pmem_target t;
 		struct rs_error err = {0};
-		int rc = rs_pmem_target_open(&t, path, POOL_SIZE, &err);
+		int rc = recv_pmem_target_open(&t, path, POOL_SIZE, &err);
 		dprintf(p[1], "%s", rc ? err.msg : "ok");
 		_exit(0);
 	}
@@ -96,7 +96,7 @@ static void other_descriptors_do_not_drop_the_lock(void **state)
 static void closing_frees_the_pool(void **state)
 {
 	struct fixture *f = *state;
-	rs_pmem_target_close(&f->t);
+	recv_pmem_target_close(&f->t);
 	char got[600];
 	open_elsewhere(f->path, got, sizeof(got));
 	assert_string_equal(got, "ok");
@@ -107,7 +107,7 @@ static void closing_frees_the_pool(void **state)
 static void a_pmdk_reader_is_waited_for(void **state)
 {
 	struct fixture *f = *state;
-	rs_pmem_target_close(&f->t);
+	recv_pmem_target_close(&f->t);
 	int p[2];
 	assert_int_equal(pipe(p), 0);
 	pid_t pid = fork();
@@ -124,7 +124,7 @@ static void a_pmdk_reader_is_waited_for(void **state)
 	assert_int_equal(read(p[0], &c, 1), 0);
 	close(p[0]);
 	struct rs_error err = {0};
-	int rc = rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err);
+	int rc = recv_pmem_target_open(&f->t, f->path, POOL_SIZE, &err);
 	waitpid(pid, 0, 0);
 	if (rc)
 		fail_msg("not waited for: %s", err.msg);

@@ -236,7 +236,7 @@ static struct {
 	uint8_t pool[POOL_END];
 	uint8_t ring[RING_LEN];
 	uint8_t before[POOL_END];
-	struct rs_pmem_target t;
+	struct recv_pmem_target t;
 	struct recv_staging staging;
 	struct call calls[8];
 	unsigned ncalls;
@@ -273,7 +273,7 @@ static int setup(void **state)
 	fake.t.end = POOL_END;
 	fake.t.persist = fake_persist;
 	fake.t.memcpy_persist = fake_copy;
-	rs_pmem_target_commit(&fake.t, LOG_START);
+	recv_pmem_target_commit(&fake.t, LOG_START);
 	for (unsigned i = 0; i < RING_LEN; i++)
 		fake.ring[i] = (uint8_t)(i * 7 + 1);
 	fake.staging = (struct recv_staging){fake.ring, RING_LEN};
@@ -298,7 +298,7 @@ static uint8_t apply(const struct recv_method *m, const struct rs_msg *req)
 	bool ok = recv_commit_apply(&fake.t, &fake.staging, m, req, &reply);
 	assert_int_equal(reply.type, RS_MSG_COMMIT_DONE);
 	assert_int_equal(reply.seq, req->seq);
-	assert_int_equal(reply.offset, rs_pmem_target_write_offset(&fake.t));
+	assert_int_equal(reply.offset, recv_pmem_target_write_offset(&fake.t));
 	assert_int_equal(ok, reply.status == RS_MSG_OK);
 	return reply.status;
 }
@@ -323,7 +323,7 @@ static void assert_batch_then_offset(enum call_kind kind, unsigned flags,
 	assert_int_equal(fake.calls[1].kind, CALL_PERSIST);
 	assert_int_equal(fake.calls[1].offset, RS_LOG_WRITE_OFFSET);
 	assert_int_equal(fake.calls[1].length, 8);
-	assert_int_equal(rs_pmem_target_write_offset(&fake.t), end);
+	assert_int_equal(recv_pmem_target_write_offset(&fake.t), end);
 }
 
 static void gpspm_persists_in_place_then_commits(void **state)

@@ -13,11 +13,10 @@
 #include "methods/write_windows.h"
 #include "replicas/replica_keys.h"
 #include "sender/session.h"
+#include "temp_pool.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define POOL_SIZE (8u << 20)
 
@@ -96,7 +95,7 @@ static int fake_probe(void *ctx)
 
 struct fixture {
 	char path[64];
-	struct rs_pmem_target t;
+	struct recv_pmem_target t;
 	struct fake_link link;
 	struct recv_session s;
 };
@@ -105,14 +104,9 @@ static int setup(void **state)
 {
 	rs_log_init("test", RS_LOG_QUIET);
 	struct fixture *f = calloc(1, sizeof(*f));
-	strcpy(f->path, "/tmp/rs-test-session-XXXXXX");
-	close(mkstemp(f->path));
-	unlink(f->path);
-	struct rs_error err = {0};
-	if (rs_pmem_target_open(&f->t, f->path, POOL_SIZE, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+	if (temp_pool_open(f->path, "/tmp/rs-test-session-XXXXXX", &f->t,
+			   POOL_SIZE))
 		return -1;
-	}
 	*state = f;
 	return 0;
 }
@@ -120,8 +114,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	rs_pmem_target_close(&f->t);
-	unlink(f->path);
+	temp_pool_close(f->path, &f->t);
 	free(f);
 	return 0;
 }
@@ -175,7 +168,7 @@ static void refused(struct fixture *f)
 /* A GPSPM commit of `len` bytes written at the log's write offset. */
 static struct rs_msg commit_of(struct fixture *f, uint32_t seq, uint64_t len)
 {
-	uint64_t at = rs_pmem_target_write_offset(&f->t);
+	uint64_t at = recv_pmem_target_write_offset(&f->t);
 	memset(f->t.base + at, 'x', len);
 	return (struct rs_msg){
 	    .type = RS_MSG_COMMIT, .seq = seq, .offset = at, .length = len};
@@ -198,7 +191,8 @@ static void serves_commits_without_a_key(void **state)
 	assert_int_equal(f->s.commits, 4);
 	assert_int_equal(f->s.bytes, 400);
 	assert_int_equal(f->link.signaled, 2); /* one in `credits` */
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 400);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t),
+			 f->t.start + 400);
 	recv_session_on_failure(&f->s, "disconnected");
 	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
 	assert_true(f->s.served);
@@ -244,7 +238,7 @@ static void commit_before_auth_is_refused(void **state)
 	struct rs_msg m = commit_of(f, 0, 10);
 	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), f->t.start);
 }
 
 static void deadlines_end_silent_senders(void **state)
@@ -292,7 +286,7 @@ static void refused_request_closes(void **state)
 	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_OUT_OF_RANGE);
 	refused(f);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), f->t.start);
 	assert_int_equal(f->s.commits, 0);
 }
 
@@ -311,7 +305,7 @@ static void a_refusal_lingers_a_second_at_most(void **state)
 	m = commit_of(f, 1, 10); /* a good one, too late */
 	recv_session_on_message(&f->s, 0, &m, 1300);
 	assert_int_equal(f->link.replies, replies);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), f->t.start);
 	recv_session_on_timer(&f->s, 2199);
 	assert_int_equal(f->s.state, RECV_SESSION_REFUSING);
 	recv_session_on_timer(&f->s, 2200);
@@ -335,7 +329,7 @@ static void commits_by_its_method_only(void **state)
 		assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
 		refused(f);
 		assert_int_equal(f->s.commits, 0);
-		assert_int_equal(rs_pmem_target_write_offset(&f->t),
+		assert_int_equal(recv_pmem_target_write_offset(&f->t),
 				 f->t.start);
 	}
 }
@@ -351,23 +345,23 @@ static void commits_alone_are_counted_from_the_offset(void **state)
 	recv_session_on_established(&f->s, 1100);
 	recv_session_on_timer(&f->s, 1150);
 	assert_int_equal(f->s.commits, 0);
-	rs_pmem_target_commit(&f->t, f->t.start + 100); /* its own stores */
-	rs_pmem_target_commit(&f->t, f->t.start + 300);
+	recv_pmem_target_commit(&f->t, f->t.start + 100); /* its own stores */
+	recv_pmem_target_commit(&f->t, f->t.start + 300);
 	recv_session_on_timer(&f->s, 1200);
 	assert_int_equal(f->s.commits, 1); /* one advance seen */
 	assert_int_equal(f->s.bytes, 300);
 	recv_session_on_timer(&f->s, 1250); /* nothing new */
 	assert_int_equal(f->s.bytes, 300);
-	rs_pmem_target_commit(&f->t, f->t.start); /* started over */
+	recv_pmem_target_commit(&f->t, f->t.start); /* started over */
 	recv_session_on_timer(&f->s, 1300);
-	rs_pmem_target_commit(&f->t, f->t.start + 50);
+	recv_pmem_target_commit(&f->t, f->t.start + 50);
 	recv_session_on_timer(&f->s, 1350);
 	assert_int_equal(f->s.commits, 2);
 	assert_int_equal(f->s.bytes, 350);
 	/* A gpspm writer's commits are its requests, never the offset. */
 	start_with(f, false, &recv_method_gpspm);
 	recv_session_on_established(&f->s, 1100);
-	rs_pmem_target_commit(&f->t, f->t.start + 500);
+	recv_pmem_target_commit(&f->t, f->t.start + 500);
 	recv_session_on_timer(&f->s, 1200);
 	assert_int_equal(f->s.commits, 0);
 }
@@ -385,7 +379,7 @@ static void reader_waits_for_the_log_to_grow(void **state)
 	recv_session_on_message(&f->s, 2, &wait, 1200);
 	recv_session_on_timer(&f->s, 1300);
 	assert_int_equal(f->link.replies, 0); /* nothing to read yet */
-	rs_pmem_target_commit(&f->t, f->t.start + 100); /* a writer's */
+	recv_pmem_target_commit(&f->t, f->t.start + 100); /* a writer's */
 	recv_session_on_timer(&f->s, 1400);
 	assert_int_equal(f->link.replies, 1);
 	assert_int_equal(f->link.last_reply.type, RS_MSG_WAIT_DONE);
@@ -430,7 +424,7 @@ static void keepalives_are_answered(void **state)
 	assert_int_equal(f->link.last_reply.type, RS_MSG_KEEPALIVE_DONE);
 	assert_int_equal(f->link.last_reply.seq, 7);
 	assert_int_equal(f->s.commits, 0);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), f->t.start);
 }
 
 /* A silent sender's link is probed half a peer timeout (10 s here) after
@@ -608,7 +602,8 @@ static void commits_move_the_windows_up(void **state)
 	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
 	refused(f);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 500);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t),
+			 f->t.start + 500);
 }
 
 /* A commit delivered twice (seen on Soft-RoCE under a storm of
@@ -631,12 +626,14 @@ static void a_commit_delivered_twice_is_ignored(void **state)
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 	assert_int_equal(f->s.again, 1);
 	assert_int_equal(f->s.commits, 1);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 100);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t),
+			 f->t.start + 100);
 	struct rs_msg next = commit_of(f, 3, 100);
 	next.key = handed_key(f);
 	recv_session_on_message(&f->s, 0, &next, 1230);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 200);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t),
+			 f->t.start + 200);
 	struct rs_msg late = commit_of(f, 4, 100);
 	late.key = k1; /* a new request on a dead key */
 	recv_session_on_message(&f->s, 0, &late, 1240);
@@ -822,7 +819,8 @@ static void a_lone_commit_moves_both_windows(void **state)
 	recv_session_on_message(&f->s, 0, &m, 1240);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
 	refused(f);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start + 300);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t),
+			 f->t.start + 300);
 }
 
 /* A key where none was handed out, or none where one was, is refused. */
@@ -835,7 +833,7 @@ static void commit_keys_must_match_the_grant(void **state)
 	recv_session_on_message(&f->s, 0, &m, 1200);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_BAD_REQUEST);
 	refused(f);
-	assert_int_equal(rs_pmem_target_write_offset(&f->t), f->t.start);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), f->t.start);
 
 	start_windowed(f, false, &recv_method_gpspm, false);
 	recv_session_on_established(&f->s, 1100);

@@ -38,7 +38,7 @@ struct fixture {
 	char dir[64];
 	char pool[PATH_MAX];
 	struct recv_rotation_config cfg;
-	struct rs_pmem_target t;
+	struct recv_pmem_target t;
 	struct recv_rotation *rot;
 	uint8_t input[8u << 20]; /* what was committed, in order */
 	uint64_t committed;
@@ -47,7 +47,7 @@ struct fixture {
 static void open_log(struct fixture *f)
 {
 	struct rs_error err = {0};
-	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, POOL_SIZE, &err),
+	assert_int_equal(recv_pmem_target_open(&f->t, f->pool, POOL_SIZE, &err),
 			 0);
 	int rc = recv_rotation_open(&f->cfg, "app", &f->t, 0, &f->rot, &err);
 	if (rc)
@@ -57,7 +57,7 @@ static void open_log(struct fixture *f)
 static void close_log(struct fixture *f)
 {
 	recv_rotation_close(&f->rot);
-	rs_pmem_target_close(&f->t);
+	recv_pmem_target_close(&f->t);
 }
 
 static int setup(void **state)
@@ -90,7 +90,7 @@ static int teardown(void **state)
 /* A writer's batch of n input bytes, committed by GPSPM. */
 static void commit_next(struct fixture *f, uint64_t n)
 {
-	uint64_t at = rs_pmem_target_write_offset(&f->t);
+	uint64_t at = recv_pmem_target_write_offset(&f->t);
 	memcpy(f->t.base + at, f->input + f->committed, n);
 	struct rs_msg req = {.type = RS_MSG_COMMIT, .offset = at, .length = n},
 		      reply;
@@ -112,7 +112,7 @@ static uint64_t hash_of(struct fixture *f, uint64_t pos, uint64_t len)
 
 static uint64_t pool_used(const struct fixture *f)
 {
-	return rs_pmem_target_write_offset(&f->t) - f->t.start;
+	return recv_pmem_target_write_offset(&f->t) - f->t.start;
 }
 
 static void rebase_moves_the_pool_into_the_archive(void **state)
@@ -121,7 +121,7 @@ static void rebase_moves_the_pool_into_the_archive(void **state)
 	assert_true(recv_rotation_enabled(f->rot));
 	assert_int_equal(recv_rotation_base(f->rot), 0);
 	commit_next(f, 3u << 20);
-	uint64_t base = 0, write = rs_pmem_target_write_offset(&f->t);
+	uint64_t base = 0, write = recv_pmem_target_write_offset(&f->t);
 	assert_int_equal(recv_rotation_rebase(f->rot, write, &base), RS_MSG_OK);
 	assert_int_equal(base, 3u << 20);
 	assert_int_equal(pool_used(f), 0);
@@ -188,7 +188,7 @@ static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
 	struct rs_error err = {0};
 	assert_int_equal(recv_archiver_start(&a, &err), 0);
 	close_log(f);
-	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, POOL_SIZE, &err),
+	assert_int_equal(recv_pmem_target_open(&f->t, f->pool, POOL_SIZE, &err),
 			 0);
 	assert_int_equal(
 	    recv_rotation_open(&f->cfg, "app", &f->t, a, &f->rot, &err), 0);
@@ -201,7 +201,7 @@ static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
 	commit_next(f, 2u << 20);
 	recv_rotation_nudge(f->rot);
 	wait_until(stretch_started, f);
-	uint64_t base = 0, write = rs_pmem_target_write_offset(&f->t);
+	uint64_t base = 0, write = recv_pmem_target_write_offset(&f->t);
 	uint8_t status = 0xff;
 	assert_int_equal(recv_rotation_rebase_begin(f->rot, write), RS_MSG_OK);
 	assert_true(recv_rotation_rebasing(f->rot));
@@ -229,7 +229,7 @@ static void rebase_refuses_what_makes_no_sense(void **state)
 {
 	struct fixture *f = *state;
 	commit_next(f, 4096);
-	uint64_t base = 0, write = rs_pmem_target_write_offset(&f->t);
+	uint64_t base = 0, write = recv_pmem_target_write_offset(&f->t);
 	/* The writer's idea of the pool's end must be the pool's. */
 	assert_int_equal(recv_rotation_rebase(f->rot, write - 1, &base),
 			 RS_MSG_BAD_REQUEST);
@@ -274,9 +274,9 @@ static void crash_after_emptying_records_the_base(void **state)
 	close_log(f);
 	archive_file(f, 0, 5000);
 	/* The pool emptied, the record not written yet. */
-	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, 0, 0), 0);
-	rs_pmem_target_commit(&f->t, f->t.start);
-	rs_pmem_target_close(&f->t);
+	assert_int_equal(recv_pmem_target_open(&f->t, f->pool, 0, 0), 0);
+	recv_pmem_target_commit(&f->t, f->t.start);
+	recv_pmem_target_close(&f->t);
 	open_log(f);
 	assert_int_equal(recv_rotation_base(f->rot), 5000);
 	assert_int_equal(recv_rotation_end(f->rot), 5000);
@@ -288,7 +288,7 @@ static void archive_that_does_not_fit_is_refused(void **state)
 	commit_next(f, 7000);
 	close_log(f);
 	archive_file(f, 0, 5000); /* neither the pool's bytes nor none */
-	assert_int_equal(rs_pmem_target_open(&f->t, f->pool, 0, 0), 0);
+	assert_int_equal(recv_pmem_target_open(&f->t, f->pool, 0, 0), 0);
 	struct rs_error err = {0};
 	assert_int_equal(
 	    recv_rotation_open(&f->cfg, "app", &f->t, 0, &f->rot, &err),
@@ -301,7 +301,7 @@ static void archive_that_does_not_fit_is_refused(void **state)
 	assert_non_null(strstr(err.msg, "archive-max"));
 	f->cfg.max_bytes = 0;
 	f->rot = 0;
-	rs_pmem_target_close(&f->t);
+	recv_pmem_target_close(&f->t);
 	/* Reopened so that teardown closes something. */
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/app-%020llu.log", f->dir, 0ull);
@@ -322,7 +322,7 @@ static void forgetting_starts_the_log_over(void **state)
 {
 	struct fixture *f = *state;
 	commit_next(f, 3u << 20);
-	uint64_t base, write = rs_pmem_target_write_offset(&f->t);
+	uint64_t base, write = recv_pmem_target_write_offset(&f->t);
 	assert_int_equal(recv_rotation_rebase(f->rot, write, &base), RS_MSG_OK);
 	recv_rotation_empty(f->rot); /* --truncate=in-place */
 	assert_int_equal(pool_used(f), 0);
@@ -351,7 +351,7 @@ static void replacement_goes_beside_and_switches_in(void **state)
 {
 	struct fixture *f = *state;
 	commit_next(f, 1u << 20);
-	uint64_t base, write = rs_pmem_target_write_offset(&f->t);
+	uint64_t base, write = recv_pmem_target_write_offset(&f->t);
 	assert_int_equal(recv_rotation_rebase(f->rot, write, &base),
 			 RS_MSG_OK); /* some of the old content archived */
 	commit_next(f, 300000);
@@ -361,7 +361,7 @@ static void replacement_goes_beside_and_switches_in(void **state)
 	    recv_generation_place(&g, &f->t, f->rot, 700000, &room), RS_MSG_OK);
 	/* Beside the old content, a gap of an eighth of the pool at least. */
 	assert_true(g.at >= f->t.start + POOL_SIZE / 8 - 8192);
-	assert_true(g.at >= rs_pmem_target_write_offset(&f->t));
+	assert_true(g.at >= recv_pmem_target_write_offset(&f->t));
 	assert_int_equal(room, f->t.end - g.at);
 	static uint8_t next[700000];
 	replacement(next, sizeof(next));
@@ -398,9 +398,9 @@ static void switch_cut_short_is_finished(void **state)
 	uint8_t slot[RS_LOG_STATE_SLOT];
 	unsigned i;
 	log_state_encode(&st, f->t.uuid, slot, &i);
-	rs_pmem_target_write_header(&f->t,
-				    RS_LOG_STATE_OFFSET + i * RS_LOG_STATE_SLOT,
-				    slot, sizeof(slot));
+	recv_pmem_target_write_header(
+	    &f->t, RS_LOG_STATE_OFFSET + i * RS_LOG_STATE_SLOT, slot,
+	    sizeof(slot));
 	close_log(f);
 	open_log(f);
 	pool_is(f, next, sizeof(next));
@@ -444,7 +444,7 @@ static void export_reads_the_archive_then_the_pool(void **state)
 {
 	struct fixture *f = *state;
 	commit_next(f, 3u << 20);
-	uint64_t base, write = rs_pmem_target_write_offset(&f->t);
+	uint64_t base, write = recv_pmem_target_write_offset(&f->t);
 	assert_int_equal(recv_rotation_rebase(f->rot, write, &base), RS_MSG_OK);
 	commit_next(f, 123456);
 	char out[PATH_MAX];

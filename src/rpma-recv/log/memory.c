@@ -1,0 +1,301 @@
+#include "log/memory.h"
+
+#include "cli/log.h"
+#include "error.h"
+#include "rdma/mr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void recv_log_memory_init(struct recv_log_memory *lm,
+			  const struct recv_exposure_config *cfg,
+			  const struct recv_pmem_target *target)
+{
+	memset(lm, 0, sizeof(*lm));
+	lm->cfg = cfg;
+	lm->target = target;
+}
+
+void recv_log_memory_fini(struct recv_log_memory *lm)
+{
+	recv_exposure_delete(&lm->exposure);
+}
+
+int recv_log_memory_expose_on(struct recv_log_memory *lm,
+			      const struct rs_conn *conn)
+{
+	if (lm->exposure && recv_exposure_serves(lm->exposure, conn))
+		return 0;
+	recv_exposure_delete(&lm->exposure);
+	struct rs_error err = {0};
+	int rc =
+	    recv_exposure_new(conn, lm->target, lm->cfg, &lm->exposure, &err);
+	if (rc)
+		rs_err("%s", err.msg);
+	return rc;
+}
+
+uint8_t recv_log_memory_offered(const struct recv_log_memory *lm,
+				const struct rs_connect_req *req,
+				uint8_t allowed)
+{
+	uint8_t m = recv_exposure_methods(lm->exposure) & allowed;
+	/* An apm or flush sender writes the log's write offset itself: it
+	 * would commit a replacement over the content kept meanwhile. */
+	if (req->flags & RS_CONNECT_REPLACE)
+		m &= (uint8_t)~RS_METHOD_SENDER_COMMITS;
+	return m;
+}
+
+uint8_t recv_log_memory_usable(const struct recv_log_memory *lm,
+			       const struct rs_connect_req *req,
+			       uint8_t allowed)
+{
+	uint8_t m = recv_log_memory_offered(lm, req, allowed);
+	return req->flags & RS_CONNECT_VERIFY ? m : m & req->methods;
+}
+
+void recv_sender_memory_init(struct recv_sender_memory *m,
+			     const struct recv_log_memory *lm,
+			     const struct rs_connect_req *req, uint8_t allowed,
+			     const char *who)
+{
+	memset(m, 0, sizeof(*m));
+	m->log = lm;
+	m->req = req;
+	m->allowed = allowed;
+	m->who = who;
+	m->took = RS_METHOD_AUTO;
+}
+
+static bool is_reader(const struct recv_sender_memory *m)
+{
+	return m->req->flags & RS_CONNECT_VERIFY;
+}
+
+const struct recv_method *
+recv_sender_memory_method(const struct recv_sender_memory *m)
+{
+	if (is_reader(m))
+		return 0;
+	uint8_t usable = recv_log_memory_usable(m->log, m->req, m->allowed);
+	return recv_method_choose(usable, m->req->method);
+}
+
+/* Whether the writer reaches the pool through windows: every writer but
+ * an apm or flush one on a device that binds them (a staged writer asks
+ * for no key; apm and flush write the whole range and the offset word). */
+static bool windowed(const struct recv_sender_memory *m)
+{
+	const struct recv_method *method = recv_sender_memory_method(m);
+	return method &&
+	       !(RS_METHOD_BIT(method->id) & RS_METHOD_SENDER_COMMITS) &&
+	       recv_exposure_windows(m->log->exposure);
+}
+
+bool recv_sender_memory_through_windows(const struct recv_sender_memory *m)
+{
+	const struct recv_method *method = recv_sender_memory_method(m);
+	return windowed(m) && method->id == RS_METHOD_GPSPM;
+}
+
+/* Where the session's queue pair and registrations live: a writer's on
+ * the log's device's protection domain, a reader's on the readers' own
+ * (methods/exposure.h), apart from anything a writer may write. */
+static int pick_peer(struct recv_sender_memory *m, const struct rs_conn *conn)
+{
+	struct rs_error err = {0};
+	struct recv_exposure *e = m->log->exposure;
+	m->peer = is_reader(m) ? recv_exposure_reader_peer(e, conn, &err)
+			       : recv_exposure_peer(e);
+	if (!m->peer)
+		rs_err("sender %s: %s", m->who, err.msg);
+	return m->peer ? 0 : -1;
+}
+
+/* A writer whose method has memory of its own on demand (staged: its
+ * ring) takes it before its session is configured. */
+static int take_method_memory(struct recv_sender_memory *m)
+{
+	const struct recv_method *method = recv_sender_memory_method(m);
+	if (!method || !method->on_demand)
+		return 0;
+	struct rs_error err = {0};
+	if (recv_exposure_take(m->log->exposure, method->id, &err)) {
+		rs_err("sender %s: %s", m->who, err.msg);
+		return -1;
+	}
+	m->took = method->id;
+	return 0;
+}
+
+/* A reader's ring of its own, readable: the receiver copies into it what
+ * the reader may not read in place (the archive's bytes, what was
+ * committed after its grant). Never the writer's staging ring: a reader
+ * may run while the log is written. Deregistered when the session ends. */
+static void prepare_read_ring(struct recv_sender_memory *m)
+{
+	struct rs_error err = {0};
+	uint64_t len = recv_exposure_ring_len(m->log->cfg);
+	if (posix_memalign((void **)&m->read_ring, 4096, len))
+		return;
+	if (rs_mr_reg(m->peer, m->read_ring, len, RS_MR_REMOTE_READ,
+		      &m->read_ring_mr, &err)) {
+		free(m->read_ring);
+		m->read_ring = 0;
+	}
+}
+
+int recv_sender_memory_prepare(struct recv_sender_memory *m,
+			       const struct rs_conn *conn)
+{
+	if (pick_peer(m, conn) || take_method_memory(m))
+		return -1;
+	if (is_reader(m))
+		prepare_read_ring(m);
+	return 0;
+}
+
+/* A reader reads in place the log's committed prefix as of its grant, no
+ * further: its registration ends there, so the NIC refuses a read of
+ * anything not committed yet (every device checks a region's range). */
+static void register_read_prefix(struct recv_sender_memory *m,
+				 uint64_t committed)
+{
+	const struct recv_pmem_target *t = m->log->target;
+	struct rs_error err = {0};
+	rs_mr_dereg(&m->read_mr);
+	if (committed <= t->start ||
+	    !rs_mr_reg(m->peer, t->base + t->start, committed - t->start,
+		       RS_MR_REMOTE_READ, &m->read_mr, &err))
+		return;
+	rs_verbose("no remote read of the pool for reader %s (%s); reading "
+		   "through a ring of its own",
+		   m->who, err.msg);
+}
+
+/* A reading session is shown nothing it could write: no method, no key
+ * to the pool's data range, its write offset or the staging ring. What it
+ * reads is registered for reading only. */
+static void describe_read(const struct recv_sender_memory *m,
+			  struct rs_accept_info *info)
+{
+	info->peer_flags |= RS_PEER_READ_ONLY;
+	info->methods = 0;
+	info->data = (struct rs_mr_desc){0};
+	info->write_offset = (struct rs_mr_desc){0};
+	info->staging = (struct rs_mr_desc){0};
+	if (m->read_mr)
+		info->data_read =
+		    rs_mr_describe(m->read_mr, RS_MR_USAGE_READ_SRC);
+	if (m->read_ring_mr) {
+		info->staging_read =
+		    rs_mr_describe(m->read_ring_mr, RS_MR_USAGE_READ_SRC);
+		info->staging_slot_size = m->log->cfg->slot_size;
+	}
+}
+
+/* A window grant shows the data range without a key and no apm or
+ * flush; a log without gpspm shows no data range at all. */
+static void describe_windows(struct rs_accept_info *info)
+{
+	info->methods &= (uint8_t)~RS_METHOD_SENDER_COMMITS;
+	if (!(info->methods & RS_METHOD_BIT(RS_METHOD_GPSPM))) {
+		info->data = (struct rs_mr_desc){0};
+		return;
+	}
+	info->peer_flags |= RS_PEER_WINDOWS;
+	info->data.rkey = 0;
+}
+
+int recv_sender_memory_describe(struct recv_sender_memory *m,
+				struct rs_accept_info *info)
+{
+	struct recv_exposure *e = m->log->exposure;
+	recv_exposure_describe(e, info);
+	/* A writer is shown the one method both sides pick, with keys of its
+	 * own; a reader none (describe_read). */
+	const struct recv_method *method = recv_sender_memory_method(m);
+	info->methods = method ? (uint8_t)RS_METHOD_BIT(method->id) : 0;
+	if (m->took != RS_METHOD_STAGED)
+		info->staging = (struct rs_mr_desc){0};
+	struct rs_error err = {0};
+	if (method &&
+	    recv_writer_keys_take(e, method, windowed(m), &m->keys, &err)) {
+		rs_err("sender %s: %s", m->who, err.msg);
+		return err.code;
+	}
+	recv_writer_keys_describe(&m->keys, info);
+	if (is_reader(m)) {
+		register_read_prefix(m, info->write_offset_value);
+		describe_read(m, info);
+	} else if (windowed(m))
+		describe_windows(info);
+	return 0;
+}
+
+/* Its two windows, at its first request for a key: after its queue pair,
+ * so that a receiver killed with windows bound has them taken down before
+ * the queue pair (the kernel cleans up the newest first; rxe waits forever
+ * for a queue pair a bound window holds). */
+static int windows_of(struct recv_sender_memory *m)
+{
+	if (m->windows)
+		return 0;
+	struct rs_error err = {0};
+	struct recv_exposure *e = m->log->exposure;
+	struct recv_write_windows_config cfg = recv_exposure_windows_config(e);
+	int rc = recv_write_windows_new(recv_exposure_peer(e), &cfg,
+					&m->windows, &err);
+	if (rc)
+		rs_err("sender %s: %s", m->who, err.msg);
+	return rc;
+}
+
+int recv_sender_memory_window(struct recv_sender_memory *m, struct rs_conn *c,
+			      uint64_t head, uint64_t need, bool reset,
+			      struct recv_window_binding *b)
+{
+	struct rs_error err = {0};
+	int rc = windows_of(m);
+	if (rc)
+		return rc;
+	rc = reset
+		 ? recv_write_windows_reset(m->windows, c, head, need, b, &err)
+		 : recv_write_windows_move(m->windows, c, head, need, b, &err);
+	if (rc && err.msg[0])
+		rs_err("sender %s: %s", m->who, err.msg);
+	return rc;
+}
+
+void recv_sender_memory_say_reach(const struct recv_sender_memory *m,
+				  uint64_t bytes_max, uint64_t ns_max)
+{
+	bool bounded = recv_exposure_windows_bounded(m->log->exposure);
+	rs_info("sender %s: its windows moved past what it committed within "
+		"%llu bytes and %.1f ms at most%s",
+		m->who, (unsigned long long)bytes_max, (double)ns_max / 1e6,
+		bounded ? ""
+			: " (counted from the start of a window's region: "
+			  "this device keeps a window to the region under it)");
+}
+
+void recv_sender_memory_drop_windows(struct recv_sender_memory *m)
+{
+	recv_write_windows_delete(&m->windows);
+}
+
+void recv_sender_memory_drop_keys(struct recv_sender_memory *m, bool refill)
+{
+	recv_writer_keys_drop(m->log->exposure, &m->keys, refill);
+}
+
+void recv_sender_memory_release(struct recv_sender_memory *m)
+{
+	rs_mr_dereg(&m->read_mr);
+	rs_mr_dereg(&m->read_ring_mr);
+	free(m->read_ring);
+	m->read_ring = 0;
+	if (m->took != RS_METHOD_AUTO)
+		recv_exposure_give_back(m->log->exposure, m->took);
+}

@@ -1,0 +1,107 @@
+/* What memory a log shows its senders, and to whom: what the device a
+ * sender comes in on is given (methods/exposure.h), the methods offered
+ * there, and for each sender what it holds of it (its protection domain,
+ * its keys or windows, a reader's prefix and ring) and how its grant
+ * describes it. Admission (log/admission.h) decides who; this module only
+ * shows and takes back, and calls nothing of admission's. */
+#ifndef RECV_LOG_MEMORY_H
+#define RECV_LOG_MEMORY_H
+
+#include "methods/exposure.h"
+#include "methods/recv_method.h"
+#include "methods/write_windows.h"
+#include "methods/writer_keys.h"
+#include "pool/pmem_target.h"
+#include "proto/descriptor.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rs_conn;
+struct rs_mr;
+struct rs_peer;
+
+/* A log's memory and what the device its senders come in on was given. */
+struct recv_log_memory {
+	const struct recv_exposure_config *cfg;
+	const struct recv_pmem_target *target;
+	struct recv_exposure *exposure; /* NULL until a sender comes */
+};
+
+/* What one sender is shown of it and holds. */
+struct recv_sender_memory {
+	const struct recv_log_memory *log;
+	const struct rs_connect_req *req; /* its request */
+	uint8_t allowed;		  /* the methods its rules allow */
+	const char *who;		  /* the sender, in messages */
+	struct rs_peer *peer;	    /* its queue pair's protection domain */
+	struct rs_mr *read_mr;	    /* the log, readable: verify only */
+	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
+	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
+	struct recv_write_windows *windows; /* a gpspm writer's reach */
+	struct recv_writer_keys keys;	    /* a writer's, its own */
+	/* Its method's own memory (the staging ring) taken for it: given
+	 * back at its end. RS_METHOD_AUTO: none. */
+	enum rs_method took;
+};
+
+void recv_log_memory_init(struct recv_log_memory *lm,
+			  const struct recv_exposure_config *cfg,
+			  const struct recv_pmem_target *target);
+/* Gives back what the device was given. */
+void recv_log_memory_fini(struct recv_log_memory *lm);
+/* What the device conn runs on is given: kept while senders come in on
+ * the same device. 0, or an error said. */
+int recv_log_memory_expose_on(struct recv_log_memory *lm,
+			      const struct rs_conn *conn);
+/* The methods a connection may use: what the device allows of the pool,
+ * and of those what the log's rules allow. */
+uint8_t recv_log_memory_offered(const struct recv_log_memory *lm,
+				const struct rs_connect_req *req,
+				uint8_t allowed);
+/* Of those, the ones a writer can do (its request says): the grant shows
+ * no other, and the same rule picks one on both sides. */
+uint8_t recv_log_memory_usable(const struct recv_log_memory *lm,
+			       const struct rs_connect_req *req,
+			       uint8_t allowed);
+
+/* A sender of req, with allowed from its rules and who to name it by; all
+ * three outlive m. It holds nothing yet. */
+void recv_sender_memory_init(struct recv_sender_memory *m,
+			     const struct recv_log_memory *lm,
+			     const struct rs_connect_req *req, uint8_t allowed,
+			     const char *who);
+/* A writer's method: the one it picks from what it is granted, by the
+ * same rule; NULL for a reader. */
+const struct recv_method *
+recv_sender_memory_method(const struct recv_sender_memory *m);
+/* Whether the writer writes in place through windows: gpspm where the
+ * device binds them. */
+bool recv_sender_memory_through_windows(const struct recv_sender_memory *m);
+/* Before its session is set up: where its queue pair lives, its method's
+ * own memory, a reader's ring. 0, or an error said. */
+int recv_sender_memory_prepare(struct recv_sender_memory *m,
+			       const struct rs_conn *conn);
+/* The memory part of its grant, as of now (write_offset_value: the log's
+ * committed end). 0, or an rs_errc with the error said. */
+int recv_sender_memory_describe(struct recv_sender_memory *m,
+				struct rs_accept_info *info);
+/* Moves (or with reset, resets) its windows on c from head, with need
+ * bytes of room (methods/write_windows.h). */
+int recv_sender_memory_window(struct recv_sender_memory *m, struct rs_conn *c,
+			      uint64_t head, uint64_t need, bool reset,
+			      struct recv_window_binding *b);
+/* How far behind the head, and how long, its windows reached what it
+ * committed, said. */
+void recv_sender_memory_say_reach(const struct recv_sender_memory *m,
+				  uint64_t bytes_max, uint64_t ns_max);
+
+/* Its end, in three steps around its queue pair's: the windows before
+ * (a bound window holds its queue pair), its keys after (with refill,
+ * registered anew for the next writer), and last what it read through
+ * and its method's own memory. */
+void recv_sender_memory_drop_windows(struct recv_sender_memory *m);
+void recv_sender_memory_drop_keys(struct recv_sender_memory *m, bool refill);
+void recv_sender_memory_release(struct recv_sender_memory *m);
+
+#endif
