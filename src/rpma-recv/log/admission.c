@@ -154,8 +154,9 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 	return 0;
 }
 
+/* windowed: whether the session had windows (dropped by now). */
 static void log_session_end(const struct recv_admission *adm,
-			    const struct recv_sender *a)
+			    const struct recv_sender *a, bool windowed)
 {
 	if (a->taken_over) {
 		rs_verbose("sender %s: old connection ended after %llu commits",
@@ -169,7 +170,7 @@ static void log_session_end(const struct recv_admission *adm,
 			(unsigned long long)(recv_pmem_target_write_offset(t) -
 					     t->start),
 			(unsigned long long)(t->end - t->start));
-		if (a->mem.windows && a->s.keys.reach_ns_max)
+		if (windowed && a->s.keys.reach_ns_max)
 			recv_sender_memory_say_reach(&a->mem,
 						     a->s.keys.reach_bytes_max,
 						     a->s.keys.reach_ns_max);
@@ -218,7 +219,8 @@ static void settle_writer(struct recv_admission *adm, struct recv_sender *a)
 
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 {
-	if (a->mem.windows)
+	bool windowed = a->mem.windows != 0;
+	if (windowed)
 		recv_session_windows_end(&a->s);
 	if (a->s.served && !a->taken_over)
 		atomic_fetch_add(&adm->counters->served, 1);
@@ -232,7 +234,7 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 	recv_sender_memory_drop_keys(&a->mem, !adm->finishing);
 	if (adm->holder == a)
 		settle_writer(adm, a);
-	log_session_end(adm, a);
+	log_session_end(adm, a, windowed);
 	recv_sender_memory_release(&a->mem);
 	for (struct recv_sender **p = &adm->sessions; *p; p = &(*p)->next) {
 		if (*p == a) {

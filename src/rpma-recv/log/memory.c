@@ -272,12 +272,13 @@ void recv_sender_memory_say_reach(const struct recv_sender_memory *m,
 				  uint64_t bytes_max, uint64_t ns_max)
 {
 	bool bounded = recv_exposure_windows_bounded(m->log->exposure);
-	rs_info("sender %s: its windows moved past what it committed within "
-		"%llu bytes and %.1f ms at most%s",
-		m->who, (unsigned long long)bytes_max, (double)ns_max / 1e6,
-		bounded ? ""
-			: " (counted from the start of a window's region: "
-			  "this device keeps a window to the region under it)");
+	rs_verbose("sender %s: its windows moved past what it committed within "
+		   "%llu bytes and %.1f ms at most%s",
+		   m->who, (unsigned long long)bytes_max, (double)ns_max / 1e6,
+		   bounded
+		       ? ""
+		       : " (counted from the start of a window's region: "
+			 "this device keeps a window to the region under it)");
 }
 
 void recv_sender_memory_drop_windows(struct recv_sender_memory *m)
