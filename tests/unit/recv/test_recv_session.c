@@ -606,6 +606,22 @@ static void commits_move_the_windows_up(void **state)
 			 f->t.start + 500);
 }
 
+/* A windowed writer's first commit (100 bytes, with its first key, put
+ * in *k1), then a keepalive naming the key that came back (*k2): the
+ * first key's window moves past the commit. Returns the commit. */
+static struct rs_msg first_commit_then_keepalive(struct fixture *f,
+						 uint32_t *k1, uint32_t *k2)
+{
+	*k1 = windowed_writer_keyed(f);
+	struct rs_msg m = commit_of(f, 1, 100);
+	m.key = *k1;
+	recv_session_on_message(&f->s, 0, &m, 1200);
+	*k2 = handed_key(f);
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 2, .key = *k2};
+	recv_session_on_message(&f->s, 0, &ka, 1210);
+	return m;
+}
+
 /* A commit delivered twice (seen on Soft-RoCE under a storm of
  * retransmissions), after a keepalive moved its key's window away: the
  * second copy is left unanswered and the session serves on; a commit
@@ -613,13 +629,8 @@ static void commits_move_the_windows_up(void **state)
 static void a_commit_delivered_twice_is_ignored(void **state)
 {
 	struct fixture *f = *state;
-	uint32_t k1 = windowed_writer_keyed(f);
-	struct rs_msg m = commit_of(f, 1, 100);
-	m.key = k1;
-	recv_session_on_message(&f->s, 0, &m, 1200);
-	uint32_t k2 = handed_key(f);
-	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 2, .key = k2};
-	recv_session_on_message(&f->s, 0, &ka, 1210);
+	uint32_t k1, k2;
+	struct rs_msg m = first_commit_then_keepalive(f, &k1, &k2);
 	unsigned replies = f->link.replies;
 	recv_session_on_message(&f->s, 0, &m, 1220); /* again */
 	assert_int_equal(f->link.replies, replies);
@@ -648,13 +659,9 @@ static void a_commit_delivered_twice_is_ignored(void **state)
 static void a_pause_moves_the_windows_once(void **state)
 {
 	struct fixture *f = *state;
-	uint32_t k1 = windowed_writer_keyed(f);
-	struct rs_msg m = commit_of(f, 1, 100);
-	m.key = k1;
-	recv_session_on_message(&f->s, 0, &m, 1200);
-	uint32_t k2 = handed_key(f);
-	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 2, .key = k2};
-	recv_session_on_message(&f->s, 0, &ka, 1210);
+	uint32_t k1, k2;
+	first_commit_then_keepalive(f, &k1, &k2);
+	struct rs_msg ka;
 	assert_int_equal(f->link.last_reply.type, RS_MSG_KEEPALIVE_DONE);
 	uint32_t k3 = handed_key(f);
 	assert_int_not_equal(k3, k2);
