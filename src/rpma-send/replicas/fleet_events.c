@@ -344,7 +344,9 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 	}
 	/* Not hearing back for half the peer timeout, the link is probed;
 	 * a probe answered is an answer (a busy link, a busy receiver), one
-	 * unanswered for the other half a lost link (replica_liveness). */
+	 * unanswered for the other half a lost link; a program silent for
+	 * twice the timeout behind an adapter that answers is not serving
+	 * (replica_liveness). */
 	uint64_t silent = 0;
 	switch (replica_liveness(r, f->w, now, &silent)) {
 	case SEND_PROBE:
@@ -357,6 +359,14 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 	case SEND_GONE:
 		rs_verbose("no answer from %s for %llu ms, and none to a probe "
 			   "of the link",
+			   replica_label(r),
+			   (unsigned long long)(silent / 1000000ull));
+		fleet_lose(f, r, now);
+		break;
+	case SEND_HUNG:
+		rs_verbose("no answer from %s for %llu ms, though its adapter "
+			   "answers probes of the link: its receiver is not "
+			   "serving",
 			   replica_label(r),
 			   (unsigned long long)(silent / 1000000ull));
 		fleet_lose(f, r, now);

@@ -2,7 +2,7 @@
 
 void send_liveness_start(struct send_liveness *l, uint64_t now_ns)
 {
-	*l = (struct send_liveness){.heard_ns = now_ns};
+	*l = (struct send_liveness){.heard_ns = now_ns, .answered_ns = now_ns};
 }
 
 void send_liveness_heard(struct send_liveness *l, uint64_t now_ns)
@@ -12,9 +12,46 @@ void send_liveness_heard(struct send_liveness *l, uint64_t now_ns)
 	l->probe_ns = 0;
 }
 
+void send_liveness_answered(struct send_liveness *l, uint64_t now_ns)
+{
+	send_liveness_heard(l, now_ns);
+	l->answered_ns = now_ns;
+	l->first_back = l->last_back = (struct send_liveness_probe){0};
+}
+
 void send_liveness_probed(struct send_liveness *l, uint64_t now_ns)
 {
 	l->probe_ns = now_ns;
+}
+
+void send_liveness_probe_back(struct send_liveness *l, uint64_t now_ns)
+{
+	if (l->probe_ns) {
+		l->last_back =
+		    (struct send_liveness_probe){now_ns, l->probe_ns};
+		if (!l->first_back.back_ns)
+			l->first_back = l->last_back;
+	}
+	send_liveness_heard(l, now_ns);
+}
+
+/* Whether the program has had what we wait for (sent at `waiting`) for
+ * twice the timeout and said nothing. */
+static bool program_silent(const struct send_liveness *l, uint64_t waiting,
+			   uint64_t now_ns, uint64_t timeout_ns,
+			   uint64_t *silent_ns)
+{
+	const struct send_liveness_probe *p = &l->first_back;
+	if (waiting > p->sent_ns)
+		p = &l->last_back; /* sent after the first probe */
+	if (!p->back_ns || waiting > p->sent_ns)
+		return false;
+	uint64_t quiet = now_ns > p->back_ns ? now_ns - p->back_ns : 0;
+	if (quiet < 2 * timeout_ns)
+		return false;
+	*silent_ns =
+	    now_ns - (waiting > l->answered_ns ? waiting : l->answered_ns);
+	return true;
 }
 
 enum send_liveness_verdict
@@ -23,6 +60,8 @@ send_liveness_check(const struct send_liveness *l, uint64_t waiting,
 {
 	if (!waiting)
 		return SEND_LIVE;
+	if (program_silent(l, waiting, now_ns, timeout_ns, silent_ns))
+		return SEND_HUNG;
 	/* Silent since what we wait for went, or since the last word. */
 	uint64_t since = waiting > l->heard_ns ? waiting : l->heard_ns;
 	*silent_ns = now_ns > since ? now_ns - since : 0;

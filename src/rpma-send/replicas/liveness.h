@@ -6,28 +6,46 @@
  * probe that completes is an answer, however late, and the wait starts
  * over; one unanswered for the other half means the receiver's host, link
  * or queue pair is gone. Every completion that succeeds is word from the
- * receiver's side. Pure: replicas/replica.c feeds it. */
+ * receiver's side. But a probe's answer says only that everything sent
+ * before it reached the receiver's adapter: a program that then says
+ * nothing for twice the peer timeout is not serving (hung, stopped),
+ * however well its adapter answers. Pure: replicas/replica.c feeds it. */
 #ifndef SEND_LIVENESS_H
 #define SEND_LIVENESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct send_liveness {
-	uint64_t heard_ns; /* the last word: a reply, any completion */
-	uint64_t probe_ns; /* a probe out since then, or 0 */
+	uint64_t heard_ns;    /* the last word: a reply, any completion */
+	uint64_t probe_ns;    /* a probe out since then, or 0 */
+	uint64_t answered_ns; /* the program's last message */
+	/* Since the program's last message, the first and the latest probe
+	 * to come back: when it came back (0: none has), and when it was
+	 * sent (what was sent before it had reached the receiver's adapter
+	 * by then). */
+	struct send_liveness_probe {
+		uint64_t back_ns, sent_ns;
+	} first_back, last_back;
 };
 
 enum send_liveness_verdict {
 	SEND_LIVE,  /* nothing to do */
 	SEND_PROBE, /* silent for half the timeout: probe the link now */
 	SEND_GONE,  /* the probe had the other half and no answer */
+	SEND_HUNG,  /* its adapter answers, its program has not for twice
+		       the timeout since what we wait for reached it */
 };
 
 void send_liveness_start(struct send_liveness *l, uint64_t now_ns);
 /* Word from the receiver's side (a probe's completion too). */
 void send_liveness_heard(struct send_liveness *l, uint64_t now_ns);
+/* A message from the receiver's program (a reply). */
+void send_liveness_answered(struct send_liveness *l, uint64_t now_ns);
 /* A probe was posted now. */
 void send_liveness_probed(struct send_liveness *l, uint64_t now_ns);
+/* The probe out came back (its completion; send_liveness_heard too). */
+void send_liveness_probe_back(struct send_liveness *l, uint64_t now_ns);
 /* What to do at now_ns, with `waiting` the time the oldest thing we wait
  * for was sent (0: nothing). *silent_ns: how long nothing came back. */
 enum send_liveness_verdict

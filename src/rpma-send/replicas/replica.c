@@ -226,6 +226,7 @@ static bool took_probe(struct replica *r, const struct rs_completion *wc)
 	if (wc->wr_id != RS_CONN_PROBE_WR_ID)
 		return false;
 	replica_keys_probe_answered(&r->keys);
+	send_liveness_probe_back(&r->live, send_stats_now_ns());
 	return true;
 }
 
@@ -406,6 +407,7 @@ static int ask_watch(struct replica *r, uint64_t sent_ns, uint64_t now)
 			   r->label, (unsigned long long)(silent / 1000000ull));
 		return RS_E_LOST;
 	case SEND_LIVE:
+	case SEND_HUNG: /* its adapter answers: a switch may take long */
 		break;
 	}
 	return 0;
@@ -455,6 +457,7 @@ static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
 		uint16_t slot;
 		if (took_probe(r, &wc) || wc.op != RS_OP_RECV)
 			continue;
+		send_liveness_answered(&r->live, send_stats_now_ns());
 		if (rs_session_take(r->rs, &wc, reply, &slot, 0))
 			return RS_E_MALFORMED;
 		replica_keys_heard(&r->keys, reply, send_stats_now_ns());
@@ -598,6 +601,8 @@ static enum replica_news on_completion(struct replica *r,
 	send_liveness_heard(&r->live, send_stats_now_ns());
 	if (took_probe(r, wc))
 		return REPLICA_NOTHING;
+	if (wc->op == RS_OP_RECV)
+		send_liveness_answered(&r->live, send_stats_now_ns());
 	struct rs_msg msg;
 	struct method_event ev = {.op = wc->op, .wr_id = wc->wr_id};
 	enum replica_news news;
