@@ -704,6 +704,9 @@ int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 				     UINT64_MAX, RS_POST_SIGNALED);
 	} else {
 		rc = rs_conn_probe(rs_session_conn(r->rs), RS_POST_SIGNALED);
+		/* its return says what went before reached the adapter */
+		if (!rc)
+			send_liveness_probed(&r->live, now_ns);
 	}
 	if (rc)
 		return RS_E_LOST;
