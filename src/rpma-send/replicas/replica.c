@@ -453,9 +453,11 @@ static int ask(struct replica *r, const struct rs_msg *msg, uint8_t want,
 			continue;
 		if (rc)
 			return rc;
-		send_liveness_heard(&r->live, send_stats_now_ns());
 		uint16_t slot;
-		if (took_probe(r, &wc) || wc.op != RS_OP_RECV)
+		if (took_probe(r, &wc))
+			continue;
+		send_liveness_heard(&r->live, send_stats_now_ns());
+		if (wc.op != RS_OP_RECV)
 			continue;
 		send_liveness_answered(&r->live, send_stats_now_ns());
 		if (rs_session_take(r->rs, &wc, reply, &slot, 0))
@@ -598,9 +600,10 @@ static enum replica_news on_completion(struct replica *r,
 		rs_verbose("completion error: %s", wc->status);
 		return REPLICA_LINK_LOST;
 	}
-	send_liveness_heard(&r->live, send_stats_now_ns());
+	/* A probe's return first: it says when that probe went out. */
 	if (took_probe(r, wc))
 		return REPLICA_NOTHING;
+	send_liveness_heard(&r->live, send_stats_now_ns());
 	if (wc->op == RS_OP_RECV)
 		send_liveness_answered(&r->live, send_stats_now_ns());
 	struct rs_msg msg;
