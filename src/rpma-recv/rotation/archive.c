@@ -23,14 +23,16 @@ struct archive_file {
 /* Room for a file's name after the directory's in a PATH_MAX path. */
 #define DIR_MAX (PATH_MAX - 256)
 
+/* It holds no descriptor between calls: a receiver serving a thousand
+ * archived logs would otherwise spend two of its descriptors on each, and
+ * what they cost in open(2) is nothing next to an fsync. */
 struct archive {
 	char dir[DIR_MAX];
 	char name[64];
-	int dir_fd;
 	bool tidy;		    /* removes what a crash left half-written */
 	struct archive_file *files; /* in log order */
 	unsigned nfiles, cap;
-	int part_fd; /* the open stretch, or -1 */
+	bool part_open; /* a stretch is being written */
 	uint64_t part_pos, part_len;
 	bool durable; /* the stretch is a file, not yet in the list */
 };
@@ -104,15 +106,17 @@ static int take_entry(struct archive *a, const char *entry,
 		return 0;
 	if (part && !a->tidy)
 		return 0;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", a->dir, entry);
 	if (part) {
-		if (unlinkat(a->dir_fd, entry, 0) && errno != ENOENT)
+		if (unlink(path) && errno != ENOENT)
 			return rs_error_set(err, RS_E_IO, errno,
 					    "archive %s: cannot remove %s: %s",
 					    a->dir, entry, strerror(errno));
 		return 0;
 	}
 	struct stat st;
-	if (fstatat(a->dir_fd, entry, &st, 0) || !S_ISREG(st.st_mode))
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return rs_error_set(err, RS_E_IO, errno,
 				    "archive %s: %s is not a readable file",
 				    a->dir, entry);
@@ -123,15 +127,12 @@ static int take_entry(struct archive *a, const char *entry,
 
 static int list_files(struct archive *a, struct rs_error *err)
 {
-	int fd = dup(a->dir_fd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : 0;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = opendir(a->dir);
+	if (!d)
 		return rs_error_set(err, RS_E_IO, errno,
-				    "archive %s: cannot list it: %s", a->dir,
-				    strerror(errno));
-	}
+				    "archive %s: %s; create the directory or "
+				    "give another",
+				    a->dir, strerror(errno));
 	int rc = 0;
 	struct dirent *e;
 	while (!rc && (e = readdir(d)))
@@ -176,16 +177,7 @@ static int open_archive(const char *dir, const char *name, bool tidy,
 	snprintf(a->dir, sizeof(a->dir), "%s", dir);
 	snprintf(a->name, sizeof(a->name), "%s", name[0] ? name : "log");
 	a->tidy = tidy;
-	a->part_fd = -1;
-	a->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
-	if (a->dir_fd < 0)
-		rc = rs_error_set(err, RS_E_IO, errno,
-				  "archive %s: %s; create the directory or "
-				  "give another",
-				  dir, strerror(errno));
-	if (!rc)
-		rc = list_files(a, err);
+	int rc = list_files(a, err);
 	if (!rc)
 		rc = check_contiguous(a, err);
 	if (rc) {
@@ -214,8 +206,6 @@ void archive_close(struct archive **ap)
 	if (!a)
 		return;
 	archive_stretch_abandon(a);
-	if (a->dir_fd >= 0)
-		close(a->dir_fd);
 	free(a->files);
 	free(a);
 	*ap = 0;
@@ -253,6 +243,15 @@ static int write_error(const struct archive *a, int e, const char *what,
 			    strerror(e), what);
 }
 
+/* The open stretch's .part file, opened for one operation: its descriptor,
+ * or -1 with errno. */
+static int part_open(const struct archive *a, int flags)
+{
+	char path[PATH_MAX];
+	file_path(a, a->part_pos, true, path, sizeof(path));
+	return open(path, flags | O_WRONLY | O_CLOEXEC, 0640);
+}
+
 int archive_stretch_begin(struct archive *a, uint64_t pos, struct rs_error *err)
 {
 	struct archive_usage u = archive_usage(a);
@@ -262,50 +261,70 @@ int archive_stretch_begin(struct archive *a, uint64_t pos, struct rs_error *err)
 				    " would not follow its end %" PRIu64,
 				    a->dir, pos, u.end);
 	archive_stretch_abandon(a);
-	char name[128];
-	file_name(a, pos, true, name, sizeof(name));
-	a->part_fd = openat(a->dir_fd, name,
-			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (a->part_fd < 0)
-		return write_error(a, errno, "creating a file", err);
 	a->part_pos = pos;
+	int fd = part_open(a, O_CREAT | O_TRUNC);
+	if (fd < 0)
+		return write_error(a, errno, "creating a file", err);
+	close(fd);
+	a->part_open = true;
 	a->part_len = 0;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len, uint64_t *done)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : ENOSPC;
+		p += n;
+		len -= (size_t)n;
+		*done += (uint64_t)n;
+	}
 	return 0;
 }
 
 int archive_stretch_append(struct archive *a, const void *buf, size_t len,
 			   struct rs_error *err)
 {
-	const uint8_t *p = buf;
-	while (len) {
-		ssize_t n = write(a->part_fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return write_error(a, n < 0 ? errno : ENOSPC,
-					   "archiving", err);
-		p += n;
-		len -= (size_t)n;
-		a->part_len += (uint64_t)n;
-	}
-	return 0;
+	int fd = part_open(a, O_APPEND);
+	if (fd < 0)
+		return write_error(a, errno, "archiving", err);
+	int e = write_all(fd, buf, len, &a->part_len);
+	close(fd);
+	return e ? write_error(a, e, "archiving", err) : 0;
 }
 
 uint64_t archive_stretch_length(const struct archive *a)
 {
-	return a->part_fd >= 0 ? a->part_len : 0;
+	return a->part_open ? a->part_len : 0;
 }
 
 bool archive_stretch_active(const struct archive *a)
 {
-	return a->part_fd >= 0;
+	return a->part_open;
+}
+
+/* fsync (or fdatasync) of the .part file, or of the directory: 0 or an
+ * errno. */
+static int sync_path(const char *path, int flags, bool data_only)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	int e = (data_only ? fdatasync(fd) : fsync(fd)) ? errno : 0;
+	close(fd);
+	return e;
 }
 
 int archive_stretch_sync(struct archive *a, struct rs_error *err)
 {
-	if (fdatasync(a->part_fd))
-		return write_error(a, errno, "making a file durable", err);
-	return 0;
+	char path[PATH_MAX];
+	file_path(a, a->part_pos, true, path, sizeof(path));
+	int e = sync_path(path, O_RDONLY, true);
+	return e ? write_error(a, e, "making a file durable", err) : 0;
 }
 
 /* Room for one more file in the list, so that adopting cannot fail. */
@@ -319,19 +338,20 @@ static int reserve_file(struct archive *a)
 
 int archive_stretch_make_durable(struct archive *a, struct rs_error *err)
 {
-	char part[128], name[128];
-	file_name(a, a->part_pos, true, part, sizeof(part));
-	file_name(a, a->part_pos, false, name, sizeof(name));
-	if (fsync(a->part_fd))
-		return write_error(a, errno, "making a file durable", err);
+	char part[PATH_MAX], name[PATH_MAX];
+	file_path(a, a->part_pos, true, part, sizeof(part));
+	file_path(a, a->part_pos, false, name, sizeof(name));
+	int e = sync_path(part, O_RDONLY, false);
+	if (e)
+		return write_error(a, e, "making a file durable", err);
 	if (reserve_file(a))
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
 	/* From now on a crash leaves it in the archive: durable under its
 	 * name, in a durable directory. */
-	if (renameat(a->dir_fd, part, a->dir_fd, name) || fsync(a->dir_fd))
-		return write_error(a, errno, "naming a file", err);
-	close(a->part_fd);
-	a->part_fd = -1;
+	e = rename(part, name) ? errno : sync_path(a->dir, O_DIRECTORY, false);
+	if (e)
+		return write_error(a, e, "naming a file", err);
+	a->part_open = false;
 	a->durable = true;
 	return 0;
 }
@@ -354,13 +374,12 @@ int archive_stretch_seal(struct archive *a, struct rs_error *err)
 
 void archive_stretch_abandon(struct archive *a)
 {
-	if (a->part_fd < 0)
+	if (!a->part_open)
 		return;
-	char part[128];
-	file_name(a, a->part_pos, true, part, sizeof(part));
-	close(a->part_fd);
-	a->part_fd = -1;
-	unlinkat(a->dir_fd, part, 0);
+	char part[PATH_MAX];
+	file_path(a, a->part_pos, true, part, sizeof(part));
+	a->part_open = false;
+	unlink(part);
 }
 
 /* ---- pruning and reading ---- */
@@ -378,9 +397,9 @@ int archive_prune(struct archive *a, unsigned keep, uint64_t max_bytes,
 {
 	int removed = 0;
 	while (over_limits(a, keep, max_bytes)) {
-		char name[128];
-		file_name(a, a->files[0].pos, false, name, sizeof(name));
-		if (unlinkat(a->dir_fd, name, 0) && errno != ENOENT)
+		char name[PATH_MAX];
+		file_path(a, a->files[0].pos, false, name, sizeof(name));
+		if (unlink(name) && errno != ENOENT)
 			return rs_error_set(err, RS_E_IO, errno,
 					    "archive %s: cannot remove %s: %s",
 					    a->dir, name, strerror(errno));
@@ -398,9 +417,9 @@ int archive_remove_all(struct archive *a, struct rs_error *err)
 	int rc = archive_prune(a, 1, 0, err);
 	if (rc < 0 || !a->nfiles)
 		return rc < 0 ? rc : 0;
-	char name[128];
-	file_name(a, a->files[0].pos, false, name, sizeof(name));
-	if (unlinkat(a->dir_fd, name, 0) && errno != ENOENT)
+	char name[PATH_MAX];
+	file_path(a, a->files[0].pos, false, name, sizeof(name));
+	if (unlink(name) && errno != ENOENT)
 		return rs_error_set(err, RS_E_IO, errno,
 				    "archive %s: cannot remove %s: %s", a->dir,
 				    name, strerror(errno));

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "rotation/archive.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,45 @@ static void stretches_are_named_for_their_position(void **state)
 	assert_int_equal(u.files, 2);
 	assert_int_equal(u.end, 8000);
 	archive_close(&a);
+}
+
+/* Descriptors this process has open. */
+static unsigned open_descriptors(void)
+{
+	unsigned n = 0;
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+/* A receiver serving a thousand archived logs holds no descriptor for
+ * their archives between calls, even with a stretch half written; what is
+ * appended in pieces is the stretch, in order. */
+static void an_archive_holds_no_descriptor(void **state)
+{
+	struct fixture *f = *state;
+	struct archive *a;
+	struct rs_error err = {0};
+	unsigned before = open_descriptors();
+	assert_int_equal(archive_open(f->dir, "app", &a, &err), 0);
+	assert_int_equal(archive_stretch_begin(a, 0, &err), 0);
+	assert_int_equal(archive_stretch_append(a, "one,", 4, &err), 0);
+	assert_int_equal(archive_stretch_sync(a, &err), 0);
+	assert_int_equal(archive_stretch_append(a, "two", 3, &err), 0);
+	assert_int_equal(open_descriptors(), before);
+	assert_true(exists(f, ".app-00000000000000000000.log.part"));
+	assert_int_equal(archive_stretch_length(a), 7);
+	assert_int_equal(archive_stretch_seal(a, &err), 0);
+	assert_int_equal(open_descriptors(), before);
+	char path[PATH_MAX], got[16] = {0};
+	snprintf(path, sizeof(path), "%s/app-00000000000000000000.log", f->dir);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_int_equal(fread(got, 1, sizeof(got), fp), 7);
+	fclose(fp);
+	assert_string_equal(got, "one,two");
+	archive_close(&a);
+	assert_int_equal(open_descriptors(), before);
 }
 
 static void unsealed_stretch_does_not_count(void **state)
@@ -212,6 +252,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(
 		stretches_are_named_for_their_position, setup, teardown),
+	    cmocka_unit_test_setup_teardown(an_archive_holds_no_descriptor,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(unsealed_stretch_does_not_count,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_gap_is_refused_and_others_ignored,
