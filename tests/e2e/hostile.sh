@@ -6,7 +6,8 @@
 # Each must be refused and logged, the receiver must stay up and serve an
 # honest rpma-send after each, and at the end the pool holds exactly the
 # honest chunks and checks clean. A takeover with a made-up token is
-# refused at max-senders like any request. Then an append-only log (devdax) beside
+# refused at max-senders like any request, and a sender that finds the
+# receiver at its open-file limit as full. Then an append-only log (devdax) beside
 # another: writes over its committed bytes with every key a host was shown
 # fail at the NIC, its bytes unchanged, while a writer of the other log
 # streams on. Last an apm writer that stores broken offsets, leaves one
@@ -193,6 +194,53 @@ else
 	fail "receiver did not start: $(cat "$WORK/recv.cap.log")"
 fi
 end_case
+
+# open_file_limit: a receiver whose open-file limit leaves room for fewer
+# senders than max-senders says so at start; a sender that finds the limit
+# reached is refused as full (exit 5), however far the receiver got in
+# setting it up, and the receiver names the limit to raise; with room
+# again the sender gets in.
+open_file_limit() {
+	local rlog="$WORK/recv.fd.log" pid n rc
+	start_case "open-file limit: said at start; a sender past it is refused as full"
+	spawn 120 "$rlog" prlimit --nofile=256:256 "$RECV" "${RECV_OPTS[@]}" \
+		--max-senders 200 --log "a=$WORK/fd-a.pool" --create 4M
+	RECV_PID=$SPAWN_PID
+	if ! wait_for "$rlog" serving 60 "$RECV_PID"; then
+		fail "receiver did not start: $(cat "$rlog")"
+		end_case
+		return
+	fi
+	pid=$RECV_PID
+	grep -q "the open-file limit (256) leaves room for [0-9]* senders of max-senders 200 .*raise it to [0-9]* (LimitNOFILE=" "$rlog" ||
+		fail "no line at start on the limit: $(cat "$rlog")"
+	printf 'past the limit\n' >"$WORK/fd.in"
+	n=$(ls "/proc/$pid/fd" | wc -l)
+	# No descriptor left: the request gets the listener's spare one.
+	prlimit --pid "$pid" --nofile="$n:$n"
+	rc=0
+	timeout 60 "$SEND" "$RECV_IP/a" "$WORK/fd.in" 2>"$WORK/fd.err" || rc=$?
+	[ "$rc" = 5 ] || fail "at the limit: exit $rc (not 5): $(cat "$WORK/fd.err")"
+	grep -q "serves as many senders as it may (max-senders, or its open-file limit)" "$WORK/fd.err" ||
+		fail "the sender's refusal: $(cat "$WORK/fd.err")"
+	grep -q "refusing sender .* as full: the receiver has as many files open as its limit allows ($n;" "$rlog" ||
+		fail "the receiver did not name the limit: $(tail -n 5 "$rlog")"
+	# One left: the connection's completion channel cannot be made.
+	prlimit --pid "$pid" --nofile="$((n + 1)):$((n + 1))"
+	rc=0
+	timeout 60 "$SEND" "$RECV_IP/a" "$WORK/fd.in" 2>"$WORK/fd.err" || rc=$?
+	[ "$rc" = 5 ] || fail "one short: exit $rc (not 5): $(cat "$WORK/fd.err")"
+	grep -q "cannot create a completion channel: the process has as many files open as its limit allows; raise it (LimitNOFILE=" "$rlog" ||
+		fail "the receiver did not name the limit: $(tail -n 5 "$rlog")"
+	prlimit --pid "$pid" --nofile=256:256
+	rc=0
+	timeout 60 "$SEND" "$RECV_IP/a" "$WORK/fd.in" 2>"$WORK/fd.err" || rc=$?
+	[ "$rc" = 0 ] || fail "with room again: exit $rc: $(cat "$WORK/fd.err")"
+	kill -TERM "$pid"
+	wait_recv
+	end_case
+}
+open_file_limit
 
 # append_only_run POOL: an append-only log `audit` on POOL, a log `other`
 # on a plain file with a writer streaming into it throughout, and a log

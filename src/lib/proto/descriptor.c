@@ -39,7 +39,7 @@ const char *rs_reject_reason_str(uint8_t reason)
 		       "HOST/NAME";
 	case RS_REJECT_LIMIT:
 		return "the receiver serves as many senders as it may "
-		       "(max-senders)";
+		       "(max-senders, or its open-file limit)";
 	case RS_REJECT_STOPPING:
 		return "the receiver is stopping";
 	case RS_REJECT_STARTING:

@@ -26,6 +26,13 @@ const char *rs_rdma_errno_hint(int err)
 	if (err == ENODEV)
 		return "no RDMA device on this machine; load a driver or set "
 		       "up Soft-RoCE (rdma link add rxe0 type rxe netdev ETH)";
+	if (err == EMFILE)
+		return "the process has as many files open as its limit "
+		       "allows; raise it (LimitNOFILE= in its unit, or ulimit "
+		       "-n)";
+	if (err == ENFILE)
+		return "the system has as many files open as it allows; "
+		       "raise fs.file-max";
 	return strerror(err);
 }
 
@@ -165,7 +172,7 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 	if (!c->comp_channel)
 		return rs_error_set(err, RS_E_PROVIDER, errno,
 				    "cannot create a completion channel: %s",
-				    strerror(errno));
+				    rs_rdma_errno_hint(errno));
 	int cqe = (int)(send_depth + recv_depth);
 	if (c->quiet_sends) {
 		cqe = (int)recv_depth;

@@ -52,6 +52,10 @@ struct rs_conn {
 struct rs_listener {
 	struct rdma_event_channel *cm_channel;
 	struct rdma_cm_id *id;
+	/* A descriptor kept spare (a dup of cm_channel's), given up when a
+	 * request finds the process at its open-file limit, so that request
+	 * can still be answered: refused, saying why. -1 while given up. */
+	int reserve_fd;
 	char shown[320]; /* host:port, for errors */
 };
 
@@ -59,7 +63,8 @@ struct rs_listener {
 int rs_cm_event_wait(struct rdma_event_channel *ch, int timeout_ms,
 		     struct rdma_cm_event **event);
 
-/* strerror(err), or for ENODEV how to get an RDMA device. */
+/* strerror(err), or for ENODEV how to get an RDMA device, for EMFILE and
+ * ENFILE which limit to raise. */
 const char *rs_rdma_errno_hint(int err);
 
 /* Copies the private data an event carries. */

@@ -4,9 +4,11 @@
 #include "rdma/internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int bind_address(struct rs_listener *l, const char *host,
 			const char *port, struct rs_error *err)
@@ -46,8 +48,11 @@ int rs_listener_new(const char *host, const char *port,
 		rc = rs_error_set(err, RS_E_PROVIDER, errno,
 				  "cannot create an RDMA CM id: %s",
 				  rs_rdma_errno_hint(errno));
+	l->reserve_fd = -1;
 	if (!rc)
 		rc = bind_address(l, host, port, err);
+	if (!rc)
+		l->reserve_fd = fcntl(l->cm_channel->fd, F_DUPFD_CLOEXEC, 0);
 	if (rc)
 		rs_listener_delete(&l);
 	*listener = l;
@@ -72,20 +77,42 @@ void rs_listener_delete(struct rs_listener **listener)
 		rdma_destroy_id(l->id);
 	if (l->cm_channel)
 		rdma_destroy_event_channel(l->cm_channel);
+	if (l->reserve_fd >= 0)
+		close(l->reserve_fd);
 	free(l);
 	*listener = 0;
+}
+
+static bool out_of_descriptors(int e)
+{
+	return e == EMFILE || e == ENFILE;
+}
+
+/* An event channel for a request: at the open-file limit, the spare
+ * descriptor is given up for it (*starved then says so). */
+static struct rdma_event_channel *request_channel(struct rs_listener *l,
+						  bool *starved)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	if (ch || !out_of_descriptors(errno) || l->reserve_fd < 0)
+		return ch;
+	close(l->reserve_fd);
+	l->reserve_fd = -1;
+	*starved = true;
+	return rdma_create_event_channel();
 }
 
 /* A connection for an incoming request, moved to an event channel of its
  * own (as librpma does), so whoever serves it, on whatever thread, reads
  * its events and the listener's channel carries only new requests. The
  * request's event must be acked before the move. */
-static struct rs_conn *take_request(struct rdma_cm_id *id)
+static struct rs_conn *take_request(struct rs_listener *l,
+				    struct rdma_cm_id *id, bool *starved)
 {
 	struct rs_conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return 0;
-	c->cm_channel = rdma_create_event_channel();
+	c->cm_channel = request_channel(l, starved);
 	if (!c->cm_channel || rdma_migrate_id(id, c->cm_channel)) {
 		if (c->cm_channel)
 			rdma_destroy_event_channel(c->cm_channel);
@@ -107,6 +134,8 @@ int rs_listener_next_event(struct rs_listener *l, int timeout_ms,
 			   struct rs_listener_event *out, struct rs_error *err)
 {
 	memset(out, 0, sizeof(*out));
+	if (l->reserve_fd < 0) /* given up: taken back once there is room */
+		l->reserve_fd = fcntl(l->cm_channel->fd, F_DUPFD_CLOEXEC, 0);
 	struct rdma_cm_event *ev;
 	if (rs_cm_event_wait(l->cm_channel, timeout_ms, &ev))
 		return errno == ETIMEDOUT || errno == EINTR
@@ -118,7 +147,7 @@ int rs_listener_next_event(struct rs_listener *l, int timeout_ms,
 		rs_private_data_copy(ev, &out->priv);
 		struct rdma_cm_id *id = ev->id;
 		rdma_ack_cm_event(ev);
-		out->conn = take_request(id);
+		out->conn = take_request(l, id, &out->out_of_descriptors);
 		if (!out->conn) { /* refuse what we cannot hold */
 			rdma_reject(id, 0, 0);
 			rdma_destroy_id(id);

@@ -34,6 +34,10 @@ struct rs_listener_event {
 	enum rs_listener_event_type type;
 	struct rs_conn *conn;
 	struct rs_private_data priv; /* REQUEST: what the sender sent */
+	/* REQUEST: the process is at its open-file limit (the request got
+	 * the listener's spare descriptor): it can be refused, saying why,
+	 * but not served. */
+	bool out_of_descriptors;
 };
 
 /* The descriptor to poll(2) for the next event, for a caller that waits on

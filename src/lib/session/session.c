@@ -472,6 +472,16 @@ static int accept_data(struct rs_session *s, const struct rs_session_accept *a,
 	return 0;
 }
 
+/* Why a sender whose connection could not be set up is refused: a
+ * receiver at its open-file limit is full (the sender may get in once
+ * others leave), anything else a failure. */
+static uint8_t setup_refusal(const struct rs_error *err)
+{
+	int e = err ? err->sys_errno : 0;
+	return e == EMFILE || e == ENFILE ? RS_REJECT_LIMIT
+					  : RS_REJECT_INTERNAL;
+}
+
 int rs_session_prepare(struct rs_conn **conn, const struct rs_session_accept *a,
 		       struct rs_session **session, struct rs_error *err)
 {
@@ -498,7 +508,7 @@ int rs_session_prepare(struct rs_conn **conn, const struct rs_session_accept *a,
 	 * invalidation and binding: one reply in `slots` is signaled. */
 	int rc = setup(s, 4u * (s->slots + 1u), err);
 	if (rc)
-		rs_session_refuse_prepared(&s, RS_REJECT_INTERNAL);
+		rs_session_refuse_prepared(&s, setup_refusal(err));
 	*session = s;
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "log/threads.h"
 #include "log/worker.h"
 #include "metrics/counters.h"
+#include "service/descriptors.h"
 #include "service/service.h"
 #include "service/status_line.h"
 
@@ -45,6 +46,7 @@ struct service {
 	struct recv_status_line status;	   /* for `systemctl status` */
 	uint64_t metrics_due_ns; /* when the metrics file is written */
 	bool metrics_failing;	 /* its last write failed (said once) */
+	struct recv_descriptors_starved starved; /* refusals for want of one */
 };
 
 /* What the service tells operators (service/report.c): the status line

@@ -56,6 +56,7 @@ static void all_open(struct service *svc)
 			svc->failed ? " (the others could not be opened, "
 				      "said above)"
 				    : "");
+	recv_descriptors_check_room(svc->settings.max_senders);
 }
 
 int recv_service_open_pending(struct service *svc, uint64_t budget_ns)

@@ -238,5 +238,10 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 	struct served_log *log = log_asked(svc, ev, peer, &req);
 	if (!log || !address_allowed(svc, ev, log, peer, req.version))
 		return;
+	if (ev->out_of_descriptors) { /* answered, not served */
+		recv_descriptors_say_starved(&svc->starved, peer);
+		refuse(svc, ev, log, req.version, RS_REJECT_LIMIT, "");
+		return;
+	}
 	hand_over(svc, ev, log, peer, &req);
 }

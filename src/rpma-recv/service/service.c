@@ -9,6 +9,7 @@
 #include "rdma/listener.h"
 #include "rdma/mw.h"
 #include "rotation/archiver.h"
+#include "service/descriptors.h"
 #include "service/sd_notify.h"
 
 #include <errno.h>
@@ -328,6 +329,8 @@ static void apply(struct service *svc, struct recv_settings *next)
 		else if (!recv_service_log_start(svc, &next->logs[i]))
 			rs_info("log %s added", next->logs[i].name);
 	}
+	if (svc->opened) /* else said once the logs are open */
+		recv_descriptors_check_room(svc->settings.max_senders);
 }
 
 static void reload(struct service *svc)
@@ -398,20 +401,6 @@ static void take_requests(struct service *svc, unsigned wait_ms,
 		recv_service_route(svc, &ev);
 }
 
-/* Each log holds a few descriptors and each connected sender a few more:
- * a fleet of senders needs more than the usual soft limit of 1024, and the
- * hard limit (524288 under systemd) is the bound meant for it. */
-static void raise_descriptor_limit(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
-		return;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl))
-		rs_verbose("cannot raise the descriptor limit: %s",
-			   strerror(errno));
-}
-
 /* Blocks the stop and reload signals before any thread starts (threads
  * inherit it): a signal taken by a worker thread would not end the loop's
  * sleep. awake is the mask to sleep with. */
@@ -470,7 +459,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		recv_settings_free(&svc.settings);
 		return rc;
 	}
-	raise_descriptor_limit();
+	recv_descriptors_raise_limit();
 	sigset_t awake;
 	block_loop_signals(&awake);
 	rc = service_open(&svc);
