@@ -178,7 +178,7 @@ int load_fleet_connect(struct load_fleet *lf, unsigned i)
 	snprintf(target, sizeof(target), "%s/%s", lf->cfg.host, s->name);
 	s->cfg = (struct ship_config){
 	    .method = lf->cfg.method,
-	    .batch_size = 4096,
+	    .batch_size = lf->cfg.line_size > 4096 ? lf->cfg.line_size : 4096,
 	    .depth = 2,
 	    .flush_interval_ms = 5,
 	    .connect_timeout_ms = 10000,
@@ -225,13 +225,18 @@ static void make_line(struct load_fleet *lf, const struct load_session *s)
 }
 
 /* Places the session's next line and commits it at once. False when the
- * window has no room for it now (a line still in flight, a full log):
+ * window has no room for it now (a line still in flight, a full log that
+ * is being archived and started over, which the line's size divides):
  * it stays due. */
 static bool ship_line(struct load_session *s, uint64_t now)
 {
 	struct load_fleet *lf = s->lf;
 	uint32_t room;
 	uint8_t *space = window_space(s->w, &room);
+	if (space && room == 0) { /* a full pool: archived, started over */
+		fleet_make_room(s->f);
+		return false;
+	}
 	if (!space || room < lf->cfg.line_size)
 		return false;
 	make_line(lf, s);

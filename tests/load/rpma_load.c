@@ -57,7 +57,7 @@ static const char usage[] =
     "the receiver's memory, threads and CPU (--receiver-pid).\n"
     "  -n, --sessions N        sessions (10)\n"
     "  -i, --interval MS       a line per session every MS ms (1000)\n"
-    "  -s, --line-size BYTES   bytes per line, 32 to 4096 (100)\n"
+    "  -s, --line-size BYTES   bytes per line, 32 to 65536 (100)\n"
     "  -l, --lone SECONDS      session 0 alone first (10)\n"
     "  -I, --idle SECONDS      all connected, idle (10)\n"
     "  -d, --duration SECONDS  all shipping (60)\n"
@@ -102,7 +102,7 @@ static void take_option(int c, struct load_args *a, enum rs_log_level *level)
 		a->interval_ms = number("--interval", optarg, 1, 3600000);
 		break;
 	case 's':
-		a->fleet.line_size = number("--line-size", optarg, 32, 4096);
+		a->fleet.line_size = number("--line-size", optarg, 32, 65536);
 		break;
 	case 'l':
 		a->lone_s = number("--lone", optarg, 0, 86400);

@@ -12,7 +12,7 @@
 #define AT_UUID 24
 #define AT_SWITCH 40
 #define AT_CONTENT 72
-#define AT_SUM (RS_LOG_STATE_SLOT - 8)
+#define AT_SUM (RECV_LOG_STATE_SLOT - 8)
 
 static uint64_t get_le64(const uint8_t *p)
 {
@@ -39,8 +39,8 @@ static int newest_slot(const uint8_t *page, const uint8_t uuid[16])
 {
 	int best = -1;
 	uint64_t best_seq = 0;
-	for (unsigned i = 0; i < RS_LOG_STATE_SLOTS; i++) {
-		const uint8_t *s = page + i * RS_LOG_STATE_SLOT;
+	for (unsigned i = 0; i < RECV_LOG_STATE_SLOTS; i++) {
+		const uint8_t *s = page + i * RECV_LOG_STATE_SLOT;
 		if (!slot_valid(s, uuid))
 			continue;
 		uint64_t seq = get_le64(s + AT_SEQ);
@@ -59,7 +59,7 @@ bool log_state_decode(const uint8_t *page, const uint8_t uuid[16],
 	int i = newest_slot(page, uuid);
 	if (i < 0)
 		return false;
-	const uint8_t *s = page + (unsigned)i * RS_LOG_STATE_SLOT;
+	const uint8_t *s = page + (unsigned)i * RECV_LOG_STATE_SLOT;
 	out->seq = get_le64(s + AT_SEQ);
 	out->base = get_le64(s + AT_BASE);
 	out->sw.src = get_le64(s + AT_SWITCH);
@@ -71,9 +71,9 @@ bool log_state_decode(const uint8_t *page, const uint8_t uuid[16],
 }
 
 void log_state_encode(const struct log_state *next, const uint8_t uuid[16],
-		      uint8_t slot[RS_LOG_STATE_SLOT], unsigned *slot_index)
+		      uint8_t slot[RECV_LOG_STATE_SLOT], unsigned *slot_index)
 {
-	memset(slot, 0, RS_LOG_STATE_SLOT);
+	memset(slot, 0, RECV_LOG_STATE_SLOT);
 	memcpy(slot, MAGIC, 8);
 	put_le64(slot + AT_SEQ, next->seq);
 	put_le64(slot + AT_BASE, next->base);
@@ -86,5 +86,5 @@ void log_state_encode(const struct log_state *next, const uint8_t uuid[16],
 	put_le64(slot + AT_SUM, XXH3_64bits(slot, AT_SUM));
 	/* Alternate by sequence number: the current record (seq - 1) is in
 	 * the other slot. */
-	*slot_index = (unsigned)(next->seq % RS_LOG_STATE_SLOTS);
+	*slot_index = (unsigned)(next->seq % RECV_LOG_STATE_SLOTS);
 }

@@ -1,5 +1,5 @@
 /* The receiver's own record of a log, kept in the pool's header page next
- * to libpmemlog's header: file offsets RS_LOG_STATE_OFFSET on, which PMDK
+ * to libpmemlog's header: file offsets RECV_LOG_STATE_OFFSET on, which PMDK
  * leaves unused (pmempool check and pmemlog_open ignore them) and which no
  * sender can reach (a sender is given the data range only). It says where
  * the pool's content sits in the log's whole content: the log position of
@@ -19,11 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RS_LOG_STATE_OFFSET 6144u /* absolute file offset of slot 0 */
-#define RS_LOG_STATE_SLOT 128u	  /* bytes per slot */
-#define RS_LOG_STATE_SLOTS 2u
-#define RS_LOG_STATE_END                                                       \
-	(RS_LOG_STATE_OFFSET + RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT)
+#define RECV_LOG_STATE_OFFSET 6144u /* absolute file offset of slot 0 */
+#define RECV_LOG_STATE_SLOT 128u    /* bytes per slot */
+#define RECV_LOG_STATE_SLOTS 2u
+#define RECV_LOG_STATE_END                                                     \
+	(RECV_LOG_STATE_OFFSET + RECV_LOG_STATE_SLOTS * RECV_LOG_STATE_SLOT)
 
 /* A replacement being switched in (--truncate): its bytes, written beside
  * the old content at file offset src, are moved to the data range's start
@@ -47,16 +47,16 @@ struct log_state {
 	uint64_t content;
 };
 
-/* Reads the two slots (RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT bytes at
+/* Reads the two slots (RECV_LOG_STATE_SLOTS * RECV_LOG_STATE_SLOT bytes at
  * page) of the pool with that UUID: the newer valid one in *out, and true;
  * false (and a zero state) when neither is valid. */
 bool log_state_decode(const uint8_t *page, const uint8_t uuid[16],
 		      struct log_state *out);
 
 /* Encodes next (its seq one above the current record's) for the pool with
- * that UUID into slot (RS_LOG_STATE_SLOT bytes); *slot_index says which of
+ * that UUID into slot (RECV_LOG_STATE_SLOT bytes); *slot_index says which of
  * the two it goes into: the one the current record is not in. */
 void log_state_encode(const struct log_state *next, const uint8_t uuid[16],
-		      uint8_t slot[RS_LOG_STATE_SLOT], unsigned *slot_index);
+		      uint8_t slot[RECV_LOG_STATE_SLOT], unsigned *slot_index);
 
 #endif

@@ -82,8 +82,8 @@ uint64_t recv_offset_floor_epoch(const uint8_t *base, uint64_t start,
 				 const uint8_t uuid[16])
 {
 	struct log_state st;
-	if (start < RS_LOG_STATE_END ||
-	    !log_state_decode(base + RS_LOG_STATE_OFFSET, uuid, &st))
+	if (start < RECV_LOG_STATE_END ||
+	    !log_state_decode(base + RECV_LOG_STATE_OFFSET, uuid, &st))
 		return 0;
 	return st.seq;
 }

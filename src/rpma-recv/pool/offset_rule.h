@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RECV_OFFSET_FLOOR_AT RS_LOG_STATE_END /* absolute file offset */
+#define RECV_OFFSET_FLOOR_AT RECV_LOG_STATE_END /* absolute file offset */
 #define RECV_OFFSET_FLOOR_SIZE 16u
 
 /* The rule a stored write offset breaks, or OK. */

@@ -71,8 +71,8 @@ static int peek_mapped(const char *path, const uint8_t *base, size_t size,
 				    "%s: unexpected pmemlog layout (%s)", path,
 				    why.msg);
 	struct log_state st = {0};
-	if (out->start >= RS_LOG_STATE_END)
-		log_state_decode(base + RS_LOG_STATE_OFFSET, out->uuid, &st);
+	if (out->start >= RECV_LOG_STATE_END)
+		log_state_decode(base + RECV_LOG_STATE_OFFSET, out->uuid, &st);
 	out->base = st.base;
 	return 0;
 }

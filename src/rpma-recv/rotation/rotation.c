@@ -18,10 +18,10 @@
 static void state_load(struct recv_rotation *r)
 {
 	const struct recv_pmem_target *t = r->t;
-	r->recordable = t->start >= RS_LOG_STATE_END;
+	r->recordable = t->start >= RECV_LOG_STATE_END;
 	memset(&r->state, 0, sizeof(r->state));
 	if (r->recordable)
-		log_state_decode(t->base + RS_LOG_STATE_OFFSET, t->uuid,
+		log_state_decode(t->base + RECV_LOG_STATE_OFFSET, t->uuid,
 				 &r->state);
 }
 

@@ -44,12 +44,12 @@ void rotation_store(struct recv_rotation *r, uint64_t base)
 				 .base = base,
 				 .sw = r->state.sw,
 				 .content = r->state.content};
-	uint8_t slot[RS_LOG_STATE_SLOT];
+	uint8_t slot[RECV_LOG_STATE_SLOT];
 	unsigned i;
 	log_state_encode(&next, r->t->uuid, slot, &i);
 	recv_pmem_target_write_header(
-	    r->t, RS_LOG_STATE_OFFSET + (uint64_t)i * RS_LOG_STATE_SLOT, slot,
-	    sizeof(slot));
+	    r->t, RECV_LOG_STATE_OFFSET + (uint64_t)i * RECV_LOG_STATE_SLOT,
+	    slot, sizeof(slot));
 	r->state = next;
 	/* The floor is of the record's epoch: armed again under the new one
 	 * (pool/offset_rule.h). */

@@ -15,8 +15,8 @@
  *                 at start and whenever it changes (service/status_line.h).
  * Send from the main loop, not from a signal handler: the handler only sets
  * a flag. */
-#ifndef RS_SD_NOTIFY_H
-#define RS_SD_NOTIFY_H
+#ifndef RECV_SD_NOTIFY_H
+#define RECV_SD_NOTIFY_H
 
 /* Sends state ("READY=1", or several assignments separated by '\n') to
  * $NOTIFY_SOCKET: an absolute path, or an abstract socket when it starts

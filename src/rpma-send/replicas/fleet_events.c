@@ -348,32 +348,12 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 	 * twice the timeout behind an adapter that answers is not serving
 	 * (replica_liveness). */
 	uint64_t silent = 0;
-	switch (replica_liveness(r, f->w, now, &silent)) {
-	case SEND_PROBE:
-		rs_verbose("no answer from %s for %llu ms: probing the link",
-			   replica_label(r),
-			   (unsigned long long)(silent / 1000000ull));
-		if (replica_probe(r, now))
-			fleet_lose(f, r, now);
-		break;
-	case SEND_GONE:
-		rs_verbose("no answer from %s for %llu ms, and none to a probe "
-			   "of the link",
-			   replica_label(r),
-			   (unsigned long long)(silent / 1000000ull));
+	enum send_liveness_verdict v = replica_liveness(r, f->w, now, &silent);
+	if (v == SEND_LIVE)
+		return;
+	replica_say_silence(r, v, silent);
+	if (v != SEND_PROBE || replica_probe(r, now))
 		fleet_lose(f, r, now);
-		break;
-	case SEND_HUNG:
-		rs_verbose("no answer from %s for %llu ms, though its adapter "
-			   "answers probes of the link: its receiver is not "
-			   "serving",
-			   replica_label(r),
-			   (unsigned long long)(silent / 1000000ull));
-		fleet_lose(f, r, now);
-		break;
-	case SEND_LIVE:
-		break;
-	}
 }
 
 void fleet_tick(struct fleet *f, uint64_t now)

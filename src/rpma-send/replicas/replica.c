@@ -385,6 +385,24 @@ int replica_rebase(struct replica *r, uint64_t end)
 	return 0;
 }
 
+void replica_say_silence(const struct replica *r, enum send_liveness_verdict v,
+			 uint64_t silent_ns)
+{
+	unsigned long long ms = silent_ns / 1000000ull;
+	if (v == SEND_PROBE)
+		rs_verbose("no answer from %s for %llu ms: probing the link",
+			   r->label, ms);
+	else if (v == SEND_GONE)
+		rs_verbose("no answer from %s for %llu ms, and none to a probe "
+			   "of the link",
+			   r->label, ms);
+	else if (v == SEND_HUNG)
+		rs_verbose("no answer from %s for %llu ms, though its adapter "
+			   "answers probes of the link: its receiver is not "
+			   "serving",
+			   r->label, ms);
+}
+
 /* ---- replacing the log (--truncate) ---- */
 
 #define REPLICA_ASK_MS 300000 /* sealing or switching may move a pool */
@@ -402,9 +420,7 @@ static int ask_watch(struct replica *r, uint64_t sent_ns, uint64_t now)
 	case SEND_PROBE:
 		return replica_probe(r, now);
 	case SEND_GONE:
-		rs_verbose("no answer from %s for %llu ms, and none to a probe "
-			   "of the link",
-			   r->label, (unsigned long long)(silent / 1000000ull));
+		replica_say_silence(r, SEND_GONE, silent);
 		return RS_E_LOST;
 	case SEND_LIVE:
 	case SEND_HUNG: /* its adapter answers: a switch may take long */

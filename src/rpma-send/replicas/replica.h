@@ -157,6 +157,10 @@ enum send_liveness_verdict replica_liveness(const struct replica *r,
 /* Probes the link, for replica_liveness. Non-zero: the connection is
  * lost. */
 int replica_probe(struct replica *r, uint64_t now_ns);
+/* Says (-v) what a verdict other than SEND_LIVE means, after silent_ns
+ * without an answer. */
+void replica_say_silence(const struct replica *r, enum send_liveness_verdict v,
+			 uint64_t silent_ns);
 
 /* The descriptors to poll for its completions and connection events. */
 void replica_fds(const struct replica *r, int *completion_fd, int *event_fd);

@@ -19,16 +19,16 @@ static const uint8_t other_uuid[16] = {9};
 /* Stores next into page as pool/pmem_target.c does: into the slot it names. */
 static void store(uint8_t *page, const struct log_state *next)
 {
-	uint8_t slot[RS_LOG_STATE_SLOT];
+	uint8_t slot[RECV_LOG_STATE_SLOT];
 	unsigned i;
 	log_state_encode(next, uuid, slot, &i);
-	memcpy(page + i * RS_LOG_STATE_SLOT, slot, sizeof(slot));
+	memcpy(page + i * RECV_LOG_STATE_SLOT, slot, sizeof(slot));
 }
 
 static void zero_page_has_no_record(void **state)
 {
 	(void)state;
-	uint8_t page[RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT] = {0};
+	uint8_t page[RECV_LOG_STATE_SLOTS * RECV_LOG_STATE_SLOT] = {0};
 	struct log_state s = {.seq = 7, .base = 9};
 	assert_false(log_state_decode(page, uuid, &s));
 	assert_int_equal(s.base, 0);
@@ -38,7 +38,7 @@ static void zero_page_has_no_record(void **state)
 static void newer_record_wins_and_slots_alternate(void **state)
 {
 	(void)state;
-	uint8_t page[RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT] = {0};
+	uint8_t page[RECV_LOG_STATE_SLOTS * RECV_LOG_STATE_SLOT] = {0};
 	struct log_state s;
 	for (uint64_t seq = 1; seq <= 5; seq++) {
 		uint8_t before[sizeof(page)];
@@ -52,9 +52,9 @@ static void newer_record_wins_and_slots_alternate(void **state)
 		 * this one would have left it. */
 		if (seq > 1) {
 			unsigned kept = (unsigned)((seq - 1) % 2);
-			assert_memory_equal(page + kept * RS_LOG_STATE_SLOT,
-					    before + kept * RS_LOG_STATE_SLOT,
-					    RS_LOG_STATE_SLOT);
+			assert_memory_equal(page + kept * RECV_LOG_STATE_SLOT,
+					    before + kept * RECV_LOG_STATE_SLOT,
+					    RECV_LOG_STATE_SLOT);
 		}
 	}
 }
@@ -62,7 +62,7 @@ static void newer_record_wins_and_slots_alternate(void **state)
 static void a_switch_round_trips(void **state)
 {
 	(void)state;
-	uint8_t page[RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT] = {0};
+	uint8_t page[RECV_LOG_STATE_SLOTS * RECV_LOG_STATE_SLOT] = {0};
 	struct log_state in = {
 	    .seq = 3,
 	    .base = 77,
@@ -82,7 +82,7 @@ static void a_switch_round_trips(void **state)
 static void torn_slot_falls_back_to_the_other(void **state)
 {
 	(void)state;
-	uint8_t page[RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT] = {0};
+	uint8_t page[RECV_LOG_STATE_SLOTS * RECV_LOG_STATE_SLOT] = {0};
 	store(page, &(struct log_state){.seq = 1, .base = 4096});
 	store(page, &(struct log_state){.seq = 2, .base = 8192});
 	/* seq 2 is in slot 0; a torn write of it (one byte off) */
@@ -100,7 +100,7 @@ static void torn_slot_falls_back_to_the_other(void **state)
 static void another_pools_record_does_not_count(void **state)
 {
 	(void)state;
-	uint8_t page[RS_LOG_STATE_SLOTS * RS_LOG_STATE_SLOT] = {0};
+	uint8_t page[RECV_LOG_STATE_SLOTS * RECV_LOG_STATE_SLOT] = {0};
 	store(page, &(struct log_state){.seq = 1, .base = 4096});
 	struct log_state s;
 	assert_false(log_state_decode(page, other_uuid, &s));
@@ -112,8 +112,8 @@ static void the_area_is_in_the_header_page(void **state)
 	(void)state;
 	/* Past libpmemlog's header and its run-time fields, before the data
 	 * range of a fresh pool (8192). */
-	assert_true(RS_LOG_STATE_OFFSET >= 4096 + 512);
-	assert_true(RS_LOG_STATE_END <= 8192);
+	assert_true(RECV_LOG_STATE_OFFSET >= 4096 + 512);
+	assert_true(RECV_LOG_STATE_END <= 8192);
 }
 
 int main(void)

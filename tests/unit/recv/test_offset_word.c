@@ -290,11 +290,11 @@ static void test_floor_of_an_older_epoch(void **state)
 	assert_true(recv_offset_word_settle(&f->t).adopted);
 	/* as an older receiver's rotation: its record, then the word back */
 	struct log_state st = {.seq = 1, .base = 4096};
-	uint8_t slot[RS_LOG_STATE_SLOT];
+	uint8_t slot[RECV_LOG_STATE_SLOT];
 	unsigned i;
 	log_state_encode(&st, f->t.uuid, slot, &i);
-	memcpy(f->t.base + RS_LOG_STATE_OFFSET + i * RS_LOG_STATE_SLOT, slot,
-	       sizeof(slot));
+	memcpy(f->t.base + RECV_LOG_STATE_OFFSET + i * RECV_LOG_STATE_SLOT,
+	       slot, sizeof(slot));
 	writer_stores(f, start);
 	reopen(f);
 	assert_int_equal(recv_pmem_target_write_offset(&f->t), start);

@@ -395,11 +395,11 @@ static void switch_cut_short_is_finished(void **state)
 	    .seq = 9,
 	    .sw = {
 		.src = src, .len = sizeof(next), .chunk = 300000, .done = 1}};
-	uint8_t slot[RS_LOG_STATE_SLOT];
+	uint8_t slot[RECV_LOG_STATE_SLOT];
 	unsigned i;
 	log_state_encode(&st, f->t.uuid, slot, &i);
 	recv_pmem_target_write_header(
-	    &f->t, RS_LOG_STATE_OFFSET + i * RS_LOG_STATE_SLOT, slot,
+	    &f->t, RECV_LOG_STATE_OFFSET + i * RECV_LOG_STATE_SLOT, slot,
 	    sizeof(slot));
 	close_log(f);
 	open_log(f);
