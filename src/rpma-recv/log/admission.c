@@ -255,6 +255,8 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 			adm->gen.active = false;
 	}
 	adm->nsessions--;
+	if (!adm->nsessions) /* the senders gone: their memory goes too */
+		recv_pmem_target_release_pages(adm->target);
 	seat_gone(adm, &a->seat);
 	memset(&a->rules.key, 0, sizeof(a->rules.key));
 	free(a);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static uint64_t load_le64(const uint8_t *p)
@@ -163,6 +164,15 @@ int recv_pmem_target_open(struct recv_pmem_target *t, const char *path,
 	if (rc)
 		recv_pmem_target_close(t);
 	return rc;
+}
+
+void recv_pmem_target_release_pages(const struct recv_pmem_target *t)
+{
+	/* DAX is not DRAM; a page-cache pool's pages are the file's: only
+	 * the receiver's mapping of them goes (its next touch maps the same
+	 * page again, and what RDMA reaches is pinned, not mapped). */
+	if (t->base && t->granularity == PMEM2_GRANULARITY_PAGE)
+		(void)madvise(t->base, t->size, MADV_DONTNEED);
 }
 
 void recv_pmem_target_close(struct recv_pmem_target *t)

@@ -45,6 +45,10 @@ struct recv_pmem_target {
 int recv_pmem_target_open(struct recv_pmem_target *t, const char *path,
 			  uint64_t create_size, struct rs_error *err);
 void recv_pmem_target_close(struct recv_pmem_target *t);
+/* A page-cache pool (not DAX) no longer counts in the receiver's resident
+ * memory: its pages stay in the page cache, the file's, and are mapped
+ * again as they are touched. For when its last sender left. */
+void recv_pmem_target_release_pages(const struct recv_pmem_target *t);
 
 /* The committed end: what the receiver committed or accepted, never the
  * raw word a one-sided writer may be storing (recv_pmem_target_offset_word). */

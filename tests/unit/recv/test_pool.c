@@ -15,6 +15,7 @@
 #include "sender/verify_reply.h"
 #include "temp_pool.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,6 +75,40 @@ static void read_back(struct fixture *f, struct walk_buf *w)
 	assert_int_equal(recv_pmdk_log_check(f->path), 1);
 	struct rs_error err = {0};
 	assert_int_equal(recv_pmem_target_open(&f->t, f->path, 0, &err), 0);
+}
+
+/* This process's resident pages of files it maps (kiB): RssFile plus
+ * RssShmem (/tmp may be a tmpfs). */
+static long mapped_file_kib(void)
+{
+	FILE *fp = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = 0, v;
+	while (fp && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "RssFile: %ld", &v) == 1 ||
+		    sscanf(line, "RssShmem: %ld", &v) == 1)
+			kib += v;
+	if (fp)
+		fclose(fp);
+	return kib;
+}
+
+/* A page-cache pool whose last sender left leaves the receiver's resident
+ * memory, and keeps every byte. */
+static void released_pages_leave_rss_and_keep_content(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t *data = f->t.base + f->t.start;
+	size_t len = f->t.end - f->t.start;
+	for (size_t i = 0; i < len; i++)
+		data[i] = (uint8_t)(i * 7u);
+	long touched = mapped_file_kib();
+	recv_pmem_target_release_pages(&f->t);
+	long released = mapped_file_kib();
+	assert_true(touched - released >= (long)(len >> 10) * 9 / 10);
+	for (size_t i = 0; i < len; i++)
+		if (data[i] != (uint8_t)(i * 7u))
+			fail_msg("byte %zu changed", i);
 }
 
 static const struct recv_method *const gpspm = &recv_method_gpspm;
@@ -289,6 +324,8 @@ static void layout_checks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(
+		released_pages_leave_rss_and_keep_content, setup, teardown),
 	    cmocka_unit_test_setup_teardown(geometry_of_fresh_pool, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(gpspm_commits_in_place, setup,
