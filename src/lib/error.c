@@ -1,5 +1,6 @@
 #include "error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,4 +46,9 @@ const char *rs_error_str(const struct rs_error *err)
 	if (err && err->msg[0])
 		return err->msg;
 	return "unknown error";
+}
+
+bool rs_errno_out_of_files(int e)
+{
+	return e == EMFILE || e == ENFILE;
 }

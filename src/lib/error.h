@@ -9,6 +9,7 @@
 #ifndef RS_ERROR_H
 #define RS_ERROR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum rs_errc {
@@ -56,5 +57,9 @@ int rs_error_wrap(struct rs_error *err, const char *fmt, ...)
 
 /* The text of err, or a generic sentence for code when err has none. */
 const char *rs_error_str(const struct rs_error *err);
+
+/* Whether errno e says the process (EMFILE) or the system (ENFILE) has as
+ * many files open as it may: a limit to raise, not a broken call. */
+bool rs_errno_out_of_files(int e);
 
 #endif

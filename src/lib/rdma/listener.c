@@ -83,18 +83,13 @@ void rs_listener_delete(struct rs_listener **listener)
 	*listener = 0;
 }
 
-static bool out_of_descriptors(int e)
-{
-	return e == EMFILE || e == ENFILE;
-}
-
 /* An event channel for a request: at the open-file limit, the spare
  * descriptor is given up for it (*starved then says so). */
 static struct rdma_event_channel *request_channel(struct rs_listener *l,
 						  bool *starved)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	if (ch || !out_of_descriptors(errno) || l->reserve_fd < 0)
+	if (ch || !rs_errno_out_of_files(errno) || l->reserve_fd < 0)
 		return ch;
 	close(l->reserve_fd);
 	l->reserve_fd = -1;

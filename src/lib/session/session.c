@@ -477,9 +477,9 @@ static int accept_data(struct rs_session *s, const struct rs_session_accept *a,
  * others leave), anything else a failure. */
 static uint8_t setup_refusal(const struct rs_error *err)
 {
-	int e = err ? err->sys_errno : 0;
-	return e == EMFILE || e == ENFILE ? RS_REJECT_LIMIT
-					  : RS_REJECT_INTERNAL;
+	return err && rs_errno_out_of_files(err->sys_errno)
+		   ? RS_REJECT_LIMIT
+		   : RS_REJECT_INTERNAL;
 }
 
 int rs_session_prepare(struct rs_conn **conn, const struct rs_session_accept *a,

@@ -1,6 +1,7 @@
 #include "input/follow_track.h"
 
 #include "cli/log.h"
+#include "error.h"
 #include "input/follow_internal.h"
 #include "input/follow_rotated.h"
 
@@ -139,7 +140,7 @@ static bool try_open(struct follower *f, struct follow_file *ff)
 {
 	int fd = open(ff->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+	if (fd < 0 && rs_errno_out_of_files(errno)) {
 		no_fds(f, ff->name);
 		return false;
 	}
@@ -258,7 +259,7 @@ static bool take_last(struct follower *f, const char *path, struct follow_id id)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+	if (fd < 0 && rs_errno_out_of_files(errno))
 		no_fds(f, path);
 	if (fd < 0 || fstat(fd, &st) != 0 ||
 	    !follow_id_equal(id, (struct follow_id){st.st_dev, st.st_ino})) {
