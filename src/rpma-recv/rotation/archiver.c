@@ -2,7 +2,9 @@
  * the threads that serve the logs' commits. A log's thread queues its log
  * once the pool is rotate-at full (recv_rotation_nudge) or when its writer
  * asks for a rebase; the archiver takes the queued logs in turn, a chunk
- * each, and sleeps when none is queued. */
+ * each, and sleeps when none is queued. A writer waiting for its rebase
+ * goes ahead of every log that is only being copied: when a thousand
+ * pools fill at once, a seal waits for one chunk, not a thousand. */
 #include "rotation/archiver.h"
 
 #include "rotation/internal.h"
@@ -16,14 +18,20 @@
 #define COPY_CHUNK (1u << 20)	 /* copied at a time, the lock held */
 #define SYNC_EVERY (64ull << 20) /* the stretch made durable this often */
 
+/* Logs in turn, linked through next_queued (a log is in one at most). */
+struct archive_queue {
+	struct recv_rotation *head, *tail;
+};
+
 struct recv_archiver {
 	pthread_t thread;
 	bool started;
 	pthread_mutex_t lock;
-	pthread_cond_t wake;		   /* a log queued, or stop */
-	pthread_cond_t done;		   /* a log's turn ended */
-	struct recv_rotation *head, *tail; /* queued, in turn */
-	struct recv_rotation *current;	   /* having its turn */
+	pthread_cond_t wake;	       /* a log queued, or stop */
+	pthread_cond_t done;	       /* a log's turn ended */
+	struct archive_queue sealing;  /* their writers wait: first */
+	struct archive_queue copying;  /* rotate-at full, nobody waits */
+	struct recv_rotation *current; /* having its turn */
 	bool stop;
 };
 
@@ -103,26 +111,62 @@ static bool turn(struct recv_rotation *r)
 	return more;
 }
 
-static void enqueue(struct recv_archiver *a, struct recv_rotation *r)
+static void queue_push(struct archive_queue *q, struct recv_rotation *r)
 {
 	r->next_queued = 0;
-	if (a->tail)
-		a->tail->next_queued = r;
+	if (q->tail)
+		q->tail->next_queued = r;
 	else
-		a->head = r;
-	a->tail = r;
+		q->head = r;
+	q->tail = r;
+}
+
+static struct recv_rotation *queue_pop(struct archive_queue *q)
+{
+	struct recv_rotation *r = q->head;
+	if (r && !(q->head = r->next_queued))
+		q->tail = 0;
+	return r;
+}
+
+/* True when r was in q. */
+static bool queue_remove(struct archive_queue *q, struct recv_rotation *r)
+{
+	struct recv_rotation *prev = 0;
+	for (struct recv_rotation *p = q->head; p;
+	     prev = p, p = p->next_queued) {
+		if (p != r)
+			continue;
+		if (prev)
+			prev->next_queued = r->next_queued;
+		else
+			q->head = r->next_queued;
+		if (q->tail == r)
+			q->tail = prev;
+		return true;
+	}
+	return false;
+}
+
+static bool wants_seal(const struct recv_rotation *r)
+{
+	return atomic_load(&r->seal) == ROTATION_SEAL_WANTED;
+}
+
+static void enqueue(struct recv_archiver *a, struct recv_rotation *r)
+{
+	queue_push(wants_seal(r) ? &a->sealing : &a->copying, r);
 	r->queued = true;
 	atomic_store(&r->queued_hint, true);
 }
 
 static struct recv_rotation *dequeue(struct recv_archiver *a)
 {
-	struct recv_rotation *r = a->head;
+	struct recv_rotation *r = queue_pop(&a->sealing);
+	if (!r)
+		r = queue_pop(&a->copying);
 	if (!r)
 		return 0;
-	a->head = r->next_queued;
-	if (!a->head)
-		a->tail = 0;
 	r->queued = false;
 	/* What its thread asks from now on queues it again. */
 	atomic_store(&r->queued_hint, false);
@@ -193,10 +237,14 @@ void recv_archiver_stop(struct recv_archiver **ap)
 void rotation_archiver_queue(struct recv_rotation *r)
 {
 	struct recv_archiver *a = r->archiver;
-	/* Queued and not yet taken: its turn will see what is asked now. */
-	if (atomic_load(&r->queued_hint))
+	bool seal = wants_seal(r);
+	/* Queued and not yet taken: its turn will see what is asked now
+	 * (a seal too, but only from the front). */
+	if (atomic_load(&r->queued_hint) && !seal)
 		return;
 	pthread_mutex_lock(&a->lock);
+	if (r->queued && seal && queue_remove(&a->copying, r))
+		r->queued = false;
 	if (!r->queued) {
 		enqueue(a, r);
 		pthread_cond_signal(&a->wake);
@@ -208,15 +256,8 @@ void rotation_archiver_forget(struct recv_rotation *r)
 {
 	struct recv_archiver *a = r->archiver;
 	pthread_mutex_lock(&a->lock);
-	for (struct recv_rotation **p = &a->head; *p; p = &(*p)->next_queued) {
-		if (*p == r) {
-			*p = r->next_queued;
-			break;
-		}
-	}
-	a->tail = 0;
-	for (struct recv_rotation *q = a->head; q; q = q->next_queued)
-		a->tail = q;
+	if (!queue_remove(&a->sealing, r))
+		queue_remove(&a->copying, r);
 	r->queued = false;
 	while (a->current == r)
 		pthread_cond_wait(&a->done, &a->lock);

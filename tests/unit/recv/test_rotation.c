@@ -19,6 +19,7 @@
 #include "pool/pmem_target.h"
 #include "rotation/archiver.h"
 #include "rotation/generation.h"
+#include "rotation/internal.h" /* a log's lock, held to stall the archiver */
 #include "rotation/rotation.h"
 #include "sender/verify_reply.h"
 
@@ -223,6 +224,105 @@ static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
 	open_log(f);
 	assert_int_equal(recv_rotation_base(f->rot), 3u << 20);
 	assert_int_equal(recv_rotation_end(f->rot), f->committed);
+}
+
+#define OTHERS 5
+
+static bool stretch_of(const struct fixture *f, const char *name)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/.%s-00000000000000000000.log.part",
+		 f->dir, name);
+	struct stat st;
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* What the archiver had done of the others when it sealed (its thread). */
+struct seal_seen {
+	struct fixture *f;
+	char name[OTHERS][8];
+	atomic_int sealed, others_started;
+};
+
+static void seen_sealed(void *ctx)
+{
+	struct seal_seen *s = ctx;
+	int n = 0;
+	for (int i = 1; i < OTHERS; i++)
+		n += stretch_of(s->f, s->name[i]);
+	atomic_store(&s->others_started, n);
+	atomic_store(&s->sealed, 1);
+}
+
+/* Other logs rotate-at full, waiting for their copying, when the fixture's
+ * writer asks for a rebase: its seal goes first. The test holds the first
+ * other log's lock until all are queued, so that the archiver takes no
+ * turn past it meanwhile; with one queue in turn the seal would wait for
+ * every other log's chunk. */
+static void a_waiting_writer_goes_before_the_copying(void **state)
+{
+	struct fixture *f = *state;
+	struct recv_archiver *a = 0;
+	struct rs_error err = {0};
+	assert_int_equal(recv_archiver_start(&a, &err), 0);
+	close_log(f);
+	assert_int_equal(recv_pmem_target_open(&f->t, f->pool, POOL_SIZE, &err),
+			 0);
+	assert_int_equal(
+	    recv_rotation_open(&f->cfg, "app", &f->t, a, &f->rot, &err), 0);
+	struct seal_seen seen = {.f = f};
+	recv_rotation_on_rebased(f->rot, seen_sealed, &seen);
+	commit_next(f, 3u << 20);
+
+	struct recv_pmem_target t[OTHERS];
+	struct recv_rotation *r[OTHERS];
+	for (int i = 0; i < OTHERS; i++) {
+		char path[PATH_MAX];
+		snprintf(seen.name[i], sizeof(seen.name[i]), "o%d", i);
+		snprintf(path, sizeof(path), "%s/%s.pool", f->dir,
+			 seen.name[i]);
+		assert_int_equal(
+		    recv_pmem_target_open(&t[i], path, POOL_SIZE, &err), 0);
+		assert_int_equal(recv_rotation_open(&f->cfg, seen.name[i],
+						    &t[i], a, &r[i], &err),
+				 0);
+		uint64_t at = recv_pmem_target_write_offset(&t[i]);
+		memcpy(t[i].base + at, f->input, 3u << 20);
+		struct rs_msg req = {.type = RS_MSG_COMMIT,
+				     .offset = at,
+				     .length = 3u << 20},
+			      reply;
+		assert_true(recv_commit_apply(&t[i], 0, &recv_method_gpspm,
+					      &req, &reply));
+	}
+	pthread_mutex_lock(&r[0]->lock);
+	for (int i = 0; i < OTHERS; i++)
+		recv_rotation_nudge(r[i]);
+	uint64_t write = recv_pmem_target_write_offset(&f->t);
+	assert_int_equal(recv_rotation_rebase_begin(f->rot, write), RS_MSG_OK);
+	pthread_mutex_unlock(&r[0]->lock);
+	for (int i = 0; i < 10000 && !atomic_load(&seen.sealed); i++)
+		usleep(1000);
+	assert_true(atomic_load(&seen.sealed));
+	assert_int_equal(atomic_load(&seen.others_started), 0);
+
+	uint8_t status = 0xff;
+	uint64_t base = 0;
+	assert_true(recv_rotation_rebase_poll(f->rot, &status, &base));
+	assert_int_equal(status, RS_MSG_OK);
+	assert_int_equal(base, 3u << 20);
+	/* The copying goes on after it, every log's. */
+	for (int i = 0; i < OTHERS; i++) {
+		for (int k = 0;
+		     k < 10000 && atomic_load(&r[i]->copied) < (3u << 20); k++)
+			usleep(1000);
+		assert_int_equal(atomic_load(&r[i]->copied), 3u << 20);
+		recv_rotation_close(&r[i]);
+		recv_pmem_target_close(&t[i]);
+	}
+	close_log(f);
+	recv_archiver_stop(&a);
+	open_log(f);
 }
 
 static void rebase_refuses_what_makes_no_sense(void **state)
@@ -479,6 +579,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		the_archiver_copies_and_seals_off_the_logs_thread, setup,
 		teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_waiting_writer_goes_before_the_copying, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rebase_refuses_what_makes_no_sense,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
