@@ -392,17 +392,28 @@ static bool over_limits(const struct archive *a, unsigned keep,
 				 (max_bytes && u.end - u.start > max_bytes));
 }
 
+/* The oldest file's unlinking (its listing is the caller's). */
+static int remove_oldest(const struct archive *a, struct rs_error *err)
+{
+	char name[PATH_MAX];
+	file_path(a, a->files[0].pos, false, name, sizeof(name));
+	if (unlink(name) && errno != ENOENT)
+		return rs_error_set(err, RS_E_IO, errno,
+				    "cannot remove archive file %s: %s (the "
+				    "archive's folder must be writable by "
+				    "rpma-recv)",
+				    name, strerror(errno));
+	return 0;
+}
+
 int archive_prune(struct archive *a, unsigned keep, uint64_t max_bytes,
 		  struct rs_error *err)
 {
 	int removed = 0;
 	while (over_limits(a, keep, max_bytes)) {
-		char name[PATH_MAX];
-		file_path(a, a->files[0].pos, false, name, sizeof(name));
-		if (unlink(name) && errno != ENOENT)
-			return rs_error_set(err, RS_E_IO, errno,
-					    "archive %s: cannot remove %s: %s",
-					    a->dir, name, strerror(errno));
+		int rc = remove_oldest(a, err);
+		if (rc)
+			return rc;
 		memmove(a->files, a->files + 1,
 			(a->nfiles - 1) * sizeof(*a->files));
 		a->nfiles--;
@@ -417,12 +428,9 @@ int archive_remove_all(struct archive *a, struct rs_error *err)
 	int rc = archive_prune(a, 1, 0, err);
 	if (rc < 0 || !a->nfiles)
 		return rc < 0 ? rc : 0;
-	char name[PATH_MAX];
-	file_path(a, a->files[0].pos, false, name, sizeof(name));
-	if (unlink(name) && errno != ENOENT)
-		return rs_error_set(err, RS_E_IO, errno,
-				    "archive %s: cannot remove %s: %s", a->dir,
-				    name, strerror(errno));
+	rc = remove_oldest(a, err);
+	if (rc)
+		return rc;
 	a->nfiles = 0;
 	return 0;
 }
