@@ -8,10 +8,10 @@
       fleet rotate one after another during the run, as logs found at any
       fill level do, not all at once. A pool that the run fills anyway is
       left empty.
-  fleet_pools.py check WORK REPORT LINE ARCHIVE RECV DURATION SESSIONS
+  fleet_pools.py check WORK REPORT LINE ARCHIVE FILLED RECV DURATION SESSIONS
       Prints, for each row of rpma-load's report, "NAME SENT COMMITTED
-      same|differs FILES": whether the log holds its filling (with an
-      archive; DURATION and SESSIONS say what it was), then
+      same|differs FILES": whether the log holds its filling (FILLED
+      non-empty; DURATION and SESSIONS say what it was), then
       exactly the lines its session committed; FILES is how many archive
       files it has. With ARCHIVE non-empty the log is read whole (its
       archive's files, then its pool) by RECV --export, one log at a time
@@ -85,7 +85,7 @@ def read_log(work, name, archive, recv):
     return data, len(glob.glob(f"{work}/archive/{name}-*.log"))
 
 
-def check(work, report, size, archive, recv, duration, sessions):
+def check(work, report, size, archive, filled, recv, duration, sessions):
     for row in open(report):
         name, sent, committed = row.split()
         data, files = read_log(work, name, archive, recv)
@@ -93,7 +93,7 @@ def check(work, report, size, archive, recv, duration, sessions):
             print(name, files)
             continue
         session = int(name[1:])
-        want = filling(session, sessions, size, duration) if archive else ""
+        want = filling(session, sessions, size, duration) if filled else ""
         want += "".join(line("load", session, n, size)
                         for n in range(int(committed)))
         verdict = "same" if data == want.encode() else "differs"
@@ -103,9 +103,9 @@ def check(work, report, size, archive, recv, duration, sessions):
 def main(argv):
     if len(argv) == 6 and argv[1] == "fill":
         fill(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
-    elif len(argv) == 9 and argv[1] == "check":
-        check(argv[2], argv[3], int(argv[4]), argv[5], argv[6],
-              int(argv[7]), int(argv[8]))
+    elif len(argv) == 10 and argv[1] == "check":
+        check(argv[2], argv[3], int(argv[4]), argv[5], argv[6], argv[7],
+              int(argv[8]), int(argv[9]))
     else:
         sys.exit(__doc__)
 
