@@ -178,13 +178,9 @@ static bool stretch_started(struct fixture *f)
 	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
-/* With the receiver's archiver: the pool is copied once rotate-at full, on
- * the archiver's thread, and a rebase is begun on the log's thread, made
- * durable on the archiver's and finished on the log's, with the same
- * result as all at once. */
-static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
+/* The fixture's log opened again with an archiver of its own. */
+static struct recv_archiver *with_an_archiver(struct fixture *f)
 {
-	struct fixture *f = *state;
 	struct recv_archiver *a = 0;
 	struct rs_error err = {0};
 	assert_int_equal(recv_archiver_start(&a, &err), 0);
@@ -193,6 +189,17 @@ static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
 			 0);
 	assert_int_equal(
 	    recv_rotation_open(&f->cfg, "app", &f->t, a, &f->rot, &err), 0);
+	return a;
+}
+
+/* With the receiver's archiver: the pool is copied once rotate-at full, on
+ * the archiver's thread, and a rebase is begun on the log's thread, made
+ * durable on the archiver's and finished on the log's, with the same
+ * result as all at once. */
+static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
+{
+	struct fixture *f = *state;
+	struct recv_archiver *a = with_an_archiver(f);
 	atomic_int sealed = 0;
 	recv_rotation_on_rebased(f->rot, woken, &sealed);
 	commit_next(f, 1u << 20); /* under rotate-at: nothing to copy */
@@ -262,14 +269,8 @@ static void seen_sealed(void *ctx)
 static void a_waiting_writer_goes_before_the_copying(void **state)
 {
 	struct fixture *f = *state;
-	struct recv_archiver *a = 0;
+	struct recv_archiver *a = with_an_archiver(f);
 	struct rs_error err = {0};
-	assert_int_equal(recv_archiver_start(&a, &err), 0);
-	close_log(f);
-	assert_int_equal(recv_pmem_target_open(&f->t, f->pool, POOL_SIZE, &err),
-			 0);
-	assert_int_equal(
-	    recv_rotation_open(&f->cfg, "app", &f->t, a, &f->rot, &err), 0);
 	struct seal_seen seen = {.f = f};
 	recv_rotation_on_rebased(f->rot, seen_sealed, &seen);
 	commit_next(f, 3u << 20);
