@@ -97,12 +97,17 @@ static bool archive_some(struct recv_rotation *r)
 static bool turn(struct recv_rotation *r)
 {
 	pthread_mutex_lock(&r->lock);
-	bool sealing = r->seal == ROTATION_SEAL_WANTED;
+	int seal = atomic_load(&r->seal);
+	bool sealing = seal == ROTATION_SEAL_WANTED;
 	bool more = false;
 	if (sealing) {
 		r->seal_status = rotation_seal_durable(r, r->seal_write);
 		r->seal = ROTATION_SEAL_DONE;
-	} else {
+	} else if (seal == ROTATION_SEAL_NONE) {
+		/* Not while a seal waits for the log's thread to start the
+		 * pool over: what the pool holds is sealed already (a turn
+		 * can come then: the log's queue call after its rebase
+		 * begun may follow the seal). */
 		more = archive_some(r);
 	}
 	pthread_mutex_unlock(&r->lock);

@@ -244,6 +244,42 @@ static bool stretch_of(const struct fixture *f, const char *name)
 	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
+/* The log's thread may queue its log after the archiver already sealed it
+ * (its queue call comes after the rebase is begun, and the archiver may
+ * take the log meanwhile): that turn must leave the sealed stretch alone
+ * until the log's thread has started the pool over, or the sealed
+ * content would be copied again into a stretch of its own. */
+static void a_turn_after_the_seal_copies_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct recv_archiver *a = with_an_archiver(f);
+	atomic_int sealed = 0;
+	recv_rotation_on_rebased(f->rot, woken, &sealed);
+	commit_next(f, 3u << 20);
+	uint64_t write = recv_pmem_target_write_offset(&f->t);
+	assert_int_equal(recv_rotation_rebase_begin(f->rot, write), RS_MSG_OK);
+	for (int i = 0; i < 10000 && !atomic_load(&sealed); i++)
+		usleep(1000);
+	assert_true(atomic_load(&sealed));
+	rotation_archiver_queue(f->rot); /* late */
+	for (int i = 0; i < 200 && !stretch_started(f); i++)
+		usleep(1000);
+	assert_false(stretch_started(f));
+	uint8_t status = 0xff;
+	uint64_t base = 0;
+	assert_true(recv_rotation_rebase_poll(f->rot, &status, &base));
+	assert_int_equal(status, RS_MSG_OK);
+	assert_int_equal(base, 3u << 20);
+	unsigned files;
+	uint64_t bytes, at;
+	recv_rotation_archived(f->rot, &files, &bytes, &at);
+	assert_int_equal(files, 1);
+	assert_int_equal(bytes, 3u << 20);
+	close_log(f);
+	recv_archiver_stop(&a);
+	open_log(f);
+}
+
 /* What the archiver had done of the others when it sealed (its thread). */
 struct seal_seen {
 	struct fixture *f;
@@ -582,6 +618,8 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_waiting_writer_goes_before_the_copying, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_turn_after_the_seal_copies_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rebase_refuses_what_makes_no_sense,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
