@@ -417,8 +417,10 @@ int recv_log_worker_start(const struct recv_worker_config *cfg,
 	recv_rotation_on_rebased(w->rotation, wake_for_rebase, &w->inbox);
 	if (recv_threads_attach(threads, w)) {
 		recv_held_token_fini(&w->held);
-		recv_inbox_fini(&w->inbox);
+		/* The archiver may wake the inbox until the rotation is closed.
+		 */
 		recv_rotation_close(&w->rotation);
+		recv_inbox_fini(&w->inbox);
 		recv_pmem_target_close(&w->target);
 		free(w);
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
@@ -505,8 +507,9 @@ void recv_log_worker_stop(struct recv_log_worker **wp)
 	const struct timespec tick = {0, 1000000};
 	while (!atomic_load(&w->done))
 		nanosleep(&tick, 0);
-	recv_inbox_fini(&w->inbox);
+	/* The archiver may wake the inbox until the rotation is closed. */
 	recv_rotation_close(&w->rotation);
+	recv_inbox_fini(&w->inbox);
 	recv_pmem_target_close(&w->target);
 	recv_held_token_fini(&w->held);
 	free(w);

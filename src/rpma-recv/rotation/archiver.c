@@ -193,7 +193,7 @@ static void *archiver_main(void *arg)
 		bool more = turn(r);
 		pthread_mutex_lock(&a->lock);
 		a->current = 0;
-		if (more && !r->queued)
+		if (more && !r->queued && !r->forgotten)
 			enqueue(a, r);
 		pthread_cond_broadcast(&a->done);
 	}
@@ -250,7 +250,7 @@ void rotation_archiver_queue(struct recv_rotation *r)
 	pthread_mutex_lock(&a->lock);
 	if (r->queued && seal && queue_remove(&a->copying, r))
 		r->queued = false;
-	if (!r->queued) {
+	if (!r->queued && !r->forgotten) {
 		enqueue(a, r);
 		pthread_cond_signal(&a->wake);
 	}
@@ -261,6 +261,8 @@ void rotation_archiver_forget(struct recv_rotation *r)
 {
 	struct recv_archiver *a = r->archiver;
 	pthread_mutex_lock(&a->lock);
+	/* A turn under way must not queue it again: it is freed next. */
+	r->forgotten = true;
 	if (!queue_remove(&a->sealing, r))
 		queue_remove(&a->copying, r);
 	r->queued = false;

@@ -39,8 +39,9 @@ struct recv_rotation {
 	struct recv_archiver *archiver;
 	struct recv_rotation *next_queued; /* the archiver's queue */
 	bool queued;			   /* in it (the archiver's lock) */
-	atomic_bool queued_hint;	   /* the same, read without it */
-	_Atomic uint64_t copied;	   /* bytes in the open stretch */
+	bool forgotten; /* closing: never queued again (the same lock) */
+	atomic_bool queued_hint; /* the same, read without it */
+	_Atomic uint64_t copied; /* bytes in the open stretch */
 	pthread_mutex_t lock;
 	atomic_bool failed; /* it met an error: the writer's rebase retries */
 	uint64_t synced;    /* bytes of the stretch made durable */

@@ -107,6 +107,8 @@ uint8_t rotation_seal_durable(struct recv_rotation *r, uint64_t write)
 static uint8_t rebase_check(struct recv_rotation *r, uint64_t write)
 {
 	const struct recv_pmem_target *t = r->t;
+	if (atomic_load(&r->seal) != ROTATION_SEAL_NONE)
+		return RS_MSG_BAD_REQUEST; /* one at a time */
 	if (write != recv_pmem_target_write_offset(t) || write <= t->start ||
 	    archive_stretch_length(r->archive) > write - t->start)
 		return RS_MSG_BAD_REQUEST;

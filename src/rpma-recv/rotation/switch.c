@@ -77,6 +77,11 @@ uint8_t recv_rotation_switch(struct recv_rotation *r, uint64_t src,
 	if (!sw.chunk)
 		sw.chunk = 1;
 	pthread_mutex_lock(&r->lock);
+	if (atomic_load(&r->seal) != ROTATION_SEAL_NONE) {
+		/* a rebase under way owns the pool until it is finished */
+		pthread_mutex_unlock(&r->lock);
+		return RS_MSG_BAD_REQUEST;
+	}
 	rotation_abandon_stretch(r);
 	/* Decided: from here on the next open finishes it. */
 	store_switch(r, r->state.base, &sw);

@@ -262,6 +262,14 @@ static bool commit(struct recv_session *s, const struct rs_msg *req,
 	const struct recv_session_config *c = &s->cfg;
 	uint64_t start = c->counters ? recv_now_ns() : 0;
 	bool ok = false;
+	if (s->rebasing.on) {
+		/* A writer asks for a rebase with nothing in flight: what it
+		 * commits now, the pool's starting over would drop. */
+		*reply = (struct rs_msg){.type = RS_MSG_COMMIT_DONE,
+					 .seq = req->seq,
+					 .status = RS_MSG_BAD_REQUEST};
+		return false;
+	}
 	if (commit_key_ok(s, req)) {
 		ok = recv_commit_apply_to(c->target, &c->staging, c->method,
 					  c->gen, req, reply);

@@ -280,6 +280,46 @@ static void a_turn_after_the_seal_copies_nothing(void **state)
 	open_log(f);
 }
 
+/* A log whose seal waits for its thread: until that thread started the
+ * pool over, nothing else may change the pool (a sender that breaks the
+ * protocol could ask): a replacement placed whole (which seals by a
+ * rebase of its own) and a switch are refused, and the waiting rebase
+ * then finishes as it would have. */
+static void nothing_changes_the_pool_while_its_seal_waits(void **state)
+{
+	struct fixture *f = *state;
+	struct recv_archiver *a = with_an_archiver(f);
+	atomic_int sealed = 0;
+	recv_rotation_on_rebased(f->rot, woken, &sealed);
+	commit_next(f, 3u << 20);
+	uint64_t write = recv_pmem_target_write_offset(&f->t);
+	assert_int_equal(recv_rotation_rebase_begin(f->rot, write), RS_MSG_OK);
+	for (int i = 0; i < 10000 && !atomic_load(&sealed); i++)
+		usleep(1000);
+	assert_true(atomic_load(&sealed));
+	struct recv_generation g = {0};
+	uint64_t room, base = 0;
+	assert_int_equal(recv_generation_place(&g, &f->t, f->rot, 0, &room),
+			 RS_MSG_BAD_REQUEST);
+	assert_int_equal(recv_rotation_switch(f->rot, f->t.start, 0),
+			 RS_MSG_BAD_REQUEST);
+	assert_int_equal(recv_rotation_rebase(f->rot, write, &base),
+			 RS_MSG_BAD_REQUEST);
+	uint8_t status = 0xff;
+	assert_true(recv_rotation_rebase_poll(f->rot, &status, &base));
+	assert_int_equal(status, RS_MSG_OK);
+	assert_int_equal(base, 3u << 20);
+	unsigned files;
+	uint64_t bytes, at;
+	recv_rotation_archived(f->rot, &files, &bytes, &at);
+	assert_int_equal(files, 1);
+	assert_int_equal(bytes, 3u << 20);
+	assert_int_equal(pool_used(f), 0);
+	close_log(f);
+	recv_archiver_stop(&a);
+	open_log(f);
+}
+
 /* What the archiver had done of the others when it sealed (its thread). */
 struct seal_seen {
 	struct fixture *f;
@@ -620,6 +660,8 @@ int main(void)
 		a_waiting_writer_goes_before_the_copying, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_turn_after_the_seal_copies_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		nothing_changes_the_pool_while_its_seal_waits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rebase_refuses_what_makes_no_sense,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
