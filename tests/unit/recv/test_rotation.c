@@ -244,27 +244,28 @@ static bool stretch_of(const struct fixture *f, const char *name)
 	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
-/* The log's thread may queue its log after the archiver already sealed it
- * (its queue call comes after the rebase is begun, and the archiver may
- * take the log meanwhile): that turn must leave the sealed stretch alone
- * until the log's thread has started the pool over, or the sealed
- * content would be copied again into a stretch of its own. */
-static void a_turn_after_the_seal_copies_nothing(void **state)
+/* The fixture's log with an archiver, 3 MiB committed and a rebase begun
+ * at write, which the archiver has sealed: it waits for the log's thread. */
+static struct recv_archiver *sealed_and_waiting(struct fixture *f,
+						uint64_t *write)
 {
-	struct fixture *f = *state;
 	struct recv_archiver *a = with_an_archiver(f);
-	atomic_int sealed = 0;
+	static atomic_int sealed;
+	atomic_store(&sealed, 0);
 	recv_rotation_on_rebased(f->rot, woken, &sealed);
 	commit_next(f, 3u << 20);
-	uint64_t write = recv_pmem_target_write_offset(&f->t);
-	assert_int_equal(recv_rotation_rebase_begin(f->rot, write), RS_MSG_OK);
+	*write = recv_pmem_target_write_offset(&f->t);
+	assert_int_equal(recv_rotation_rebase_begin(f->rot, *write), RS_MSG_OK);
 	for (int i = 0; i < 10000 && !atomic_load(&sealed); i++)
 		usleep(1000);
 	assert_true(atomic_load(&sealed));
-	rotation_archiver_queue(f->rot); /* late */
-	for (int i = 0; i < 200 && !stretch_started(f); i++)
-		usleep(1000);
-	assert_false(stretch_started(f));
+	return a;
+}
+
+/* The log's thread finishes that rebase: the 3 MiB are one archive file,
+ * and the pool starts over after them. */
+static void the_waiting_rebase_finishes(struct fixture *f)
+{
 	uint8_t status = 0xff;
 	uint64_t base = 0;
 	assert_true(recv_rotation_rebase_poll(f->rot, &status, &base));
@@ -275,6 +276,23 @@ static void a_turn_after_the_seal_copies_nothing(void **state)
 	recv_rotation_archived(f->rot, &files, &bytes, &at);
 	assert_int_equal(files, 1);
 	assert_int_equal(bytes, 3u << 20);
+}
+
+/* The log's thread may queue its log after the archiver already sealed it
+ * (its queue call comes after the rebase is begun, and the archiver may
+ * take the log meanwhile): that turn must leave the sealed stretch alone
+ * until the log's thread has started the pool over, or the sealed
+ * content would be copied again into a stretch of its own. */
+static void a_turn_after_the_seal_copies_nothing(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t write;
+	struct recv_archiver *a = sealed_and_waiting(f, &write);
+	rotation_archiver_queue(f->rot); /* late */
+	for (int i = 0; i < 200 && !stretch_started(f); i++)
+		usleep(1000);
+	assert_false(stretch_started(f));
+	the_waiting_rebase_finishes(f);
 	close_log(f);
 	recv_archiver_stop(&a);
 	open_log(f);
@@ -288,15 +306,8 @@ static void a_turn_after_the_seal_copies_nothing(void **state)
 static void nothing_changes_the_pool_while_its_seal_waits(void **state)
 {
 	struct fixture *f = *state;
-	struct recv_archiver *a = with_an_archiver(f);
-	atomic_int sealed = 0;
-	recv_rotation_on_rebased(f->rot, woken, &sealed);
-	commit_next(f, 3u << 20);
-	uint64_t write = recv_pmem_target_write_offset(&f->t);
-	assert_int_equal(recv_rotation_rebase_begin(f->rot, write), RS_MSG_OK);
-	for (int i = 0; i < 10000 && !atomic_load(&sealed); i++)
-		usleep(1000);
-	assert_true(atomic_load(&sealed));
+	uint64_t write;
+	struct recv_archiver *a = sealed_and_waiting(f, &write);
 	struct recv_generation g = {0};
 	uint64_t room, base = 0;
 	assert_int_equal(recv_generation_place(&g, &f->t, f->rot, 0, &room),
@@ -305,15 +316,7 @@ static void nothing_changes_the_pool_while_its_seal_waits(void **state)
 			 RS_MSG_BAD_REQUEST);
 	assert_int_equal(recv_rotation_rebase(f->rot, write, &base),
 			 RS_MSG_BAD_REQUEST);
-	uint8_t status = 0xff;
-	assert_true(recv_rotation_rebase_poll(f->rot, &status, &base));
-	assert_int_equal(status, RS_MSG_OK);
-	assert_int_equal(base, 3u << 20);
-	unsigned files;
-	uint64_t bytes, at;
-	recv_rotation_archived(f->rot, &files, &bytes, &at);
-	assert_int_equal(files, 1);
-	assert_int_equal(bytes, 3u << 20);
+	the_waiting_rebase_finishes(f);
 	assert_int_equal(pool_used(f), 0);
 	close_log(f);
 	recv_archiver_stop(&a);
