@@ -75,13 +75,19 @@ int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
 	return 0;
 }
 
-void rs_peer_delete(struct rs_peer **peer)
+int rs_peer_delete(struct rs_peer **peer)
 {
 	if (!*peer)
-		return;
-	ibv_dealloc_pd((*peer)->pd);
+		return 0;
+	/* EBUSY: something is still registered on it, or a queue pair or a
+	 * window still lives there. Freeing the struct then would leave them
+	 * on a protection domain no one can free or reach. */
+	int rc = ibv_dealloc_pd((*peer)->pd);
+	if (rc)
+		return rc;
 	free(*peer);
 	*peer = 0;
+	return 0;
 }
 
 bool rs_peer_serves(const struct rs_peer *peer, const struct rs_conn *conn)

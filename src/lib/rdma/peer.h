@@ -13,7 +13,10 @@ struct rs_peer;
 /* A peer for the device conn runs on. */
 int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
 		struct rs_error *err);
-void rs_peer_delete(struct rs_peer **peer);
+/* Frees the peer with its protection domain: 0, or the errno of a
+ * protection domain that cannot be freed yet (EBUSY: a region, a window
+ * or a queue pair still on it), which leaves *peer as it was. */
+int rs_peer_delete(struct rs_peer **peer);
 
 /* True when this build and peer's device do IBTA 1.5's RDMA FLUSH to
  * persistence and ATOMIC WRITE; when not, *why_not (if given) says which

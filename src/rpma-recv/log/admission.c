@@ -286,6 +286,17 @@ static int take_over(struct recv_admission *adm, struct recv_sender *a)
 	if (old && old != a) {
 		if (!presents_token_of(&a->req, old))
 			return RS_E_BUSY; /* another holds it meanwhile */
+		/* Admitted before its writer asked for a rotation, answered
+		 * its challenge while the rotation waits: the log is the old
+		 * writer's until it is over (a grant must say where it ends).
+		 */
+		if (recv_rotation_rebasing(adm->rotation)) {
+			rs_info("refusing sender %s: its log %s is being "
+				"rotated; it may take its session over once "
+				"that is done",
+				a->s.peer, log_label(adm));
+			return RS_E_BUSY;
+		}
 		rs_info("sender %s takes its session over from %s", a->s.peer,
 			old->s.peer);
 		old->taken_over = true;
@@ -353,7 +364,7 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 	    .target = adm->target,
 	    .method = method_of(a),
 	    .windows = recv_sender_memory_through_windows(&a->mem),
-	    .staging = recv_exposure_staging(adm->mem.exposure),
+	    .staging = recv_exposure_staging(a->mem.exposure),
 	    .rotation = adm->rotation,
 	    .gen = &a->adm->gen,
 	    .replace = (a->req.flags & RS_CONNECT_REPLACE) != 0,
@@ -369,7 +380,8 @@ static struct recv_session_config session_config(const struct recv_sender *a)
 }
 
 static struct recv_sender *session_new(struct recv_admission *adm,
-				       const struct recv_handover *h)
+				       const struct recv_handover *h,
+				       struct recv_device_exposure *d)
 {
 	struct recv_sender *a = calloc(1, sizeof(*a));
 	if (!a)
@@ -379,9 +391,10 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	a->rules = h->rules;
 	a->asked_ns = h->asked_ns;
 	snprintf(a->s.peer, sizeof(a->s.peer), "%s", h->peer);
-	recv_sender_memory_init(&a->mem, &adm->mem, &a->req, a->rules.methods,
-				a->s.peer);
+	recv_sender_memory_init(&a->mem, &adm->mem, d, &a->req,
+				a->rules.methods, a->s.peer);
 	if (recv_sender_memory_prepare(&a->mem, h->conn)) {
+		recv_sender_memory_release(&a->mem);
 		free(a);
 		return 0;
 	}
@@ -434,10 +447,11 @@ static void setup_failed(const struct recv_sender *a, const char *why)
  * the grant goes with the accept, so a writer holds the log from now;
  * with one, after its answer (a sender taking over: only then). Nothing
  * is decided (a takeover, a truncation) before its connection is set up. */
-static void accept_session(struct recv_admission *adm, struct recv_handover *h)
+static void accept_session(struct recv_admission *adm, struct recv_handover *h,
+			   struct recv_device_exposure *d)
 {
 	uint64_t began = recv_now_ns();
-	struct recv_sender *a = session_new(adm, h);
+	struct recv_sender *a = session_new(adm, h, d);
 	if (!a) {
 		refuse(adm, h, RS_REJECT_INTERNAL, 0);
 		return;
@@ -516,14 +530,15 @@ void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 		refuse(adm, h, RS_REJECT_BUSY, 0);
 		return;
 	}
-	if (recv_log_memory_expose_on(&adm->mem, h->conn)) {
+	struct recv_device_exposure *d =
+	    recv_log_memory_expose_on(&adm->mem, h->conn);
+	if (!d) {
 		refuse(adm, h, RS_REJECT_INTERNAL, 0);
 		return;
 	}
-	uint8_t methods =
-	    recv_log_memory_offered(&adm->mem, &h->req, h->rules.methods);
+	uint8_t methods = recv_log_memory_offered(d, &h->req, h->rules.methods);
 	if (is_writer(&h->req) && h->req.method == RS_METHOD_AUTO &&
-	    !recv_log_memory_usable(&adm->mem, &h->req, h->rules.methods)) {
+	    !recv_log_memory_usable(d, &h->req, h->rules.methods)) {
 		char offered[64], can[64];
 		rs_err("refusing sender %s: this log offers %s, it can do %s",
 		       h->peer,
@@ -543,7 +558,7 @@ void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 		refuse(adm, h, RS_REJECT_METHOD, methods);
 		return;
 	}
-	accept_session(adm, h);
+	accept_session(adm, h, d);
 }
 
 bool recv_admission_watching_head(const struct recv_admission *adm)

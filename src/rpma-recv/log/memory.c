@@ -18,28 +18,55 @@ void recv_log_memory_init(struct recv_log_memory *lm,
 
 void recv_log_memory_fini(struct recv_log_memory *lm)
 {
-	recv_exposure_delete(&lm->exposure);
+	while (lm->devices) {
+		struct recv_device_exposure *d = lm->devices;
+		lm->devices = d->next;
+		if (d->holders)
+			rs_err("%s: its memory on an RDMA device is given back "
+			       "while %u sessions hold it",
+			       lm->target->path, d->holders);
+		recv_exposure_delete(&d->exposure);
+		free(d);
+	}
 }
 
-int recv_log_memory_expose_on(struct recv_log_memory *lm,
-			      const struct rs_conn *conn)
+/* Sessions of one log on two devices at once are normal (a dual-port
+ * adapter, a receiver listening on every address): each device has what
+ * it was given of the log, and one device's sender never takes away
+ * another's. */
+struct recv_device_exposure *
+recv_log_memory_expose_on(struct recv_log_memory *lm,
+			  const struct rs_conn *conn)
 {
-	if (lm->exposure && recv_exposure_serves(lm->exposure, conn))
-		return 0;
-	recv_exposure_delete(&lm->exposure);
+	for (struct recv_device_exposure *d = lm->devices; d; d = d->next)
+		if (recv_exposure_serves(d->exposure, conn))
+			return d;
+	struct recv_device_exposure *d = calloc(1, sizeof(*d));
 	struct rs_error err = {0};
-	int rc =
-	    recv_exposure_new(conn, lm->target, lm->cfg, &lm->exposure, &err);
-	if (rc)
+	if (!d) {
+		rs_err("%s: out of memory", lm->target->path);
+		return 0;
+	}
+	if (recv_exposure_new(conn, lm->target, lm->cfg, &d->exposure, &err)) {
 		rs_err("%s", err.msg);
-	return rc;
+		free(d);
+		return 0;
+	}
+	d->next = lm->devices;
+	lm->devices = d;
+	return d;
 }
 
-uint8_t recv_log_memory_offered(const struct recv_log_memory *lm,
+unsigned recv_log_memory_holders(const struct recv_device_exposure *d)
+{
+	return d->holders;
+}
+
+uint8_t recv_log_memory_offered(const struct recv_device_exposure *d,
 				const struct rs_connect_req *req,
 				uint8_t allowed)
 {
-	uint8_t m = recv_exposure_methods(lm->exposure) & allowed;
+	uint8_t m = recv_exposure_methods(d->exposure) & allowed;
 	/* An apm or flush sender writes the log's write offset itself: it
 	 * would commit a replacement over the content kept meanwhile. */
 	if (req->flags & RS_CONNECT_REPLACE)
@@ -47,21 +74,25 @@ uint8_t recv_log_memory_offered(const struct recv_log_memory *lm,
 	return m;
 }
 
-uint8_t recv_log_memory_usable(const struct recv_log_memory *lm,
+uint8_t recv_log_memory_usable(const struct recv_device_exposure *d,
 			       const struct rs_connect_req *req,
 			       uint8_t allowed)
 {
-	uint8_t m = recv_log_memory_offered(lm, req, allowed);
+	uint8_t m = recv_log_memory_offered(d, req, allowed);
 	return req->flags & RS_CONNECT_VERIFY ? m : m & req->methods;
 }
 
 void recv_sender_memory_init(struct recv_sender_memory *m,
 			     const struct recv_log_memory *lm,
+			     struct recv_device_exposure *d,
 			     const struct rs_connect_req *req, uint8_t allowed,
 			     const char *who)
 {
 	memset(m, 0, sizeof(*m));
 	m->log = lm;
+	m->device = d;
+	m->exposure = d->exposure;
+	d->holders++;
 	m->req = req;
 	m->allowed = allowed;
 	m->who = who;
@@ -78,7 +109,7 @@ recv_sender_memory_method(const struct recv_sender_memory *m)
 {
 	if (is_reader(m))
 		return 0;
-	uint8_t usable = recv_log_memory_usable(m->log, m->req, m->allowed);
+	uint8_t usable = recv_log_memory_usable(m->device, m->req, m->allowed);
 	return recv_method_choose(usable, m->req->method);
 }
 
@@ -90,7 +121,7 @@ static bool windowed(const struct recv_sender_memory *m)
 	const struct recv_method *method = recv_sender_memory_method(m);
 	return method &&
 	       !(RS_METHOD_BIT(method->id) & RS_METHOD_SENDER_COMMITS) &&
-	       recv_exposure_windows(m->log->exposure);
+	       recv_exposure_windows(m->exposure);
 }
 
 bool recv_sender_memory_through_windows(const struct recv_sender_memory *m)
@@ -105,7 +136,7 @@ bool recv_sender_memory_through_windows(const struct recv_sender_memory *m)
 static int pick_peer(struct recv_sender_memory *m, const struct rs_conn *conn)
 {
 	struct rs_error err = {0};
-	struct recv_exposure *e = m->log->exposure;
+	struct recv_exposure *e = m->exposure;
 	m->peer = is_reader(m) ? recv_exposure_reader_peer(e, conn, &err)
 			       : recv_exposure_peer(e);
 	if (!m->peer)
@@ -121,7 +152,7 @@ static int take_method_memory(struct recv_sender_memory *m)
 	if (!method || !method->on_demand)
 		return 0;
 	struct rs_error err = {0};
-	if (recv_exposure_take(m->log->exposure, method->id, &err)) {
+	if (recv_exposure_take(m->exposure, method->id, &err)) {
 		rs_err("sender %s: %s", m->who, err.msg);
 		return -1;
 	}
@@ -211,7 +242,7 @@ static void describe_windows(struct rs_accept_info *info)
 int recv_sender_memory_describe(struct recv_sender_memory *m,
 				struct rs_accept_info *info)
 {
-	struct recv_exposure *e = m->log->exposure;
+	struct recv_exposure *e = m->exposure;
 	recv_exposure_describe(e, info);
 	/* A writer is shown the one method both sides pick, with keys of its
 	 * own; a reader none (describe_read). */
@@ -243,7 +274,7 @@ static int windows_of(struct recv_sender_memory *m)
 	if (m->windows)
 		return 0;
 	struct rs_error err = {0};
-	struct recv_exposure *e = m->log->exposure;
+	struct recv_exposure *e = m->exposure;
 	struct recv_write_windows_config cfg = recv_exposure_windows_config(e);
 	int rc = recv_write_windows_new(recv_exposure_peer(e), &cfg,
 					&m->windows, &err);
@@ -271,7 +302,7 @@ int recv_sender_memory_window(struct recv_sender_memory *m, struct rs_conn *c,
 void recv_sender_memory_say_reach(const struct recv_sender_memory *m,
 				  uint64_t bytes_max, uint64_t ns_max)
 {
-	bool bounded = recv_exposure_windows_bounded(m->log->exposure);
+	bool bounded = recv_exposure_windows_bounded(m->exposure);
 	rs_verbose("sender %s: its windows moved past what it committed within "
 		   "%llu bytes and %.1f ms at most%s",
 		   m->who, (unsigned long long)bytes_max, (double)ns_max / 1e6,
@@ -288,7 +319,7 @@ void recv_sender_memory_drop_windows(struct recv_sender_memory *m)
 
 void recv_sender_memory_drop_keys(struct recv_sender_memory *m, bool refill)
 {
-	recv_writer_keys_drop(m->log->exposure, &m->keys, refill);
+	recv_writer_keys_drop(m->exposure, &m->keys, refill);
 }
 
 void recv_sender_memory_release(struct recv_sender_memory *m)
@@ -298,5 +329,9 @@ void recv_sender_memory_release(struct recv_sender_memory *m)
 	free(m->read_ring);
 	m->read_ring = 0;
 	if (m->took != RS_METHOD_AUTO)
-		recv_exposure_give_back(m->log->exposure, m->took);
+		recv_exposure_give_back(m->exposure, m->took);
+	m->took = RS_METHOD_AUTO;
+	if (m->device)
+		m->device->holders--;
+	m->device = 0;
 }

@@ -21,16 +21,29 @@ struct rs_conn;
 struct rs_mr;
 struct rs_peer;
 
-/* A log's memory and what the device its senders come in on was given. */
+/* What one RDMA device was given of a log, and how many sessions on that
+ * device hold it: a PMem host with two ports serves a log on both at once. */
+struct recv_device_exposure {
+	struct recv_exposure *exposure;
+	unsigned holders; /* sessions that use it now */
+	struct recv_device_exposure *next;
+};
+
+/* A log's memory and what each device its senders came in on was given:
+ * kept for the log's life (a device's next sender finds it registered),
+ * never torn down while a session holds it. */
 struct recv_log_memory {
 	const struct recv_exposure_config *cfg;
 	const struct recv_pmem_target *target;
-	struct recv_exposure *exposure; /* NULL until a sender comes */
+	struct recv_device_exposure *devices; /* none until a sender comes */
 };
 
 /* What one sender is shown of it and holds. */
 struct recv_sender_memory {
 	const struct recv_log_memory *log;
+	/* what its device was given, held until release */
+	struct recv_device_exposure *device;
+	struct recv_exposure *exposure;	  /* device->exposure */
 	const struct rs_connect_req *req; /* its request */
 	uint8_t allowed;		  /* the methods its rules allow */
 	const char *who;		  /* the sender, in messages */
@@ -48,27 +61,29 @@ struct recv_sender_memory {
 void recv_log_memory_init(struct recv_log_memory *lm,
 			  const struct recv_exposure_config *cfg,
 			  const struct recv_pmem_target *target);
-/* Gives back what the device was given. */
+/* Gives back what every device was given (no session holds any now). */
 void recv_log_memory_fini(struct recv_log_memory *lm);
-/* What the device conn runs on is given: kept while senders come in on
- * the same device. 0, or an error said. */
-int recv_log_memory_expose_on(struct recv_log_memory *lm,
-			      const struct rs_conn *conn);
-/* The methods a connection may use: what the device allows of the pool,
- * and of those what the log's rules allow. */
-uint8_t recv_log_memory_offered(const struct recv_log_memory *lm,
+/* What the device conn runs on is given (registered the first time a
+ * sender comes in on it, then kept). NULL with the error said. */
+struct recv_device_exposure *
+recv_log_memory_expose_on(struct recv_log_memory *lm,
+			  const struct rs_conn *conn);
+/* The methods a connection on device d may use: what the device allows of
+ * the pool, and of those what the log's rules allow. */
+uint8_t recv_log_memory_offered(const struct recv_device_exposure *d,
 				const struct rs_connect_req *req,
 				uint8_t allowed);
 /* Of those, the ones a writer can do (its request says): the grant shows
  * no other, and the same rule picks one on both sides. */
-uint8_t recv_log_memory_usable(const struct recv_log_memory *lm,
+uint8_t recv_log_memory_usable(const struct recv_device_exposure *d,
 			       const struct rs_connect_req *req,
 			       uint8_t allowed);
 
-/* A sender of req, with allowed from its rules and who to name it by; all
- * three outlive m. It holds nothing yet. */
+/* A sender of req on device d, with allowed from its rules and who to
+ * name it by; all outlive m. It holds d from now until release. */
 void recv_sender_memory_init(struct recv_sender_memory *m,
 			     const struct recv_log_memory *lm,
+			     struct recv_device_exposure *d,
 			     const struct rs_connect_req *req, uint8_t allowed,
 			     const char *who);
 /* A writer's method: the one it picks from what it is granted, by the
@@ -103,5 +118,7 @@ void recv_sender_memory_say_reach(const struct recv_sender_memory *m,
 void recv_sender_memory_drop_windows(struct recv_sender_memory *m);
 void recv_sender_memory_drop_keys(struct recv_sender_memory *m, bool refill);
 void recv_sender_memory_release(struct recv_sender_memory *m);
+/* How many sessions hold what device d was given (for tests and -v). */
+unsigned recv_log_memory_holders(const struct recv_device_exposure *d);
 
 #endif

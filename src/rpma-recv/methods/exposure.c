@@ -213,6 +213,17 @@ void recv_exposure_give_back(struct recv_exposure *e, enum rs_method m)
 		   e->target->path, rs_method_name(m));
 }
 
+/* A protection domain freed, or, while something still lives on it,
+ * kept (never freed under what uses it) and said. */
+static void drop_peer(const struct recv_exposure *e, struct rs_peer **peer)
+{
+	int rc = rs_peer_delete(peer);
+	if (rc)
+		rs_err("%s: cannot free a protection domain of its RDMA device "
+		       "(%s): something still uses it; it is kept",
+		       e->target->path, strerror(rc));
+}
+
 void recv_exposure_delete(struct recv_exposure **ep)
 {
 	struct recv_exposure *e = *ep;
@@ -221,8 +232,8 @@ void recv_exposure_delete(struct recv_exposure **ep)
 	rs_mr_dereg(&e->spare);
 	for (size_t i = 0; i < RS_METHOD_COUNT; i++)
 		withdraw(e, (enum rs_method)i);
-	rs_peer_delete(&e->readers);
-	rs_peer_delete(&e->peer);
+	drop_peer(e, &e->readers);
+	drop_peer(e, &e->peer);
 	free(e);
 	*ep = NULL;
 }

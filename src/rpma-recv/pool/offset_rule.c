@@ -24,6 +24,8 @@ const char *recv_offset_rule_text(enum recv_offset_rule r)
 		return "before the data range's start";
 	case RECV_OFFSET_BACKWARDS:
 		return "below the offset already committed";
+	case RECV_OFFSET_WHILE_SEALED:
+		return "moved while the log was sealed for its rotation";
 	default:
 		return "within the rules";
 	}

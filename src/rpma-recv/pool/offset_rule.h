@@ -28,6 +28,7 @@ enum recv_offset_rule {
 	RECV_OFFSET_PAST_END,	  /* beyond the data range's end */
 	RECV_OFFSET_BEFORE_START, /* before the data range's start */
 	RECV_OFFSET_BACKWARDS,	  /* below the offset accepted last */
+	RECV_OFFSET_WHILE_SEALED, /* moved while a rotation sealed the log */
 };
 
 /* Which rule word breaks in a data range [start, end] whose committed end

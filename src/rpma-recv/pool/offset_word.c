@@ -1,11 +1,15 @@
 #include "pool/offset_word.h"
 
-/* The word read and checked against the committed end. */
+/* The word read and checked against the committed end; while a rotation
+ * seals the log, any other value than that end breaks a rule: what a
+ * writer committed past the seal, the pool's starting over would drop. */
 static struct recv_offset_seen look(const struct recv_pmem_target *t)
 {
 	struct recv_offset_seen s = {.word = recv_pmem_target_offset_word(t)};
-	s.rule = recv_offset_check(s.word, t->start, t->end,
-				   recv_pmem_target_write_offset(t));
+	uint64_t committed = recv_pmem_target_write_offset(t);
+	s.rule = recv_offset_check(s.word, t->start, t->end, committed);
+	if (s.rule == RECV_OFFSET_OK && t->end_sealed && s.word != committed)
+		s.rule = RECV_OFFSET_WHILE_SEALED;
 	return s;
 }
 

@@ -6,6 +6,9 @@
  * the data range's start), makes it persistent before it takes it as
  * committed, and stores back the last good value when a check fails.
  *
+ * While a rotation seals the log (recv_pmem_target.end_sealed) the word
+ * may not move at all.
+ *
  * The receiver's view of the committed end (recv_pmem_target_write_offset)
  * moves only by its own commits and by a word adopted here: every reader,
  * grant, rotation and metric uses that view, never the raw word. The floor

@@ -32,6 +32,11 @@ struct recv_pmem_target {
 	 * Never the raw word; other threads (the archiver, the reports) read
 	 * it. */
 	_Atomic uint64_t committed;
+	/* A rotation seals the log up to the committed end and waits for the
+	 * archive: the end may not move until it is over, and a one-sided
+	 * writer's word that moves it breaks a rule (pool/offset_word.h).
+	 * Set and cleared by rotation/rotation.c on the log's thread. */
+	bool end_sealed;
 	bool has_floor; /* room below the data range for the floor record */
 };
 

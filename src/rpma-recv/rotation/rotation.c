@@ -122,12 +122,24 @@ static uint8_t rebase_check(struct recv_rotation *r, uint64_t write)
 }
 
 /* The durable stretch listed, the oldest files pruned, then the pool
- * started over and the new base recorded; the lock held. */
-static void rebase_finish(struct recv_rotation *r, uint64_t write,
-			  uint64_t *base)
+ * started over and the new base recorded; the lock held. Only when the
+ * log still ends where it was sealed: what was committed past the seal,
+ * starting over would drop (nothing may move it meanwhile: a commit is
+ * refused, a one-sided writer's word breaks a rule, pool/offset_word.h). */
+static uint8_t rebase_finish(struct recv_rotation *r, uint64_t write,
+			     uint64_t *base)
 {
 	struct recv_pmem_target *t = r->t;
 	struct rs_error err = {0};
+	uint64_t committed = recv_pmem_target_write_offset(t);
+	if (committed != write) {
+		rs_err("log %s: its committed end moved from %" PRIu64
+		       " to %" PRIu64 " while its rotation waited for the "
+		       "archive; the pool is not started over, nothing is "
+		       "dropped",
+		       rotation_label(r), write, committed);
+		return RS_MSG_BAD_REQUEST;
+	}
 	archive_stretch_adopt(r->archive);
 	if (archive_prune(r->archive, r->cfg.keep, r->cfg.max_bytes, &err) < 0)
 		rs_err("log %s: %s", rotation_label(r), err.msg);
@@ -144,6 +156,7 @@ static void rebase_finish(struct recv_rotation *r, uint64_t write,
 		"over at log position %" PRIu64,
 		rotation_label(r), write - t->start, archive_dir(r->archive),
 		*base);
+	return RS_MSG_OK;
 }
 
 uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
@@ -156,7 +169,7 @@ uint8_t recv_rotation_rebase(struct recv_rotation *r, uint64_t write,
 	if (status == RS_MSG_OK)
 		status = rotation_seal_durable(r, write);
 	if (status == RS_MSG_OK)
-		rebase_finish(r, write, base);
+		status = rebase_finish(r, write, base);
 	pthread_mutex_unlock(&r->lock);
 	return status;
 }
@@ -169,6 +182,7 @@ uint8_t recv_rotation_rebase_begin(struct recv_rotation *r, uint64_t write)
 	uint8_t status = rebase_check(r, write);
 	if (status == RS_MSG_OK) {
 		r->seal_write = write;
+		r->t->end_sealed = true;
 		if (r->archiver) {
 			atomic_store(&r->seal, ROTATION_SEAL_WANTED);
 		} else {
@@ -193,7 +207,8 @@ bool recv_rotation_rebase_poll(struct recv_rotation *r, uint8_t *status,
 	atomic_store(&r->seal, ROTATION_SEAL_NONE);
 	*status = r->seal_status;
 	if (*status == RS_MSG_OK)
-		rebase_finish(r, r->seal_write, base);
+		*status = rebase_finish(r, r->seal_write, base);
+	r->t->end_sealed = false;
 	pthread_mutex_unlock(&r->lock);
 	return true;
 }

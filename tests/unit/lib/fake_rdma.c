@@ -216,11 +216,12 @@ int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
 	return 0;
 }
 
-void rs_peer_delete(struct rs_peer **peer)
+int rs_peer_delete(struct rs_peer **peer)
 {
 	if (!*peer)
-		return;
+		return 0;
 	free(*peer);
 	*peer = 0;
 	fake.peers--;
+	return 0;
 }

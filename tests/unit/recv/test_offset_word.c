@@ -215,6 +215,27 @@ static void test_broken_words_put_back(void **state)
 	assert_int_equal(floor_in_pool(f), f->t.start + 500);
 }
 
+/* While a rotation seals the log, a word that moves, even forward within
+ * the data range, breaks a rule: it is never adopted, and settle puts the
+ * sealed end back (a --follow reader is never told of it). Once the seal
+ * is over, a good word is adopted again. */
+static void test_word_frozen_while_sealed(void **state)
+{
+	struct fixture *f = *state;
+	writer_stores(f, f->t.start + 500);
+	assert_true(recv_offset_word_adopt(&f->t).adopted);
+	f->t.end_sealed = true;
+	writer_stores(f, f->t.start + 500);
+	assert_int_equal(recv_offset_word_adopt(&f->t).rule, RECV_OFFSET_OK);
+	broken_word_put_back(f, f->t.start + 800, RECV_OFFSET_WHILE_SEALED);
+	broken_word_put_back(f, f->t.end, RECV_OFFSET_WHILE_SEALED);
+	broken_word_put_back(f, f->t.start + 499, RECV_OFFSET_BACKWARDS);
+	assert_int_equal(floor_in_pool(f), f->t.start + 500);
+	f->t.end_sealed = false;
+	writer_stores(f, f->t.start + 800);
+	assert_true(recv_offset_word_adopt(&f->t).adopted);
+}
+
 /* A writer flushed a broken word itself, then the host went down before
  * the receiver put it back: the next open puts back the floor, and
  * libpmemlog and --info's peek agree. */
@@ -311,6 +332,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_broken_words_put_back, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_word_frozen_while_sealed,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_crash_repair, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_crash_keeps_good_word, setup,
 					    teardown),

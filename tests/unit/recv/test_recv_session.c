@@ -11,10 +11,12 @@
 #include "error.h"
 #include "methods/recv_method.h"
 #include "methods/write_windows.h"
+#include "proto/pool_layout.h"
 #include "replicas/replica_keys.h"
 #include "sender/session.h"
 #include "temp_pool.h"
 
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,6 +366,33 @@ static void commits_alone_are_counted_from_the_offset(void **state)
 	recv_pmem_target_commit(&f->t, f->t.start + 500);
 	recv_session_on_timer(&f->s, 1200);
 	assert_int_equal(f->s.commits, 0);
+}
+
+/* While a rotation seals the log, a writer that commits alone and stores
+ * a new word all the same (past the seal: the pool's starting over would
+ * drop it) is ended on the receiver's next look; nothing it stored counts,
+ * and its end puts the sealed end back. */
+static void a_word_stored_while_sealed_ends_the_writer(void **state)
+{
+	struct fixture *f = *state;
+	start_with(f, false, &recv_method_flush);
+	recv_session_on_established(&f->s, 1100);
+	uint64_t sealed = f->t.start + 4096;
+	recv_pmem_target_commit(&f->t, sealed);
+	recv_session_on_timer(&f->s, 1150);
+	assert_int_equal(f->s.bytes, 4096);
+	f->t.end_sealed = true;
+	uint64_t past = htole64(sealed + 100);
+	memcpy(f->t.base + RS_LOG_WRITE_OFFSET, &past, sizeof(past));
+	recv_session_on_timer(&f->s, 1200);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), sealed);
+	assert_int_equal(f->s.bytes, 4096);
+	struct recv_offset_seen seen = recv_session_settle_offset(&f->s);
+	assert_int_equal(seen.rule, RECV_OFFSET_WHILE_SEALED);
+	assert_int_equal(recv_pmem_target_offset_word(&f->t), sealed);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), sealed);
+	f->t.end_sealed = false;
 }
 
 /* A reader's wait is answered when the log grows past it, or after a
@@ -880,6 +909,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		commits_alone_are_counted_from_the_offset, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_word_stored_while_sealed_ends_the_writer, setup, teardown),
 	    cmocka_unit_test_setup_teardown(reader_waits_for_the_log_to_grow,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_writer_does_not_wait, setup,

@@ -259,6 +259,7 @@ static struct recv_archiver *sealed_and_waiting(struct fixture *f,
 	for (int i = 0; i < 10000 && !atomic_load(&sealed); i++)
 		usleep(1000);
 	assert_true(atomic_load(&sealed));
+	assert_true(f->t.end_sealed);
 	return a;
 }
 
@@ -270,6 +271,7 @@ static void the_waiting_rebase_finishes(struct fixture *f)
 	uint64_t base = 0;
 	assert_true(recv_rotation_rebase_poll(f->rot, &status, &base));
 	assert_int_equal(status, RS_MSG_OK);
+	assert_false(f->t.end_sealed);
 	assert_int_equal(base, 3u << 20);
 	unsigned files;
 	uint64_t bytes, at;
@@ -318,6 +320,31 @@ static void nothing_changes_the_pool_while_its_seal_waits(void **state)
 			 RS_MSG_BAD_REQUEST);
 	the_waiting_rebase_finishes(f);
 	assert_int_equal(pool_used(f), 0);
+	close_log(f);
+	recv_archiver_stop(&a);
+	open_log(f);
+}
+
+/* Should the committed end move while the seal waits (nothing may move
+ * it: this is the last guard), the rebase is refused when it would finish:
+ * the pool is not started over, so nothing committed past the seal is
+ * dropped, and nothing is listed in the archive. */
+static void a_seal_the_log_outgrew_is_not_finished(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t write;
+	struct recv_archiver *a = sealed_and_waiting(f, &write);
+	recv_pmem_target_accept(&f->t, write + 4096);
+	uint8_t status = 0xff;
+	uint64_t base = 0;
+	assert_true(recv_rotation_rebase_poll(f->rot, &status, &base));
+	assert_int_equal(status, RS_MSG_BAD_REQUEST);
+	assert_false(f->t.end_sealed);
+	assert_int_equal(recv_pmem_target_write_offset(&f->t), write + 4096);
+	unsigned files;
+	uint64_t bytes, at;
+	recv_rotation_archived(f->rot, &files, &bytes, &at);
+	assert_int_equal(files, 0);
 	close_log(f);
 	recv_archiver_stop(&a);
 	open_log(f);
@@ -665,6 +692,8 @@ int main(void)
 		a_turn_after_the_seal_copies_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		nothing_changes_the_pool_while_its_seal_waits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_seal_the_log_outgrew_is_not_finished, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rebase_refuses_what_makes_no_sense,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
