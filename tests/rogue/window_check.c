@@ -102,7 +102,8 @@ static struct rs_conn *accept_one(struct rs_listener *l, struct rs_peer **peer,
 	    (!*mr &&
 	     rs_mr_reg(*peer, buf, BUF, RS_MR_LOCAL | RS_MR_BIND, mr, e)) ||
 	    rs_conn_recv(c, *mr, RECV_AT, 64, 1) ||
-	    rs_conn_accept(c, 0, 0, false, e)) {
+	    rs_conn_accept(c, 0, 0, RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ,
+			   e)) {
 		rs_conn_delete(&c);
 		return 0;
 	}

@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -296,31 +297,100 @@ int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 				: rdma_event_str(got));
 }
 
-/* rdma_cm gives an accepted queue pair every remote access its device
- * has (write, read, atomic, flush) when it moves it to RTS (it sets the
- * access again on the way, so it cannot be cut down before); a reader's
- * is cut down to reading right after. */
-static int remote_read_only(struct rs_conn *c, struct rs_error *err)
+/* A queue pair's access flags for what rdma/mr.h's flags let a peer do. */
+static int qp_access(unsigned access)
 {
-	struct ibv_qp_attr attr = {.qp_access_flags = IBV_ACCESS_REMOTE_READ};
-	int rc = ibv_modify_qp(c->id->qp, &attr, IBV_QP_ACCESS_FLAGS);
-	if (rc)
-		return rs_error_set(err, RS_E_PROVIDER, rc,
-				    "cannot make a reader's queue pair "
-				    "read-only: %s",
-				    strerror(rc));
+	int flags = 0;
+	if (access & RS_MR_REMOTE_WRITE)
+		flags |= IBV_ACCESS_REMOTE_WRITE;
+	if (access & RS_MR_REMOTE_READ)
+		flags |= IBV_ACCESS_REMOTE_READ;
+#ifdef RS_HAVE_IBV_FLUSH
+	if (access & RS_MR_FLUSH)
+		flags |= IBV_ACCESS_FLUSH_PERSISTENT;
+#endif
+	return flags;
+}
+
+/* One step of the accepting side's queue pair, with the attributes
+ * rdma_cm says for it (the path, the peer's queue pair, its sequence
+ * numbers), as rdma_accept would take it. */
+static int qp_step(struct rs_conn *c, enum ibv_qp_state to,
+		   struct ibv_qp_attr *attr, int *mask)
+{
+	attr->qp_state = to;
+	if (rdma_init_qp_attr(c->id, attr, mask))
+		return errno ? errno : EINVAL;
+	if (to == IBV_QPS_RTR) {
+		struct ibv_port_attr port;
+		/* rdma_cm's own workaround: bits 21-24 are RoCE's only */
+		if (ibv_query_port(c->id->verbs, c->id->port_num, &port) == 0 &&
+		    port.link_layer == IBV_LINK_LAYER_INFINIBAND)
+			*mask &= (int)(UINT_MAX ^ 0xe00000u);
+	}
 	return 0;
 }
 
+/* rdma_accept moves a queue pair it knows to RTS with every remote access
+ * its device has (write, read, atomic, flush), and sets that again on the
+ * way, so it cannot be cut down before the peer may use it. This side
+ * moves it itself, with only `access` from the start, and the reads in
+ * flight of param, as rdma_accept would have. */
+static int ready_qp(struct rs_conn *c, const struct rdma_conn_param *param,
+		    unsigned access)
+{
+	struct ibv_qp_attr attr;
+	int mask, rc = qp_step(c, IBV_QPS_INIT, &attr, &mask);
+	if (!rc) {
+		attr.qp_access_flags = (unsigned)qp_access(access);
+		rc = ibv_modify_qp(c->id->qp, &attr, mask);
+	}
+	if (!rc && !(rc = qp_step(c, IBV_QPS_RTR, &attr, &mask))) {
+		attr.max_dest_rd_atomic = param->responder_resources;
+		rc = ibv_modify_qp(c->id->qp, &attr, mask);
+	}
+	if (!rc && !(rc = qp_step(c, IBV_QPS_RTS, &attr, &mask))) {
+		attr.max_rd_atomic = param->initiator_depth;
+		rc = ibv_modify_qp(c->id->qp, &attr, mask);
+	}
+	return rc;
+}
+
 int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
-		   bool read_only, struct rs_error *err)
+		   unsigned access, struct rs_error *err)
 {
 	set_ack_timeout(c->id);
 	struct rdma_conn_param param = conn_param(c, priv, priv_len);
-	if (rdma_accept(c->id, &param))
-		return rs_error_set(err, RS_E_PROVIDER, errno,
-				    "accept failed: %s", strerror(errno));
-	return read_only ? remote_read_only(c, err) : 0;
+	int rc = ready_qp(c, &param, access);
+	if (rc)
+		return rs_error_set(err, RS_E_PROVIDER, rc,
+				    "cannot make the queue pair ready: %s",
+				    strerror(rc));
+	/* Shown no queue pair, rdma_accept leaves it as it is and answers
+	 * with the number given (librdmacm reads id->qp only in the call). */
+	struct ibv_qp *qp = c->id->qp;
+	param.qp_num = qp->qp_num;
+	c->id->qp = NULL;
+	rc = rdma_accept(c->id, &param);
+	int e = errno;
+	c->id->qp = qp;
+	if (rc)
+		return rs_error_set(err, RS_E_PROVIDER, e, "accept failed: %s",
+				    strerror(e));
+	return 0;
+}
+
+int rs_conn_set_access(struct rs_conn *c, unsigned access, struct rs_error *err)
+{
+	struct ibv_qp_attr attr = {.qp_access_flags =
+				       (unsigned)qp_access(access)};
+	int rc = ibv_modify_qp(c->id->qp, &attr, IBV_QP_ACCESS_FLAGS);
+	if (rc)
+		return rs_error_set(err, RS_E_PROVIDER, rc,
+				    "cannot change what the peer may do "
+				    "through its queue pair: %s",
+				    strerror(rc));
+	return 0;
 }
 
 int rs_conn_answer_ms(const struct rs_conn *c)

@@ -46,13 +46,17 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 		      struct rs_error *err);
 
 /* Receiver side, for a connection a listener handed over. The accept
- * completes with the listener's ESTABLISHED event for c. read_only: the
- * peer may only read through it (no remote write, atomic or flush, with
- * any key) from a moment after the accept: rdma_cm moves the queue pair
- * to RTS with every access first, and a peer quick enough may use it in
- * between; keep what must not be written off its protection domain. */
+ * completes with the listener's ESTABLISHED event for c. access: what the
+ * peer may do through the queue pair with a key of this side's
+ * (RS_MR_REMOTE_WRITE, RS_MR_REMOTE_READ, RS_MR_FLUSH of rdma/mr.h; 0:
+ * nothing), from the first packet on: the queue pair is made ready with
+ * only that, never with rdma_cm's every access. */
 int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
-		   bool read_only, struct rs_error *err);
+		   unsigned access, struct rs_error *err);
+/* Changes what the peer may do through an accepted queue pair (as
+ * rs_conn_accept's access), e.g. once it has proved a key. */
+int rs_conn_set_access(struct rs_conn *c, unsigned access,
+		       struct rs_error *err);
 void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len);
 
 void rs_conn_disconnect(struct rs_conn *c);

@@ -54,13 +54,13 @@ bool rs_peer_can_flush(const struct rs_peer *peer, const char **why_not)
 #endif
 }
 
-int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
-		struct rs_error *err)
+static int peer_on(struct ibv_context *verbs, struct rs_peer **peer,
+		   struct rs_error *err)
 {
 	struct rs_peer *p = calloc(1, sizeof(*p));
 	if (!p)
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
-	p->verbs = conn->id->verbs;
+	p->verbs = verbs;
 	p->pd = ibv_alloc_pd(p->verbs);
 	if (!p->pd) {
 		int e = errno ? errno : ENOMEM;
@@ -73,6 +73,18 @@ int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
 	p->flush_ops = flush_ops(p->verbs);
 	*peer = p;
 	return 0;
+}
+
+int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
+		struct rs_error *err)
+{
+	return peer_on(conn->id->verbs, peer, err);
+}
+
+int rs_peer_new_like(const struct rs_peer *like, struct rs_peer **peer,
+		     struct rs_error *err)
+{
+	return peer_on(like->verbs, peer, err);
 }
 
 int rs_peer_delete(struct rs_peer **peer)

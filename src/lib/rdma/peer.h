@@ -13,6 +13,10 @@ struct rs_peer;
 /* A peer for the device conn runs on. */
 int rs_peer_new(const struct rs_conn *conn, struct rs_peer **peer,
 		struct rs_error *err);
+/* Another protection domain on like's device: what is registered on one
+ * is reached through no queue pair of the other. */
+int rs_peer_new_like(const struct rs_peer *like, struct rs_peer **peer,
+		     struct rs_error *err);
 /* Frees the peer with its protection domain: 0, or the errno of a
  * protection domain that cannot be freed yet (EBUSY: a region, a window
  * or a queue pair still on it), which leaves *peer as it was. */

@@ -533,7 +533,7 @@ int rs_session_answer(struct rs_session **session,
 		rs_session_refuse_prepared(session, RS_REJECT_INTERNAL);
 		return rc;
 	}
-	rc = rs_conn_accept(s->conn, buf, (uint8_t)len, a->read_only, err);
+	rc = rs_conn_accept(s->conn, buf, (uint8_t)len, a->access, err);
 	if (rc)
 		rs_session_delete(session);
 	return rc;
@@ -556,6 +556,12 @@ int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,
 	    !rs_auth_check(s->key, s->nonce, &s->presented, msg->mac))
 		return rs_error_set(err, RS_E_AUTH, 0, "wrong auth key");
 	return 0;
+}
+
+int rs_session_set_access(struct rs_session *s, unsigned access,
+			  struct rs_error *err)
+{
+	return rs_conn_set_access(s->conn, access, err);
 }
 
 int rs_session_send_grant(struct rs_session *s,

@@ -91,7 +91,10 @@ struct rs_session_accept {
 	struct rs_peer *peer; /* the receiver's, for this device */
 	uint16_t slots;	      /* control messages a sender may send at once */
 	bool busy_poll;
-	bool read_only; /* a reader: its queue pair may only be read through */
+	/* What the sender may do through its queue pair from the accept on
+	 * (rs_conn_accept's access): a reader reads; a writer with a key
+	 * nothing until its grant (rs_session_set_access). */
+	unsigned access;
 	/* With a key: a challenge, and the grant only once it is answered.
 	 * Without: the grant right away. */
 	const struct rs_auth_key *key;
@@ -122,6 +125,11 @@ void rs_session_refuse_prepared(struct rs_session **s, uint8_t reason);
 /* Checks the answer to the challenge in a received message. RS_E_AUTH when
  * it is not the right one. */
 int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,
+			  struct rs_error *err);
+
+/* What the sender may do through its queue pair from now on (as
+ * rs_session_accept's access), before its grant is sent. */
+int rs_session_set_access(struct rs_session *s, unsigned access,
 			  struct rs_error *err);
 
 /* Sends the grant as a message, after a successful authentication. */

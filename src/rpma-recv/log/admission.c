@@ -317,14 +317,21 @@ static int link_check_auth(void *ctx, const struct rs_msg *msg,
 	return rs_session_check_auth(a->rs, msg, err);
 }
 
-/* After a right answer: a sender taking its session over gets it now. */
+/* After a right answer: a sender taking its session over gets it now,
+ * and its queue pair what its grant allows (nothing before). */
 static int link_send_grant(void *ctx)
 {
 	struct recv_sender *a = ctx;
 	struct rs_accept_info info;
+	struct rs_error err = {0};
 	int rc = take_over(a->adm, a);
 	if (!rc)
 		rc = grant(a, &info);
+	if (!rc && rs_session_set_access(
+		       a->rs, recv_sender_memory_qp_access(&a->mem), &err)) {
+		rs_err("sender %s: %s", a->s.peer, err.msg);
+		rc = err.code;
+	}
 	return rc ? rc : rs_session_send_grant(a->rs, &info);
 }
 
@@ -459,15 +466,17 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h,
 	a->seat = h->seat; /* the session holds it from now */
 	h->seat.held = false;
 	struct rs_accept_info info;
-	struct rs_session_accept acc = {.version = h->req.version,
-					.peer = a->mem.peer,
-					.slots = adm->cfg->exposure.slots,
-					.busy_poll = spins_for(a),
-					.read_only = !is_writer(&h->req),
-					.key = a->rules.has_key ? &a->rules.key
-								: 0,
-					.grant = &info,
-					.presented = &h->req.token};
+	struct rs_session_accept acc = {
+	    .version = h->req.version,
+	    .peer = a->mem.peer,
+	    .slots = adm->cfg->exposure.slots,
+	    .busy_poll = spins_for(a),
+	    /* nothing until it holds a grant */
+	    .access =
+		a->rules.has_key ? 0 : recv_sender_memory_qp_access(&a->mem),
+	    .key = a->rules.has_key ? &a->rules.key : 0,
+	    .grant = &info,
+	    .presented = &h->req.token};
 	struct rs_error err = {0};
 	if (rs_session_prepare(&h->conn, &acc, &a->rs, &err)) {
 		setup_failed(a, err.msg);

@@ -130,15 +130,33 @@ bool recv_sender_memory_through_windows(const struct recv_sender_memory *m)
 	return windowed(m) && method->id == RS_METHOD_GPSPM;
 }
 
-/* Where the session's queue pair and registrations live: a writer's on
- * the log's device's protection domain, a reader's on the readers' own
- * (methods/exposure.h), apart from anything a writer may write. */
-static int pick_peer(struct recv_sender_memory *m, const struct rs_conn *conn)
+/* Whether the writer needs a key to the whole data range (apm, flush,
+ * gpspm where the device binds no windows). */
+static bool needs_whole_key(const struct recv_sender_memory *m)
+{
+	const struct recv_method *method = recv_sender_memory_method(m);
+	return method && method->pool_access && !windowed(m);
+}
+
+/* Where the session's queue pair and registrations live: a reader's, and
+ * a writer's that holds a key to the whole data range, on a protection
+ * domain of its own (no other queue pair reaches what is registered
+ * there; the writer's may come with its key: methods/exposure.h); other
+ * writers' on the log's device's shared one. */
+static int pick_peer(struct recv_sender_memory *m)
 {
 	struct rs_error err = {0};
 	struct recv_exposure *e = m->exposure;
-	m->peer = is_reader(m) ? recv_exposure_reader_peer(e, conn, &err)
-			       : recv_exposure_peer(e);
+	if (is_reader(m) || needs_whole_key(m)) {
+		unsigned access =
+		    is_reader(m) ? 0
+				 : recv_sender_memory_method(m)->pool_access;
+		m->peer =
+		    recv_exposure_own_peer(e, access, &m->keys.pool, &err);
+		m->owns_peer = m->peer != 0;
+	} else {
+		m->peer = recv_exposure_peer(e);
+	}
 	if (!m->peer)
 		rs_err("sender %s: %s", m->who, err.msg);
 	return m->peer ? 0 : -1;
@@ -180,7 +198,8 @@ static void prepare_read_ring(struct recv_sender_memory *m)
 int recv_sender_memory_prepare(struct recv_sender_memory *m,
 			       const struct rs_conn *conn)
 {
-	if (pick_peer(m, conn) || take_method_memory(m))
+	(void)conn;
+	if (pick_peer(m) || take_method_memory(m))
 		return -1;
 	if (is_reader(m))
 		prepare_read_ring(m);
@@ -251,8 +270,8 @@ int recv_sender_memory_describe(struct recv_sender_memory *m,
 	if (m->took != RS_METHOD_STAGED)
 		info->staging = (struct rs_mr_desc){0};
 	struct rs_error err = {0};
-	if (method &&
-	    recv_writer_keys_take(e, method, windowed(m), &m->keys, &err)) {
+	if (method && recv_writer_keys_take(m->peer, m->log->target, method,
+					    windowed(m), &m->keys, &err)) {
 		rs_err("sender %s: %s", m->who, err.msg);
 		return err.code;
 	}
@@ -317,17 +336,30 @@ void recv_sender_memory_drop_windows(struct recv_sender_memory *m)
 	recv_write_windows_delete(&m->windows);
 }
 
+unsigned recv_sender_memory_qp_access(const struct recv_sender_memory *m)
+{
+	const struct recv_method *method = recv_sender_memory_method(m);
+	if (is_reader(m))
+		return RS_MR_REMOTE_READ;
+	return method ? method->qp_access : 0;
+}
+
 void recv_sender_memory_drop_keys(struct recv_sender_memory *m, bool refill)
 {
-	recv_writer_keys_drop(m->exposure, &m->keys, refill);
+	recv_writer_keys_drop(&m->keys);
+	m->refill = refill && needs_whole_key(m);
 }
 
 void recv_sender_memory_release(struct recv_sender_memory *m)
 {
+	recv_writer_keys_drop(&m->keys); /* a session never granted */
 	rs_mr_dereg(&m->read_mr);
 	rs_mr_dereg(&m->read_ring_mr);
 	free(m->read_ring);
 	m->read_ring = 0;
+	if (m->owns_peer)
+		recv_exposure_drop_own_peer(m->exposure, &m->peer, m->refill);
+	m->owns_peer = false;
 	if (m->took != RS_METHOD_AUTO)
 		recv_exposure_give_back(m->exposure, m->took);
 	m->took = RS_METHOD_AUTO;

@@ -48,6 +48,8 @@ struct recv_sender_memory {
 	uint8_t allowed;		  /* the methods its rules allow */
 	const char *who;		  /* the sender, in messages */
 	struct rs_peer *peer;	    /* its queue pair's protection domain */
+	bool owns_peer;		    /* one of its own (a reader, whole key) */
+	bool refill;		    /* at its end, a spare key made anew */
 	struct rs_mr *read_mr;	    /* the log, readable: verify only */
 	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
 	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
@@ -111,10 +113,15 @@ int recv_sender_memory_window(struct recv_sender_memory *m, struct rs_conn *c,
 void recv_sender_memory_say_reach(const struct recv_sender_memory *m,
 				  uint64_t bytes_max, uint64_t ns_max);
 
+/* What its queue pair may do once granted (rdma/conn.h): a reader read,
+ * a writer what its method needs. */
+unsigned recv_sender_memory_qp_access(const struct recv_sender_memory *m);
+
 /* Its end, in three steps around its queue pair's: the windows before
- * (a bound window holds its queue pair), its keys after (with refill,
- * registered anew for the next writer), and last what it read through
- * and its method's own memory. */
+ * (a bound window holds its queue pair), its keys after (with refill, a
+ * key to the whole range registered anew for the next writer that needs
+ * one), and last what it read through, its protection domain and its
+ * method's own memory. */
 void recv_sender_memory_drop_windows(struct recv_sender_memory *m);
 void recv_sender_memory_drop_keys(struct recv_sender_memory *m, bool refill);
 void recv_sender_memory_release(struct recv_sender_memory *m);

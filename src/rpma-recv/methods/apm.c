@@ -39,4 +39,5 @@ const struct recv_method recv_method_apm = {
     .pool_access = RS_MR_REMOTE_WRITE,
     /* its flush reads and offset write touch only this word */
     .word_access = RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ,
+    .qp_access = RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ,
 };

@@ -50,6 +50,22 @@ static bool windows_wanted(struct recv_exposure *e)
 	return !e->cfg.append_only;
 }
 
+/* A protection domain of its own, with the whole data range registered
+ * on it with e->spare_access, for the next writer that needs a key to all
+ * of it. 0, or a negative rs_errc with the reason in err. */
+static int make_spare(struct recv_exposure *e, struct rs_error *err)
+{
+	const struct recv_pmem_target *t = e->target;
+	int rc = rs_peer_new_like(e->peer, &e->spare_pd, err);
+	if (rc)
+		return rc;
+	rc = rs_mr_reg(e->spare_pd, t->base + t->start, t->end - t->start,
+		       e->spare_access, &e->spare, err);
+	if (rc)
+		rs_peer_delete(&e->spare_pd);
+	return rc;
+}
+
 /* Whether the device can register the pool for windows: one page of it,
  * given back at once (each writer registers the part of the tail it
  * reaches: methods/write_windows.h). */
@@ -78,7 +94,6 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 			  bool flush_possible, struct rs_error *flush_err,
 			  struct rs_error *whole_err)
 {
-	const struct recv_pmem_target *t = e->target;
 	struct rs_error err = {0};
 	e->windows_bounded = false;
 	e->windows = windows_wanted(e);
@@ -86,20 +101,15 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 		return;
 	bool whole = !e->cfg.append_only &&
 		     (!e->windows || apm_possible || flush_possible);
-	void *base = t->base + t->start;
-	size_t len = t->end - t->start;
 	e->spare_access = RS_MR_REMOTE_WRITE | RS_MR_FLUSH;
 	if (whole && flush_possible) {
-		e->pool_flushable =
-		    rs_mr_reg(e->peer, base, len, e->spare_access, &e->spare,
-			      &err) == 0;
+		e->pool_flushable = make_spare(e, &err) == 0;
 		if (!e->pool_flushable)
 			*flush_err = err;
 	}
 	if (whole && !e->spare) {
 		e->spare_access = RS_MR_REMOTE_WRITE;
-		if (rs_mr_reg(e->peer, base, len, e->spare_access, &e->spare,
-			      &err))
+		if (make_spare(e, &err))
 			*whole_err = err;
 	}
 	e->pool_writable = e->spare != 0;
@@ -230,9 +240,9 @@ void recv_exposure_delete(struct recv_exposure **ep)
 	if (!e)
 		return;
 	rs_mr_dereg(&e->spare);
+	drop_peer(e, &e->spare_pd);
 	for (size_t i = 0; i < RS_METHOD_COUNT; i++)
 		withdraw(e, (enum rs_method)i);
-	drop_peer(e, &e->readers);
 	drop_peer(e, &e->peer);
 	free(e);
 	*ep = NULL;
@@ -249,13 +259,33 @@ struct rs_peer *recv_exposure_peer(const struct recv_exposure *e)
 	return e->peer;
 }
 
-struct rs_peer *recv_exposure_reader_peer(struct recv_exposure *e,
-					  const struct rs_conn *conn,
-					  struct rs_error *err)
+struct rs_peer *recv_exposure_own_peer(struct recv_exposure *e, unsigned access,
+				       struct rs_mr **whole,
+				       struct rs_error *err)
 {
-	if (!e->readers && rs_peer_new(conn, &e->readers, err))
+	struct rs_peer *p = 0;
+	*whole = 0;
+	if (access && e->spare && (e->spare_access & access) == access) {
+		p = e->spare_pd;
+		*whole = e->spare;
+		e->spare_pd = 0;
+		e->spare = 0;
+		return p;
+	}
+	if (rs_peer_new_like(e->peer, &p, err))
 		return 0;
-	return e->readers;
+	return p;
+}
+
+void recv_exposure_drop_own_peer(struct recv_exposure *e, struct rs_peer **peer,
+				 bool refill)
+{
+	drop_peer(e, peer);
+	/* The next such writer takes a registration made now, while no one
+	 * waits for it; one that fails is made when it is needed. */
+	struct rs_error err = {0};
+	if (refill && e->pool_writable && !e->spare)
+		make_spare(e, &err);
 }
 
 bool recv_exposure_windows(const struct recv_exposure *e)

@@ -30,6 +30,7 @@ recv_exposure_ring_len(const struct recv_exposure_config *cfg)
 
 struct rs_conn;
 struct rs_error;
+struct rs_mr;
 struct rs_peer;
 struct recv_exposure;
 
@@ -46,15 +47,23 @@ void recv_exposure_delete(struct recv_exposure **e);
 /* True when conn runs on the device e was registered on. */
 bool recv_exposure_serves(const struct recv_exposure *e,
 			  const struct rs_conn *conn);
+/* The protection domain of writers that reach the pool through windows
+ * or a ring (gpspm, staged), and of writers in their auth challenge. */
 struct rs_peer *recv_exposure_peer(const struct recv_exposure *e);
-/* The readers' protection domain on that device (made at the first call,
- * from conn): a reader's queue pair and what it reads are registered
- * there, apart from every region a writer may write, so that a reader's
- * connection reaches none of them with any key it holds. NULL with err
- * when it cannot be made. */
-struct rs_peer *recv_exposure_reader_peer(struct recv_exposure *e,
-					  const struct rs_conn *conn,
-					  struct rs_error *err);
+/* A protection domain for one session alone on that device, for a reader
+ * (apart from every region a writer may write) or for a writer that needs
+ * a key to the whole data range with `access` (0: none): then, when one
+ * was registered ahead, that key comes with it in *whole (else *whole is
+ * NULL and the caller registers its own). NULL with err when none can be
+ * made. */
+struct rs_peer *recv_exposure_own_peer(struct recv_exposure *e, unsigned access,
+				       struct rs_mr **whole,
+				       struct rs_error *err);
+/* Frees such a domain once its queue pair and every registration on it
+ * are gone (one still in use is kept, and said); with refill, registers
+ * the whole data range ahead again for the next writer that needs it. */
+void recv_exposure_drop_own_peer(struct recv_exposure *e, struct rs_peer **peer,
+				 bool refill);
 /* Whether writers reach the pool through memory windows on this device,
  * and what their windows are made for (methods/write_windows.h). */
 bool recv_exposure_windows(const struct recv_exposure *e);

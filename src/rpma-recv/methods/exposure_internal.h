@@ -1,5 +1,5 @@
 /* What an exposure is made of. Only methods/exposure.c, the method files
- * (methods/<method>.c) and methods/writer_keys.c include this: to everyone
+ * (methods/<method>.c) include this: to everyone
  * else it is opaque. */
 #ifndef RECV_EXPOSURE_INTERNAL_H
 #define RECV_EXPOSURE_INTERNAL_H
@@ -23,20 +23,22 @@ struct recv_exposure_own {
 };
 
 struct recv_exposure {
+	/* The protection domain of the log's writers that write through
+	 * windows or a ring (gpspm, staged) and of every writer's queue pair
+	 * in its auth challenge: what is registered here with remote access
+	 * is the staging ring while a staged writer holds it; the pool's
+	 * regions are registered for windows only (no key of their own). */
 	struct rs_peer *peer;
-	/* The protection domain of readers' queue pairs and of what they
-	 * read (made with the first reader): nothing a writer may write is
-	 * registered on it, so no key reaches such a region through a
-	 * reader's queue pair. */
-	struct rs_peer *readers;
 	const struct recv_pmem_target *target;
 	struct recv_exposure_config cfg;
-	/* [start, end) of the log as registered to learn what the device
-	 * takes (pool_writable: apm, flush, or gpspm without windows), with
-	 * spare_access; never described to anyone: the first writer that
-	 * needs a key to all of it takes it as its own, later ones register
-	 * their own (methods/writer_keys.h). Windows are bound to regions each
-	 * writer registers (methods/write_windows.h). */
+	/* [start, end) of the log registered with spare_access (to learn what
+	 * the device takes: pool_writable, pool_flushable) on a protection
+	 * domain of its own, spare_pd, where no queue pair lives: the next
+	 * writer that needs a key to all of it (apm, flush, gpspm without
+	 * windows) takes both as its own, its queue pair made there, so that
+	 * no other queue pair ever reaches the region (methods/writer_keys.h).
+	 * Made anew after such a writer's session. */
+	struct rs_peer *spare_pd;
 	struct rs_mr *spare;
 	unsigned spare_access;
 	bool windows;

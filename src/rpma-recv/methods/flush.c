@@ -45,4 +45,5 @@ const struct recv_method recv_method_flush = {
     .pool_access = RS_MR_REMOTE_WRITE | RS_MR_FLUSH,
     /* the offset's atomic write and flush touch only this word */
     .word_access = RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ | RS_MR_FLUSH,
+    .qp_access = RS_MR_REMOTE_WRITE | RS_MR_REMOTE_READ | RS_MR_FLUSH,
 };

@@ -30,4 +30,6 @@ const struct recv_method recv_method_gpspm = {
     .persist = gpspm_persist,
     /* where no windows reach the pool, its writer's own key does */
     .pool_access = RS_MR_REMOTE_WRITE,
+    /* its writes, through its windows or its key */
+    .qp_access = RS_MR_REMOTE_WRITE,
 };

@@ -65,6 +65,10 @@ struct recv_method {
 	 * word, for a writer that stores it itself. */
 	unsigned pool_access;
 	unsigned word_access;
+	/* What its writer may do through its queue pair once granted
+	 * (rdma/conn.h: rs_conn_accept's access), with any key it holds:
+	 * no more than its writes and its flushes need. */
+	unsigned qp_access;
 	/* The commit request it takes (0: none, its sender commits alone). */
 	uint8_t commit_type;
 	/* Whether the request's bytes lie where they must besides the log

@@ -69,6 +69,8 @@ const struct recv_method recv_method_staged = {
     .offered = staged_offered,
     .expose = staged_expose,
     .describe = staged_describe,
+    /* its writes into the staging ring */
+    .qp_access = RS_MR_REMOTE_WRITE,
     .commit_type = RS_MSG_STAGED_COMMIT,
     .source_ok = staged_source_ok,
     .persist = staged_persist,

@@ -44,7 +44,8 @@ struct fake_rdma {
 	struct rs_private_data requests[2]; /* each connect request's data */
 	bool accepted, rejected;
 	struct rs_private_data accept_data, reject_data;
-	bool read_only, busy_poll, quiet_sends;
+	unsigned access; /* what the peer may do through the queue pair */
+	bool busy_poll, quiet_sends;
 	struct fake_post sends[FAKE_QUEUE_MAX];
 	unsigned nsends, sends_completed;
 	struct fake_post recvs[FAKE_QUEUE_MAX]; /* posted, not yet taken */

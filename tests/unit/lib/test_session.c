@@ -13,6 +13,7 @@
 #include "fake_rdma.h"
 #include "proto/auth.h"
 #include "proto/descriptor.h"
+#include "rdma/mr.h"
 #include "rdma/peer.h"
 #include "session/session.h"
 
@@ -301,6 +302,7 @@ static struct rs_session_accept accept_of(const struct receiver *rv,
 					  .peer = rv->peer,
 					  .slots = SLOTS,
 					  .busy_poll = true,
+					  .access = k ? 0 : RS_MR_REMOTE_WRITE,
 					  .key = k,
 					  .grant = &rv->grant,
 					  .presented = &presented};
@@ -319,7 +321,8 @@ static void accepts_with_the_grant(void **state)
 {
 	struct receiver *rv = *state;
 	accepted(rv, 0);
-	assert_true(fake.quiet_sends && fake.busy_poll && !fake.read_only);
+	assert_true(fake.quiet_sends && fake.busy_poll);
+	assert_int_equal(fake.access, RS_MR_REMOTE_WRITE);
 	struct rs_accept_info sent;
 	assert_int_equal(rs_accept_info_decode(fake.accept_data.bytes,
 					       fake.accept_data.len, &sent, 0),
