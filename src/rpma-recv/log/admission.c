@@ -136,6 +136,7 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 	offset_before_grant(a);
 	if (a->req.flags & RS_CONNECT_TRUNCATE) {
 		recv_rotation_empty(adm->rotation);
+		recv_admission_pool_rewound(adm);
 		rs_info("log %s truncated at the request of %s", log_label(adm),
 			a->s.peer);
 	}
@@ -357,6 +358,18 @@ static int link_probe(void *ctx)
 	return rs_conn_probe(rs_session_conn(a->rs), RS_POST_SIGNALED);
 }
 
+static void link_rewound(void *ctx)
+{
+	struct recv_sender *a = ctx;
+	recv_admission_pool_rewound(a->adm);
+}
+
+void recv_admission_pool_rewound(struct recv_admission *adm)
+{
+	for (struct recv_sender *a = adm->sessions; a; a = a->next)
+		recv_sender_memory_prefix_ends(&a->mem);
+}
+
 #define RECV_HANDSHAKE_MS 5000 /* to complete the connection, to answer */
 
 /* The session's configuration from the checked request. A writer's method
@@ -414,6 +427,7 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	    .window =
 		recv_sender_memory_through_windows(&a->mem) ? link_window : 0,
 	    .probe = link_probe,
+	    .rewound = link_rewound,
 	};
 	recv_session_init(&a->s, &cfg, &link, h->peer, recv_now_ms());
 	a->next = adm->sessions;

@@ -99,6 +99,11 @@ bool recv_admission_spins(const struct recv_admission *adm);
 
 /* Whether a writer waits for its rebase to be over (sender/session.h). */
 bool recv_admission_rebasing(const struct recv_admission *adm);
+/* The pool went back (it started over, a replacement switched in, the log
+ * emptied): every reader's key to what it held before ends now. The
+ * sessions call it before their writer hears of it; the log's thread after
+ * a rebase whose writer is gone. */
+void recv_admission_pool_rewound(struct recv_admission *adm);
 
 /* Ends a session: its queue pair is destroyed when this returns. */
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a);

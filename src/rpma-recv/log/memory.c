@@ -215,6 +215,7 @@ static void register_read_prefix(struct recv_sender_memory *m,
 	const struct recv_pmem_target *t = m->log->target;
 	struct rs_error err = {0};
 	rs_mr_dereg(&m->read_mr);
+	m->read_rewinds = t->rewinds;
 	if (committed <= t->start ||
 	    !rs_mr_reg(m->peer, t->base + t->start, committed - t->start,
 		       RS_MR_REMOTE_READ, &m->read_mr, &err))
@@ -282,6 +283,18 @@ int recv_sender_memory_describe(struct recv_sender_memory *m,
 	} else if (windowed(m))
 		describe_windows(info);
 	return 0;
+}
+
+bool recv_sender_memory_prefix_ends(struct recv_sender_memory *m)
+{
+	if (!m->read_mr || m->log->target->rewinds == m->read_rewinds)
+		return false;
+	rs_mr_dereg(&m->read_mr);
+	rs_verbose("reader %s: its key to the pool's committed prefix ends: "
+		   "the pool went back since its grant, it reads through its "
+		   "ring from now on",
+		   m->who);
+	return true;
 }
 
 /* Its two windows, at its first request for a key: after its queue pair,

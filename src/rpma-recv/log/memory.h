@@ -51,6 +51,7 @@ struct recv_sender_memory {
 	bool owns_peer;		    /* one of its own (a reader, whole key) */
 	bool refill;		    /* at its end, a spare key made anew */
 	struct rs_mr *read_mr;	    /* the log, readable: verify only */
+	uint64_t read_rewinds;	    /* the pool's rewinds when made */
 	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
 	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
 	struct recv_write_windows *windows; /* a gpspm writer's reach */
@@ -103,6 +104,10 @@ int recv_sender_memory_prepare(struct recv_sender_memory *m,
  * committed end). 0, or an rs_errc with the error said. */
 int recv_sender_memory_describe(struct recv_sender_memory *m,
 				struct rs_accept_info *info);
+/* A reader's key to the pool's committed prefix ends once the pool went
+ * back since its grant (pool/pmem_target.h: rewinds): true when it did
+ * now. Its queue pair then reads the pool in place no more. */
+bool recv_sender_memory_prefix_ends(struct recv_sender_memory *m);
 /* Moves (or with reset, resets) its windows on c from head, with need
  * bytes of room (methods/write_windows.h). */
 int recv_sender_memory_window(struct recv_sender_memory *m, struct rs_conn *c,

@@ -237,8 +237,9 @@ static bool rebase_pending(struct recv_log_worker *w)
 {
 	uint8_t status;
 	uint64_t base;
-	if (!recv_admission_rebasing(&w->adm))
-		recv_rotation_rebase_poll(w->rotation, &status, &base);
+	if (!recv_admission_rebasing(&w->adm) &&
+	    recv_rotation_rebase_poll(w->rotation, &status, &base))
+		recv_admission_pool_rewound(&w->adm);
 	return recv_rotation_rebasing(w->rotation);
 }
 

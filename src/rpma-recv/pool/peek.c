@@ -34,7 +34,7 @@ static uint64_t le64_at(const uint8_t *p)
 static uint64_t written_end(const uint8_t *base, size_t size,
 			    const struct recv_pool_peek *p)
 {
-	uint64_t word = le64_at(base + RS_LOG_WRITE_OFFSET), floor = 0;
+	uint64_t word = recv_offset_load(base + RS_LOG_WRITE_OFFSET), floor = 0;
 	if (!recv_offset_floor_fits(p->start) || p->start > p->end ||
 	    p->end > size)
 		return word;

@@ -67,7 +67,7 @@ static bool repair_word(struct recv_pmem_target *t)
 	const uint8_t *b = t->base;
 	uint64_t start = load_le64(b + RS_LOG_START_OFFSET);
 	uint64_t end = load_le64(b + RS_LOG_END_OFFSET);
-	uint64_t word = load_le64(b + RS_LOG_WRITE_OFFSET), floor = 0;
+	uint64_t word = recv_offset_load(b + RS_LOG_WRITE_OFFSET), floor = 0;
 	if (t->size < RS_LOG_HDR_END ||
 	    memcmp(b, RS_POOL_SIGNATURE, sizeof(RS_POOL_SIGNATURE)) ||
 	    rs_log_geometry_check(start, end, start, t->size, 0) ||
@@ -194,12 +194,8 @@ uint64_t recv_pmem_target_write_offset(const struct recv_pmem_target *t)
 
 uint64_t recv_pmem_target_offset_word(const struct recv_pmem_target *t)
 {
-	/* One aligned 8-byte load: a writer's ATOMIC WRITE may land while we
-	 * read, and we must never see half of each. */
-	const volatile uint64_t *word =
-	    (const volatile uint64_t *)(const void *)(t->base +
-						      RS_LOG_WRITE_OFFSET);
-	return le64toh(*word);
+	/* A writer's ATOMIC WRITE may land while we read it. */
+	return recv_offset_load(t->base + RS_LOG_WRITE_OFFSET);
 }
 
 void recv_pmem_target_persist_word(const struct recv_pmem_target *t)
@@ -215,14 +211,18 @@ void recv_pmem_target_accept(struct recv_pmem_target *t, uint64_t offset)
 void recv_pmem_target_store_floor(const struct recv_pmem_target *t,
 				  uint64_t offset)
 {
-	uint8_t rec[RECV_OFFSET_FLOOR_SIZE];
+	uint8_t rec[RECV_OFFSET_FLOOR_SLOT];
 	if (!t->has_floor)
 		return;
-	recv_offset_floor_encode(
-	    offset, t->uuid,
-	    recv_offset_floor_epoch(t->base, t->start, t->uuid), rec);
-	recv_pmem_target_write_header(t, RECV_OFFSET_FLOOR_AT, rec,
-				      sizeof(rec));
+	uint64_t epoch = recv_offset_floor_epoch(t->base, t->start, t->uuid);
+	struct recv_offset_floor now;
+	recv_offset_floor_read(t->base + RECV_OFFSET_FLOOR_AT, t->uuid, epoch,
+			       &now);
+	unsigned slot =
+	    recv_offset_floor_encode(&now, offset, t->uuid, epoch, rec);
+	recv_pmem_target_write_header(
+	    t, RECV_OFFSET_FLOOR_AT + slot * RECV_OFFSET_FLOOR_SLOT, rec,
+	    sizeof(rec));
 }
 
 void recv_pmem_target_persist(const struct recv_pmem_target *t, uint64_t offset,
@@ -239,8 +239,10 @@ void recv_pmem_target_copy(const struct recv_pmem_target *t, uint64_t dst,
 
 void recv_pmem_target_commit(struct recv_pmem_target *t, uint64_t offset)
 {
-	if (offset < recv_pmem_target_write_offset(t))
+	if (offset < recv_pmem_target_write_offset(t)) {
 		recv_pmem_target_store_floor(t, offset);
+		t->rewinds++;
+	}
 	/* One aligned 8-byte store cannot tear; little-endian like PMDK. */
 	volatile uint64_t *word =
 	    (volatile uint64_t *)(void *)(t->base + RS_LOG_WRITE_OFFSET);

@@ -37,6 +37,10 @@ struct recv_pmem_target {
 	 * writer's word that moves it breaks a rule (pool/offset_word.h).
 	 * Set and cleared by rotation/rotation.c on the log's thread. */
 	bool end_sealed;
+	/* How many times the committed end went back (the pool started over,
+	 * a replacement switched in, the log emptied): what a reader was
+	 * given of the pool before then holds other bytes now. Log thread. */
+	uint64_t rewinds;
 	bool has_floor; /* room below the data range for the floor record */
 };
 

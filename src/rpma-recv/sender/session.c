@@ -376,6 +376,15 @@ static bool switch_in(struct recv_session *s, const struct rs_msg *req,
 	return reply->status != RS_MSG_BAD_REQUEST;
 }
 
+/* The pool went back since `before` (its rewinds then): the link hears of
+ * it before the writer does. */
+static void tell_rewound(struct recv_session *s, uint64_t before)
+{
+	if (s->cfg.target && s->cfg.target->rewinds != before &&
+	    s->link.rewound)
+		s->link.rewound(s->link.ctx);
+}
+
 /* The requests that change what the log is, not only its length. A
  * windowed writer's head moved (back, often): its windows start over
  * there, so no old key reaches what the log holds now. */
@@ -476,8 +485,10 @@ static void rebase_answer(struct recv_session *s)
 {
 	uint8_t status;
 	uint64_t base = 0;
+	uint64_t rewinds = s->cfg.target->rewinds;
 	if (!recv_rotation_rebase_poll(s->cfg.rotation, &status, &base))
 		return;
+	tell_rewound(s, rewinds);
 	s->rebasing.on = false;
 	const struct rs_msg *req = &s->rebasing.req;
 	struct rs_msg reply = {.type = RS_MSG_REBASE_DONE,
@@ -564,7 +575,9 @@ static void serve(struct recv_session *s, uint16_t slot,
 		count_head(s); /* what came before the log changes */
 		if (s->state == RECV_SESSION_CLOSING)
 			return; /* its offset broke a rule */
+		uint64_t rewinds = c->target ? c->target->rewinds : 0;
 		ok = change(s, slot, req, &reply);
+		tell_rewound(s, rewinds);
 		count_head(s);
 	} else if (verifying)
 		ok = recv_verify_apply(c->target, c->rotation, &c->read_ring,

@@ -76,6 +76,11 @@ struct recv_session_link {
 	/* A probe of a silent sender's link (rs_conn_probe, signaled): its
 	 * completion answers it (recv_session_on_probe_answered or _failed). */
 	int (*probe)(void *ctx);
+	/* The pool went back under this writer's request (it started over,
+	 * a replacement switched in): called before the writer hears of it,
+	 * so that no reader's key reaches the bytes it writes next. NULL:
+	 * nothing to do. */
+	void (*rewound)(void *ctx);
 };
 
 struct recv_session_config {

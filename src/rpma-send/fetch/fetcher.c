@@ -18,6 +18,11 @@ struct fetcher {
 	uint64_t content; /* the content being read */
 	uint64_t pos;	  /* the next log position to write */
 	uint64_t stop;	  /* not --follow: the end when it started */
+	/* The last round read in place, where the receiver ends a reader's
+	 * key when the pool goes back (it started over): a loss then is read
+	 * again at once, through the ring, once per position (in_place_at). */
+	bool in_place;
+	uint64_t in_place_at;
 	struct fetch_log st;
 	struct send_stats stats;
 	struct send_progress progress;
@@ -113,6 +118,7 @@ static int step(struct fetcher *f)
 	bool from_pool;
 	int rc = fetch_link_round(f->link, &f->st, f->pos, end, &bytes, &len,
 				  &from_pool);
+	f->in_place = from_pool;
 	return rc ? rc : written(f, bytes, len, from_pool);
 }
 
@@ -141,6 +147,21 @@ static bool link_failure(int rc)
 	return rc == RS_E_LOST || RS_ERRC_TRANSIENT(rc);
 }
 
+/* A connection lost while it read the pool in place may be the receiver's
+ * doing: a rotation ends readers' keys (their next state would have said
+ * the pool started over). Read again at once, once per position, without
+ * counting against --retry. */
+static bool lost_reading_in_place(struct fetcher *f, int rc)
+{
+	if (rc != RS_E_LOST || !f->in_place || f->in_place_at == f->pos)
+		return false;
+	f->in_place_at = f->pos;
+	rs_verbose("%s: lost while reading its pool in place (the pool may "
+		   "have started over); reading again at byte %llu",
+		   f->label, (unsigned long long)f->pos);
+	return !send_stop_requested;
+}
+
 /* Whether to connect again after rc: --retry's attempts are counted from
  * the last byte written. */
 static bool again(struct fetcher *f, int rc, unsigned *tries,
@@ -165,7 +186,8 @@ static bool again(struct fetcher *f, int rc, unsigned *tries,
 int fetch_run(const struct fetch_config *cfg, const struct fetch_sink *sink,
 	      struct fetch_result *result)
 {
-	struct fetcher f = {.cfg = cfg, .sink = sink};
+	struct fetcher f = {
+	    .cfg = cfg, .sink = sink, .in_place_at = UINT64_MAX};
 	rs_target_label(&cfg->remote, f.label, sizeof(f.label));
 	send_stats_start(&f.stats);
 	send_progress_init(&f.progress, cfg->progress, cfg->progress_forced);
@@ -175,6 +197,10 @@ int fetch_run(const struct fetch_config *cfg, const struct fetch_sink *sink,
 	int rc;
 	for (;;) {
 		rc = run_connected(&f);
+		if (lost_reading_in_place(&f, rc)) {
+			fetch_link_close(&f.link);
+			continue;
+		}
 		if (rc == RS_E_LOST)
 			rs_info("connection to %s lost after fetching %llu "
 				"bytes",

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #define POOL_SIZE (8u << 20)
 
@@ -52,23 +53,81 @@ static void test_rules(void **state)
 			    "past the data range's end");
 }
 
+/* Stores value in the floor slots at area as the receiver does: in the
+ * slot not holding the newest. Returns that slot. */
+static unsigned floor_store(uint8_t *area, const uint8_t *uuid, uint64_t epoch,
+			    uint64_t value)
+{
+	struct recv_offset_floor now;
+	uint8_t rec[RECV_OFFSET_FLOOR_SLOT];
+	recv_offset_floor_read(area, uuid, epoch, &now);
+	unsigned slot = recv_offset_floor_encode(&now, value, uuid, epoch, rec);
+	memcpy(area + slot * RECV_OFFSET_FLOOR_SLOT, rec, sizeof(rec));
+	return slot;
+}
+
+static uint64_t floor_value(const uint8_t *area, const uint8_t *uuid,
+			    uint64_t epoch)
+{
+	uint64_t v = 0;
+	assert_true(recv_offset_floor_decode(area, uuid, epoch, &v));
+	return v;
+}
+
+/* The two slots are written in turn and the newest whole one is the
+ * floor: one torn (a power loss mid-store) leaves the other; a foreign
+ * pool's or an older epoch's do not count. */
 static void test_floor_record(void **state)
 {
 	(void)state;
-	uint8_t uuid[16] = {1, 2, 3}, other[16] = {9}, rec[16];
+	uint64_t words[RECV_OFFSET_FLOOR_SIZE / 8] = {0};
+	uint8_t *area = (uint8_t *)words;
+	uint8_t uuid[16] = {1, 2, 3}, other[16] = {9};
 	uint64_t v = 0;
-	recv_offset_floor_encode(123456, uuid, 7, rec);
-	assert_true(recv_offset_floor_decode(rec, uuid, 7, &v));
-	assert_int_equal(v, 123456);
-	assert_false(recv_offset_floor_decode(rec, other, 7, &v)); /* foreign */
+	assert_false(recv_offset_floor_decode(area, uuid, 0, &v));
+	assert_int_equal(floor_store(area, uuid, 7, 123456), 1);
+	assert_int_equal(floor_value(area, uuid, 7), 123456);
+	assert_int_equal(floor_store(area, uuid, 7, 9000), 0); /* down too */
+	assert_int_equal(floor_value(area, uuid, 7), 9000);
+	assert_int_equal(floor_store(area, uuid, 7, 9100), 1);
+	assert_int_equal(floor_value(area, uuid, 7), 9100);
+	assert_false(
+	    recv_offset_floor_decode(area, other, 7, &v)); /* foreign */
 	/* written before the receiver's record last changed */
-	assert_false(recv_offset_floor_decode(rec, uuid, 8, &v));
-	rec[3] ^= 1; /* torn */
-	assert_false(recv_offset_floor_decode(rec, uuid, 7, &v));
-	uint8_t zeros[16] = {0};
-	assert_false(recv_offset_floor_decode(zeros, uuid, 0, &v));
+	assert_false(recv_offset_floor_decode(area, uuid, 8, &v));
+	area[RECV_OFFSET_FLOOR_SLOT + 3] ^= 1; /* the newest torn */
+	assert_int_equal(floor_value(area, uuid, 7), 9000);
+	assert_int_equal(floor_store(area, uuid, 7, 9200), 1); /* over it */
+	assert_int_equal(floor_value(area, uuid, 7), 9200);
+	area[3] ^= 1;
+	area[RECV_OFFSET_FLOOR_SLOT + 3] ^= 1; /* both torn */
+	assert_false(recv_offset_floor_decode(area, uuid, 7, &v));
 	assert_true(recv_offset_floor_fits(8192));
 	assert_false(recv_offset_floor_fits(RECV_OFFSET_FLOOR_AT));
+}
+
+/* A pool a release before 0.5.0 served holds one 16-byte record where slot
+ * 0 begins (the value, then XXH3 of it, the UUID and the epoch): read as
+ * the floor until a slot holds one, and slot 1 is written first, so that
+ * it stays until then. */
+static void test_floor_of_an_older_release(void **state)
+{
+	(void)state;
+	uint64_t words[RECV_OFFSET_FLOOR_SIZE / 8] = {0};
+	uint8_t *area = (uint8_t *)words;
+	uint8_t uuid[16] = {4, 5, 6}, all[32];
+	uint64_t value = htole64(77777), epoch = htole64(3);
+	memcpy(all, &value, 8);
+	memcpy(all + 8, uuid, 16);
+	memcpy(all + 24, &epoch, 8);
+	words[0] = value;
+	words[1] = htole64(XXH3_64bits(all, sizeof(all)));
+	assert_int_equal(floor_value(area, uuid, 3), 77777);
+	assert_int_equal(floor_store(area, uuid, 3, 80000), 1);
+	assert_int_equal(le64toh(words[0]), 77777); /* left alone */
+	assert_int_equal(floor_value(area, uuid, 3), 80000);
+	assert_int_equal(floor_store(area, uuid, 3, 81000), 0);
+	assert_int_equal(floor_value(area, uuid, 3), 81000);
 }
 
 static void test_at_open(void **state)
@@ -327,6 +386,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rules),
 	    cmocka_unit_test(test_floor_record),
+	    cmocka_unit_test(test_floor_of_an_older_release),
 	    cmocka_unit_test(test_at_open),
 	    cmocka_unit_test_setup_teardown(test_good_word_adopted, setup,
 					    teardown),
