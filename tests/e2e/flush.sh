@@ -313,6 +313,8 @@ fi
 # A flush writer's stored offset and kept keys (rogue_sender).
 . "$(dirname "$0")/one_sided_lib.sh"
 one_sided_run flush
+. "$(dirname "$0")/reach_lib.sh"
+reach_run flush
 
 # Last: the pool keeps its rotated position from here on.
 start_case "rotation: 100 MiB through the 32 MiB pool into an archive, flush all along"

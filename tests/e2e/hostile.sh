@@ -11,7 +11,9 @@
 # another: writes over its committed bytes with every key a host was shown
 # fail at the NIC, its bytes unchanged, while a writer of the other log
 # streams on. Last an apm writer that stores broken offsets, leaves one
-# unflushed, and keeps its keys past a takeover (one_sided_lib.sh).
+# unflushed, and keeps its keys past a takeover (one_sided_lib.sh); and
+# what it and others reach while a rotation's seal waits and after it, and
+# with the keys of the spare region (reach_lib.sh).
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/hostile.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -372,6 +374,10 @@ if [ -n "${RPMA_DEVDAX:-}" ]; then
 	# An apm writer's stored offset and kept keys (one_sided_lib.sh).
 	. "$(dirname "$0")/one_sided_lib.sh"
 	one_sided_run apm direct-write-to-pmem=yes
+	# Who reaches the log and until when: a rotation's seal, the spare
+	# region's keys (reach_lib.sh).
+	. "$(dirname "$0")/reach_lib.sh"
+	reach_run apm direct-write-to-pmem=yes
 else
 	start_case "devdax present"
 	fail "RPMA_DEVDAX not set by the test bed"

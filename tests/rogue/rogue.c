@@ -10,9 +10,49 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The one line printed at the end: what each variant saw. */
 char report[4096];
+
+static struct rs_auth_key loaded_key;
+const struct rs_auth_key *rogue_key;
+
+int rogue_key_load(void)
+{
+	const char *path = getenv("ROGUE_AUTH_KEY");
+	struct rs_error e = {0};
+	if (!path)
+		return 0;
+	if (rs_auth_key_load(path, &loaded_key, &e)) {
+		fprintf(stderr, "rogue_sender: %s\n", rs_error_str(&e));
+		return -1;
+	}
+	rogue_key = &loaded_key;
+	return 0;
+}
+
+int sync_point(const char *name)
+{
+	const char *dir = getenv("ROGUE_SYNC_DIR");
+	char path[4096], go[4200];
+	if (!dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(go, sizeof(go), "%s.go", path);
+	FILE *f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	for (int i = 0; i < 600; i++) {
+		if (access(go, F_OK) == 0) {
+			unlink(go);
+			return 0;
+		}
+		sleep_ms(100);
+	}
+	note("the test did not answer at %s", name);
+	return -1;
+}
 
 void note(const char *fmt, ...)
 {
@@ -174,9 +214,49 @@ int session_open_as(struct rogue *r, uint8_t flags, uint8_t method, char *err,
 {
 	struct rs_connect_req req = {
 	    .flags = flags, .method = method, .methods = methods_of(flags)};
-	snprintf(req.log_name, sizeof(req.log_name), "%s", r->name);
+	return session_open_req(r, &req, true, err, errlen);
+}
+
+int send_auth_answer(struct rogue *r, const struct rs_session_token *token,
+		     char *err, size_t errlen)
+{
+	if (!rogue_key) {
+		snprintf(err, errlen,
+			 "the log wants an auth key "
+			 "(ROGUE_AUTH_KEY)");
+		return -1;
+	}
+	struct rs_msg m = {.type = RS_MSG_AUTH};
+	rs_auth_mac(rogue_key, r->nonce, token, m.mac);
+	if (send_msg(r, &m)) {
+		snprintf(err, errlen, "cannot answer the challenge: %s",
+			 POST_LOST);
+		return -1;
+	}
+	return 0;
+}
+
+int take_grant(struct rogue *r, char *err, size_t errlen)
+{
+	struct outcome o;
+	await(r, &o, 3 * REPLY_TIMEOUT_MS, WR_RECV);
+	struct rs_error e = {0};
+	if (!o.recv_len ||
+	    rs_accept_info_decode(r->buf + o.recv_slot * RECV_SLOT, o.recv_len,
+				  &r->info, &e)) {
+		snprintf(err, errlen, "no grant after the auth answer%s%s",
+			 o.closed ? ": " : "", o.closed ? o.closed_how : "");
+		return -1;
+	}
+	return 0;
+}
+
+int session_open_req(struct rogue *r, struct rs_connect_req *req, bool answer,
+		     char *err, size_t errlen)
+{
+	snprintf(req->log_name, sizeof(req->log_name), "%s", r->name);
 	uint8_t priv[RS_CONNECT_PRIVATE_MAX];
-	size_t len = rs_connect_req_encode(&req, priv, sizeof(priv));
+	size_t len = rs_connect_req_encode(req, priv, sizeof(priv));
 	struct connect_result res;
 	if (attempt(r, priv, (uint8_t)len, &res, err, errlen))
 		return -1;
@@ -190,7 +270,7 @@ int session_open_as(struct rogue *r, uint8_t flags, uint8_t method, char *err,
 		    !rs_reject_decode(res.reply.bytes, res.reply.len, &rej,
 				      NULL))
 			snprintf(err, errlen, "receiver refused method %s: %s",
-				 rs_method_name((enum rs_method)method),
+				 rs_method_name((enum rs_method)req->method),
 				 rs_reject_reason_str(rej.reason));
 		else
 			snprintf(err, errlen, "connect failed: %s",
@@ -198,6 +278,16 @@ int session_open_as(struct rogue *r, uint8_t flags, uint8_t method, char *err,
 		return -1;
 	}
 	struct rs_error e = {0};
+	struct rs_challenge ch;
+	if (rs_challenge_decode(res.reply.bytes, res.reply.len, &ch, 0) == 0) {
+		r->challenged = true;
+		memcpy(r->nonce, ch.nonce, sizeof(r->nonce));
+		if (!answer)
+			return 0;
+		return send_auth_answer(r, &req->token, err, errlen)
+			   ? -1
+			   : take_grant(r, err, errlen);
+	}
 	if (rs_accept_info_decode(res.reply.bytes, res.reply.len, &r->info,
 				  &e)) {
 		snprintf(err, errlen, "unusable accept private data: %s",
@@ -255,6 +345,8 @@ static uint64_t record(struct rogue *r, struct outcome *o,
 			deadline);
 	} else if (kind == WR_RECV) {
 		const uint8_t *in = r->buf + (wc->wr_id & 0xff) * RECV_SLOT;
+		o->recv_slot = (uint32_t)(wc->wr_id & 0xff);
+		o->recv_len = wc->byte_len;
 		o->replied = true;
 		o->reply_malformed = rs_msg_decode(in, wc->byte_len, &o->reply,
 						   &o->reply_error) != 0;
@@ -323,7 +415,7 @@ int send_msg(struct rogue *r, struct rs_msg *m)
 
 /* A gpspm writer granted windows asks for its first key, as rpma-send
  * does: then info.data writes the log's unused tail. */
-static int take_window(struct rogue *r, char *err, size_t errlen)
+int take_window(struct rogue *r, char *err, size_t errlen)
 {
 	struct rs_msg req = {.type = RS_MSG_WINDOW};
 	struct outcome o;

@@ -7,6 +7,7 @@
 
 #include "cli/endpoint.h"
 #include "error.h"
+#include "proto/auth.h"
 #include "proto/descriptor.h"
 #include "proto/message.h"
 #include "rdma/conn.h"
@@ -28,9 +29,10 @@
 #define LAST_RESORT_S 120 /* SIGALRM ends a run that hangs anyway */
 
 /* One registered buffer: receive slots (larger than a message, so an
- * oversized reply would show), the message to send, the payload to write. */
+ * oversized reply would show, and room for a grant that follows an auth
+ * answer), the message to send, the payload to write. */
 #define RECVS 4
-#define RECV_SLOT 64
+#define RECV_SLOT 256
 #define OFF_SEND (RECVS * RECV_SLOT)
 #define SEND_ROOM 256
 #define OFF_PAYLOAD 4096
@@ -66,6 +68,9 @@ struct rogue {
 	 * in info.data.rkey) and the one before. */
 	uint32_t key, key_before;
 	uint64_t key_end; /* where the newest key's window ends (file offset) */
+	/* A challenge left unanswered (session_open_req): its nonce. */
+	bool challenged;
+	uint8_t nonce[RS_AUTH_NONCE_SIZE];
 };
 
 /* What came back for a connect request: rc is 0 (established, the accept's
@@ -91,7 +96,16 @@ struct outcome {
 	struct rs_completion write;
 	bool send_done;
 	struct rs_completion send;
+	/* The last receive's slot and length, for what is not a message (a
+	 * grant after an auth answer). */
+	uint32_t recv_slot, recv_len;
 };
+
+/* The shared key of ROGUE_AUTH_KEY (a file), or NULL: a session asked of
+ * a log that wants one answers its challenge with it. */
+extern const struct rs_auth_key *rogue_key;
+/* Loads ROGUE_AUTH_KEY when it is set: 0, or -1 with a line said. */
+int rogue_key_load(void);
 
 /* The one line printed at the end: what each variant saw. */
 extern char report[4096];
@@ -117,6 +131,22 @@ uint8_t methods_of(uint8_t flags);
 /* Connects with flags (0: as an ordinary sender) asking for method. */
 int session_open_as(struct rogue *r, uint8_t flags, uint8_t method, char *err,
 		    size_t errlen);
+/* Connects with req (its log name filled in here) and takes the grant,
+ * after answering a challenge with rogue_key; with answer false, a
+ * challenge is left unanswered (r->challenged, its nonce in r->nonce; no
+ * grant in r->info), as a peer without the key would. */
+int session_open_req(struct rogue *r, struct rs_connect_req *req, bool answer,
+		     char *err, size_t errlen);
+/* Sends the answer to the challenge in r->nonce for token (rogue_key). */
+int send_auth_answer(struct rogue *r, const struct rs_session_token *token,
+		     char *err, size_t errlen);
+/* Takes the grant that follows an answer, into r->info. */
+int take_grant(struct rogue *r, char *err, size_t errlen);
+/* A test's step the scenario waits at (ROGUE_SYNC_DIR): creates
+ * DIR/NAME, then waits up to a minute for DIR/NAME.go (the test's answer,
+ * e.g. once the receiver stopped at a rotation's seal). Nothing without
+ * ROGUE_SYNC_DIR. -1 when no answer came. */
+int sync_point(const char *name);
 /* A case that could not run: says why, closes, and is NORUN. */
 int cannot_run(struct rogue *r, const char *name, const char *why);
 /* Collects completions and connection events for at most timeout_ms.
@@ -129,6 +159,9 @@ void await(struct rogue *r, struct outcome *o, int timeout_ms,
 int send_raw(struct rogue *r, uint32_t len);
 /* Sends m as the next control message (its seq set). */
 int send_msg(struct rogue *r, struct rs_msg *m);
+/* A gpspm writer granted windows asks for its first key, as rpma-send
+ * does (session_open does it). */
+int take_window(struct rogue *r, char *err, size_t errlen);
 /* A writer's session asking for method; a gpspm writer granted windows
  * takes its first key, as rpma-send does. */
 int session_open(struct rogue *r, uint8_t method, char *err, size_t errlen);

@@ -21,7 +21,7 @@
 #define OFF_WORD (OFF_PAYLOAD + PAYLOAD - 128)
 #define OFF_READBACK (OFF_PAYLOAD + PAYLOAD - 64)
 
-static uint8_t method_arg(const char *arg)
+uint8_t os_method(const char *arg)
 {
 	return arg && !strcmp(arg, "apm") ? RS_METHOD_APM : RS_METHOD_FLUSH;
 }
@@ -29,7 +29,7 @@ static uint8_t method_arg(const char *arg)
 /* A writer's session by method m, granted keys to the log and its offset
  * word; NORUN when the receiver does not offer m or this end cannot post
  * it. */
-static int one_sided_open(struct rogue *r, uint8_t m, const char *name)
+int os_open(struct rogue *r, uint8_t m, const char *name)
 {
 	char err[512];
 	const char *why_not = 0;
@@ -72,8 +72,7 @@ static int completed(struct rogue *r, const char *what)
 
 /* Stores value in the offset word as method m does (an ATOMIC WRITE, or a
  * WRITE of 8 bytes), made persistent when asked. */
-static int store_offset(struct rogue *r, uint8_t m, uint64_t value,
-			bool persist)
+int os_store_offset(struct rogue *r, uint8_t m, uint64_t value, bool persist)
 {
 	uint64_t le = htole64(value);
 	memcpy(r->buf + OFF_WORD, &le, sizeof(le));
@@ -96,7 +95,7 @@ static int store_offset(struct rogue *r, uint8_t m, uint64_t value,
 
 /* Writes the chunk at write offset w and makes it persistent, as a batch
  * of method m. */
-static int write_chunk(struct rogue *r, uint8_t m, uint64_t w)
+int os_write_chunk(struct rogue *r, uint8_t m, uint64_t w)
 {
 	const struct rs_accept_info *in = &r->info;
 	uint32_t n = sizeof(ONE_SIDED_CHUNK) - 1;
@@ -112,7 +111,7 @@ static int write_chunk(struct rogue *r, uint8_t m, uint64_t w)
 
 /* An honest batch: the chunk at the log's end, then its offset, both
  * persistent. *end: the log's end after it. */
-static int honest_batch(struct rogue *r, uint8_t m, uint64_t *end)
+int os_honest_batch(struct rogue *r, uint8_t m, uint64_t *end)
 {
 	uint64_t w = r->info.write_offset_value;
 	if (r->info.end_offset - w < sizeof(ONE_SIDED_CHUNK)) {
@@ -120,7 +119,7 @@ static int honest_batch(struct rogue *r, uint8_t m, uint64_t *end)
 		return ROGUE_NORUN;
 	}
 	*end = w + sizeof(ONE_SIDED_CHUNK) - 1;
-	if (write_chunk(r, m, w) || store_offset(r, m, *end, true))
+	if (os_write_chunk(r, m, w) || os_store_offset(r, m, *end, true))
 		return ROGUE_NORUN;
 	return 0;
 }
@@ -143,7 +142,7 @@ static int reader_sees_end(const struct rogue *r, uint64_t *end)
 }
 
 /* A reader is told the log ends at want. */
-static int end_is(const struct rogue *r, uint64_t want, const char *when)
+int os_end_is(const struct rogue *r, uint64_t want, const char *when)
 {
 	uint64_t end = 0;
 	int rc = reader_sees_end(r, &end);
@@ -160,7 +159,7 @@ static int end_is(const struct rogue *r, uint64_t want, const char *when)
 }
 
 /* The receiver ends the session of a writer whose offset broke a rule. */
-static int ended_by_receiver(struct rogue *r)
+int os_ended_by_receiver(struct rogue *r)
 {
 	struct outcome o;
 	await(r, &o, 3 * REPLY_TIMEOUT_MS, 0);
@@ -183,13 +182,13 @@ static int broken_offset_case(struct rogue *r, const char *arg,
 	static const char *const names[] = {"past the data range's end",
 					    "before the data range's start",
 					    "below what was committed"};
-	uint8_t m = method_arg(arg);
+	uint8_t m = os_method(arg);
 	uint64_t good = 0;
-	int rc = one_sided_open(r, m, names[b]);
+	int rc = os_open(r, m, names[b]);
 	if (!rc)
-		rc = honest_batch(r, m, &good);
+		rc = os_honest_batch(r, m, &good);
 	if (!rc)
-		rc = end_is(r, good, "after an honest batch");
+		rc = os_end_is(r, good, "after an honest batch");
 	if (rc) {
 		rogue_close(r);
 		return rc;
@@ -201,13 +200,13 @@ static int broken_offset_case(struct rogue *r, const char *arg,
 	note("%s stores write offset %llu, %s",
 	     rs_method_name((enum rs_method)m), (unsigned long long)bad,
 	     names[b]);
-	if (store_offset(r, m, bad, true)) {
+	if (os_store_offset(r, m, bad, true)) {
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
-	rc = ended_by_receiver(r);
+	rc = os_ended_by_receiver(r);
 	rogue_close(r);
-	return worse(rc, end_is(r, good, "then"));
+	return worse(rc, os_end_is(r, good, "then"));
 }
 
 int scenario_offset_past_end(struct rogue *r, const char *arg)
@@ -231,14 +230,14 @@ int scenario_offset_backwards(struct rogue *r, const char *arg)
  * the pool). */
 int scenario_unflushed_offset(struct rogue *r, const char *arg)
 {
-	uint8_t m = method_arg(arg);
-	int rc = one_sided_open(r, m, "an unflushed offset");
+	uint8_t m = os_method(arg);
+	int rc = os_open(r, m, "an unflushed offset");
 	if (rc)
 		return rc;
 	uint64_t w = r->info.write_offset_value;
 	uint64_t end = w + sizeof(ONE_SIDED_CHUNK) - 1;
-	if (r->info.end_offset < end || write_chunk(r, m, w) ||
-	    store_offset(r, m, end, false)) {
+	if (r->info.end_offset < end || os_write_chunk(r, m, w) ||
+	    os_store_offset(r, m, end, false)) {
 		rogue_close(r);
 		return ROGUE_NORUN;
 	}
@@ -246,7 +245,7 @@ int scenario_unflushed_offset(struct rogue *r, const char *arg)
 	     "persistent",
 	     rs_method_name((enum rs_method)m), (unsigned long long)end);
 	rogue_close(r);
-	rc = end_is(r, end, "then");
+	rc = os_end_is(r, end, "then");
 	if (rc == ROGUE_SAFE)
 		note("granted write offset %llu", (unsigned long long)end);
 	return rc;
@@ -262,24 +261,9 @@ static int take_over(struct rogue *b, const struct rs_accept_info *old,
 				     .method = m,
 				     .methods = RS_METHOD_ALL,
 				     .token = old->token};
-	memcpy(req.log_name, b->name, sizeof(req.log_name));
-	uint8_t priv[RS_CONNECT_PRIVATE_MAX];
-	size_t len = rs_connect_req_encode(&req, priv, sizeof(priv));
-	struct connect_result res;
 	char err[512] = "";
-	struct rs_error e = {0};
-	if (attempt(b, priv, (uint8_t)len, &res, err, sizeof(err))) {
-		note("the takeover could not connect: %s", err);
-		return -1;
-	}
-	if (res.timed_out || res.rc) {
-		note("the takeover was not granted: %s",
-		     res.timed_out ? "no answer" : rs_error_str(&res.error));
-		return -1;
-	}
-	if (rs_accept_info_decode(res.reply.bytes, res.reply.len, &b->info,
-				  &e)) {
-		note("the takeover's grant is unusable: %s", rs_error_str(&e));
+	if (session_open_req(b, &req, true, err, sizeof(err))) {
+		note("the takeover was not granted: %s", err);
 		return -1;
 	}
 	return 0;
@@ -351,6 +335,27 @@ static int through_readers(const struct rogue *r,
 	return rc;
 }
 
+/* The old writer's word key (a store as its method makes it) and, for
+ * flush, a FLUSH with its key to the log, each on the queue pair of a new
+ * writer of its own method (the first refusal ends a session). */
+static int through_writers(const struct rogue *r,
+			   const struct rs_accept_info *old, uint8_t m)
+{
+	int rc = ROGUE_SAFE;
+	for (int op = STALE_OFFSET; op <= STALE_FLUSH; op++) {
+		if (op == STALE_FLUSH && m != RS_METHOD_FLUSH)
+			break;
+		struct rogue w = {.ep = r->ep};
+		memcpy(w.name, r->name, sizeof(w.name));
+		int open = os_open(&w, m, "a later writer");
+		if (open)
+			return worse(rc, open);
+		rc = worse(rc, stale_op_judged(&w, "a later writer's session",
+					       old, m, (enum stale_op)op));
+	}
+	return rc;
+}
+
 /* A reader's session WRITEs with the live key of the writer of now: its
  * queue pair may only read. */
 static int live_key_through_reader(const struct rogue *r,
@@ -390,11 +395,11 @@ static int live_key_through_reader(const struct rogue *r,
  * chunk. */
 int scenario_stale_keys_reader(struct rogue *r, const char *arg)
 {
-	uint8_t m = method_arg(arg);
+	uint8_t m = os_method(arg);
 	uint64_t good = 0;
-	int rc = one_sided_open(r, m, "a writer to take over");
+	int rc = os_open(r, m, "a writer to take over");
 	if (!rc)
-		rc = honest_batch(r, m, &good);
+		rc = os_honest_batch(r, m, &good);
 	if (rc) {
 		rogue_close(r);
 		return rc;
@@ -414,5 +419,6 @@ int scenario_stale_keys_reader(struct rogue *r, const char *arg)
 	rc = worse(rc, live_key_through_reader(r, &b.info));
 	rc = worse(rc, stale_op_judged(&b, "the new writer's session", &old, m,
 				       STALE_WRITE));
-	return worse(rc, end_is(r, good, "then"));
+	return worse(
+	    rc, worse(through_writers(r, &old, m), os_end_is(r, good, "then")));
 }

@@ -16,6 +16,8 @@
  * not close), 2 when the scenario could not run. */
 #include "rogue.h"
 #include "rogue_offset.h"
+#include "rogue_reach.h"
+#include "rogue_seal.h"
 
 #include "proto/method.h"
 #include "rdma/mr.h"
@@ -979,6 +981,88 @@ static int scenario_honest(struct rogue *r, const char *arg)
 	return rc;
 }
 
+/* ---- a takeover through another RDMA device ---- */
+
+#define BEFORE_TAKEOVER "rogue_sender: before the takeover\n"
+#define AFTER_TAKEOVER "rogue_sender: after the takeover\n"
+
+/* One honest chunk at the log's head by r's method m (gpspm, or a
+ * one-sided writer's batch: then the chunk is rogue_offset.c's); *end:
+ * the log's end after it. */
+static int honest_by(struct rogue *r, uint8_t m, const char *text,
+		     uint64_t *end)
+{
+	uint64_t w = r->info.write_offset_value;
+	if (m != RS_METHOD_GPSPM)
+		return os_honest_batch(r, m, end);
+	*end = w + strlen(text);
+	int rc = honest_write(r, text, strlen(text), w);
+	return rc ? rc : honest_commit(r, strlen(text), w);
+}
+
+/* A writer of method m (ARG: METHOD@HOST, e.g. gpspm@192.0.2.2) commits
+ * a chunk through the log's address; a second connection with its token
+ * takes its session over through HOST, another address of the receiver on
+ * another RDMA device, and commits a chunk there. Safe when the takeover
+ * is granted at the log's end and its chunk commits (the test then reads
+ * both chunks back). */
+static int scenario_takeover_across(struct rogue *r, const char *arg)
+{
+	char host[256], err[512];
+	const char *at = arg ? strchr(arg, '@') : 0;
+	uint8_t m = arg && !strncmp(arg, "gpspm@", 6) ? RS_METHOD_GPSPM
+						      : os_method(arg);
+	if (!at || snprintf(host, sizeof(host), "%s/%s", at + 1, r->name) >=
+		       (int)sizeof(host)) {
+		note("ARG must be METHOD@HOST");
+		return ROGUE_NORUN;
+	}
+	struct rogue b = {0};
+	struct rs_target t;
+	struct rs_error e = {0};
+	if (rs_target_parse(host, &t, &e)) {
+		note("%s: %s", host, rs_error_str(&e));
+		return ROGUE_NORUN;
+	}
+	b.ep = t.endpoint;
+	memcpy(b.name, r->name, sizeof(b.name));
+	int rc = m == RS_METHOD_GPSPM ? (session_open(r, m, err, sizeof(err))
+					     ? cannot_run(r, "a writer", err)
+					     : 0)
+				      : os_open(r, m, "a writer");
+	uint64_t end = 0, after = 0;
+	if (!rc)
+		rc = honest_by(r, m, BEFORE_TAKEOVER, &end);
+	if (rc) {
+		rogue_close(r);
+		return rc;
+	}
+	struct rs_connect_req req = {.flags = RS_CONNECT_TAKEOVER,
+				     .method = m,
+				     .methods = RS_METHOD_ALL,
+				     .token = r->info.token};
+	if (session_open_req(&b, &req, true, err, sizeof(err)) ||
+	    (m == RS_METHOD_GPSPM && (b.info.peer_flags & RS_PEER_WINDOWS) &&
+	     take_window(&b, err, sizeof(err)))) {
+		rogue_close(r);
+		note("the takeover through %s was not granted: %s", at + 1,
+		     err);
+		return worse(ROGUE_UNSAFE, cannot_run(&b, "a takeover", err));
+	}
+	if (b.info.write_offset_value != end) {
+		note("the takeover was told the log ends at %llu, not %llu",
+		     (unsigned long long)b.info.write_offset_value,
+		     (unsigned long long)end);
+		rc = ROGUE_UNSAFE;
+	}
+	rc = worse(rc, honest_by(&b, m, AFTER_TAKEOVER, &after));
+	note("taken over through %s at %llu, a chunk committed there", at + 1,
+	     (unsigned long long)end);
+	rogue_close(&b);
+	rogue_close(r);
+	return rc;
+}
+
 /* ---- a writer over what it committed (memory windows) ---- */
 
 #define CHUNK_A "rogue_sender: chunk A\n"
@@ -1142,6 +1226,21 @@ static const struct scenario {
     {"stale-keys-reader", scenario_stale_keys_reader,
      "(apm|flush) a writer taken over writes, stores and flushes with its "
      "old keys through a reader's session and its new one"},
+    {"seal-commit", scenario_seal_commit,
+     "(apm|flush) a writer asks for a rebase and, while the seal waits, "
+     "commits past it (ROGUE_SYNC_DIR: sealing, acted)"},
+    {"seal-takeover", scenario_seal_takeover,
+     "(apm|flush) a takeover admitted before a writer's rebase answers its "
+     "challenge while the seal waits (ROGUE_AUTH_KEY, ROGUE_SYNC_DIR)"},
+    {"reader-after-rotation", scenario_reader_after_rotation,
+     "(apm|flush) a reader's key to the committed prefix, used after the "
+     "pool started over (ROGUE_SYNC_DIR)"},
+    {"spare-key", scenario_spare_key,
+     "(gpspm|challenge) WRITE and FLUSH with the keys of the receiver's "
+     "regions over the whole data range (rdma res show mr)"},
+    {"takeover-across", scenario_takeover_across,
+     "(METHOD@HOST) a writer commits; a takeover with its token through "
+     "HOST, another RDMA device of the receiver, commits after it"},
     {"honest", scenario_honest,
      "write TEXT (optional third argument) and commit it with gpspm"},
 };
@@ -1180,6 +1279,8 @@ int main(int argc, char **argv)
 	}
 	r.ep = t.endpoint;
 	snprintf(r.name, sizeof(r.name), "%s", t.name);
+	if (rogue_key_load())
+		return ROGUE_NORUN;
 	alarm(LAST_RESORT_S);
 	int rc = s->run(&r, argc > 3 ? argv[3] : 0);
 	printf("%s: %s: %s\n", s->name,
