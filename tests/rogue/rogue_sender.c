@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1008,15 +1009,16 @@ static int honest_by(struct rogue *r, uint8_t m, const char *text,
  * both chunks back). */
 static int scenario_takeover_across(struct rogue *r, const char *arg)
 {
-	char host[256], err[512];
+	char host[256], name[16] = "", err[512];
 	const char *at = arg ? strchr(arg, '@') : 0;
-	uint8_t m = arg && !strncmp(arg, "gpspm@", 6) ? RS_METHOD_GPSPM
-						      : os_method(arg);
-	if (!at || snprintf(host, sizeof(host), "%s/%s", at + 1, r->name) >=
-		       (int)sizeof(host)) {
+	if (!at || at - arg >= (ptrdiff_t)sizeof(name) ||
+	    snprintf(host, sizeof(host), "%s/%s", at + 1, r->name) >=
+		(int)sizeof(host)) {
 		note("ARG must be METHOD@HOST");
 		return ROGUE_NORUN;
 	}
+	memcpy(name, arg, (size_t)(at - arg));
+	uint8_t m = !strcmp(name, "gpspm") ? RS_METHOD_GPSPM : os_method(name);
 	struct rogue b = {0};
 	struct rs_target t;
 	struct rs_error e = {0};
