@@ -180,13 +180,19 @@ fault_second_recv() {
 # wrong (a write that SUCCEEDED, the log's end not where it must be) is a
 # violation; one the other faults cut short is not.
 fault_rogue() {
-	local scenario rc=0 out="$RUN/rogue.out"
+	local scenario rc=0 out="$RUN/rogue.out" ip arg=apm
 	pick scenario offset-past-end offset-before-start offset-backwards \
-		unflushed-offset stale-keys-reader
-	hist "fault rogue $scenario on multi's log r"
-	echo x >>"$RUN/rogue-runs"
-	timeout 130 "$ROGUE" "$scenario" "$RECV_IP:7302/r" apm >"$out" 2>&1 || rc=$?
-	[ "$rc" != 0 ] || echo x >>"$RUN/rogue-safe"
+		unflushed-offset stale-keys-reader takeover-across
+	pick ip "$RECV_IP" "$OTHER_IP"
+	# across: from one device to the other
+	[ "$scenario" != takeover-across ] || arg="apm@$([ "$ip" = "$RECV_IP" ] && echo "$OTHER_IP" || echo "$RECV_IP")"
+	hist "fault rogue $scenario on multi's log r through $ip"
+	# a chunk for each run (takeover-across: two, one per device)
+	local chunks=x
+	[ "$scenario" != takeover-across ] || chunks=$'x\nx'
+	echo "$chunks" >>"$RUN/rogue-runs"
+	timeout 130 "$ROGUE" "$scenario" "$ip:7302/r" "$arg" >"$out" 2>&1 || rc=$?
+	[ "$rc" != 0 ] || echo "$chunks" >>"$RUN/rogue-safe"
 	if [ "$rc" = 1 ] && grep -q -E 'SUCCEEDED|, not [0-9]+' "$out"; then
 		violation "the rogue writer's $scenario: $(head -c 600 "$out")"
 	fi

@@ -68,7 +68,8 @@ reader_start() {
 			[ $((i += 1)) -le 600 ] || exit 99
 			nap 0.1
 		done
-		exec "$SEND" --fetch --follow --retry 1000 "${STREAM_TARGET[$name]}" "$out" 2> >(stamp >>"$out.log")
+		exec "$SEND" --fetch --follow --retry 1000 \
+			"${STREAM_READ_TARGET[$name]:-${STREAM_TARGET[$name]}}" "$out" 2> >(stamp >>"$out.log")
 	) &
 	READER_PID=$!
 }
