@@ -97,6 +97,7 @@ void recv_sender_memory_init(struct recv_sender_memory *m,
 	m->allowed = allowed;
 	m->who = who;
 	m->took = RS_METHOD_AUTO;
+	m->refill = true; /* unless its end says the log is closing */
 }
 
 static bool is_reader(const struct recv_sender_memory *m)
@@ -360,7 +361,7 @@ unsigned recv_sender_memory_qp_access(const struct recv_sender_memory *m)
 void recv_sender_memory_drop_keys(struct recv_sender_memory *m, bool refill)
 {
 	recv_writer_keys_drop(&m->keys);
-	m->refill = refill && needs_whole_key(m);
+	m->refill = refill;
 }
 
 void recv_sender_memory_release(struct recv_sender_memory *m)
@@ -371,7 +372,8 @@ void recv_sender_memory_release(struct recv_sender_memory *m)
 	free(m->read_ring);
 	m->read_ring = 0;
 	if (m->owns_peer)
-		recv_exposure_drop_own_peer(m->exposure, &m->peer, m->refill);
+		recv_exposure_drop_own_peer(m->exposure, &m->peer,
+					    m->refill && needs_whole_key(m));
 	m->owns_peer = false;
 	if (m->took != RS_METHOD_AUTO)
 		recv_exposure_give_back(m->exposure, m->took);

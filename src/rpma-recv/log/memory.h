@@ -47,9 +47,9 @@ struct recv_sender_memory {
 	const struct rs_connect_req *req; /* its request */
 	uint8_t allowed;		  /* the methods its rules allow */
 	const char *who;		  /* the sender, in messages */
-	struct rs_peer *peer;	    /* its queue pair's protection domain */
-	bool owns_peer;		    /* one of its own (a reader, whole key) */
-	bool refill;		    /* at its end, a spare key made anew */
+	struct rs_peer *peer; /* its queue pair's protection domain */
+	bool owns_peer;	      /* one of its own (a reader, whole key) */
+	bool refill; /* at its end, a key it took made anew for the next */
 	struct rs_mr *read_mr;	    /* the log, readable: verify only */
 	uint64_t read_rewinds;	    /* the pool's rewinds when made */
 	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
