@@ -124,6 +124,16 @@ int os_honest_batch(struct rogue *r, uint8_t m, uint64_t *end)
 	return 0;
 }
 
+int os_open_batch(struct rogue *r, uint8_t m, const char *name, uint64_t *end)
+{
+	int rc = os_open(r, m, name);
+	if (!rc)
+		rc = os_honest_batch(r, m, end);
+	if (rc)
+		rogue_close(r);
+	return rc;
+}
+
 /* Where a reader is told the log ends now: what the receiver checked and
  * made persistent before its grant. */
 static int reader_sees_end(const struct rogue *r, uint64_t *end)
@@ -184,11 +194,10 @@ static int broken_offset_case(struct rogue *r, const char *arg,
 					    "below what was committed"};
 	uint8_t m = os_method(arg);
 	uint64_t good = 0;
-	int rc = os_open(r, m, names[b]);
-	if (!rc)
-		rc = os_honest_batch(r, m, &good);
-	if (!rc)
-		rc = os_end_is(r, good, "after an honest batch");
+	int rc = os_open_batch(r, m, names[b], &good);
+	if (rc)
+		return rc;
+	rc = os_end_is(r, good, "after an honest batch");
 	if (rc) {
 		rogue_close(r);
 		return rc;
@@ -314,43 +323,31 @@ static int stale_op_judged(struct rogue *r, const char *via,
 	return refused_by_nic(how) ? ROGUE_SAFE : ROGUE_UNSAFE;
 }
 
-/* Each operation on a reader's session of its own (the first refusal
- * ends a session). */
-static int through_readers(const struct rogue *r,
-			   const struct rs_accept_info *old, uint8_t m)
+/* Each operation from first on, on a session of its own (the first
+ * refusal ends a session): a reader's, or a later writer's of the old
+ * writer's method (its word key, and for flush a FLUSH with its key). */
+static int through_sessions(const struct rogue *r,
+			    const struct rs_accept_info *old, uint8_t m,
+			    enum stale_op first, bool as_writer)
 {
 	int rc = ROGUE_SAFE;
-	for (int op = STALE_WRITE; op <= STALE_FLUSH; op++) {
+	for (int op = first; op <= STALE_FLUSH; op++) {
 		if (op == STALE_FLUSH && m != RS_METHOD_FLUSH)
 			break;
-		struct rogue reader = {.ep = r->ep};
-		memcpy(reader.name, r->name, sizeof(reader.name));
+		struct rogue s = {.ep = r->ep};
+		memcpy(s.name, r->name, sizeof(s.name));
 		char err[512];
-		if (session_open_as(&reader, RS_CONNECT_VERIFY, RS_METHOD_AUTO,
-				    err, sizeof(err)))
-			return worse(rc, cannot_run(&reader, "a reader", err));
-		rc = worse(rc, stale_op_judged(&reader, "a reader's session",
-					       old, m, (enum stale_op)op));
-	}
-	return rc;
-}
-
-/* The old writer's word key (a store as its method makes it) and, for
- * flush, a FLUSH with its key to the log, each on the queue pair of a new
- * writer of its own method (the first refusal ends a session). */
-static int through_writers(const struct rogue *r,
-			   const struct rs_accept_info *old, uint8_t m)
-{
-	int rc = ROGUE_SAFE;
-	for (int op = STALE_OFFSET; op <= STALE_FLUSH; op++) {
-		if (op == STALE_FLUSH && m != RS_METHOD_FLUSH)
-			break;
-		struct rogue w = {.ep = r->ep};
-		memcpy(w.name, r->name, sizeof(w.name));
-		int open = os_open(&w, m, "a later writer");
+		int open = as_writer ? os_open(&s, m, "a later writer")
+			   : session_open_as(&s, RS_CONNECT_VERIFY,
+					     RS_METHOD_AUTO, err, sizeof(err))
+			       ? cannot_run(&s, "a reader", err)
+			       : 0;
 		if (open)
 			return worse(rc, open);
-		rc = worse(rc, stale_op_judged(&w, "a later writer's session",
+		rc = worse(rc, stale_op_judged(&s,
+					       as_writer
+						   ? "a later writer's session"
+						   : "a reader's session",
 					       old, m, (enum stale_op)op));
 	}
 	return rc;
@@ -397,13 +394,9 @@ int scenario_stale_keys_reader(struct rogue *r, const char *arg)
 {
 	uint8_t m = os_method(arg);
 	uint64_t good = 0;
-	int rc = os_open(r, m, "a writer to take over");
-	if (!rc)
-		rc = os_honest_batch(r, m, &good);
-	if (rc) {
-		rogue_close(r);
+	int rc = os_open_batch(r, m, "a writer to take over", &good);
+	if (rc)
 		return rc;
-	}
 	struct rs_accept_info old = r->info;
 	struct rogue b = {.ep = r->ep};
 	memcpy(b.name, r->name, sizeof(b.name));
@@ -414,11 +407,11 @@ int scenario_stale_keys_reader(struct rogue *r, const char *arg)
 	}
 	rogue_close(r);
 	note("%s writer taken over", rs_method_name((enum rs_method)m));
-	rc = through_readers(r, &old, m);
+	rc = through_sessions(r, &old, m, STALE_WRITE, false);
 	/* A reader's queue pair takes no write, even with a live key. */
 	rc = worse(rc, live_key_through_reader(r, &b.info));
 	rc = worse(rc, stale_op_judged(&b, "the new writer's session", &old, m,
 				       STALE_WRITE));
-	return worse(
-	    rc, worse(through_writers(r, &old, m), os_end_is(r, good, "then")));
+	rc = worse(rc, through_sessions(r, &old, m, STALE_OFFSET, true));
+	return worse(rc, os_end_is(r, good, "then"));
 }

@@ -19,6 +19,8 @@ int os_write_chunk(struct rogue *r, uint8_t m, uint64_t w);
 /* The chunk at the log's end and its offset, both persistent; *end: the
  * log's end after it. */
 int os_honest_batch(struct rogue *r, uint8_t m, uint64_t *end);
+/* os_open, then os_honest_batch: closed when either fails. */
+int os_open_batch(struct rogue *r, uint8_t m, const char *name, uint64_t *end);
 /* A reader is told the log ends at want (SAFE), or not (UNSAFE). */
 int os_end_is(const struct rogue *r, uint64_t want, const char *when);
 /* The receiver ends r's session within a few replies' time. */

@@ -61,12 +61,11 @@ int scenario_seal_commit(struct rogue *r, const char *arg)
 {
 	uint8_t m = os_method(arg);
 	uint64_t sealed = 0;
-	int rc = os_open(r, m, "a writer past the seal");
-	if (!rc)
-		rc = os_honest_batch(r, m, &sealed);
+	int rc = os_open_batch(r, m, "a writer past the seal", &sealed);
+	if (rc)
+		return rc;
 	uint64_t base = r->info.log_base, start = r->info.start_offset;
-	if (!rc)
-		rc = ask_rebase(r, sealed);
+	rc = ask_rebase(r, sealed);
 	if (rc) {
 		rogue_close(r);
 		return rc;
@@ -120,13 +119,9 @@ int scenario_seal_takeover(struct rogue *r, const char *arg)
 	if (!rogue_key)
 		return cannot_run(r, "a takeover in a seal",
 				  "it needs the log's key (ROGUE_AUTH_KEY)");
-	int rc = os_open(r, m, "a writer that rotates");
-	if (!rc)
-		rc = os_honest_batch(r, m, &sealed);
-	if (rc) {
-		rogue_close(r);
+	int rc = os_open_batch(r, m, "a writer that rotates", &sealed);
+	if (rc)
 		return rc;
-	}
 	struct rogue b = {.ep = r->ep};
 	memcpy(b.name, r->name, sizeof(b.name));
 	struct rs_connect_req req = {.flags = RS_CONNECT_TAKEOVER,
@@ -168,9 +163,9 @@ int scenario_reader_after_rotation(struct rogue *r, const char *arg)
 	uint8_t m = os_method(arg);
 	uint64_t sealed = 0;
 	char err[512];
-	int rc = os_open(r, m, "a writer that rotates");
-	if (!rc)
-		rc = os_honest_batch(r, m, &sealed);
+	int rc = os_open_batch(r, m, "a writer that rotates", &sealed);
+	if (rc)
+		return rc;
 	struct rogue reader = {.ep = r->ep};
 	memcpy(reader.name, r->name, sizeof(reader.name));
 	if (!rc && session_open_as(&reader, RS_CONNECT_VERIFY, RS_METHOD_AUTO,
