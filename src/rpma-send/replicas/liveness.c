@@ -16,7 +16,7 @@ void send_liveness_answered(struct send_liveness *l, uint64_t now_ns)
 {
 	send_liveness_heard(l, now_ns);
 	l->answered_ns = now_ns;
-	l->first_back = l->last_back = (struct send_liveness_probe){0};
+	l->nbacks = 0;
 }
 
 void send_liveness_probed(struct send_liveness *l, uint64_t now_ns)
@@ -27,12 +27,26 @@ void send_liveness_probed(struct send_liveness *l, uint64_t now_ns)
 void send_liveness_probe_back(struct send_liveness *l, uint64_t now_ns)
 {
 	if (l->probe_ns) {
-		l->last_back =
+		if (l->nbacks == SEND_LIVENESS_BACKS) {
+			for (unsigned i = 1; i < l->nbacks; i++)
+				l->backs[i - 1] = l->backs[i];
+			l->nbacks--;
+		}
+		l->backs[l->nbacks++] =
 		    (struct send_liveness_probe){now_ns, l->probe_ns};
-		if (!l->first_back.back_ns)
-			l->first_back = l->last_back;
 	}
 	send_liveness_heard(l, now_ns);
+}
+
+/* The first probe to come back that was sent after `waiting` (it proves
+ * what we wait for had reached the adapter), or NULL. */
+static const struct send_liveness_probe *
+first_after(const struct send_liveness *l, uint64_t waiting)
+{
+	for (unsigned i = 0; i < l->nbacks; i++)
+		if (l->backs[i].sent_ns >= waiting)
+			return &l->backs[i];
+	return 0;
 }
 
 /* Whether the program has had what we wait for (sent at `waiting`) for
@@ -41,10 +55,8 @@ static bool program_silent(const struct send_liveness *l, uint64_t waiting,
 			   uint64_t now_ns, uint64_t timeout_ns,
 			   uint64_t *silent_ns)
 {
-	const struct send_liveness_probe *p = &l->first_back;
-	if (waiting > p->sent_ns)
-		p = &l->last_back; /* sent after the first probe */
-	if (!p->back_ns || waiting > p->sent_ns)
+	const struct send_liveness_probe *p = first_after(l, waiting);
+	if (!p)
 		return false;
 	uint64_t quiet = now_ns > p->back_ns ? now_ns - p->back_ns : 0;
 	if (quiet < 2 * timeout_ns)

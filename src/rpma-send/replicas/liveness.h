@@ -9,24 +9,31 @@
  * receiver's side. But a probe's answer says only that everything sent
  * before it reached the receiver's adapter: a program that then says
  * nothing for twice the peer timeout is not serving (hung, stopped),
- * however well its adapter answers. Pure: replicas/replica.c feeds it. */
+ * however well its adapter answers. That is measured from the first probe
+ * to come back that was sent after what is awaited, and later returns do
+ * not move it (an idle link's keepalives come back all the time). Pure:
+ * replicas/replica.c feeds it. */
 #ifndef SEND_LIVENESS_H
 #define SEND_LIVENESS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Probe returns kept: more than come back in twice the peer timeout
+ * (one each half timeout of silence at most, or a keepalive's). */
+#define SEND_LIVENESS_BACKS 8
+
 struct send_liveness {
 	uint64_t heard_ns;    /* the last word: a reply, any completion */
 	uint64_t probe_ns;    /* a probe out since then, or 0 */
 	uint64_t answered_ns; /* the program's last message */
-	/* Since the program's last message, the first and the latest probe
-	 * to come back: when it came back (0: none has), and when it was
-	 * sent (what was sent before it had reached the receiver's adapter
-	 * by then). */
+	/* The latest probes to come back since the program's last message,
+	 * oldest first: when each was sent (what was sent before it had
+	 * reached the receiver's adapter when it came back) and came back. */
 	struct send_liveness_probe {
 		uint64_t back_ns, sent_ns;
-	} first_back, last_back;
+	} backs[SEND_LIVENESS_BACKS];
+	unsigned nbacks;
 };
 
 enum send_liveness_verdict {

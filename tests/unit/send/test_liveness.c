@@ -112,6 +112,37 @@ static void a_probe_proves_only_what_went_before_it(void **state)
 	assert_int_equal(at(&l, 7000 * MS, 50010 * MS), SEND_HUNG);
 }
 
+/* An idle link's keepalives (probes) come back all the time; then a
+ * commit goes to a receiver whose program has stopped: twice the timeout
+ * after the first probe sent after the commit came back, it is hung,
+ * however many more come back meanwhile (each used to move the start). */
+static void keepalives_after_an_idle_spell_do_not_hide_a_hang(void **state)
+{
+	(void)state;
+	struct send_liveness l;
+	send_liveness_start(&l, 0);
+	uint64_t now = 0;
+	for (int i = 0; i < 20; i++) { /* idle: a keepalive each 3 s */
+		now += 3000 * MS;
+		send_liveness_probed(&l, now);
+		send_liveness_probe_back(&l, now + 5 * MS);
+	}
+	uint64_t posted = now + 100 * MS, first_back = 0;
+	now = posted;
+	while (at(&l, posted, now) != SEND_HUNG) {
+		assert_true(now < posted + 3 * TIMEOUT);
+		if (at(&l, posted, now) == SEND_PROBE) {
+			send_liveness_probed(&l, now);
+			send_liveness_probe_back(&l, now + 5 * MS);
+			if (!first_back)
+				first_back = now + 5 * MS;
+		}
+		now += 100 * MS;
+	}
+	assert_true(now >= first_back + 2 * TIMEOUT);
+	assert_true(now < first_back + 2 * TIMEOUT + 200 * MS);
+}
+
 static void an_unanswered_probe_means_gone(void **state)
 {
 	(void)state;
@@ -151,6 +182,7 @@ int main(void)
 	    cmocka_unit_test(a_silent_program_behind_a_live_adapter_is_hung),
 	    cmocka_unit_test(a_probe_proves_only_what_went_before_it),
 	    cmocka_unit_test(an_unanswered_probe_means_gone),
+	    cmocka_unit_test(keepalives_after_an_idle_spell_do_not_hide_a_hang),
 	    cmocka_unit_test(any_word_restarts_the_wait),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
