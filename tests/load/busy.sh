@@ -13,11 +13,16 @@
 # queue pairs and the receiver's memory sampled every 2 s.
 # With KEEP (a folder the guest shares with the host), the logs, the
 # samples and the counters are copied there at the end.
-#   scripts/vm-run --memory 8G -- tests/load/busy.sh BUILD [SENDERS [KEEP]]
+# DRIVER (busy_drive.py, one Python process for all senders, or shell:
+# busy_shell.sh, a shell pipeline per sender, a host short of CPU) and
+# RETRY (--retry, 20; 0: no session may be lost to be found again).
+#   scripts/vm-run --memory 8G -- tests/load/busy.sh BUILD [SENDERS [KEEP [DRIVER [RETRY]]]]
 # scripts/busy-fleet runs it (long: not in the suite).
 BUILD=$1
 SENDERS=${2:-128}
 KEEP=${3:-}
+DRIVER=${4:-python}
+RETRY=${5:-20}
 . "$(dirname "$0")/../e2e/lib.sh"
 RECV_TIMEOUT=3600
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -59,7 +64,7 @@ sample() {
 	done >"$WORK/samples"
 }
 
-start_case "$SENDERS senders streaming at once, a log each: none dropped, none refused"
+start_case "$SENDERS senders streaming at once ($DRIVER driver, --retry $RETRY), a log each: none dropped, none refused"
 conf=$WORK/busy.conf
 {
 	printf 'max-senders = %d\n' "$((SENDERS + 8))"
@@ -82,8 +87,13 @@ counters before
 sample &
 sampler=$!
 t0=$SECONDS
-timeout 1800 python3 "$HERE/busy_drive.py" "$SEND" "$RECV_IP" "$SENDERS" "$WORK" \
-	--timeout 1200 -- -v --stats --batch 64K --retry 20 >"$WORK/drive.out" 2>&1
+if [ "$DRIVER" = shell ]; then
+	timeout 1800 "$HERE/busy_shell.sh" "$SEND" "$RECV_IP" "$SENDERS" "$WORK" 1200 \
+		-- -v --stats --batch 64K --retry "$RETRY" >"$WORK/drive.out" 2>&1
+else
+	timeout 1800 python3 "$HERE/busy_drive.py" "$SEND" "$RECV_IP" "$SENDERS" "$WORK" \
+		--timeout 1200 -- -v --stats --batch 64K --retry "$RETRY" >"$WORK/drive.out" 2>&1
+fi
 log "(the senders ran for $((SECONDS - t0)) s)"
 # The receiver notices each sender's end at once (a disconnect), but give
 # it a few seconds to end their sessions and give their memory back.
