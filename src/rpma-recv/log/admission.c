@@ -43,13 +43,21 @@ static void seat_gone(struct recv_admission *adm, struct recv_seat *seat)
 }
 
 /* A sender that came without a seat (to take a session over) and needs
- * one of its own now. */
-static void seat_taken(struct recv_admission *adm, struct recv_seat *seat)
+ * one of its own now, under max-senders like any request: false when
+ * every seat is taken (the session it came for ended meanwhile and others
+ * took the seats). */
+static bool seat_taken(struct recv_admission *adm, struct recv_seat *seat)
 {
 	if (seat->held)
-		return;
-	recv_seat_take(&adm->counters->senders, seat);
+		return true;
+	enum recv_seat_claim c = recv_seats_claim(
+	    &adm->counters->senders,
+	    atomic_load(&adm->counters->max_senders), false);
+	if (c == RECV_SEAT_NONE)
+		return false;
+	recv_seat_hold(seat, c);
 	recv_counters_connected(adm->log_counters);
+	return true;
 }
 
 void recv_admission_fini(struct recv_admission *adm)
@@ -133,6 +141,7 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 		rs_err("sender %s: %s", a->s.peer, err.msg);
 		return rc;
 	}
+	a->granted = true;
 	offset_before_grant(a);
 	if (a->req.flags & RS_CONNECT_TRUNCATE) {
 		recv_rotation_empty(adm->rotation);
@@ -268,10 +277,13 @@ static bool is_writer(const struct rs_connect_req *req)
 	return !(req->flags & RS_CONNECT_VERIFY);
 }
 
+/* A writer still in its auth challenge has no token yet: a request's
+ * token of zeros never matches it. */
 static bool presents_token_of(const struct rs_connect_req *req,
 			      const struct recv_sender *holder)
 {
-	return holder && (req->flags & RS_CONNECT_TAKEOVER) &&
+	return holder && holder->granted &&
+	       (req->flags & RS_CONNECT_TAKEOVER) &&
 	       !memcmp(&req->token, &holder->token, sizeof(holder->token));
 }
 
@@ -304,7 +316,8 @@ static int take_over(struct recv_admission *adm, struct recv_sender *a)
 		recv_seat_pass(&adm->counters->senders, &old->seat, &a->seat);
 		recv_admission_end(adm, old);
 	}
-	seat_taken(adm, &a->seat);
+	if (!seat_taken(adm, &a->seat))
+		return RS_E_BUSY;
 	adm->holder = a;
 	return 0;
 }
@@ -543,9 +556,15 @@ void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
 void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 {
 	/* Routed to take over a session that ended since: it counts like
-	 * any request from now. */
-	if (!h->seat.held && !presents_token_of(&h->req, adm->holder))
-		seat_taken(adm, &h->seat);
+	 * any request from now, under max-senders too. */
+	if (!h->seat.held && !presents_token_of(&h->req, adm->holder) &&
+	    !seat_taken(adm, &h->seat)) {
+		rs_warn("refusing sender %s: the session it came to take over "
+			"has ended, and max-senders' seats are taken",
+			h->peer);
+		refuse_hinted(adm, h, RS_REJECT_LIMIT, 0, 0);
+		return;
+	}
 	const char *busy = busy_reason(adm, &h->req);
 	if (busy) {
 		rs_info("refusing sender %s: %s with %s", h->peer, busy,

@@ -31,6 +31,7 @@ struct recv_sender {
 	struct rs_connect_req req;
 	struct recv_log_rules rules;   /* as of its request */
 	struct rs_session_token token; /* handed out with its grant */
+	bool granted;		       /* its token is one (zero before) */
 	struct recv_sender_memory mem; /* what it is shown and holds */
 	bool taken_over;       /* its sender came back on a new connection */
 	struct recv_seat seat; /* under max-senders (log/seats.h) */

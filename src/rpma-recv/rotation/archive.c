@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,12 @@ struct archive_file {
 struct archive {
 	char dir[DIR_MAX];
 	char name[64];
-	bool tidy;		    /* removes what a crash left half-written */
-	struct archive_file *files; /* in log order */
+	bool tidy; /* removes what a crash left half-written */
+	/* The listing, in log order: the archiver's thread grows it (room
+	 * for a file it seals) while the log's thread reads it for a reader;
+	 * list_lock covers every change and every look, never I/O. */
+	pthread_mutex_t list_lock;
+	struct archive_file *files;
 	unsigned nfiles, cap;
 	bool part_open; /* a stretch is being written */
 	uint64_t part_pos, part_len;
@@ -76,18 +81,37 @@ static bool parse_name(const struct archive *a, const char *entry,
 	return !strcmp(p, *part ? ".log.part" : ".log");
 }
 
-static int add_file(struct archive *a, uint64_t pos, uint64_t size)
+/* The listing's lock, from functions that only look (they take it all
+ * the same: a look must not meet a change halfway). */
+static void list_lock(const struct archive *a)
 {
+	pthread_mutex_lock((pthread_mutex_t *)&a->list_lock);
+}
+
+static void list_unlock(const struct archive *a)
+{
+	pthread_mutex_unlock((pthread_mutex_t *)&a->list_lock);
+}
+
+/* One more file listed (reserve: only the room for it). */
+static int add_file(struct archive *a, uint64_t pos, uint64_t size,
+		    bool reserve)
+{
+	int rc = 0;
+	list_lock(a);
 	if (a->nfiles == a->cap) {
 		unsigned cap = a->cap ? 2 * a->cap : 16;
 		void *p = realloc(a->files, cap * sizeof(*a->files));
-		if (!p)
-			return RS_E_NOMEM;
-		a->files = p;
-		a->cap = cap;
+		if (p) {
+			a->files = p;
+			a->cap = cap;
+		}
+		rc = p ? 0 : RS_E_NOMEM;
 	}
-	a->files[a->nfiles++] = (struct archive_file){pos, size};
-	return 0;
+	if (!rc && !reserve)
+		a->files[a->nfiles++] = (struct archive_file){pos, size};
+	list_unlock(a);
+	return rc;
 }
 
 static int by_pos(const void *x, const void *y)
@@ -120,7 +144,7 @@ static int take_entry(struct archive *a, const char *entry,
 		return rs_error_set(err, RS_E_IO, errno,
 				    "archive %s: %s is not a readable file",
 				    a->dir, entry);
-	if (add_file(a, pos, (uint64_t)st.st_size))
+	if (add_file(a, pos, (uint64_t)st.st_size, false))
 		return rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
 	return 0;
 }
@@ -174,6 +198,7 @@ static int open_archive(const char *dir, const char *name, bool tidy,
 		return rs_error_set(err, RS_E_INVAL, ENAMETOOLONG,
 				    "archive %s: the path is too long", dir);
 	}
+	pthread_mutex_init(&a->list_lock, 0);
 	snprintf(a->dir, sizeof(a->dir), "%s", dir);
 	snprintf(a->name, sizeof(a->name), "%s", name[0] ? name : "log");
 	a->tidy = tidy;
@@ -207,18 +232,21 @@ void archive_close(struct archive **ap)
 		return;
 	archive_stretch_abandon(a);
 	free(a->files);
+	pthread_mutex_destroy(&a->list_lock);
 	free(a);
 	*ap = 0;
 }
 
 struct archive_usage archive_usage(const struct archive *a)
 {
+	list_lock(a);
 	struct archive_usage u = {.files = a->nfiles};
 	if (a->nfiles) {
 		const struct archive_file *last = &a->files[a->nfiles - 1];
 		u.start = a->files[0].pos;
 		u.end = last->pos + last->size;
 	}
+	list_unlock(a);
 	return u;
 }
 
@@ -330,10 +358,7 @@ int archive_stretch_sync(struct archive *a, struct rs_error *err)
 /* Room for one more file in the list, so that adopting cannot fail. */
 static int reserve_file(struct archive *a)
 {
-	if (add_file(a, 0, 0))
-		return -1;
-	a->nfiles--;
-	return 0;
+	return add_file(a, 0, 0, true) ? -1 : 0;
 }
 
 int archive_stretch_make_durable(struct archive *a, struct rs_error *err)
@@ -360,7 +385,7 @@ void archive_stretch_adopt(struct archive *a)
 {
 	if (!a->durable)
 		return;
-	add_file(a, a->part_pos, a->part_len); /* room reserved */
+	add_file(a, a->part_pos, a->part_len, false); /* room reserved */
 	a->durable = false;
 }
 
@@ -388,15 +413,18 @@ static bool over_limits(const struct archive *a, unsigned keep,
 			uint64_t max_bytes)
 {
 	struct archive_usage u = archive_usage(a);
-	return a->nfiles > 1 && ((keep && a->nfiles > keep) ||
-				 (max_bytes && u.end - u.start > max_bytes));
+	return u.files > 1 && ((keep && u.files > keep) ||
+			       (max_bytes && u.end - u.start > max_bytes));
 }
 
 /* The oldest file's unlinking (its listing is the caller's). */
 static int remove_oldest(const struct archive *a, struct rs_error *err)
 {
 	char name[PATH_MAX];
-	file_path(a, a->files[0].pos, false, name, sizeof(name));
+	list_lock(a);
+	uint64_t pos = a->files[0].pos;
+	list_unlock(a);
+	file_path(a, pos, false, name, sizeof(name));
 	if (unlink(name) && errno != ENOENT)
 		return rs_error_set(err, RS_E_IO, errno,
 				    "cannot remove archive file %s: %s (the "
@@ -414,9 +442,11 @@ int archive_prune(struct archive *a, unsigned keep, uint64_t max_bytes,
 		int rc = remove_oldest(a, err);
 		if (rc)
 			return rc;
+		list_lock(a);
 		memmove(a->files, a->files + 1,
 			(a->nfiles - 1) * sizeof(*a->files));
 		a->nfiles--;
+		list_unlock(a);
 		removed++;
 	}
 	return removed;
@@ -431,7 +461,9 @@ int archive_remove_all(struct archive *a, struct rs_error *err)
 	rc = remove_oldest(a, err);
 	if (rc)
 		return rc;
+	list_lock(a);
 	a->nfiles = 0;
+	list_unlock(a);
 	return 0;
 }
 
@@ -439,6 +471,7 @@ int archive_locate(const struct archive *a, uint64_t pos, char *path,
 		   uint64_t *file_offset, uint64_t *file_left,
 		   struct rs_error *err)
 {
+	list_lock(a);
 	unsigned lo = 0, hi = a->nfiles;
 	while (lo < hi) { /* the first file that ends after pos */
 		unsigned mid = lo + (hi - lo) / 2;
@@ -447,14 +480,16 @@ int archive_locate(const struct archive *a, uint64_t pos, char *path,
 		else
 			hi = mid;
 	}
-	if (lo == a->nfiles || a->files[lo].pos > pos)
+	bool found = lo < a->nfiles && a->files[lo].pos <= pos;
+	struct archive_file f = found ? a->files[lo] : (struct archive_file){0};
+	list_unlock(a);
+	if (!found)
 		return rs_error_set(err, RS_E_INVAL, 0,
 				    "archive %s does not hold log position "
 				    "%" PRIu64,
 				    a->dir, pos);
-	const struct archive_file *f = &a->files[lo];
-	file_path(a, f->pos, false, path, PATH_MAX);
-	*file_offset = pos - f->pos;
-	*file_left = f->size - *file_offset;
+	file_path(a, f.pos, false, path, PATH_MAX);
+	*file_offset = pos - f.pos;
+	*file_left = f.size - *file_offset;
 	return 0;
 }

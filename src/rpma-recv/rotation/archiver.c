@@ -1,10 +1,13 @@
-/* The receiver's archiver: one thread for every log with an archive, off
- * the threads that serve the logs' commits. A log's thread queues its log
- * once the pool is rotate-at full (recv_rotation_nudge) or when its writer
- * asks for a rebase; the archiver takes the queued logs in turn, a chunk
- * each, and sleeps when none is queued. A writer waiting for its rebase
- * goes ahead of every log that is only being copied: when a thousand
- * pools fill at once, a seal waits for one chunk, not a thousand. */
+/* The receiver's archiver: a few threads for every log with an archive,
+ * off the threads that serve the logs' commits. A log's thread queues its
+ * log once the pool is rotate-at full (recv_rotation_nudge) or when its
+ * writer asks for a rebase; the archiver's threads take the queued logs in
+ * turn, a chunk each (a seal too, a chunk at a time), and sleep when none
+ * is queued. A writer waiting for its rebase goes ahead of every log that
+ * is only being copied: when a thousand pools fill at once, a seal waits
+ * for one chunk, not a thousand. A log is in one thread's hands at a time;
+ * an archive on a slow disk holds up the thread that writes to it, and
+ * the others go on with the other logs. */
 #include "rotation/archiver.h"
 
 #include "rotation/internal.h"
@@ -17,6 +20,7 @@
 
 #define COPY_CHUNK (1u << 20)	 /* copied at a time, the lock held */
 #define SYNC_EVERY (64ull << 20) /* the stretch made durable this often */
+#define ARCHIVER_THREADS RECV_ARCHIVER_THREADS
 
 /* Logs in turn, linked through next_queued (a log is in one at most). */
 struct archive_queue {
@@ -24,14 +28,13 @@ struct archive_queue {
 };
 
 struct recv_archiver {
-	pthread_t thread;
-	bool started;
+	pthread_t threads[ARCHIVER_THREADS];
+	unsigned started;
 	pthread_mutex_t lock;
-	pthread_cond_t wake;	       /* a log queued, or stop */
-	pthread_cond_t done;	       /* a log's turn ended */
-	struct archive_queue sealing;  /* their writers wait: first */
-	struct archive_queue copying;  /* rotate-at full, nobody waits */
-	struct recv_rotation *current; /* having its turn */
+	pthread_cond_t wake;	      /* a log queued, or stop */
+	pthread_cond_t done;	      /* a log's turn ended */
+	struct archive_queue sealing; /* their writers wait: first */
+	struct archive_queue copying; /* rotate-at full, nobody waits */
 	bool stop;
 };
 
@@ -92,17 +95,22 @@ static bool archive_some(struct recv_rotation *r)
 	return rotation_copy_due(r, archive_stretch_length(r->archive));
 }
 
-/* A log's turn: its rebase's slow part when its writer asked for one,
- * else a chunk of its copying. True when it wants another turn. */
+/* A log's turn: a step of its rebase's slow part when its writer asked
+ * for one, else a chunk of its copying. True when it wants another turn. */
 static bool turn(struct recv_rotation *r)
 {
 	pthread_mutex_lock(&r->lock);
 	int seal = atomic_load(&r->seal);
-	bool sealing = seal == ROTATION_SEAL_WANTED;
-	bool more = false;
-	if (sealing) {
-		r->seal_status = rotation_seal_durable(r, r->seal_write);
-		r->seal = ROTATION_SEAL_DONE;
+	bool sealing = false, more = false;
+	if (seal == ROTATION_SEAL_WANTED) {
+		bool done = false;
+		uint8_t status = rotation_seal_step(r, r->seal_write, &done);
+		if (done) {
+			r->seal_status = status;
+			atomic_store(&r->seal, ROTATION_SEAL_DONE);
+		}
+		sealing = done;
+		more = !done;
 	} else if (seal == ROTATION_SEAL_NONE) {
 		/* Not while a seal waits for the log's thread to start the
 		 * pool over: what the pool holds is sealed already (a turn
@@ -158,8 +166,13 @@ static bool wants_seal(const struct recv_rotation *r)
 	return atomic_load(&r->seal) == ROTATION_SEAL_WANTED;
 }
 
+/* Queued, or, while a thread has it, queued again when its turn ends. */
 static void enqueue(struct recv_archiver *a, struct recv_rotation *r)
 {
+	if (r->in_turn) {
+		r->again = true;
+		return;
+	}
 	queue_push(wants_seal(r) ? &a->sealing : &a->copying, r);
 	r->queued = true;
 	atomic_store(&r->queued_hint, true);
@@ -188,13 +201,16 @@ static void *archiver_main(void *arg)
 			pthread_cond_wait(&a->wake, &a->lock);
 			continue;
 		}
-		a->current = r;
+		r->in_turn = true;
+		r->again = false;
 		pthread_mutex_unlock(&a->lock);
 		bool more = turn(r);
 		pthread_mutex_lock(&a->lock);
-		a->current = 0;
-		if (more && !r->queued && !r->forgotten)
+		r->in_turn = false;
+		if ((more || r->again) && !r->queued && !r->forgotten) {
 			enqueue(a, r);
+			pthread_cond_signal(&a->wake);
+		}
 		pthread_cond_broadcast(&a->done);
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -209,13 +225,16 @@ int recv_archiver_start(struct recv_archiver **out, struct rs_error *err)
 	pthread_mutex_init(&a->lock, 0);
 	pthread_cond_init(&a->wake, 0);
 	pthread_cond_init(&a->done, 0);
-	int e = pthread_create(&a->thread, 0, archiver_main, a);
-	if (e) {
-		recv_archiver_stop(&a);
-		return rs_error_set(err, RS_E_NOMEM, e,
-				    "cannot start the archiver thread");
+	for (; a->started < ARCHIVER_THREADS; a->started++) {
+		int e = pthread_create(&a->threads[a->started], 0,
+				       archiver_main, a);
+		if (e) {
+			recv_archiver_stop(&a);
+			return rs_error_set(err, RS_E_NOMEM, e,
+					    "cannot start the archiver's "
+					    "threads");
+		}
 	}
-	a->started = true;
 	*out = a;
 	return 0;
 }
@@ -228,9 +247,10 @@ void recv_archiver_stop(struct recv_archiver **ap)
 	if (a->started) {
 		pthread_mutex_lock(&a->lock);
 		a->stop = true;
-		pthread_cond_signal(&a->wake);
+		pthread_cond_broadcast(&a->wake);
 		pthread_mutex_unlock(&a->lock);
-		pthread_join(a->thread, 0);
+		for (unsigned i = 0; i < a->started; i++)
+			pthread_join(a->threads[i], 0);
 	}
 	pthread_cond_destroy(&a->done);
 	pthread_cond_destroy(&a->wake);
@@ -266,7 +286,7 @@ void rotation_archiver_forget(struct recv_rotation *r)
 	if (!queue_remove(&a->sealing, r))
 		queue_remove(&a->copying, r);
 	r->queued = false;
-	while (a->current == r)
+	while (r->in_turn)
 		pthread_cond_wait(&a->done, &a->lock);
 	pthread_mutex_unlock(&a->lock);
 }

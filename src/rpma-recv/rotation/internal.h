@@ -34,12 +34,16 @@ struct recv_rotation {
 	 * rebase does it all at once) copies the pool's committed bytes
 	 * into the open stretch while the writer appends, and makes it
 	 * durable when the writer asks for a rebase. The lock covers the
-	 * stretch, the pool's emptying and the record; the archive's
-	 * listing is the log thread's alone. */
+	 * stretch, the pool's emptying and the record; it is held across
+	 * the archiver's I/O, so the log's thread takes it only once the
+	 * archiver is done with the log (a seal done), or for a switch. The
+	 * archive's listing has a lock of its own (rotation/archive.h). */
 	struct recv_archiver *archiver;
 	struct recv_rotation *next_queued; /* the archiver's queue */
 	bool queued;			   /* in it (the archiver's lock) */
 	bool forgotten; /* closing: never queued again (the same lock) */
+	bool in_turn;	/* a thread of the archiver works on it (same) */
+	bool again;	/* queued meanwhile: queue it when its turn ends */
 	atomic_bool queued_hint; /* the same, read without it */
 	_Atomic uint64_t copied; /* bytes in the open stretch */
 	pthread_mutex_t lock;
@@ -93,9 +97,12 @@ void rotation_archiver_queue(struct recv_rotation *r);
 /* r takes no more turns: out of the queue, and its turn over. */
 void rotation_archiver_forget(struct recv_rotation *r);
 
-/* A rebase's slow part (rotation/rotation.c), the lock held: the pool's
- * bytes up to write copied and the stretch made durable under its name.
- * RS_MSG_OK, or the status that says why not (logged). */
+/* A rebase's slow part (rotation/rotation.c), the lock held, one step at a
+ * time: a chunk more of the pool's bytes up to write copied, or, once
+ * they all are, the stretch made durable under its name (*done then).
+ * RS_MSG_OK, or the status that says why not (logged; *done). */
+uint8_t rotation_seal_step(struct recv_rotation *r, uint64_t write, bool *done);
+/* All the steps at once (no archiver: the rebase does it). */
 uint8_t rotation_seal_durable(struct recv_rotation *r, uint64_t write);
 
 #endif

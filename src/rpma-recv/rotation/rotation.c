@@ -86,31 +86,55 @@ static uint8_t status_of(int code)
 				 : RS_MSG_ARCHIVE_FAILED;
 }
 
-uint8_t rotation_seal_durable(struct recv_rotation *r, uint64_t write)
+/* A seal copies this much at a time, the lock held: a slow archive disk
+ * holds its log's lock for one chunk's write, and the archiver's other
+ * turns go on in between. */
+#define SEAL_CHUNK (4u << 20)
+
+uint8_t rotation_seal_step(struct recv_rotation *r, uint64_t write, bool *done)
 {
 	struct rs_error err = {0};
 	uint64_t used = write - r->t->start;
 	uint64_t copied = archive_stretch_length(r->archive);
-	int rc = copied < used ? rotation_copy_more(r, used - copied, &err) : 0;
-	if (!rc)
+	uint64_t n = used - copied < SEAL_CHUNK ? used - copied : SEAL_CHUNK;
+	int rc;
+	*done = true;
+	if (copied < used) {
+		rc = rotation_copy_more(r, n, &err);
+		*done = rc != 0; /* else durable at the next step */
+	} else {
 		rc = archive_stretch_make_durable(r->archive, &err);
+	}
 	if (rc) {
 		rotation_archiver_failed(r, &err);
 		return status_of(rc);
 	}
+	if (!*done)
+		return RS_MSG_OK;
 	atomic_store(&r->copied, 0);
 	rotation_stop_at("archive-sealed");
 	return RS_MSG_OK;
 }
 
-/* Whether the writer may rebase at write now, the lock held. */
+uint8_t rotation_seal_durable(struct recv_rotation *r, uint64_t write)
+{
+	bool done = false;
+	uint8_t status = RS_MSG_OK;
+	while (!done)
+		status = rotation_seal_step(r, write, &done);
+	return status;
+}
+
+/* Whether the writer may rebase at write now: from what the log's thread
+ * knows and the stretch's copied bytes as the archiver publishes them, so
+ * that asking never waits for the archiver's I/O. */
 static uint8_t rebase_check(struct recv_rotation *r, uint64_t write)
 {
 	const struct recv_pmem_target *t = r->t;
 	if (atomic_load(&r->seal) != ROTATION_SEAL_NONE)
 		return RS_MSG_BAD_REQUEST; /* one at a time */
 	if (write != recv_pmem_target_write_offset(t) || write <= t->start ||
-	    archive_stretch_length(r->archive) > write - t->start)
+	    atomic_load(&r->copied) > write - t->start)
 		return RS_MSG_BAD_REQUEST;
 	if (r->cfg.max_bytes && write - t->start > r->cfg.max_bytes) {
 		rs_err("log %s: the pool's %" PRIu64
@@ -178,21 +202,22 @@ uint8_t recv_rotation_rebase_begin(struct recv_rotation *r, uint64_t write)
 {
 	if (!r->archive)
 		return RS_MSG_NO_ARCHIVE;
-	pthread_mutex_lock(&r->lock);
 	uint8_t status = rebase_check(r, write);
-	if (status == RS_MSG_OK) {
-		r->seal_write = write;
-		r->t->end_sealed = true;
-		if (r->archiver) {
-			atomic_store(&r->seal, ROTATION_SEAL_WANTED);
-		} else {
-			r->seal_status = rotation_seal_durable(r, write);
-			atomic_store(&r->seal, ROTATION_SEAL_DONE);
-		}
-	}
-	pthread_mutex_unlock(&r->lock);
-	if (status == RS_MSG_OK && r->archiver)
+	if (status != RS_MSG_OK)
+		return status;
+	r->seal_write = write;
+	r->t->end_sealed = true;
+	if (r->archiver) {
+		/* Never the lock: the archiver may hold it across a slow
+		 * disk's write; it takes seal_write after this store. */
+		atomic_store(&r->seal, ROTATION_SEAL_WANTED);
 		rotation_archiver_queue(r);
+		return status;
+	}
+	pthread_mutex_lock(&r->lock);
+	r->seal_status = rotation_seal_durable(r, write);
+	atomic_store(&r->seal, ROTATION_SEAL_DONE);
+	pthread_mutex_unlock(&r->lock);
 	return status;
 }
 

@@ -115,6 +115,9 @@ static enum recv_seat_claim claim_seat(struct service *svc,
 	bool takes_over = (req->flags & RS_CONNECT_TAKEOVER) &&
 			  !(req->flags & RS_CONNECT_VERIFY) &&
 			  recv_log_worker_holds(log->worker, &req->token);
+	/* The logs' threads claim under the same cap, as of the last
+	 * request (a reload may change it). */
+	atomic_store(&svc->counters.max_senders, svc->settings.max_senders);
 	return recv_seats_claim(&svc->counters.senders,
 				svc->settings.max_senders, takes_over);
 }

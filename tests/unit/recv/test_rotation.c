@@ -24,6 +24,7 @@
 #include "sender/verify_reply.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -233,7 +234,9 @@ static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
 	assert_int_equal(recv_rotation_end(f->rot), f->committed);
 }
 
-#define OTHERS 5
+/* As many other logs as the archiver has threads, and two more. */
+#define OTHERS (RECV_ARCHIVER_THREADS + 2)
+#define HELD RECV_ARCHIVER_THREADS
 
 static bool stretch_of(const struct fixture *f, const char *name)
 {
@@ -361,17 +364,19 @@ static void seen_sealed(void *ctx)
 {
 	struct seal_seen *s = ctx;
 	int n = 0;
-	for (int i = 1; i < OTHERS; i++)
+	for (int i = HELD; i < OTHERS; i++)
 		n += stretch_of(s->f, s->name[i]);
 	atomic_store(&s->others_started, n);
 	atomic_store(&s->sealed, 1);
 }
 
 /* Other logs rotate-at full, waiting for their copying, when the fixture's
- * writer asks for a rebase: its seal goes first. The test holds the first
- * other log's lock until all are queued, so that the archiver takes no
- * turn past it meanwhile; with one queue in turn the seal would wait for
- * every other log's chunk. */
+ * writer asks for a rebase: its seal goes before those not started. The
+ * test holds the first HELD other logs' locks, so that each of the
+ * archiver's threads is in the turn of one of them, until the last two and
+ * the seal are queued, then lets one thread go: it takes the seal next;
+ * with one queue in turn the seal would wait for every other log's
+ * chunk. */
 static void a_waiting_writer_goes_before_the_copying(void **state)
 {
 	struct fixture *f = *state;
@@ -402,14 +407,25 @@ static void a_waiting_writer_goes_before_the_copying(void **state)
 		assert_true(recv_commit_apply(&t[i], 0, &recv_method_gpspm,
 					      &req, &reply));
 	}
-	pthread_mutex_lock(&r[0]->lock);
-	for (int i = 0; i < OTHERS; i++)
+	for (int i = 0; i < HELD; i++) {
+		pthread_mutex_lock(&r[i]->lock);
+		recv_rotation_nudge(r[i]);
+	}
+	/* every thread in a held log's turn: none queued any more */
+	for (int i = 0; i < 10000 && atomic_load(&r[HELD - 1]->queued_hint);
+	     i++)
+		usleep(1000);
+	usleep(20000);
+	for (int i = HELD; i < OTHERS; i++)
 		recv_rotation_nudge(r[i]);
 	uint64_t write = recv_pmem_target_write_offset(&f->t);
 	assert_int_equal(recv_rotation_rebase_begin(f->rot, write), RS_MSG_OK);
+	/* One thread free: after its chunk, the seal, not the queued. */
 	pthread_mutex_unlock(&r[0]->lock);
 	for (int i = 0; i < 10000 && !atomic_load(&seen.sealed); i++)
 		usleep(1000);
+	for (int i = 1; i < HELD; i++)
+		pthread_mutex_unlock(&r[i]->lock);
 	assert_true(atomic_load(&seen.sealed));
 	assert_int_equal(atomic_load(&seen.others_started), 0);
 
@@ -427,6 +443,97 @@ static void a_waiting_writer_goes_before_the_copying(void **state)
 		recv_rotation_close(&r[i]);
 		recv_pmem_target_close(&t[i]);
 	}
+	close_log(f);
+	recv_archiver_stop(&a);
+	open_log(f);
+}
+
+/* A rebase begun on another thread, as the log's thread begins one. */
+struct begun {
+	struct recv_rotation *rot;
+	uint64_t write;
+	atomic_int status; /* -1 until it returned */
+};
+
+static void *begin_rebase(void *arg)
+{
+	struct begun *b = arg;
+	atomic_store(&b->status, recv_rotation_rebase_begin(b->rot, b->write));
+	return 0;
+}
+
+/* The archiver holds a log's lock across its I/O (a chunk's write on a
+ * slow archive disk: seconds): the log's thread asking for the rebase
+ * must not wait for it, or every log of that thread stalls meanwhile. */
+static void asking_for_a_rebase_never_waits_for_the_archivers_io(void **state)
+{
+	struct fixture *f = *state;
+	struct recv_archiver *a = with_an_archiver(f);
+	static atomic_int sealed;
+	atomic_store(&sealed, 0);
+	recv_rotation_on_rebased(f->rot, woken, &sealed);
+	commit_next(f, 3u << 20);
+	struct begun b = {.rot = f->rot,
+			  .write = recv_pmem_target_write_offset(&f->t)};
+	atomic_store(&b.status, -1);
+	pthread_mutex_lock(&f->rot->lock); /* the archiver's slow write */
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, 0, begin_rebase, &b), 0);
+	for (int i = 0; i < 2000 && atomic_load(&b.status) < 0; i++)
+		usleep(1000);
+	int status = atomic_load(&b.status);
+	pthread_mutex_unlock(&f->rot->lock);
+	pthread_join(th, 0);
+	assert_int_equal(status, RS_MSG_OK);
+	for (int i = 0; i < 10000 && !atomic_load(&sealed); i++)
+		usleep(1000);
+	the_waiting_rebase_finishes(f);
+	close_log(f);
+	recv_archiver_stop(&a);
+	open_log(f);
+}
+
+/* Another log's archive is on a slow disk: one of the archiver's threads
+ * is stuck in its turn (the test holds its lock). The fixture's writer
+ * asks for a rebase: another thread seals it meanwhile. */
+static void a_slow_archive_holds_up_only_its_own_log(void **state)
+{
+	struct fixture *f = *state;
+	struct recv_archiver *a = with_an_archiver(f);
+	struct rs_error err = {0};
+	struct recv_pmem_target t;
+	struct recv_rotation *slow;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/slow.pool", f->dir);
+	assert_int_equal(recv_pmem_target_open(&t, path, POOL_SIZE, &err), 0);
+	assert_int_equal(
+	    recv_rotation_open(&f->cfg, "slow", &t, a, &slow, &err), 0);
+	uint64_t at = recv_pmem_target_write_offset(&t);
+	memcpy(t.base + at, f->input, 3u << 20);
+	struct rs_msg req = {.type = RS_MSG_COMMIT,
+			     .offset = at,
+			     .length = 3u << 20},
+		      reply;
+	assert_true(recv_commit_apply(&t, 0, &recv_method_gpspm, &req, &reply));
+	pthread_mutex_lock(&slow->lock);
+	recv_rotation_nudge(slow);
+	for (int i = 0; i < 10000 && atomic_load(&slow->queued_hint); i++)
+		usleep(1000);
+	static atomic_int sealed;
+	atomic_store(&sealed, 0);
+	recv_rotation_on_rebased(f->rot, woken, &sealed);
+	commit_next(f, 3u << 20);
+	assert_int_equal(recv_rotation_rebase_begin(
+			     f->rot, recv_pmem_target_write_offset(&f->t)),
+			 RS_MSG_OK);
+	for (int i = 0; i < 10000 && !atomic_load(&sealed); i++)
+		usleep(1000);
+	int done = atomic_load(&sealed);
+	pthread_mutex_unlock(&slow->lock);
+	assert_true(done);
+	the_waiting_rebase_finishes(f);
+	recv_rotation_close(&slow);
+	recv_pmem_target_close(&t);
 	close_log(f);
 	recv_archiver_stop(&a);
 	open_log(f);
@@ -694,6 +801,11 @@ int main(void)
 		nothing_changes_the_pool_while_its_seal_waits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_seal_the_log_outgrew_is_not_finished, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		asking_for_a_rebase_never_waits_for_the_archivers_io, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_slow_archive_holds_up_only_its_own_log, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rebase_refuses_what_makes_no_sense,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
