@@ -2,6 +2,7 @@
 
 #include "cli/log.h"
 #include "common/stop.h"
+#include "connect/hint.h"
 #include "error.h"
 #include "session/session.h"
 
@@ -43,19 +44,6 @@ static void nap_ms(unsigned ms)
 		;
 }
 
-/* Whether the receiver said to ask again after a while, and why. A busy
- * log (another sender writes it) says no time: that is for --retry. */
-static const char *hinted(int rc, const struct rs_reject_info *refused)
-{
-	if (rc != RS_E_BUSY)
-		return 0;
-	if (refused->reason == RS_REJECT_STARTING)
-		return "is opening its logs";
-	if (refused->reason == RS_REJECT_BUSY && refused->retry_ms)
-		return "is busy taking other senders' connections";
-	return 0;
-}
-
 /* Connects; asks again when the receiver says when (it is opening the
  * log, or busy). */
 static int connect_once_open(struct rs_session_request *r,
@@ -72,7 +60,7 @@ static int connect_once_open(struct rs_session_request *r,
 		if (answer_ms >= 0)
 			rs_verbose("%s:%s: connect request answered in %d ms",
 				   r->host, r->port, answer_ms);
-		const char *why = hinted(rc, &refused);
+		const char *why = send_hint_of(rc, &refused);
 		if (!why || waited >= SEND_HINTED_WAIT_MS ||
 		    send_stop_requested)
 			return rc;

@@ -1,0 +1,52 @@
+/* Which refusals say when to ask again (connect/hint.h): the sender waits
+ * them out without counting them against --retry. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "connect/hint.h"
+#include "error.h"
+
+static const char *hint(int rc, uint8_t reason, uint16_t retry_ms)
+{
+	struct rs_reject_info r = {.reason = reason, .retry_ms = retry_ms};
+	return send_hint_of(rc, &r);
+}
+
+static void a_full_receiver_that_says_when_is_waited_out(void **state)
+{
+	(void)state;
+	assert_non_null(hint(RS_E_BUSY, RS_REJECT_LIMIT, 250));
+	/* an older receiver says no time: --retry's */
+	assert_null(hint(RS_E_BUSY, RS_REJECT_LIMIT, 0));
+}
+
+static void starting_and_busy_are_waited_out(void **state)
+{
+	(void)state;
+	assert_non_null(hint(RS_E_BUSY, RS_REJECT_STARTING, 0));
+	assert_non_null(hint(RS_E_BUSY, RS_REJECT_BUSY, 100));
+	/* a log another sender writes says no time */
+	assert_null(hint(RS_E_BUSY, RS_REJECT_BUSY, 0));
+}
+
+static void other_refusals_are_not(void **state)
+{
+	(void)state;
+	assert_null(hint(RS_E_REJECTED, RS_REJECT_NO_SUCH_LOG, 100));
+	assert_null(hint(RS_E_REJECTED, RS_REJECT_METHOD, 100));
+	assert_null(hint(RS_E_UNREACHABLE, RS_REJECT_LIMIT, 100));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(a_full_receiver_that_says_when_is_waited_out),
+	    cmocka_unit_test(starting_and_busy_are_waited_out),
+	    cmocka_unit_test(other_refusals_are_not),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
