@@ -695,10 +695,14 @@ void replica_confirmed(struct replica *r, const struct send_window *w,
 uint64_t replica_keepalive_at(const struct replica *r)
 {
 	/* A stream's commit requests tell the receiver we are there (apm
-	 * sends none: it needs keepalives while streaming too); a rebase is
-	 * answered anyway. */
-	if (!r->rs || r->rebase_sent_ns)
+	 * sends none: it needs keepalives while streaming too); while a
+	 * rebase is out, its program is asked. */
+	if (!r->rs)
 		return 0;
+	if (r->rebase_sent_ns)
+		return replica_keys_rebase_keepalive_at(
+		    &r->keys, r->rebase_sent_ns, r->last_sent_ns,
+		    r->peer_timeout_ns);
 	return replica_keys_keepalive_at(&r->keys, r->last_sent_ns,
 					 r->peer_timeout_ns);
 }
@@ -711,13 +715,19 @@ bool replica_keepalive_due(const struct replica *r, uint64_t now_ns)
 
 /* A keepalive is a probe of the link (rs_conn_probe), answered by the
  * receiver's adapter without waking the receiver, which probes a silent
- * sender itself; a message only to name a new window key. Signaled: an
- * idle link posts nothing else that would reclaim its send-queue entry. */
+ * sender itself; a message to name a new window key, or, while a rebase
+ * is out, one naming none, which the receiver's program answers: a seal
+ * that takes long is no silence. Signaled: an idle link posts nothing
+ * else that would reclaim its send-queue entry. */
 int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 {
 	int rc;
-	uint32_t key = replica_keys_keepalive_sent(&r->keys, now_ns);
-	if (key) {
+	uint32_t key = 0;
+	if (r->rebase_sent_ns)
+		replica_keys_asked(&r->keys, now_ns);
+	else
+		key = replica_keys_keepalive_sent(&r->keys, now_ns);
+	if (key || r->rebase_sent_ns) {
 		struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .key = key};
 		rc = rs_session_send(r->rs, rs_session_control_slot(r->rs), &ka,
 				     UINT64_MAX, RS_POST_SIGNALED);

@@ -64,6 +64,22 @@ uint32_t replica_keys_keepalive_sent(struct replica_keys *k, uint64_t now_ns)
 	return key;
 }
 
+uint64_t replica_keys_rebase_keepalive_at(const struct replica_keys *k,
+					  uint64_t rebase_ns,
+					  uint64_t last_sent_ns,
+					  uint64_t peer_timeout_ns)
+{
+	if (k->keepalive_ns)
+		return 0; /* one at a time */
+	uint64_t from = last_sent_ns > rebase_ns ? last_sent_ns : rebase_ns;
+	return from + peer_timeout_ns / 2;
+}
+
+void replica_keys_asked(struct replica_keys *k, uint64_t now_ns)
+{
+	k->keepalive_ns = now_ns;
+}
+
 void replica_keys_probe_answered(struct replica_keys *k)
 {
 	k->keepalive_ns = 0;

@@ -48,6 +48,19 @@ uint64_t replica_keys_keepalive_at(const struct replica_keys *k,
  * the session. */
 uint32_t replica_keys_keepalive_sent(struct replica_keys *k, uint64_t now_ns);
 
+/* While a rebase is out (a seal on a slow archive disk may take long),
+ * when to ask the receiver's program: a keepalive message naming no key,
+ * which its log's thread answers, so that a healthy receiver is heard and
+ * a hung one found (replicas/liveness.h): half a peer timeout after the
+ * rebase was asked for or the last word sent, whichever is later; 0 while
+ * one is out. */
+uint64_t replica_keys_rebase_keepalive_at(const struct replica_keys *k,
+					  uint64_t rebase_ns,
+					  uint64_t last_sent_ns,
+					  uint64_t peer_timeout_ns);
+/* That keepalive goes now. */
+void replica_keys_asked(struct replica_keys *k, uint64_t now_ns);
+
 /* A keepalive's probe of the link completed. */
 void replica_keys_probe_answered(struct replica_keys *k);
 

@@ -1,0 +1,99 @@
+/* A replica's keepalives while its rebase is out (replicas/replica_keys.h):
+ * its program is asked every half peer timeout, one at a time, so that a
+ * seal that takes long is heard and a hung receiver is found. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "proto/message.h"
+#include "replicas/liveness.h"
+#include "replicas/replica_keys.h"
+
+#define MS 1000000ull
+#define TIMEOUT (10000 * MS)
+
+static void asked_each_half_timeout_one_at_a_time(void **state)
+{
+	(void)state;
+	struct replica_keys k;
+	replica_keys_start(&k);
+	uint64_t rebase = 1000 * MS;
+	assert_int_equal(
+	    replica_keys_rebase_keepalive_at(&k, rebase, 0, TIMEOUT),
+	    rebase + TIMEOUT / 2);
+	replica_keys_asked(&k, rebase + TIMEOUT / 2);
+	assert_int_equal(replica_keys_rebase_keepalive_at(
+			     &k, rebase, rebase + TIMEOUT / 2, TIMEOUT),
+			 0);
+	struct rs_msg done = {.type = RS_MSG_KEEPALIVE_DONE};
+	replica_keys_heard(&k, &done, rebase + TIMEOUT / 2 + MS);
+	assert_int_equal(replica_keys_rebase_keepalive_at(
+			     &k, rebase, rebase + TIMEOUT / 2, TIMEOUT),
+			 rebase + TIMEOUT);
+}
+
+/* The schedule a rebase out for ten peer timeouts makes, with the
+ * receiver's program answering each keepalive in 5 ms: never hung; and
+ * the same with a program that stopped answering at 4 timeouts: hung
+ * within three peer timeouts of its last answer. */
+static enum send_liveness_verdict rebase_of(uint64_t answers_until,
+					    uint64_t *hung_at)
+{
+	struct replica_keys k;
+	struct send_liveness l;
+	replica_keys_start(&k);
+	send_liveness_start(&l, 0);
+	uint64_t rebase = 1000 * MS, last_sent = rebase, answer_at = 0;
+	enum send_liveness_verdict v = SEND_LIVE;
+	for (uint64_t now = rebase; now < rebase + 10 * TIMEOUT; now += MS) {
+		if (answer_at && now >= answer_at) {
+			struct rs_msg done = {.type = RS_MSG_KEEPALIVE_DONE};
+			replica_keys_heard(&k, &done, now);
+			send_liveness_answered(&l, now);
+			answer_at = 0;
+		}
+		uint64_t at = replica_keys_rebase_keepalive_at(
+		    &k, rebase, last_sent, TIMEOUT);
+		if (at && now >= at) {
+			replica_keys_asked(&k, now);
+			last_sent = now;
+			if (now < answers_until)
+				answer_at = now + 5 * MS;
+		}
+		uint64_t waiting = k.keepalive_ns && k.keepalive_ns < rebase
+				       ? k.keepalive_ns
+				       : rebase,
+			 silent;
+		v = send_liveness_check(&l, waiting, now, TIMEOUT, &silent);
+		if (v == SEND_PROBE) {
+			send_liveness_probed(&l, now);
+			send_liveness_probe_back(&l, now + MS);
+		} else if (v == SEND_HUNG || v == SEND_GONE) {
+			*hung_at = now;
+			return v;
+		}
+	}
+	return v;
+}
+
+static void a_long_seal_is_heard_a_hang_is_found(void **state)
+{
+	(void)state;
+	uint64_t hung_at = 0;
+	assert_int_equal(rebase_of(UINT64_MAX, &hung_at), SEND_LIVE);
+	uint64_t stop = 1000 * MS + 4 * TIMEOUT;
+	assert_int_equal(rebase_of(stop, &hung_at), SEND_HUNG);
+	assert_true(hung_at < stop + 3 * TIMEOUT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(asked_each_half_timeout_one_at_a_time),
+	    cmocka_unit_test(a_long_seal_is_heard_a_hang_is_found),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
