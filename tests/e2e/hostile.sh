@@ -197,6 +197,40 @@ else
 fi
 end_case
 
+# A host short of CPU: requests wait, and their senders give up on them
+# (their connect timed out). Such a request holds nothing: with the
+# receiver stopped, five senders with a connect timeout of 1 ms give up;
+# once it goes on, none of theirs is refused at max-senders 2 or fails to
+# make a queue pair, and the next sender gets in at once.
+start_case "max-senders: a request whose sender gave up holds no seat"
+if start_recv "$WORK/recv.gone.log" --max-senders 2 --create 4M "$WORK/gone.pool"; then
+	printf 'after the ones that gave up\n' >"$WORK/gone.in"
+	kill -STOP "$RECV_PID"
+	wait_stopped "$RECV_PID" 10 || fail "the receiver did not stop"
+	pids=()
+	for i in 1 2 3 4 5; do
+		timeout 30 "$SEND" --timeout 1 "$RECV_IP" "$WORK/gone.in" 2>"$WORK/gone.$i.err" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	kill -CONT "$RECV_PID"
+	rc=0
+	timeout 60 "$SEND" "$RECV_IP" "$WORK/gone.in" 2>"$WORK/gone.err" || rc=$?
+	[ "$rc" = 0 ] || fail "the next sender: exit $rc: $(cat "$WORK/gone.err")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	grep -q "the most max-senders allows" "$WORK/recv.gone.log" &&
+		fail "refused at max-senders with no sender there: $(grep max-senders "$WORK/recv.gone.log")"
+	grep -q "cannot create a queue pair" "$WORK/recv.gone.log" &&
+		fail "a queue pair failure: $(grep 'queue pair' "$WORK/recv.gone.log")"
+	n=$(grep -c "gave up on its request" "$WORK/recv.gone.log")
+	[ "$n" = 5 ] || fail "$n of 5 requests given up said: $(cat "$WORK/recv.gone.log")"
+	check_pool "$WORK/gone.pool" "$WORK/gone.in"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.gone.log")"
+fi
+end_case
+
 # open_file_limit: a receiver whose open-file limit leaves room for fewer
 # senders than max-senders says so at start; a sender that finds the limit
 # reached is refused as full (exit 5), however far the receiver got in

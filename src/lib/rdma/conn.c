@@ -398,6 +398,31 @@ int rs_conn_answer_ms(const struct rs_conn *c)
 	return c->answer_ms;
 }
 
+/* Two ways a withdrawal shows: an event on the request's channel, when
+ * the sender's rejection came after the request was read; none at all when
+ * it came before (the kernel drops a new connection's events until its
+ * request is read, "the accept will just fail later"), but then the
+ * connection manager no longer has the request: the attributes of its
+ * queue pair fail (EINVAL). */
+bool rs_conn_withdrawn(struct rs_conn *c)
+{
+	struct rdma_cm_event *ev;
+	bool gone = false;
+	while (!gone && rs_cm_event_wait(c->cm_channel, 0, &ev) == 0) {
+		enum rdma_cm_event_type type = ev->event;
+		rdma_ack_cm_event(ev);
+		gone = type == RDMA_CM_EVENT_REJECTED ||
+		       type == RDMA_CM_EVENT_DISCONNECTED ||
+		       type == RDMA_CM_EVENT_TIMEWAIT_EXIT ||
+		       type == RDMA_CM_EVENT_CONNECT_ERROR ||
+		       type == RDMA_CM_EVENT_UNREACHABLE ||
+		       type == RDMA_CM_EVENT_DEVICE_REMOVAL;
+	}
+	struct ibv_qp_attr attr = {.qp_state = IBV_QPS_INIT};
+	int mask = 0;
+	return gone || rdma_init_qp_attr(c->id, &attr, &mask) != 0;
+}
+
 void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len)
 {
 	rdma_reject(c->id, priv, priv_len);

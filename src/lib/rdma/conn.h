@@ -58,6 +58,12 @@ int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 int rs_conn_set_access(struct rs_conn *c, unsigned access,
 		       struct rs_error *err);
 void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len);
+/* Receiver side, before the accept: whether the request's sender gave up
+ * on it (its connect timed out, or it went: the connection manager has
+ * said so on the request's own events). Such a request must be dropped:
+ * its queue pair cannot be made any more (rdma_cm's attributes for it
+ * fail with EINVAL). Takes no time: only what has arrived is read. */
+bool rs_conn_withdrawn(struct rs_conn *c);
 
 void rs_conn_disconnect(struct rs_conn *c);
 void rs_conn_delete(struct rs_conn **c);

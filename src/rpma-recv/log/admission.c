@@ -50,9 +50,9 @@ static bool seat_taken(struct recv_admission *adm, struct recv_seat *seat)
 {
 	if (seat->held)
 		return true;
-	enum recv_seat_claim c = recv_seats_claim(
-	    &adm->counters->senders,
-	    atomic_load(&adm->counters->max_senders), false);
+	enum recv_seat_claim c =
+	    recv_seats_claim(&adm->counters->senders,
+			     atomic_load(&adm->counters->max_senders), false);
 	if (c == RECV_SEAT_NONE)
 		return false;
 	recv_seat_hold(seat, c);
@@ -553,8 +553,26 @@ void recv_admission_refuse(struct recv_admission *adm, struct recv_handover *h,
 	refuse_hinted(adm, h, reason, 0, retry_ms);
 }
 
+/* Its sender gave up on it before its log's thread came to it (a host
+ * short of CPU: the request waited past the sender's connect timeout):
+ * nothing is set up for it, its seat is free at once, and no queue pair
+ * is tried (rdma_cm would refuse it: EINVAL). */
+static bool withdrawn(struct recv_admission *adm, struct recv_handover *h)
+{
+	if (!rs_conn_withdrawn(h->conn))
+		return false;
+	rs_verbose(
+	    "sender %s gave up on its request after %llu ms: dropped", h->peer,
+	    (unsigned long long)((recv_now_ns() - h->asked_ns) / 1000000ull));
+	rs_conn_delete(&h->conn);
+	seat_gone(adm, &h->seat);
+	return true;
+}
+
 void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h)
 {
+	if (withdrawn(adm, h))
+		return;
 	/* Routed to take over a session that ended since: it counts like
 	 * any request from now, under max-senders too. */
 	if (!h->seat.held && !presents_token_of(&h->req, adm->holder) &&

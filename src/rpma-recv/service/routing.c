@@ -6,6 +6,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "rdma/conn.h"
 #include "rdma/listener.h"
 #include "session/session.h"
 
@@ -235,6 +236,15 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 {
 	char peer[64];
 	rs_conn_peer_str(ev->conn, peer, sizeof(peer));
+	/* Its sender gave up on it before it was read (this host short of
+	 * CPU): nobody waits for an answer, and it takes no seat. */
+	if (rs_conn_withdrawn(ev->conn)) {
+		rs_verbose("sender %s gave up on its request before it was "
+			   "read: dropped",
+			   peer);
+		rs_conn_delete(&ev->conn);
+		return;
+	}
 	struct rs_connect_req req;
 	if (!read_request(svc, ev, peer, &req))
 		return;
