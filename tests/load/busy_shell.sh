@@ -14,6 +14,7 @@ PIECES=16 EVERY=0.5
 # one_sender I: its input fed piece by piece, its end said
 one_sender() {
 	local i=$1 t0=$EPOCHREALTIME rc=0 p
+	shift
 	for ((p = 0; p < PIECES; p++)); do
 		dd if="$WORK/in.$i" bs=64K skip="$p" count=1 status=none
 		sleep "$EVERY"
