@@ -110,6 +110,8 @@ dpkg -i "$DEB" >"$WORK/dpkg.log" 2>&1 || RC=$?
 [ "$RC" = 0 ] || fail "dpkg -i exit $RC: $(cat "$WORK/dpkg.log")"
 id rpma-ship >/dev/null 2>&1 || fail "no user rpma-ship"
 [ "$(prop User)" = rpma-ship ] || fail "unit's User= is '$(prop User)'"
+# ahead of the host's other work (docs/operating.md, a host short of CPU)
+[ "$(prop Nice)" = -10 ] || fail "unit's Nice= is '$(prop Nice)'"
 [ "$(prop LoadState)" = loaded ] || fail "unit not loaded: $(prop LoadState)"
 end_case
 

@@ -240,7 +240,9 @@ static void wait_for_event(struct shipper *s, uint64_t now)
 		pfd[n++] = (struct pollfd){.fd = in_fd, .events = POLLIN};
 	uint64_t wait = fleet_timeout(s->f, now, input_timeout(s, now));
 	int ms = s->cfg->busy_poll ? 0 : (int)((wait + 999999) / 1000000);
+	fleet_waits(s->f, now, (uint64_t)ms * 1000000ull);
 	poll(pfd, n, ms);
+	fleet_woke(s->f, send_stats_now_ns());
 }
 
 static void stream(struct shipper *s)

@@ -73,6 +73,11 @@ nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd);
 /* wait_ns, or less when a keepalive or a reconnect is due sooner. */
 uint64_t fleet_timeout(const struct fleet *f, uint64_t now_ns,
 		       uint64_t wait_ns);
+/* Around the loop's wait: it waits up to wait_ns from now, and it runs
+ * again; what it then did not run counts as no receiver's silence
+ * (replicas/stall.h). */
+void fleet_waits(struct fleet *f, uint64_t now_ns, uint64_t wait_ns);
+void fleet_woke(struct fleet *f, uint64_t now_ns);
 
 /* The code of a finished stream: rc; when the window ended with fewer
  * replicas than the rule needs, the code of the last one given up

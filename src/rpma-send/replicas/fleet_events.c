@@ -348,7 +348,8 @@ static void tick_connected(struct fleet *f, struct replica *r, uint64_t now)
 	 * twice the timeout behind an adapter that answers is not serving
 	 * (replica_liveness). */
 	uint64_t silent = 0;
-	enum send_liveness_verdict v = replica_liveness(r, f->w, now, &silent);
+	enum send_liveness_verdict v =
+	    replica_liveness(r, f->w, now, &f->stall, &silent);
 	if (v == SEND_LIVE)
 		return;
 	replica_say_silence(r, v, silent);
@@ -405,6 +406,16 @@ nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd)
 		pfd[n++] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
 	}
 	return n;
+}
+
+void fleet_waits(struct fleet *f, uint64_t now_ns, uint64_t wait_ns)
+{
+	send_stall_waits(&f->stall, now_ns, wait_ns);
+}
+
+void fleet_woke(struct fleet *f, uint64_t now_ns)
+{
+	send_stall_woke(&f->stall, now_ns);
 }
 
 uint64_t fleet_timeout(const struct fleet *f, uint64_t now, uint64_t wait)

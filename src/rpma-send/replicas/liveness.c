@@ -19,6 +19,27 @@ void send_liveness_answered(struct send_liveness *l, uint64_t now_ns)
 	l->nbacks = 0;
 }
 
+void send_liveness_answered_after(struct send_liveness *l, uint64_t now_ns,
+				  uint64_t waiting)
+{
+	send_liveness_answered(l, now_ns);
+	if (!waiting || waiting > now_ns)
+		return;
+	l->took[l->ntook++ % SEND_LIVENESS_TOOK] = now_ns - waiting;
+}
+
+/* The slowest of the program's latest answers. */
+static uint64_t slowest(const struct send_liveness *l)
+{
+	uint64_t max = 0;
+	unsigned n =
+	    l->ntook < SEND_LIVENESS_TOOK ? l->ntook : SEND_LIVENESS_TOOK;
+	for (unsigned i = 0; i < n; i++)
+		if (l->took[i] > max)
+			max = l->took[i];
+	return max;
+}
+
 void send_liveness_probed(struct send_liveness *l, uint64_t now_ns)
 {
 	l->probe_ns = now_ns;
@@ -49,17 +70,27 @@ first_after(const struct send_liveness *l, uint64_t waiting)
 	return 0;
 }
 
+/* How long since from, less the time this sender could not run. */
+static uint64_t since(const struct send_stall *stall, uint64_t from_ns,
+		      uint64_t now_ns)
+{
+	uint64_t ns = now_ns > from_ns ? now_ns - from_ns : 0;
+	uint64_t off = stall ? send_stall_since(stall, from_ns) : 0;
+	return ns > off ? ns - off : 0;
+}
+
 /* Whether the program has had what we wait for (sent at `waiting`) for
  * twice the timeout and said nothing. */
 static bool program_silent(const struct send_liveness *l, uint64_t waiting,
 			   uint64_t now_ns, uint64_t timeout_ns,
-			   uint64_t *silent_ns)
+			   const struct send_stall *stall, uint64_t *silent_ns)
 {
 	const struct send_liveness_probe *p = first_after(l, waiting);
 	if (!p)
 		return false;
-	uint64_t quiet = now_ns > p->back_ns ? now_ns - p->back_ns : 0;
-	if (quiet < 2 * timeout_ns)
+	uint64_t quiet = since(stall, p->back_ns, now_ns);
+	uint64_t patience = timeout_ns > slowest(l) ? timeout_ns : slowest(l);
+	if (quiet < 2 * patience)
 		return false;
 	*silent_ns =
 	    now_ns - (waiting > l->answered_ns ? waiting : l->answered_ns);
@@ -68,18 +99,20 @@ static bool program_silent(const struct send_liveness *l, uint64_t waiting,
 
 enum send_liveness_verdict
 send_liveness_check(const struct send_liveness *l, uint64_t waiting,
-		    uint64_t now_ns, uint64_t timeout_ns, uint64_t *silent_ns)
+		    uint64_t now_ns, uint64_t timeout_ns,
+		    const struct send_stall *stall, uint64_t *silent_ns)
 {
 	if (!waiting)
 		return SEND_LIVE;
-	if (program_silent(l, waiting, now_ns, timeout_ns, silent_ns))
+	if (program_silent(l, waiting, now_ns, timeout_ns, stall, silent_ns))
 		return SEND_HUNG;
 	/* Silent since what we wait for went, or since the last word. */
-	uint64_t since = waiting > l->heard_ns ? waiting : l->heard_ns;
-	*silent_ns = now_ns > since ? now_ns - since : 0;
+	uint64_t from = waiting > l->heard_ns ? waiting : l->heard_ns;
+	*silent_ns = since(stall, from, now_ns);
 	if (*silent_ns < timeout_ns / 2)
 		return SEND_LIVE;
 	if (!l->probe_ns)
 		return SEND_PROBE;
-	return now_ns - l->probe_ns >= timeout_ns / 2 ? SEND_GONE : SEND_LIVE;
+	return since(stall, l->probe_ns, now_ns) >= timeout_ns / 2 ? SEND_GONE
+								   : SEND_LIVE;
 }

@@ -11,10 +11,15 @@
  * nothing for twice the peer timeout is not serving (hung, stopped),
  * however well its adapter answers. That is measured from the first probe
  * to come back that was sent after what is awaited, and later returns do
- * not move it (an idle link's keepalives come back all the time). Pure:
+ * not move it (an idle link's keepalives come back all the time). A
+ * program that has been slow lately (a PMem host short of CPU: its
+ * answers took longer than the peer timeout) gets twice its slowest recent
+ * answer before it is judged hung: slow, not hung. Pure:
  * replicas/replica.c feeds it. */
 #ifndef SEND_LIVENESS_H
 #define SEND_LIVENESS_H
+
+#include "replicas/stall.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +27,8 @@
 /* Probe returns kept: more than come back in twice the peer timeout
  * (one each half timeout of silence at most, or a keepalive's). */
 #define SEND_LIVENESS_BACKS 8
+/* Answers whose time is kept: the slowest of them counts. */
+#define SEND_LIVENESS_TOOK 8
 
 struct send_liveness {
 	uint64_t heard_ns;    /* the last word: a reply, any completion */
@@ -34,6 +41,9 @@ struct send_liveness {
 		uint64_t back_ns, sent_ns;
 	} backs[SEND_LIVENESS_BACKS];
 	unsigned nbacks;
+	/* How long the program's latest answers took, a ring. */
+	uint64_t took[SEND_LIVENESS_TOOK];
+	unsigned ntook;
 };
 
 enum send_liveness_verdict {
@@ -49,14 +59,19 @@ void send_liveness_start(struct send_liveness *l, uint64_t now_ns);
 void send_liveness_heard(struct send_liveness *l, uint64_t now_ns);
 /* A message from the receiver's program (a reply). */
 void send_liveness_answered(struct send_liveness *l, uint64_t now_ns);
+/* ... that answered what was waited for since waiting (0: unknown). */
+void send_liveness_answered_after(struct send_liveness *l, uint64_t now_ns,
+				  uint64_t waiting);
 /* A probe was posted now. */
 void send_liveness_probed(struct send_liveness *l, uint64_t now_ns);
 /* The probe out came back (its completion; send_liveness_heard too). */
 void send_liveness_probe_back(struct send_liveness *l, uint64_t now_ns);
 /* What to do at now_ns, with `waiting` the time the oldest thing we wait
- * for was sent (0: nothing). *silent_ns: how long nothing came back. */
+ * for was sent (0: nothing). *silent_ns: how long nothing came back. Time
+ * this sender could not run (stall; NULL: none kept) does not count. */
 enum send_liveness_verdict
 send_liveness_check(const struct send_liveness *l, uint64_t waiting,
-		    uint64_t now_ns, uint64_t timeout_ns, uint64_t *silent_ns);
+		    uint64_t now_ns, uint64_t timeout_ns,
+		    const struct send_stall *stall, uint64_t *silent_ns);
 
 #endif

@@ -416,7 +416,7 @@ static int ask_watch(struct replica *r, uint64_t sent_ns, uint64_t now)
 	if (!r->peer_timeout_ns)
 		return 0;
 	switch (send_liveness_check(&r->live, sent_ns, now, r->peer_timeout_ns,
-				    &silent)) {
+				    0, &silent)) {
 	case SEND_PROBE:
 		return replica_probe(r, now);
 	case SEND_GONE:
@@ -607,6 +607,9 @@ static enum replica_news method_news(struct replica *r,
 	return REPLICA_CONFIRMED;
 }
 
+static uint64_t oldest_unanswered(const struct replica *r,
+				  const struct send_window *w);
+
 static enum replica_news on_completion(struct replica *r,
 				       const struct send_window *w,
 				       const struct rs_completion *wc,
@@ -621,7 +624,8 @@ static enum replica_news on_completion(struct replica *r,
 		return REPLICA_NOTHING;
 	send_liveness_heard(&r->live, send_stats_now_ns());
 	if (wc->op == RS_OP_RECV)
-		send_liveness_answered(&r->live, send_stats_now_ns());
+		send_liveness_answered_after(&r->live, send_stats_now_ns(),
+					     oldest_unanswered(r, w));
 	struct rs_msg msg;
 	struct method_event ev = {.op = wc->op, .wr_id = wc->wr_id};
 	enum replica_news news;
@@ -763,10 +767,12 @@ static uint64_t oldest_unanswered(const struct replica *r,
 
 enum send_liveness_verdict replica_liveness(const struct replica *r,
 					    const struct send_window *w,
-					    uint64_t now_ns, uint64_t *for_ns)
+					    uint64_t now_ns,
+					    const struct send_stall *stall,
+					    uint64_t *for_ns)
 {
 	return send_liveness_check(&r->live, oldest_unanswered(r, w), now_ns,
-				   r->peer_timeout_ns, for_ns);
+				   r->peer_timeout_ns, stall, for_ns);
 }
 
 int replica_probe(struct replica *r, uint64_t now_ns)

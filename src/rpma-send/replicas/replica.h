@@ -150,10 +150,12 @@ int replica_send_keepalive(struct replica *r, uint64_t now_ns);
 /* A silent link (a cable pulled, a host gone) reports no error for a long
  * time, a busy one answers late (replicas/liveness.h): what to do about
  * what the receiver owes us at now_ns (*for_ns: how long nothing came
- * back). */
+ * back), the time this sender could not run (stall) left out. */
 enum send_liveness_verdict replica_liveness(const struct replica *r,
 					    const struct send_window *w,
-					    uint64_t now_ns, uint64_t *for_ns);
+					    uint64_t now_ns,
+					    const struct send_stall *stall,
+					    uint64_t *for_ns);
 /* Probes the link, for replica_liveness. Non-zero: the connection is
  * lost. */
 int replica_probe(struct replica *r, uint64_t now_ns);

@@ -17,7 +17,7 @@ static enum send_liveness_verdict at(const struct send_liveness *l,
 				     uint64_t waiting, uint64_t now)
 {
 	uint64_t silent = 0;
-	return send_liveness_check(l, waiting, now, TIMEOUT, &silent);
+	return send_liveness_check(l, waiting, now, TIMEOUT, 0, &silent);
 }
 
 static void nothing_owed_is_never_a_loss(void **state)
@@ -85,7 +85,7 @@ static void a_silent_program_behind_a_live_adapter_is_hung(void **state)
 	uint64_t silent = 0;
 	assert_int_equal(send_liveness_check(&l, posted,
 					     first_back + 2 * TIMEOUT, TIMEOUT,
-					     &silent),
+					     0, &silent),
 			 SEND_HUNG);
 	assert_int_equal(silent, first_back + 2 * TIMEOUT - posted);
 	/* a message from the program ends it */
@@ -143,6 +143,65 @@ static void keepalives_after_an_idle_spell_do_not_hide_a_hang(void **state)
 	assert_true(now < first_back + 2 * TIMEOUT + 200 * MS);
 }
 
+/* The sender's own loop could not run (its host short of CPU: it woke
+ * 20 s late from a 100 ms wait): that time is no silence of the
+ * receiver's. A program that answers nothing while the sender runs on
+ * time is still found hung, and a probe unanswered, gone. */
+static void time_the_sender_could_not_run_is_no_silence(void **state)
+{
+	(void)state;
+	struct send_liveness l;
+	struct send_stall st = {0};
+	send_liveness_start(&l, 0);
+	uint64_t posted = 1000 * MS, silent = 0;
+	send_liveness_probed(&l, 6000 * MS);
+	send_liveness_probe_back(&l, 6010 * MS);
+	send_stall_waits(&st, 6100 * MS, 100 * MS);
+	send_stall_woke(&st, 26100 * MS); /* 20 s late */
+	assert_int_equal(
+	    send_liveness_check(&l, posted, 26100 * MS, TIMEOUT, &st, &silent),
+	    SEND_LIVE);
+	assert_int_equal(
+	    send_liveness_check(&l, posted, 26100 * MS, TIMEOUT, 0, &silent),
+	    SEND_HUNG); /* without: a hang it did not see */
+	/* from then on on time: hung twice the timeout after the probe's
+	 * return, and the 19.85 s it could not look (20 s less the slack) */
+	for (uint64_t now = 26100 * MS; now < 50000 * MS; now += 100 * MS) {
+		send_stall_waits(&st, now, 100 * MS);
+		send_stall_woke(&st, now + 100 * MS);
+	}
+	assert_int_equal(
+	    send_liveness_check(&l, posted, 45800 * MS, TIMEOUT, &st, &silent),
+	    SEND_PROBE);
+	assert_int_equal(
+	    send_liveness_check(&l, posted, 45900 * MS, TIMEOUT, &st, &silent),
+	    SEND_HUNG);
+}
+
+/* A PMem host short of CPU: the program's answers took 15 s lately. Its
+ * next silence gets twice that before it is judged hung, not twice the
+ * peer timeout: it is slow. One whose answers came at once is judged at
+ * twice the timeout. */
+static void a_program_slow_lately_gets_twice_its_slowest(void **state)
+{
+	(void)state;
+	for (int slow = 0; slow < 2; slow++) {
+		struct send_liveness l;
+		send_liveness_start(&l, 0);
+		uint64_t took = slow ? 15000 * MS : 5 * MS;
+		send_liveness_answered_after(&l, 1000 * MS + took, 1000 * MS);
+		uint64_t posted = 20000 * MS, back = 25000 * MS, silent;
+		send_liveness_probed(&l, back - 10 * MS);
+		send_liveness_probe_back(&l, back);
+		enum send_liveness_verdict at_2t = send_liveness_check(
+		    &l, posted, back + 2 * TIMEOUT, TIMEOUT, 0, &silent);
+		enum send_liveness_verdict at_2took = send_liveness_check(
+		    &l, posted, back + 2 * 15000 * MS, TIMEOUT, 0, &silent);
+		assert_int_equal(at_2t, slow ? SEND_PROBE : SEND_HUNG);
+		assert_int_equal(at_2took, SEND_HUNG);
+	}
+}
+
 static void an_unanswered_probe_means_gone(void **state)
 {
 	(void)state;
@@ -153,7 +212,7 @@ static void an_unanswered_probe_means_gone(void **state)
 	assert_int_equal(at(&l, 1000 * MS, 10999 * MS), SEND_LIVE);
 	uint64_t silent = 0;
 	assert_int_equal(
-	    send_liveness_check(&l, 1000 * MS, 11000 * MS, TIMEOUT, &silent),
+	    send_liveness_check(&l, 1000 * MS, 11000 * MS, TIMEOUT, 0, &silent),
 	    SEND_GONE);
 	assert_int_equal(silent, 10000 * MS);
 }
@@ -182,6 +241,8 @@ int main(void)
 	    cmocka_unit_test(a_silent_program_behind_a_live_adapter_is_hung),
 	    cmocka_unit_test(a_probe_proves_only_what_went_before_it),
 	    cmocka_unit_test(an_unanswered_probe_means_gone),
+	    cmocka_unit_test(a_program_slow_lately_gets_twice_its_slowest),
+	    cmocka_unit_test(time_the_sender_could_not_run_is_no_silence),
 	    cmocka_unit_test(keepalives_after_an_idle_spell_do_not_hide_a_hang),
 	    cmocka_unit_test(any_word_restarts_the_wait),
 	};

@@ -67,7 +67,7 @@ static enum send_liveness_verdict rebase_of(uint64_t answers_until,
 				       ? k.keepalive_ns
 				       : rebase,
 			 silent;
-		v = send_liveness_check(&l, waiting, now, TIMEOUT, &silent);
+		v = send_liveness_check(&l, waiting, now, TIMEOUT, 0, &silent);
 		if (v == SEND_PROBE) {
 			send_liveness_probed(&l, now);
 			send_liveness_probe_back(&l, now + MS);

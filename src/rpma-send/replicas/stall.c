@@ -1,0 +1,41 @@
+#include "replicas/stall.h"
+
+static void add(struct send_stall *s, uint64_t at_ns, uint64_t ns)
+{
+	s->total_ns += ns;
+	if (s->nsteps == SEND_STALL_HISTORY) {
+		for (unsigned i = 1; i < s->nsteps; i++)
+			s->steps[i - 1] = s->steps[i];
+		s->nsteps--;
+	}
+	s->steps[s->nsteps++] =
+	    (struct send_stall_step){.at_ns = at_ns, .ns = ns};
+}
+
+void send_stall_waits(struct send_stall *s, uint64_t now_ns, uint64_t wait_ns)
+{
+	/* Its own work since it woke: a long stretch is time it did not run. */
+	if (s->woke_ns && now_ns > s->woke_ns + SEND_STALL_SLACK_NS)
+		add(s, now_ns, now_ns - s->woke_ns - SEND_STALL_SLACK_NS);
+	s->since_ns = now_ns;
+	s->asked_ns = wait_ns;
+	s->woke_ns = 0;
+}
+
+void send_stall_woke(struct send_stall *s, uint64_t now_ns)
+{
+	uint64_t due = s->since_ns + s->asked_ns + SEND_STALL_SLACK_NS;
+	if (s->since_ns && now_ns > due)
+		add(s, now_ns, now_ns - due);
+	s->woke_ns = now_ns;
+	s->since_ns = 0;
+}
+
+uint64_t send_stall_since(const struct send_stall *s, uint64_t from_ns)
+{
+	uint64_t ns = 0;
+	for (unsigned i = s->nsteps; i > 0 && s->steps[i - 1].at_ns > from_ns;
+	     i--)
+		ns += s->steps[i - 1].ns;
+	return ns;
+}
