@@ -15,14 +15,16 @@
 # samples and the counters are copied there at the end.
 # DRIVER (busy_drive.py, one Python process for all senders, or shell:
 # busy_shell.sh, a shell pipeline per sender, a host short of CPU) and
-# RETRY (--retry, 20; 0: no session may be lost to be found again).
-#   scripts/vm-run --memory 8G -- tests/load/busy.sh BUILD [SENDERS [KEEP [DRIVER [RETRY]]]]
+# RETRY (--retry, 20; 0: no session may be lost to be found again) and
+# HOGS (processes that spin, `yes > /dev/null`, meanwhile: 0).
+#   scripts/vm-run --memory 8G -- tests/load/busy.sh BUILD [SENDERS [KEEP [DRIVER [RETRY [HOGS]]]]]
 # scripts/busy-fleet runs it (long: not in the suite).
 BUILD=$1
 SENDERS=${2:-128}
 KEEP=${3:-}
 DRIVER=${4:-python}
 RETRY=${5:-20}
+HOGS=${6:-0}
 . "$(dirname "$0")/../e2e/lib.sh"
 RECV_TIMEOUT=3600
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -64,7 +66,7 @@ sample() {
 	done >"$WORK/samples"
 }
 
-start_case "$SENDERS senders streaming at once ($DRIVER driver, --retry $RETRY), a log each: none dropped, none refused"
+start_case "$SENDERS senders streaming at once ($DRIVER driver, --retry $RETRY, $HOGS CPU hogs), a log each: none dropped, none refused"
 conf=$WORK/busy.conf
 {
 	printf 'max-senders = %d\n' "$((SENDERS + 8))"
@@ -90,6 +92,11 @@ log "(the receiver serves $SENDERS logs; resident $((idle / 1024)) MiB idle)"
 counters before
 sample &
 sampler=$!
+hogs=()
+for ((i = 0; i < HOGS; i++)); do
+	yes >/dev/null &
+	hogs+=($!)
+done
 t0=$SECONDS
 if [ "$DRIVER" = shell ]; then
 	timeout 1800 "$HERE/busy_shell.sh" "$SEND" "$RECV_IP" "$SENDERS" "$WORK" 1200 \
@@ -98,7 +105,8 @@ else
 	timeout 1800 python3 "$HERE/busy_drive.py" "$SEND" "$RECV_IP" "$SENDERS" "$WORK" \
 		--timeout 1200 -- -v --stats --batch 64K --retry "$RETRY" >"$WORK/drive.out" 2>&1
 fi
-log "(the senders ran for $((SECONDS - t0)) s)"
+log "(the senders ran for $((SECONDS - t0)) s${HOGS:+, $HOGS CPU hogs beside})"
+[ "${#hogs[@]}" = 0 ] || kill "${hogs[@]}"
 # The receiver notices each sender's end at once (a disconnect), but give
 # it a few seconds to end their sessions and give their memory back.
 sleep 10
