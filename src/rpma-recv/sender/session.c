@@ -629,6 +629,9 @@ void recv_session_on_message(struct recv_session *s, uint16_t slot,
 			     const struct rs_msg *msg, int64_t now_ms)
 {
 	s->heard_ms = now_ms;
+	/* A word from the sender answers for its link: a probe out since is
+	 * late (its host busy), not unanswered. */
+	s->probe_out = false;
 	if (s->state == RECV_SESSION_ADMITTED)
 		established_by_message(s);
 	if (s->state == RECV_SESSION_AUTHENTICATING)

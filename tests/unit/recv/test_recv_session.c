@@ -508,6 +508,27 @@ static void an_unanswered_probe_ends_at_the_peer_timeout(void **state)
 	assert_string_equal(f->s.why, "peer timeout");
 }
 
+/* The sender's host is busy: the probe's answer is late, but the sender
+ * speaks meanwhile (a commit after the probe went out). It is there: its
+ * session goes on, and the silence is measured from its word. */
+static void a_word_after_a_probe_answers_for_the_link(void **state)
+{
+	struct fixture *f = *state;
+	start(f, false);
+	recv_session_on_established(&f->s, 1100);
+	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 1};
+	recv_session_on_message(&f->s, 0, &ka, 2000);
+	recv_session_on_timer(&f->s, 7000);
+	assert_int_equal(f->link.probes, 1);
+	recv_session_on_message(&f->s, 0, &ka, 9000); /* a word, no answer */
+	recv_session_on_timer(&f->s, 12000);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	recv_session_on_timer(&f->s, 14000); /* silent 5 s: probed again */
+	assert_int_equal(f->link.probes, 2);
+	recv_session_on_timer(&f->s, 19000); /* that one unanswered */
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+}
+
 /* A reader waiting for the log is answered every quarter peer timeout and
  * waits again at once: it is heard from, never probed. */
 static void a_waiting_reader_is_not_probed(void **state)
@@ -919,6 +940,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(
 		silence_is_probed_a_failed_probe_ends, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_word_after_a_probe_answers_for_the_link, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		an_unanswered_probe_ends_at_the_peer_timeout, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_waiting_reader_is_not_probed,
