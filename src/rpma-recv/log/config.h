@@ -41,10 +41,10 @@ struct recv_worker_config {
 
 /* Counts shared by the service and every worker. */
 struct recv_counters {
-	atomic_uint senders;  /* seats taken (log/seats.h) */
+	atomic_uint senders;	 /* seats taken (log/seats.h) */
 	atomic_uint max_senders; /* how many there are (the service sets it) */
-	atomic_uint served;   /* sessions that were served, then ended */
-	atomic_uint waiting;  /* requests handed over, not yet taken */
+	atomic_uint served;	 /* sessions that were served, then ended */
+	atomic_uint waiting;	 /* requests handed over, not yet taken */
 	atomic_uint admit_us; /* what taking one costs a log's thread, lately */
 };
 

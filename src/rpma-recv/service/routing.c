@@ -77,16 +77,23 @@ static struct served_log *find_log(struct service *svc, const char *name,
 	return 0;
 }
 
+/* Sends the refusal info, counted against log (NULL: one no log took). */
+static void refuse_with(struct service *svc, struct rs_listener_event *ev,
+			struct served_log *log, struct rs_reject_info *info)
+{
+	recv_counters_refused(log ? recv_log_worker_counters(log->worker)
+				  : &svc->unrouted,
+			      recv_refusal_of(info->reason));
+	rs_session_refuse_with(&ev->conn, info);
+}
+
 /* Refuses the request (asked in protocol version; 0: one we do not
- * speak, told in our newest with the versions we speak), counted against
- * log (NULL: one no log took). A log not open yet: when to ask again. */
+ * speak, told in our newest with the versions we speak). A log not open
+ * yet or every seat taken: when to ask again. */
 static void refuse(struct service *svc, struct rs_listener_event *ev,
 		   struct served_log *log, uint8_t version, uint8_t reason,
 		   const char *name)
 {
-	recv_counters_refused(log ? recv_log_worker_counters(log->worker)
-				  : &svc->unrouted,
-			      recv_refusal_of(reason));
 	struct rs_reject_info info = {.version = version, .reason = reason};
 	if (reason == RS_REJECT_STARTING)
 		info.retry_ms = recv_service_pending_ms(svc, name);
@@ -94,7 +101,7 @@ static void refuse(struct service *svc, struct rs_listener_event *ev,
 		info.retry_ms = recv_service_busy_retry_ms(svc);
 	if (reason == RS_REJECT_NO_SUCH_LOG || reason == RS_REJECT_NAME_NEEDED)
 		names_for(svc, ev->conn, info.logs, sizeof(info.logs));
-	rs_session_refuse_with(&ev->conn, &info);
+	refuse_with(svc, ev, log, &info);
 }
 
 static struct recv_log_rules rules_of(const struct recv_log_settings *log)
@@ -253,7 +260,11 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 		return;
 	if (ev->out_of_descriptors) { /* answered, not served */
 		recv_descriptors_say_starved(&svc->starved, peer);
-		refuse(svc, ev, log, req.version, RS_REJECT_LIMIT, "");
+		/* No time to ask again: the limit is the operator's to raise
+		 * (said in the log), so the sender ends as refused (exit 5). */
+		struct rs_reject_info full = {.version = req.version,
+					      .reason = RS_REJECT_LIMIT};
+		refuse_with(svc, ev, log, &full);
 		return;
 	}
 	hand_over(svc, ev, log, peer, &req);
