@@ -172,6 +172,73 @@ RECV_EXTRA=(--peer-timeout 2) # a hung receiver is noticed by its silence
 lose_one_case stop --retry 3
 RECV_EXTRA=()
 
+# A pipe sender idle for 10 s (its keepalives' probes come back all the
+# while), then one receiver stopped (SIGSTOP; with a rebase, stopped in
+# its seal) and lines sent: the stream goes on on two, the stopped one is
+# dropped within three peer timeouts (3 s), exit 7, the two hold every
+# line. (Before the liveness measured from the first probe after what is
+# awaited, it was probed for ever.)
+idle_then_stopped_case() {
+	local seal=$1 i t0 dropped_at pt=3
+	start_case "--quorum 2, a pipe idle 10 s, then a receiver stopped${seal:+ in its seal}: dropped within 3 peer timeouts, exit 7"
+	local ipools=("$WORK/idle0.pool" "$WORK/idle1.pool" "$WORK/idle2.pool")
+	rm -rf "$WORK"/arch* "${ipools[@]}"
+	for i in 0 1 2; do
+		local stop_at= rot=()
+		mkdir -p "$WORK/arch$i"
+		[ -z "$seal" ] || rot=(--archive "$WORK/arch$i")
+		[ -z "$seal" ] || [ "$i" != 2 ] || stop_at=archive-sealed
+		RPMA_RECV_STOP_AT=$stop_at start_recv "$WORK/recv$i.log" --listen "$RECV_IP:${ports[$i]}" \
+			--peer-timeout "$pt" --create 4M "${rot[@]}" "${ipools[$i]}" || fail "receiver $i did not start"
+		rpid[i]=$RECV_PID
+	done
+	spawn_piped 300 "$WORK/send.log" "$SEND" -v --quorum 2 "$targets" -
+	local sender=$SPAWN_PID
+	printf 'line before the idle spell\n' >&7
+	printf 'line before the idle spell\n' >"$WORK/lines"
+	nap 10
+	[ -n "$seal" ] || kill -STOP "${rpid[2]}"
+	# lines; with a seal, enough to fill the 4 MiB pools and rotate them
+	head -c "$([ -n "$seal" ] && echo 4M || echo 48K)" /dev/urandom | base64 >"$WORK/more"
+	cat "$WORK/more" >>"$WORK/lines"
+	cat "$WORK/more" >&7 &
+	local writer=$!
+	[ -z "$seal" ] || wait_stopped "${rpid[2]}" 120 || fail "receiver 2 did not stop in its seal"
+	t0=$SECONDS
+	until grep -q "going on without $RECV_IP:7303" "$WORK/send.log" || [ $((SECONDS - t0)) -gt 60 ]; do
+		nap 0.2
+	done
+	dropped_at=$((SECONDS - t0))
+	# the writer's fd 7 reads the fifo too: a stalled sender blocks it
+	t0=$SECONDS
+	while kill -0 "$writer" 2>/dev/null && [ $((SECONDS - t0)) -lt 120 ]; do
+		nap 0.2
+	done
+	kill "$writer" 2>/dev/null && fail "the stream stalled: its lines not all read in 120 s"
+	wait "$writer"
+	exec 7>&-
+	reap "$sender"
+	[ "$REAP_RC" = 7 ] || fail "sender exited $REAP_RC, want 7: $(tail -n 5 "$WORK/send.log")"
+	log "receiver 2 dropped about $dropped_at s after it was stopped"
+	# within 3 peer timeouts of the lines that found it stopped (TCG: +4 s)
+	[ "$dropped_at" -le $((3 * pt + 4)) ] || fail "dropped after $dropped_at s, more than three peer timeouts (and slack)"
+	kill -CONT "${rpid[2]}" 2>/dev/null
+	stop_all
+	for i in 0 1; do
+		if [ -z "$seal" ]; then
+			check_pool "${ipools[$i]}" "$WORK/lines"
+		else
+			rm -f "$WORK/exported"
+			"$RECV" --export "$WORK/exported" --archive "$WORK/arch$i" "${ipools[$i]}" 2>/dev/null ||
+				fail "export of replica $i failed"
+			cmp -s "$WORK/exported" "$WORK/lines" || fail "replica $i does not hold every line"
+		fi
+	done
+	end_case
+}
+idle_then_stopped_case ""
+idle_then_stopped_case seal
+
 start_case "--quorum 2 --retry: a receiver restarted within the ring's window catches up"
 if start_all; then
 	FEED_PAUSE=0.1 start_fed_sender "$input" --truncate=in-place --quorum 2 --retry 30 "$targets"

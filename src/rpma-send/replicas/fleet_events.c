@@ -32,6 +32,26 @@ int fleet_post(struct fleet *f, unsigned i, struct window_batch *b)
 
 /* ---- giving up, losing, reconnecting ---- */
 
+static bool counted(const struct fleet *f, const struct replica *r)
+{
+	enum replica_state s = state_of(f, r);
+	return s != REPLICA_DROPPED;
+}
+
+/* The window ends where the smallest replica's pool does. */
+static void refresh_end(struct fleet *f)
+{
+	uint64_t end = UINT64_MAX;
+	for (unsigned i = 0; i < f->n; i++) {
+		const struct replica *r = f->replicas[i];
+		if (counted(f, r) && replica_connected(r) &&
+		    replica_log_end(r) < end)
+			end = replica_log_end(r);
+	}
+	if (end != UINT64_MAX)
+		window_set_end(f->w, end);
+}
+
 /* For good, for the reason code (reported); the stream goes on if it
  * can. */
 static void give_up(struct fleet *f, struct replica *r, int code)
@@ -39,6 +59,9 @@ static void give_up(struct fleet *f, struct replica *r, int code)
 	replica_disconnect(r);
 	f->failure = code;
 	window_drop(f->w, replica_index(r));
+	/* Dropped while its pool held the window's end (its rebase was
+	 * out): the others' started-over pools say where it ends now. */
+	refresh_end(f);
 	const struct quorum *q = window_quorum(f->w);
 	if (f->n > 1 && quorum_viable(q))
 		rs_warn("going on without %s: %u of %u replicas left, %u "
@@ -68,26 +91,6 @@ void fleet_lose(struct fleet *f, struct replica *r, uint64_t now)
 		replica_label(r), input_of(f, r));
 	*retry_of(f, r) = (struct fleet_retry){
 	    .attempts = 0, .backoff_ms = SEND_BACKOFF_FIRST_MS, .at_ns = now};
-}
-
-static bool counted(const struct fleet *f, const struct replica *r)
-{
-	enum replica_state s = state_of(f, r);
-	return s != REPLICA_DROPPED;
-}
-
-/* The window ends where the smallest replica's pool does. */
-static void refresh_end(struct fleet *f)
-{
-	uint64_t end = UINT64_MAX;
-	for (unsigned i = 0; i < f->n; i++) {
-		const struct replica *r = f->replicas[i];
-		if (counted(f, r) && replica_connected(r) &&
-		    replica_log_end(r) < end)
-			end = replica_log_end(r);
-	}
-	if (end != UINT64_MAX)
-		window_set_end(f->w, end);
 }
 
 /* A later connection must still fit the stream: same pool, the method in

@@ -89,7 +89,12 @@ static bool program_silent(const struct send_liveness *l, uint64_t waiting,
 	if (!p)
 		return false;
 	uint64_t quiet = since(stall, p->back_ns, now_ns);
+	/* Slow lately: more patience, but a hung program is still found
+	 * within three timeouts of the request (half of one to the probe). */
+	uint64_t most = timeout_ns + timeout_ns / 4;
 	uint64_t patience = timeout_ns > slowest(l) ? timeout_ns : slowest(l);
+	if (patience > most)
+		patience = most;
 	if (quiet < 2 * patience)
 		return false;
 	*silent_ns =

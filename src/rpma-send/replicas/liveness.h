@@ -14,7 +14,8 @@
  * not move it (an idle link's keepalives come back all the time). A
  * program that has been slow lately (a PMem host short of CPU: its
  * answers took longer than the peer timeout) gets twice its slowest recent
- * answer before it is judged hung: slow, not hung. Pure:
+ * answer before it is judged hung, up to 2.5 peer timeouts (so a hung one
+ * is found within three of the request): slow, not hung. Pure:
  * replicas/replica.c feeds it. */
 #ifndef SEND_LIVENESS_H
 #define SEND_LIVENESS_H

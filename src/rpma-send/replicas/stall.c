@@ -14,12 +14,8 @@ static void add(struct send_stall *s, uint64_t at_ns, uint64_t ns)
 
 void send_stall_waits(struct send_stall *s, uint64_t now_ns, uint64_t wait_ns)
 {
-	/* Its own work since it woke: a long stretch is time it did not run. */
-	if (s->woke_ns && now_ns > s->woke_ns + SEND_STALL_SLACK_NS)
-		add(s, now_ns, now_ns - s->woke_ns - SEND_STALL_SLACK_NS);
 	s->since_ns = now_ns;
 	s->asked_ns = wait_ns;
-	s->woke_ns = 0;
 }
 
 void send_stall_woke(struct send_stall *s, uint64_t now_ns)
@@ -27,7 +23,6 @@ void send_stall_woke(struct send_stall *s, uint64_t now_ns)
 	uint64_t due = s->since_ns + s->asked_ns + SEND_STALL_SLACK_NS;
 	if (s->since_ns && now_ns > due)
 		add(s, now_ns, now_ns - due);
-	s->woke_ns = now_ns;
 	s->since_ns = 0;
 }
 

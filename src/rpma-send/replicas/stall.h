@@ -1,6 +1,7 @@
 /* How long this sender itself could not run: its loop woke later than it
- * asked to (beyond a slack), or took long between two waits (it was not
- * scheduled), as on an application host short of CPU. Such time does not
+ * asked to (beyond a slack), as on an application host short of CPU (a
+ * long stretch of its own work is not counted: streaming fast looks the
+ * same as not being scheduled). Such time does not
  * count as a receiver's silence (replicas/liveness.h): a receiver is not
  * judged slow or gone over time its sender did not get to look, and where
  * both ends starve on one host, a slow receiver is not a hung one. Kept as
@@ -17,8 +18,7 @@
 
 struct send_stall {
 	uint64_t total_ns;
-	uint64_t woke_ns;  /* when the loop last ran again (0: not yet) */
-	uint64_t asked_ns; /* how long it asked to wait then, at most */
+	uint64_t asked_ns; /* how long it asked to wait, at most */
 	uint64_t since_ns; /* when it began that wait */
 	/* When the total grew, by how much, oldest first (an interval that
 	 * began before the oldest counts from it: less stall, not more). */

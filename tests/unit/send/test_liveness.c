@@ -178,17 +178,17 @@ static void time_the_sender_could_not_run_is_no_silence(void **state)
 	    SEND_HUNG);
 }
 
-/* A PMem host short of CPU: the program's answers took 15 s lately. Its
- * next silence gets twice that before it is judged hung, not twice the
- * peer timeout: it is slow. One whose answers came at once is judged at
- * twice the timeout. */
+/* A PMem host short of CPU: the program's answers took 11 s lately (the
+ * peer timeout is 10 s). Its next silence gets twice that before it is
+ * judged hung, not twice the timeout: it is slow. One whose answers came
+ * at once is judged at twice the timeout. */
 static void a_program_slow_lately_gets_twice_its_slowest(void **state)
 {
 	(void)state;
 	for (int slow = 0; slow < 2; slow++) {
 		struct send_liveness l;
 		send_liveness_start(&l, 0);
-		uint64_t took = slow ? 15000 * MS : 5 * MS;
+		uint64_t took = slow ? 11000 * MS : 5 * MS;
 		send_liveness_answered_after(&l, 1000 * MS + took, 1000 * MS);
 		uint64_t posted = 20000 * MS, back = 25000 * MS, silent;
 		send_liveness_probed(&l, back - 10 * MS);
@@ -196,10 +196,30 @@ static void a_program_slow_lately_gets_twice_its_slowest(void **state)
 		enum send_liveness_verdict at_2t = send_liveness_check(
 		    &l, posted, back + 2 * TIMEOUT, TIMEOUT, 0, &silent);
 		enum send_liveness_verdict at_2took = send_liveness_check(
-		    &l, posted, back + 2 * 15000 * MS, TIMEOUT, 0, &silent);
+		    &l, posted, back + 2 * 11000 * MS, TIMEOUT, 0, &silent);
 		assert_int_equal(at_2t, slow ? SEND_PROBE : SEND_HUNG);
 		assert_int_equal(at_2took, SEND_HUNG);
 	}
+}
+
+/* However slow it was lately (answers took a minute), a program silent
+ * after a request is judged hung within three peer timeouts of it: the
+ * first probe half a timeout on, then 2.5 timeouts at most. */
+static void a_hung_program_is_found_within_three_timeouts(void **state)
+{
+	(void)state;
+	struct send_liveness l;
+	send_liveness_start(&l, 0);
+	send_liveness_answered_after(&l, 61000 * MS, 1000 * MS);
+	uint64_t posted = 100000 * MS, back = posted + TIMEOUT / 2, silent;
+	send_liveness_probed(&l, back - 10 * MS);
+	send_liveness_probe_back(&l, back);
+	assert_int_equal(send_liveness_check(&l, posted, back + 2 * TIMEOUT,
+					     TIMEOUT, 0, &silent),
+			 SEND_PROBE);
+	assert_int_equal(send_liveness_check(&l, posted, posted + 3 * TIMEOUT,
+					     TIMEOUT, 0, &silent),
+			 SEND_HUNG);
 }
 
 static void an_unanswered_probe_means_gone(void **state)
@@ -242,6 +262,7 @@ int main(void)
 	    cmocka_unit_test(a_probe_proves_only_what_went_before_it),
 	    cmocka_unit_test(an_unanswered_probe_means_gone),
 	    cmocka_unit_test(a_program_slow_lately_gets_twice_its_slowest),
+	    cmocka_unit_test(a_hung_program_is_found_within_three_timeouts),
 	    cmocka_unit_test(time_the_sender_could_not_run_is_no_silence),
 	    cmocka_unit_test(keepalives_after_an_idle_spell_do_not_hide_a_hang),
 	    cmocka_unit_test(any_word_restarts_the_wait),
