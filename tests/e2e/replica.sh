@@ -220,8 +220,12 @@ idle_then_stopped_case() {
 	reap "$sender"
 	[ "$REAP_RC" = 7 ] || fail "sender exited $REAP_RC, want 7: $(tail -n 5 "$WORK/send.log")"
 	log "receiver 2 dropped about $dropped_at s after it was stopped"
-	# within 3 peer timeouts of the lines that found it stopped (TCG: +4 s)
-	[ "$dropped_at" -le $((3 * pt + 4)) ] || fail "dropped after $dropped_at s, more than three peer timeouts (and slack)"
+	# Within 3 peer timeouts of the lines that found it stopped, the rule's
+	# bound (test_liveness.c); under TCG the guest's processes run in
+	# bursts (measured 9 s alone, 17 s in the group): twice that. Before
+	# the rule measured from the first probe after the request, never.
+	[ "$dropped_at" -le $((6 * pt)) ] ||
+		fail "dropped after $dropped_at s, more than twice three peer timeouts: $(grep "no answer from" "$WORK/send.log" | tail -n 1)"
 	kill -CONT "${rpid[2]}" 2>/dev/null
 	stop_all
 	for i in 0 1; do
