@@ -491,15 +491,22 @@ static void silence_is_probed_a_failed_probe_ends(void **state)
 /* A probe the link never answers (a device that resends for ever) ends
  * the session half a timeout after it was posted: the peer timeout in
  * all, counted from the last word. */
-static void an_unanswered_probe_ends_at_the_peer_timeout(void **state)
+/* A session whose sender's last word (a keepalive) came at 2000 ms, and
+ * whose link was probed after its silence, at 7000 ms. */
+static void probed_after_a_keepalive(struct fixture *f)
 {
-	struct fixture *f = *state;
 	start(f, false);
 	recv_session_on_established(&f->s, 1100);
 	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 1};
 	recv_session_on_message(&f->s, 0, &ka, 2000);
 	recv_session_on_timer(&f->s, 7000);
 	assert_int_equal(f->link.probes, 1);
+}
+
+static void an_unanswered_probe_ends_at_the_peer_timeout(void **state)
+{
+	struct fixture *f = *state;
+	probed_after_a_keepalive(f);
 	recv_session_on_timer(&f->s, 11999);
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 	assert_int_equal(f->link.probes, 1); /* one at a time */
@@ -514,12 +521,8 @@ static void an_unanswered_probe_ends_at_the_peer_timeout(void **state)
 static void a_word_after_a_probe_answers_for_the_link(void **state)
 {
 	struct fixture *f = *state;
-	start(f, false);
-	recv_session_on_established(&f->s, 1100);
+	probed_after_a_keepalive(f);
 	struct rs_msg ka = {.type = RS_MSG_KEEPALIVE, .seq = 1};
-	recv_session_on_message(&f->s, 0, &ka, 2000);
-	recv_session_on_timer(&f->s, 7000);
-	assert_int_equal(f->link.probes, 1);
 	recv_session_on_message(&f->s, 0, &ka, 9000); /* a word, no answer */
 	recv_session_on_timer(&f->s, 12000);
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
