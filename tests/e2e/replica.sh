@@ -243,6 +243,70 @@ idle_then_stopped_case() {
 idle_then_stopped_case ""
 idle_then_stopped_case seal
 
+# A replica whose receiver comes back full (max-senders 1, its seat taken
+# by another log's writer) refuses the reconnect with a time to ask
+# again: the sender asks again from its loop's timers while the other
+# replica streams on (a line reaches it at once, not after the seat
+# frees), and rejoins when the seat frees: exit 0, both exact. (Before,
+# the sender slept on each hint, the whole stream with it.)
+full_replica_hint_case() {
+	local a=7321 b=7322 pa="$WORK/hint-a.pool" pb="$WORK/hint-b.pool" pz="$WORK/hint-z.pool"
+	local ra rb rz sender z t0
+	start_case "--quorum 1 --retry: a replica full for now is asked again while the other streams on"
+	rm -f "$pa" "$pb" "$pz"
+	start_recv "$WORK/hint-a.log" --listen "$RECV_IP:$a" --create 4M --log "a=$pa" ||
+		fail "receiver a did not start"
+	ra=$RECV_PID
+	local b_args=(--listen "$RECV_IP:$b" --max-senders 1 --create 4M --log "a=$pb" --log "z=$pz")
+	start_recv "$WORK/hint-b.log" "${b_args[@]}" || fail "receiver b did not start"
+	rb=$RECV_PID
+	spawn_piped 120 "$WORK/hint-send.log" "$SEND" -v --quorum 1 --retry 5 "$RECV_IP:$a/a,$RECV_IP:$b/a" -
+	sender=$SPAWN_PID
+	printf 'line one\n' >&7
+	printf 'line one\n' >"$WORK/hint-lines"
+	wait_for "$WORK/hint-b.log" "connected at" 30 || fail "the sender did not connect to b"
+	# b restarts while the sender is stopped; another log's writer takes
+	# its only seat first
+	kill -STOP "$sender"
+	kill -TERM "$rb"
+	reap "$rb"
+	start_recv "$WORK/hint-b2.log" "${b_args[@]}" || fail "receiver b did not start again"
+	rb=$RECV_PID
+	rm -f "$WORK/zfifo" && mkfifo "$WORK/zfifo" && exec 8<>"$WORK/zfifo"
+	spawn 120 "$WORK/hint-z.log" bash -c 'exec "$@" 8>&-' _ "$SEND" "$RECV_IP:$b/z" - <"$WORK/zfifo"
+	z=$SPAWN_PID
+	wait_for "$WORK/hint-b2.log" "connected at" 30 || fail "the other writer did not connect"
+	kill -CONT "$sender"
+	wait_for "$WORK/hint-send.log" "serves as many senders as it may for now; asking again" 20 ||
+		fail "no hinted refusal: $(tail -n 5 "$WORK/hint-send.log")"
+	printf 'line two, while b is full\n' >&7
+	printf 'line two, while b is full\n' >>"$WORK/hint-lines"
+	t0=$SECONDS
+	until timeout 20 "$SEND" --fetch "$RECV_IP:$a/a" "$WORK/hint-fetched" 2>/dev/null &&
+		cmp -s "$WORK/hint-fetched" "$WORK/hint-lines"; do
+		[ $((SECONDS - t0)) -lt 8 ] || break
+		nap 0.3
+	done
+	cmp -s "$WORK/hint-fetched" "$WORK/hint-lines" ||
+		fail "the line did not reach replica a within 8 s while b was full"
+	kill -0 "$z" 2>/dev/null || fail "the other writer ended early: $(cat "$WORK/hint-z.log")"
+	exec 8>&-
+	reap "$z"
+	[ "$REAP_RC" = 0 ] || fail "the other writer exited $REAP_RC"
+	wait_for "$WORK/hint-send.log" "reconnected to $RECV_IP:$b" 30 ||
+		fail "b did not rejoin once its seat freed: $(tail -n 5 "$WORK/hint-send.log")"
+	exec 7>&-
+	reap "$sender"
+	[ "$REAP_RC" = 0 ] || fail "sender exited $REAP_RC, want 0: $(tail -n 5 "$WORK/hint-send.log")"
+	kill -TERM "$ra" "$rb"
+	reap "$ra"
+	reap "$rb"
+	check_pool "$pa" "$WORK/hint-lines"
+	check_pool "$pb" "$WORK/hint-lines"
+	end_case
+}
+full_replica_hint_case
+
 start_case "--quorum 2 --retry: a receiver restarted within the ring's window catches up"
 if start_all; then
 	FEED_PAUSE=0.1 start_fed_sender "$input" --truncate=in-place --quorum 2 --retry 30 "$targets"

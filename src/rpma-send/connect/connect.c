@@ -30,12 +30,6 @@ static void report(const struct send_peer *p, const struct rs_error *err)
 		rs_err("%s", err->msg);
 }
 
-/* A receiver that has not opened the log yet (it is starting), or that
- * cannot take the request now (busy with others' connections), says when
- * to ask again: asked again then, without a word, for as long as a large
- * receiver's start may take. */
-#define SEND_HINTED_WAIT_MS (120 * 1000)
-
 static void nap_ms(unsigned ms)
 {
 	struct timespec ts = {.tv_sec = ms / 1000,
@@ -45,30 +39,33 @@ static void nap_ms(unsigned ms)
 }
 
 /* Connects; asks again when the receiver says when (it is opening the
- * log, or busy). */
+ * log, busy, or full for now): here, or, given `later`, in the caller's
+ * loop (later->next_ms says when; the caller's loop must not sleep). */
 static int connect_once_open(struct rs_session_request *r,
-			     struct rs_session **rs, struct rs_error *err)
+			     struct rs_session **rs, struct rs_error *err,
+			     struct send_hint_wait *later)
 {
 	struct rs_reject_info refused;
+	struct send_hint_wait own = {0};
+	struct send_hint_wait *w = later ? later : &own;
 	int answer_ms = -1;
 	r->refused = &refused;
 	r->answer_ms = &answer_ms;
-	for (unsigned waited = 0;; waited += refused.retry_ms) {
+	for (;;) {
 		memset(&refused, 0, sizeof(refused));
 		answer_ms = -1;
 		int rc = rs_session_connect(r, rs, err);
 		if (answer_ms >= 0)
 			rs_verbose("%s:%s: connect request answered in %d ms",
 				   r->host, r->port, answer_ms);
-		const char *why = send_hint_of(rc, &refused);
-		if (!why || waited >= SEND_HINTED_WAIT_MS ||
-		    send_stop_requested)
+		if (send_stop_requested ||
+		    !send_hint_wait_next(w, rc, &refused))
 			return rc;
-		if (!refused.retry_ms)
-			refused.retry_ms = 100;
 		rs_verbose("%s:%s %s; asking again in %u ms", r->host, r->port,
-			   why, refused.retry_ms);
-		nap_ms(refused.retry_ms);
+			   send_hint_of(rc, &refused), w->next_ms);
+		if (later)
+			return rc;
+		nap_ms(w->next_ms);
 	}
 }
 
@@ -89,11 +86,15 @@ int send_connect(const struct send_peer *p, struct rs_connect_req req,
 	    .busy_poll = p->busy_poll,
 	};
 	struct rs_error err = {0};
-	int rc = connect_once_open(&r, rs, &err);
+	if (p->later)
+		p->later->next_ms = 0;
+	int rc = connect_once_open(&r, rs, &err, p->later);
 	if (!rc)
 		return 0;
 	if (send_stop_requested)
 		return RS_E_INTERRUPTED;
+	if (p->later && p->later->next_ms)
+		return rc; /* to be asked again, not a failure yet */
 	report(p, &err);
 	/* The memory a connection takes (its queue pair, its registered
 	 * message slots) is the RDMA stack's: running out of it is failing to

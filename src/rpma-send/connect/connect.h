@@ -5,6 +5,7 @@
 #define SEND_CONNECT_H
 
 #include "cli/endpoint.h"
+#include "connect/hint.h"
 #include "proto/auth.h"
 #include "proto/descriptor.h"
 
@@ -20,13 +21,18 @@ struct send_peer {
 	/* Reconnecting: the token of our session, to take it over. */
 	const struct rs_session_token *takeover;
 	bool busy_poll;
+	/* NULL: a refusal that says when to ask again is waited out here;
+	 * else the caller asks again at later->next_ms (connect/hint.h). */
+	struct send_hint_wait *later;
 };
 
 /* Connects, asking for the log p->remote names (every connection of a run,
  * reconnects and --verify included, asks for the same one); on failure
  * reports it and returns the session's code (RS_ERRC_TRANSIENT when trying
  * again later may work: nothing listening, the receiver busy or serving as
- * many senders as it may), but RS_E_PROVIDER for RS_E_NOMEM. */
+ * many senders as it may), but RS_E_PROVIDER for RS_E_NOMEM. With
+ * p->later, a refusal to be asked again (later->next_ms set) is returned
+ * unreported. */
 int send_connect(const struct send_peer *p, struct rs_connect_req req,
 		 uint16_t slots, uint32_t sends_per_slot,
 		 struct rs_session **rs);

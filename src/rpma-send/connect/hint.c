@@ -16,3 +16,14 @@ const char *send_hint_of(int rc, const struct rs_reject_info *refused)
 		return "serves as many senders as it may for now";
 	return 0;
 }
+
+bool send_hint_wait_next(struct send_hint_wait *w, int rc,
+			 const struct rs_reject_info *refused)
+{
+	w->next_ms = 0;
+	if (!send_hint_of(rc, refused) || w->waited_ms >= SEND_HINTED_WAIT_MS)
+		return false;
+	w->next_ms = refused->retry_ms ? refused->retry_ms : 100;
+	w->waited_ms += w->next_ms;
+	return true;
+}

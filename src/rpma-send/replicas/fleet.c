@@ -73,8 +73,9 @@ static int connect_first(struct fleet *f, struct replica *r)
 	for (unsigned attempt = 0;; attempt++) {
 		if (send_stop_requested)
 			return RS_E_INTERRUPTED;
-		int rc =
-		    replica_connect(r, true, slots, f->cfg->connect_timeout_ms);
+		/* before the stream: a hinted wait holds nothing up */
+		int rc = replica_connect(r, true, slots,
+					 f->cfg->connect_timeout_ms, 0);
 		if (!rc)
 			return plan_replica(f, r);
 		if (!RS_ERRC_TRANSIENT(rc) || attempt >= f->cfg->retries ||

@@ -181,12 +181,16 @@ static int carry_on_replacing(struct fleet *f, struct replica *r)
 	return RS_E_REJECTED;
 }
 
+/* Connects r again; one more try later when it fails, under --retry, or
+ * when the receiver says when (not counted: the others stream on
+ * meanwhile, this loop never sleeps on a hint). */
 static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 {
+	struct fleet_retry *retry = retry_of(f, r);
 	int rc = send_stop_requested
 		     ? RS_E_INTERRUPTED
 		     : replica_connect(r, false, window_depth(f->w),
-				       reconnect_timeout(f));
+				       reconnect_timeout(f), &retry->hinted);
 	if (!rc)
 		rc = check_still_compatible(f, r);
 	if (!rc)
@@ -201,7 +205,10 @@ static void reconnect(struct fleet *f, struct replica *r, uint64_t now)
 		return;
 	}
 	replica_disconnect(r);
-	struct fleet_retry *retry = retry_of(f, r);
+	if (retry->hinted.next_ms && !send_stop_requested) {
+		retry->at_ns = now + retry->hinted.next_ms * 1000000ull;
+		return;
+	}
 	if (RS_ERRC_TRANSIENT(rc) && retry->attempts < f->cfg->retries &&
 	    !send_stop_requested) {
 		retry->attempts++;

@@ -6,6 +6,7 @@
 #define SEND_FLEET_INTERNAL_H
 
 #include "connect/backoff.h"
+#include "connect/hint.h"
 #include "replicas/fleet.h"
 #include "replicas/replica.h"
 
@@ -16,6 +17,7 @@ struct fleet_retry {
 	unsigned attempts;
 	unsigned backoff_ms;
 	uint64_t at_ns;
+	struct send_hint_wait hinted; /* the receiver's "ask again in" */
 };
 
 struct fleet {

@@ -111,13 +111,14 @@ const struct rs_accept_info *replica_grant(const struct replica *r)
 }
 
 int replica_connect(struct replica *r, bool first, uint16_t slots,
-		    int timeout_ms)
+		    int timeout_ms, struct send_hint_wait *later)
 {
 	struct send_peer peer = {.remote = r->target,
 				 .timeout_ms = timeout_ms,
 				 .key = r->cfg->auth_key,
 				 .takeover = r->have_token ? &r->token : 0,
-				 .busy_poll = r->cfg->busy_poll};
+				 .busy_poll = r->cfg->busy_poll,
+				 .later = later};
 	uint8_t flags = 0;
 	if (r->cfg->truncate && r->cfg->truncate_in_place)
 		flags = first ? RS_CONNECT_TRUNCATE : 0;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 struct rs_error;
+struct send_hint_wait;
 struct rs_msg;
 
 /* Its state is its own (replicas/replica.c). */
@@ -64,9 +65,11 @@ int replica_check_fit(const struct replica *r, uint16_t depth,
  * truncate and asks for the configured method; later ones take the session
  * over and ask for the method in use), with room for slots batches in
  * flight. Returns send_connect's code, reported: RS_ERRC_TRANSIENT says
- * whether trying again may help. */
+ * whether trying again may help. A refusal that says when to ask again is
+ * waited out here, or with `later` returned unreported for the caller's
+ * loop to ask again at later->next_ms (struct send_peer). */
 int replica_connect(struct replica *r, bool first, uint16_t slots,
-		    int timeout_ms);
+		    int timeout_ms, struct send_hint_wait *later);
 /* Registers the window's ring (and the method's words) with the
  * connection. RS_E_NOMEM, reported, when it cannot. */
 int replica_register(struct replica *r, const struct send_window *w);

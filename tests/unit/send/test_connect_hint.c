@@ -41,12 +41,41 @@ static void other_refusals_are_not(void **state)
 	assert_null(hint(RS_E_UNREACHABLE, RS_REJECT_LIMIT, 100));
 }
 
+/* Each hinted refusal is asked again after its hint (100 ms when it
+ * names none), counted, until two minutes of hints: then it is a refusal
+ * like any other. A refusal with no time ends the waits at once. */
+static void hinted_waits_add_up_to_two_minutes(void **state)
+{
+	(void)state;
+	struct send_hint_wait w = {0};
+	struct rs_reject_info busy = {.reason = RS_REJECT_BUSY,
+				      .retry_ms = 250};
+	struct rs_reject_info starting = {.reason = RS_REJECT_STARTING};
+	assert_true(send_hint_wait_next(&w, RS_E_BUSY, &starting));
+	assert_int_equal(w.next_ms, 100);
+	unsigned asked = 1;
+	while (send_hint_wait_next(&w, RS_E_BUSY, &busy)) {
+		assert_int_equal(w.next_ms, 250);
+		asked++;
+	}
+	assert_int_equal(w.next_ms, 0);
+	assert_int_equal(asked, 1 + (SEND_HINTED_WAIT_MS - 100 + 249) / 250);
+	assert_true(w.waited_ms >= SEND_HINTED_WAIT_MS);
+
+	struct send_hint_wait fresh = {.next_ms = 7};
+	struct rs_reject_info taken = {.reason = RS_REJECT_BUSY};
+	assert_false(send_hint_wait_next(&fresh, RS_E_BUSY, &taken));
+	assert_int_equal(fresh.next_ms, 0);
+	assert_int_equal(fresh.waited_ms, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(a_full_receiver_that_says_when_is_waited_out),
 	    cmocka_unit_test(starting_and_busy_are_waited_out),
 	    cmocka_unit_test(other_refusals_are_not),
+	    cmocka_unit_test(hinted_waits_add_up_to_two_minutes),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
