@@ -32,8 +32,10 @@ enum rs_errc {
 	RS_E_NODEV = -16,      /* no RDMA device on this machine: it will not
 				  come back by waiting */
 	RS_E_INTERRUPTED = -17, /* SIGINT or SIGTERM asked the work to stop */
+	RS_E_INPUT_LOST = -18,	/* done, but some input went before it could
+				   be read (a followed file rotated away) */
 };
-#define RS_E_LAST RS_E_INTERRUPTED /* the lowest code, for tests */
+#define RS_E_LAST RS_E_INPUT_LOST /* the lowest code, for tests */
 
 /* Worth trying again later: the peer may come back or become free. */
 #define RS_ERRC_TRANSIENT(code)                                                \

@@ -14,7 +14,8 @@
  * committed; 2 local trouble (a bad option, unreadable input, memory);
  * 3 cannot connect or the connection was lost; 4 the remote log is full;
  * 5 the receiver refused us; 6 logs that must hold the same bytes do not;
- * 7 committed on fewer replicas than listed. */
+ * 7 committed on fewer replicas than listed; 8 (-f) everything read was
+ * committed, but some of the followed files went before they were read. */
 int exit_status_send(int code);
 
 /* --verify, like cmp: any code is trouble (2); with none, same is the

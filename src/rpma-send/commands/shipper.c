@@ -260,6 +260,17 @@ static void stream(struct shipper *s)
 	}
 }
 
+/* -f: what went before it was read is said again at the end, whatever
+ * -q, and is the run's status when nothing else went wrong. */
+static int said_losses(struct shipper *s, int rc)
+{
+	char line[2048];
+	if (!send_input_losses(s->in, line, sizeof(line)))
+		return rc;
+	rs_err("%s", line);
+	return rc ? rc : RS_E_INPUT_LOST;
+}
+
 /* The code of a finished stream, reporting what went wrong. A
  * replacement becomes the log only when the whole input is committed. */
 static int finish(struct shipper *s)
@@ -288,7 +299,7 @@ static int finish(struct shipper *s)
 	} else if (rc && replacing && rc != RS_E_FULL)
 		rs_err("the log keeps its previous content: --truncate "
 		       "replaces it only once every byte is committed");
-	return rc;
+	return said_losses(s, rc);
 }
 
 int ship_run(const struct ship_config *cfg, struct send_input *in,

@@ -120,6 +120,16 @@ bool follower_watch_in_background(struct follower *f)
 	return follow_background_start(f);
 }
 
+unsigned follower_losses(struct follower *f, char *buf, size_t len)
+{
+	pthread_mutex_lock(&f->lock);
+	unsigned n = f->losses.n;
+	if (n)
+		follow_losses_describe(&f->losses, buf, len);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
 void follower_free(struct follower *f)
 {
 	if (!f)

@@ -65,6 +65,10 @@ bool follower_watch_in_background(struct follower *f);
  * nothing can be read for want of room. */
 void follower_notice(struct follower *f);
 
+/* How many files or stretches went before they were read, each named in
+ * one line in buf (input/follow_losses.h); 0, buf untouched, if none. */
+unsigned follower_losses(struct follower *f, char *buf, size_t len);
+
 /* From now on a file read to its end gives way to the next one at once:
  * the sender is stopping and nobody waits for late lines. */
 void follower_stop_waiting(struct follower *f);

@@ -31,9 +31,11 @@ static void arrive(struct follower *f)
 	char name[PATH_MAX];
 	in_dir(f, f->watch.base, name);
 	follow_file_unopened(&ff, name);
-	if (!follow_queue_insert(&f->q, f->q.n, &ff))
+	if (!follow_queue_insert(&f->q, f->q.n, &ff)) {
 		rs_warn("out of memory: a file that came to %s is not read",
 			f->path);
+		follow_losses_add(&f->losses, name, 0, FOLLOW_LOSS_WHOLE);
+	}
 }
 
 /* Something came to name: an open made there before is in doubt, and a
@@ -219,6 +221,8 @@ static void settle(struct follower *f, int events)
 				"it could be opened; what it held is not "
 				"shipped",
 				f->path, ff->name);
+			follow_losses_add(&f->losses, ff->name, 0,
+					  FOLLOW_LOSS_WHOLE);
 			follower_drop(f, i, false);
 		}
 	}
@@ -294,11 +298,13 @@ static void take_by_times(struct follower *f)
 		    follow_queue_known(&f->q, id) ||
 		    follow_queue_finished(&f->q, id, c->mtime))
 			continue;
-		if (c->compressed)
+		if (c->compressed) {
 			rs_warn("%s held %s while no event told of it, and was "
 				"compressed before it was read; not shipped",
 				c->path, f->path);
-		else if (take_last(f, c->path, id))
+			follow_losses_add(&f->losses, c->path, 0,
+					  FOLLOW_LOSS_WHOLE);
+		} else if (take_last(f, c->path, id))
 			rs_info("%s held %s while no event told of it (by its "
 				"time); reading it in its turn",
 				c->path, f->path);

@@ -62,11 +62,13 @@ static bool queue_copy(struct follower *f, int at, int fd, const char *name)
 	rs_info("%s was truncated in place with %llu bytes not read yet; "
 		"shipping them from %s first",
 		ff->name, (unsigned long long)(size - ff->pos), name);
-	if (ff->seen > size)
+	if (ff->seen > size) {
 		rs_warn("%s: %llu bytes written to it between logrotate's copy "
 			"and its truncation are in no file (copytruncate's own "
 			"loss); not shipped",
 			ff->name, (unsigned long long)(ff->seen - size));
+		follow_losses_add(&f->losses, ff->name, size, ff->seen);
+	}
 	copy.wd = -1;
 	if (!follow_queue_insert(&f->q, at, &copy)) {
 		copy.fd = -1; /* the caller's to close */
@@ -124,12 +126,13 @@ static int truncated(struct follower *f, int at)
 	bool read_some = ff->pos > 0 || ff->seen > 0;
 	if (read_some && (from_candidates(f, at) || from_directory(f, at)))
 		at++;
-	else if (ff->seen > ff->pos)
+	else if (ff->seen > ff->pos) {
 		rs_warn("%s was truncated in place with %llu bytes not read "
 			"yet, and no copy of them was found beside it; they "
 			"are not shipped",
 			ff->name, (unsigned long long)(ff->seen - ff->pos));
-	else if (read_some)
+		follow_losses_add(&f->losses, ff->name, ff->pos, ff->seen);
+	} else if (read_some)
 		rs_info("%s was truncated in place; reading it again from its "
 			"first byte",
 			ff->name);

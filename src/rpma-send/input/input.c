@@ -159,3 +159,8 @@ void send_input_stop_waiting(struct send_input *in)
 	if (in->follower)
 		follower_stop_waiting(in->follower);
 }
+
+unsigned send_input_losses(struct send_input *in, char *buf, size_t len)
+{
+	return in->follower ? follower_losses(in->follower, buf, len) : 0;
+}

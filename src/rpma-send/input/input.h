@@ -79,4 +79,8 @@ uint64_t send_input_recheck_ms(const struct send_input *in);
  * nothing can be sent. */
 void send_input_notice(struct send_input *in);
 
+/* With --follow: how many files or stretches went before they were read
+ * (0: none), all said in one line in buf (input/follow_losses.h). */
+unsigned send_input_losses(struct send_input *in, char *buf, size_t len);
+
 #endif

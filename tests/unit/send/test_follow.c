@@ -248,6 +248,8 @@ static void a_truncated_file_ships_its_unread_tail_from_the_copy(void **state)
 	assert_int_equal(x->got_len, 10004);
 	assert_memory_equal(x->got, text, 10000);
 	assert_string_equal(x->got + 10000, "new\n");
+	char lost[256];
+	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
 }
 
 /* Truncated and written past where reading was before the reader looked
@@ -347,6 +349,11 @@ static void a_backlog_truncated_and_regrown_is_not_spliced(void **state)
 	assert_int_equal(x->got_len, 3000 + 12000);
 	assert_memory_equal(x->got, old, 3000);
 	assert_memory_equal(x->got + 3000, fresh, 12000);
+	/* what it held past the bytes read is in no file: said, counted */
+	char lost[512], want[512];
+	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 1);
+	snprintf(want, sizeof(want), "%s bytes 3000 to 8000", x->path);
+	assert_non_null(strstr(lost, want));
 }
 
 int main(void)

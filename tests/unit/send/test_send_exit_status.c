@@ -35,6 +35,7 @@ static const struct row rows[] = {
     {RS_E_IO, 2},	    /* unreadable input */
     {RS_E_NODEV, 3},	    /* no RDMA device */
     {RS_E_INTERRUPTED, 20}, /* SIGINT or SIGTERM */
+    {RS_E_INPUT_LOST, 8},   /* -f: lines gone before they were read */
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
