@@ -34,8 +34,10 @@ enum rs_errc {
 	RS_E_INTERRUPTED = -17, /* SIGINT or SIGTERM asked the work to stop */
 	RS_E_INPUT_LOST = -18,	/* done, but some input went before it could
 				   be read (a followed file rotated away) */
+	RS_E_INPUT_LEFT = -19,	/* stopped with input left to read (what a
+				   followed file held at the stop signal) */
 };
-#define RS_E_LAST RS_E_INPUT_LOST /* the lowest code, for tests */
+#define RS_E_LAST RS_E_INPUT_LEFT /* the lowest code, for tests */
 
 /* Worth trying again later: the peer may come back or become free. */
 #define RS_ERRC_TRANSIENT(code)                                                \

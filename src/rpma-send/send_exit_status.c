@@ -36,6 +36,8 @@ int exit_status_send(int code)
 		return RS_EXIT_FEWER_REPLICAS;
 	case RS_E_INPUT_LOST:
 		return RS_EXIT_INPUT_LOST;
+	case RS_E_INPUT_LEFT:
+		return RS_EXIT_INPUT_LEFT;
 	}
 	return RS_EXIT_USAGE; /* not a code: trouble all the same */
 }

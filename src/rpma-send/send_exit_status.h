@@ -15,7 +15,8 @@
  * 3 cannot connect or the connection was lost; 4 the remote log is full;
  * 5 the receiver refused us; 6 logs that must hold the same bytes do not;
  * 7 committed on fewer replicas than listed; 8 (-f) everything read was
- * committed, but some of the followed files went before they were read. */
+ * committed, but some of the followed files went before they were read;
+ * 9 (-f) stopped by a signal before what the files held then was read. */
 int exit_status_send(int code);
 
 /* --verify, like cmp: any code is trouble (2); with none, same is the

@@ -15,7 +15,8 @@
 # A path whose directory appears 5 s later. And --resume -f after rotations
 # while the sender was down, or when the copy it needs was compressed
 # meanwhile. A file rotated and compressed before it was read: named at
-# the end (under -q too), exit 8; copytruncate's own loss likewise.
+# the end (under -q too), exit 8; copytruncate's own loss likewise. A
+# stop with a backlog: named, exit 9, and --resume -f ships the rest.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/follow.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
@@ -566,12 +567,48 @@ lost_case() {
 	end_case
 }
 
+# backlog_case: SIGTERM with --stop-wait 0 soon after the start, 48 MiB
+# in the file: the sender names what it left (the file from the byte it
+# reached), exit 9, under -q too; --resume -f then ships exactly the rest.
+backlog_case() {
+	local dir="$WORK/backlog" sender size
+	start_case "-f --stop-wait 0: a stop with a backlog names what is left, exit 9; --resume -f ships the rest"
+	mkdir -p "$dir"
+	if ! start_recv "$WORK/recv.log" --log "backlog=$dir/backlog.pool,create=80M"; then
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+		end_case
+		return
+	fi
+	head -c 36M /dev/urandom | base64 >"$dir/app.log"
+	size=$(stat -c %s "$dir/app.log")
+	spawn 120 "$dir/send" "$SEND" -q -f --stop-wait 0 "$RECV_IP/backlog" "$dir/app.log"
+	sender=$SPAWN_PID
+	wait_for "$WORK/recv.log" "connected at" 30 || fail "the sender did not connect"
+	kill -TERM "$sender"
+	reap "$sender"
+	[ "$REAP_RC" = 9 ] || fail "the sender exited $REAP_RC, not 9: $(cat "$dir/send")"
+	grep -q "^rpma-send: 1 stretch of followed files was left unread at the stop: $dir/app.log bytes [0-9]* to $size; rpma-send --resume -f ships them" "$dir/send" ||
+		fail "no line naming what was left: $(cat "$dir/send")"
+	spawn 300 "$dir/send.2" "$SEND" -v --resume -f --stop-wait 5m "$RECV_IP/backlog" "$dir/app.log"
+	sender=$SPAWN_PID
+	# streaming (a signal while it checks or connects is exit 20)
+	wait_for "$dir/send.2" "batches of" 60 "$sender" || fail "--resume -f did not start streaming: $(cat "$dir/send.2")"
+	kill -TERM "$sender"
+	reap "$sender"
+	[ "$REAP_RC" = 0 ] || fail "--resume -f exited $REAP_RC: $(cat "$dir/send.2")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	check_pool "$dir/backlog.pool" "$dir/app.log"
+	end_case
+}
+
 # FOLLOW_CASES: the cases to run (default all), for a quick look: the
 # rotation kinds, burst (20 rotations 0.1 s apart, within the grace
-# period, made as logrotate makes them but in one process), outage, late-dir, resume, resume-refused, lost.
+# period, made as logrotate makes them but in one process), outage, late-dir, resume, resume-refused, lost, backlog.
 all_cases="create copytruncate dateext-olddir delaycompress
 	copytruncate-dateext-compress copytruncate-olddir-extension nocreate
-	deleted symlink burst outage late-dir resume resume-refused lost"
+	deleted symlink burst outage late-dir resume resume-refused lost
+	backlog"
 for c in ${FOLLOW_CASES:-$all_cases}; do
 	case "$c" in
 	burst) rotation_case burst 20 0.1 ;;
@@ -580,6 +617,7 @@ for c in ${FOLLOW_CASES:-$all_cases}; do
 	resume) resume_case ;;
 	resume-refused) resume_refused_case ;;
 	lost) lost_case ;;
+	backlog) backlog_case ;;
 	*) rotation_case "$c" ;;
 	esac
 done

@@ -15,6 +15,7 @@ enum rs_exit_code {
 	RS_EXIT_FEWER_REPLICAS =
 	    7,			  /* committed on fewer replicas than listed */
 	RS_EXIT_INPUT_LOST = 8,	  /* -f: input went before it was read */
+	RS_EXIT_INPUT_LEFT = 9,	  /* -f: stopped with input left unread */
 	RS_EXIT_INTERRUPTED = 20, /* SIGINT or SIGTERM before the run's end
 				     (as rsync's 20) */
 };

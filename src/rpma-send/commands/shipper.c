@@ -31,8 +31,6 @@ struct shipper {
 	int rc; /* the code once the window is done: an rs_errc */
 };
 
-#define SHIP_DRAIN_MS 2000 /* a followed file that never stops growing */
-
 /* ---- the window's link: posting to replicas, commits ---- */
 
 static int link_post(void *ctx, unsigned i, struct window_batch *b)
@@ -186,7 +184,8 @@ static void check_timers(struct shipper *s, uint64_t now)
 		/* Lines the files hold already are not left behind: a
 		 * rotated file's successor is read at once. */
 		send_input_stop_waiting(s->in);
-		s->drain_until_ns = now + SHIP_DRAIN_MS * 1000000ull;
+		s->drain_until_ns =
+		    now + (uint64_t)s->cfg->stop_wait_ms * 1000000ull + 1;
 		s->input_paused_until_ns = 0;
 	} else if (send_stop_requested && window_state(w) == WINDOW_STREAMING &&
 		   (!s->in->follow || now >= s->drain_until_ns)) {
@@ -260,15 +259,24 @@ static void stream(struct shipper *s)
 	}
 }
 
-/* -f: what went before it was read is said again at the end, whatever
- * -q, and is the run's status when nothing else went wrong. */
+/* -f: what went before it was read, and what the files held at a stop
+ * signal that was not read by the end of --stop-wait, are said at the
+ * end, whatever -q, and are the run's status when nothing else went
+ * wrong. */
 static int said_losses(struct shipper *s, int rc)
 {
 	char line[2048];
-	if (!send_input_losses(s->in, line, sizeof(line)))
-		return rc;
-	rs_err("%s", line);
-	return rc ? rc : RS_E_INPUT_LOST;
+	if (send_input_losses(s->in, line, sizeof(line))) {
+		rs_err("%s", line);
+		rc = rc ? rc : RS_E_INPUT_LOST;
+	}
+	if (s->drain_until_ns && send_input_left(s->in, line, sizeof(line))) {
+		rs_err("%s; rpma-send --resume -f ships them while the files "
+		       "keep them",
+		       line);
+		rc = rc ? rc : RS_E_INPUT_LEFT;
+	}
+	return rc;
 }
 
 /* The code of a finished stream, reporting what went wrong. A

@@ -32,6 +32,9 @@ struct ship_config {
 	uint16_t depth; /* batches in flight, capped by the receiver, or AUTO */
 	int flush_interval_ms;
 	int connect_timeout_ms;
+	/* --follow: how long a stop signal leaves to read what the files
+	 * hold (--stop-wait). */
+	int stop_wait_ms;
 	/* --truncate: replace the log, switched in once the whole input is
 	 * committed (the old content kept until then); with in_place, rewind
 	 * it first, as --truncate=in-place asks. */

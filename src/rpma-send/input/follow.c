@@ -120,16 +120,6 @@ bool follower_watch_in_background(struct follower *f)
 	return follow_background_start(f);
 }
 
-unsigned follower_losses(struct follower *f, char *buf, size_t len)
-{
-	pthread_mutex_lock(&f->lock);
-	unsigned n = f->losses.n;
-	if (n)
-		follow_losses_describe(&f->losses, buf, len);
-	pthread_mutex_unlock(&f->lock);
-	return n;
-}
-
 void follower_free(struct follower *f)
 {
 	if (!f)
@@ -215,11 +205,4 @@ uint64_t follower_recheck_ms(struct follower *f)
 	uint64_t ms = recheck_locked(f);
 	pthread_mutex_unlock(&f->lock);
 	return ms;
-}
-
-void follower_stop_waiting(struct follower *f)
-{
-	pthread_mutex_lock(&f->lock);
-	f->rotate_wait_ms = 0;
-	pthread_mutex_unlock(&f->lock);
 }

@@ -70,8 +70,14 @@ void follower_notice(struct follower *f);
 unsigned follower_losses(struct follower *f, char *buf, size_t len);
 
 /* From now on a file read to its end gives way to the next one at once:
- * the sender is stopping and nobody waits for late lines. */
+ * the sender is stopping and nobody waits for late lines. What the files
+ * hold now is the backlog follower_left tells of. */
 void follower_stop_waiting(struct follower *f);
+
+/* After follower_stop_waiting: how many files or stretches the files
+ * held then were not read, each named in one line in buf; 0, buf
+ * untouched, if none. */
+unsigned follower_left(struct follower *f, char *buf, size_t len);
 
 /* The descriptor that becomes readable when something may have changed
  * (inotify; with a thread of its own, an eventfd it signals once a read

@@ -59,6 +59,10 @@ struct follow_file {
 	struct follow_id try_id;
 	char tried[PATH_MAX];
 	bool spoiled, gone, missed;
+	/* At the stop signal (input/follow_stop.c): held, and its size then
+	 * (opened) or not opened yet. */
+	bool stop_marked;
+	uint64_t stop_size;
 };
 
 /* A file known by its name only. */

@@ -29,16 +29,16 @@ static void add_text(char *buf, size_t len, size_t *at, const char *fmt, ...)
 		*at += (size_t)n < len - *at ? (size_t)n : len - *at - 1;
 }
 
-size_t follow_losses_describe(const struct follow_losses *l, char *buf,
-			      size_t len)
+size_t follow_losses_describe(const struct follow_losses *l, const char *what,
+			      char *buf, size_t len)
 {
 	size_t at = 0;
 	if (!len)
 		return 0;
 	buf[0] = 0;
-	add_text(buf, len, &at, "%u %s of followed files %s not shipped:", l->n,
+	add_text(buf, len, &at, "%u %s of followed files %s %s:", l->n,
 		 l->n == 1 ? "stretch" : "stretches",
-		 l->n == 1 ? "was" : "were");
+		 l->n == 1 ? "was" : "were", what);
 	unsigned named =
 	    l->n < FOLLOW_LOSSES_NAMED ? l->n : FOLLOW_LOSSES_NAMED;
 	for (unsigned i = 0; i < named; i++) {

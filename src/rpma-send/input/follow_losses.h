@@ -29,11 +29,11 @@ struct follow_losses {
 void follow_losses_add(struct follow_losses *l, const char *name, uint64_t from,
 		       uint64_t to);
 
-/* Every loss in one line of text (no newline), as rpma-send ends with:
- * "2 stretches of followed files were not shipped: app.log.1 (the whole
- * file), app.log bytes 100 to 250". Returns its length (cut to fit
- * len). */
-size_t follow_losses_describe(const struct follow_losses *l, char *buf,
-			      size_t len);
+/* Every loss in one line of text (no newline), as rpma-send ends with,
+ * `what` saying what became of them: "2 stretches of followed files were
+ * not shipped: app.log.1 (the whole file), app.log bytes 100 to 250"
+ * (what: "not shipped"). Returns its length (cut to fit len). */
+size_t follow_losses_describe(const struct follow_losses *l, const char *what,
+			      char *buf, size_t len);
 
 #endif

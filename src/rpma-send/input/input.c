@@ -164,3 +164,8 @@ unsigned send_input_losses(struct send_input *in, char *buf, size_t len)
 {
 	return in->follower ? follower_losses(in->follower, buf, len) : 0;
 }
+
+unsigned send_input_left(struct send_input *in, char *buf, size_t len)
+{
+	return in->follower ? follower_left(in->follower, buf, len) : 0;
+}

@@ -83,4 +83,8 @@ void send_input_notice(struct send_input *in);
  * (0: none), all said in one line in buf (input/follow_losses.h). */
 unsigned send_input_losses(struct send_input *in, char *buf, size_t len);
 
+/* With --follow, after send_input_stop_waiting: how many files or
+ * stretches held at the stop were left unread, said in one line in buf. */
+unsigned send_input_left(struct send_input *in, char *buf, size_t len);
+
 #endif

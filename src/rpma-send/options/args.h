@@ -20,6 +20,7 @@ struct send_args {
 	bool follow;
 	uint64_t rotate_wait_ms; /* --rotate-wait */
 	bool rotate_wait_given;
+	bool stop_wait_given; /* --stop-wait */
 	bool verify;
 	enum verify_method verify_method;
 	bool send_first;

@@ -101,6 +101,9 @@ static void check_companions(struct argp_state *state,
 	if (a->rotate_wait_given && (!a->follow || a->fetch))
 		argp_error(state, "--rotate-wait goes with --follow of a FILE "
 				  "being sent");
+	if (a->stop_wait_given && (!a->follow || a->fetch))
+		argp_error(state, "--stop-wait goes with --follow of a FILE "
+				  "being sent");
 	if (!a->fetch && a->resume && (a->verify || a->cfg.truncate))
 		argp_error(state, "--resume goes without --verify and "
 				  "--truncate");

@@ -27,9 +27,11 @@ static const char doc[] =
     "replicas than listed (--quorum: the message says which replica "
     "stopped at which length); 8 -f: some of what the files held went "
     "before it was read (the last line names each file and byte range); "
-    "20 interrupted by SIGINT or SIGTERM "
+    "9 -f stopped before what the files held then was read (named in the "
+    "last line; --resume -f ships it); 20 interrupted by SIGINT or SIGTERM "
     "before the run's end (a pipe or --follow ends on the signal with 0, "
-    "after committing what was read). With --verify: 0 same (on every "
+    "after committing what was read; --follow 9 with a backlog). With "
+    "--verify: 0 same (on every "
     "replica listed), 1 different (the message names the replica), "
     "2 trouble, 20 interrupted.";
 

@@ -49,6 +49,14 @@ static int set_rotate_wait(struct send_args *a, const char *arg, uint64_t value,
 	return 0;
 }
 
+static int set_stop_wait(struct send_args *a, const char *arg, uint64_t value,
+			 struct rs_error *err)
+{
+	(void)arg, (void)value, (void)err;
+	a->stop_wait_given = true;
+	return 0;
+}
+
 static int set_verify(struct send_args *a, const char *arg, uint64_t value,
 		      struct rs_error *err)
 {
@@ -204,6 +212,20 @@ const struct send_option_row send_option_rows[] = {
      .handler = set_rotate_wait,
      .help = "With --follow: how long a rotated file must be quiet before "
 	     "the new one is read"},
+    {.name = "stop-wait",
+     .arg = "TIME",
+     .type = SEND_OPTION_DURATION,
+     .min = 0,
+     .max = 3600000,
+     .has_default = true,
+     .def = 5000,
+     .default_in_help = true,
+     .modes = SHIP,
+     FIELD(cfg.stop_wait_ms),
+     .handler = set_stop_wait,
+     .help = "With --follow: how long SIGINT or SIGTERM leaves to ship what "
+	     "the files hold then; what is left unread is named at the end "
+	     "(exit 9)"},
     {.name = "resume",
      .type = SEND_OPTION_FLAG,
      .modes = SHIP | FETCH,

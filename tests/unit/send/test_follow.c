@@ -356,6 +356,31 @@ static void a_backlog_truncated_and_regrown_is_not_spliced(void **state)
 	assert_non_null(strstr(lost, want));
 }
 
+/* A stop: what the files hold at the signal is the backlog; what of it
+ * is not read by the end is named, from where reading got to; what came
+ * after the signal is no backlog. Read to the end, nothing is left. */
+static void a_stop_names_the_backlog_left_unread(void **state)
+{
+	struct fixture *x = *state;
+	char text[10001], left[512], want[512];
+	memset(text, 'b', 10000);
+	text[10000] = '\0';
+	append(x->path, text);
+	follow(x);
+	assert_int_equal(follower_read(x->f, x->got, 3000), 3000);
+	x->got_len = 3000;
+	follower_stop_waiting(x->f);
+	append(x->path, "after the signal\n");
+	assert_int_equal(follower_left(x->f, left, sizeof(left)), 1);
+	snprintf(want, sizeof(want),
+		 "1 stretch of followed files was left unread at the stop: "
+		 "%s bytes 3000 to 10000",
+		 x->path);
+	assert_string_equal(left, want);
+	drain(x);
+	assert_int_equal(follower_left(x->f, left, sizeof(left)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +404,8 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(growth_wakes_the_reader, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_stop_names_the_backlog_left_unread, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		stopping_reads_the_next_file_at_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(starts_in_a_rotated_copy, setup,

@@ -19,7 +19,8 @@ static void each_loss_is_named_in_one_line(void **state)
 	follow_losses_add(&l, "/var/log/app.log.1", 0, FOLLOW_LOSS_WHOLE);
 	follow_losses_add(&l, "/var/log/app.log", 100, 250);
 	follow_losses_add(&l, "/var/log/app.log.2", 4096, FOLLOW_LOSS_WHOLE);
-	size_t n = follow_losses_describe(&l, line, sizeof(line));
+	size_t n =
+	    follow_losses_describe(&l, "not shipped", line, sizeof(line));
 	assert_int_equal(n, strlen(line));
 	assert_string_equal(line,
 			    "3 stretches of followed files were not shipped: "
@@ -35,7 +36,7 @@ static void one_loss_is_said_in_the_singular(void **state)
 	struct follow_losses l = {0};
 	char line[256];
 	follow_losses_add(&l, "app.log", 7, 9);
-	follow_losses_describe(&l, line, sizeof(line));
+	follow_losses_describe(&l, "not shipped", line, sizeof(line));
 	assert_string_equal(line, "1 stretch of followed files was not "
 				  "shipped: app.log bytes 7 to 9");
 }
@@ -48,7 +49,7 @@ static void losses_past_the_named_are_counted(void **state)
 	for (int i = 0; i < FOLLOW_LOSSES_NAMED + 3; i++)
 		follow_losses_add(&l, "f", 0, FOLLOW_LOSS_WHOLE);
 	assert_int_equal(l.n, FOLLOW_LOSSES_NAMED + 3);
-	follow_losses_describe(&l, line, sizeof(line));
+	follow_losses_describe(&l, "not shipped", line, sizeof(line));
 	assert_non_null(strstr(line, ", and 3 more (each said above)"));
 	assert_int_equal(strncmp(line, "11 stretches", 12), 0);
 }
@@ -61,7 +62,7 @@ static void a_short_buffer_is_cut_not_overrun(void **state)
 	memset(line, 'x', sizeof(line));
 	follow_losses_add(&l, "a-rather-long-name-of-a-rotated-file.log.1", 0,
 			  FOLLOW_LOSS_WHOLE);
-	size_t n = follow_losses_describe(&l, line, 20);
+	size_t n = follow_losses_describe(&l, "not shipped", line, 20);
 	assert_int_equal(n, 19);
 	assert_int_equal(line[19], 0);
 	assert_int_equal(line[20], 'x');

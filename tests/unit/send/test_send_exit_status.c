@@ -36,6 +36,7 @@ static const struct row rows[] = {
     {RS_E_NODEV, 3},	    /* no RDMA device */
     {RS_E_INTERRUPTED, 20}, /* SIGINT or SIGTERM */
     {RS_E_INPUT_LOST, 8},   /* -f: lines gone before they were read */
+    {RS_E_INPUT_LEFT, 9},   /* -f: stopped with a backlog */
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))

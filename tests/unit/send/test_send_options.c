@@ -73,6 +73,9 @@ static const struct expected expected[] = {
      MS_TAIL("0 ms", "1 hour"), "2h",
      "--rotate-wait: '2h' " MS_TAIL("0 ms", "1 hour"),
      " (default 5s; 0: at once, as tail -F)"},
+    {"stop-wait", 0, "TIME", false, S, 5000, "0", "1h", 0, "3600001",
+     MS_TAIL("0 ms", "1 hour"), "x",
+     "--stop-wait: 'x' " MS_TAIL("0 ms", "1 hour"), " (default 5s)"},
     {"resume", 0, 0, false, S | F, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     {"auth-key", 0, "FILE", false, ALL, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     {"retry", 0, "N", false, ALL, 0, "0", "1000000", 0, "1000001",
@@ -209,6 +212,7 @@ static const char *const args[][2] = {
     {"timeout", "500ms"},
     {"follow", 0},
     {"rotate-wait", "0"},
+    {"stop-wait", "750ms"},
     {"resume", 0},
     {"auth-key", "/k"},
     {"retry", "3"},
@@ -244,6 +248,8 @@ static void values_set(void **state)
 	assert_true(a.follow && a.resume && a.fetch && a.send_first);
 	assert_true(a.rotate_wait_given);
 	assert_int_equal(a.rotate_wait_ms, 0);
+	assert_true(a.stop_wait_given);
+	assert_int_equal(a.cfg.stop_wait_ms, 750);
 	assert_string_equal(a.auth_key_path, "/k");
 	assert_int_equal(a.cfg.retries, 3);
 	assert_int_equal(a.cfg.quorum, 2);
