@@ -491,14 +491,21 @@ outage_case() {
 	end_case
 }
 
+# one_log_receiver NAME POOL SIZE: a receiver serving log NAME on POOL
+# (created SIZE); says so and returns 1 when it does not start.
+one_log_receiver() {
+	start_recv "$WORK/recv.log" --log "$1=$2,create=$3" && return 0
+	fail "receiver did not start: $(cat "$WORK/recv.log")"
+	return 1
+}
+
 # late_dir_case: -f on a path whose directory (and the one above it) is
 # created 5 s later; then the writer and a rotation: every line.
 late_dir_case() {
 	local dir="$WORK/late" logdir="$WORK/late/not-yet/logs" writer sender
 	start_case "-f on a path whose directory is created 5 s later: every line"
 	mkdir -p "$dir"
-	if ! start_recv "$WORK/recv.log" --log "late=$dir/late.pool,create=16M"; then
-		fail "receiver did not start: $(cat "$WORK/recv.log")"
+	if ! one_log_receiver late "$dir/late.pool" 16M; then
 		end_case
 		return
 	fi
@@ -536,8 +543,7 @@ lost_case() {
 	local dir="$WORK/lost" sender
 	start_case "-q -f: a file rotated and compressed before it was read is named at the end, exit 8"
 	mkdir -p "$dir"
-	if ! start_recv "$WORK/recv.log" --log "lost=$dir/lost.pool,create=16M"; then
-		fail "receiver did not start: $(cat "$WORK/recv.log")"
+	if ! one_log_receiver lost "$dir/lost.pool" 16M; then
 		end_case
 		return
 	fi
@@ -574,8 +580,7 @@ backlog_case() {
 	local dir="$WORK/backlog" sender size
 	start_case "-f --stop-wait 0: a stop with a backlog names what is left, exit 9; --resume -f ships the rest"
 	mkdir -p "$dir"
-	if ! start_recv "$WORK/recv.log" --log "backlog=$dir/backlog.pool,create=80M"; then
-		fail "receiver did not start: $(cat "$WORK/recv.log")"
+	if ! one_log_receiver backlog "$dir/backlog.pool" 80M; then
 		end_case
 		return
 	fi
