@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define COPY_CHUNK (1u << 20)	 /* copied at a time, the lock held */
 #define SYNC_EVERY (64ull << 20) /* the stretch made durable this often */
@@ -29,7 +30,9 @@ struct archive_queue {
 
 struct recv_archiver {
 	pthread_t threads[ARCHIVER_THREADS];
-	unsigned started;
+	unsigned started; /* on demand: none while no log is queued */
+	unsigned idle;	  /* threads asleep in wait_for_work */
+	unsigned wakes;	  /* of them, woken and not up yet */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;	      /* a log queued, or stop */
 	pthread_cond_t done;	      /* a log's turn ended */
@@ -191,6 +194,46 @@ static struct recv_rotation *dequeue(struct recv_archiver *a)
 	return r;
 }
 
+/* Asleep until woken for a queued log (wake_idle) or the stop; the lock
+ * held. */
+static void wait_for_work(struct recv_archiver *a)
+{
+	a->idle++;
+	while (!a->wakes && !a->stop)
+		pthread_cond_wait(&a->wake, &a->lock);
+	if (a->wakes)
+		a->wakes--;
+	a->idle--;
+}
+
+/* Wakes an idle thread for a log just queued: false if none is idle. */
+static bool wake_idle(struct recv_archiver *a)
+{
+	if (a->idle <= a->wakes)
+		return false;
+	a->wakes++;
+	pthread_cond_signal(&a->wake);
+	return true;
+}
+
+static void *archiver_main(void *arg);
+
+/* A log was queued: an idle thread takes it, else a new one, up to
+ * ARCHIVER_THREADS (beyond, the busy ones take it in turn). The lock
+ * held. */
+static void wake_or_start(struct recv_archiver *a)
+{
+	if (wake_idle(a) || a->started == ARCHIVER_THREADS || a->stop)
+		return;
+	int e = pthread_create(&a->threads[a->started], 0, archiver_main, a);
+	if (!e)
+		a->started++;
+	else if (!a->started)
+		rs_err("cannot start an archiver thread: %s; logs wait to be "
+		       "archived until one starts",
+		       strerror(e));
+}
+
 static void *archiver_main(void *arg)
 {
 	struct recv_archiver *a = arg;
@@ -198,7 +241,7 @@ static void *archiver_main(void *arg)
 	while (!a->stop) {
 		struct recv_rotation *r = dequeue(a);
 		if (!r) {
-			pthread_cond_wait(&a->wake, &a->lock);
+			wait_for_work(a);
 			continue;
 		}
 		r->in_turn = true;
@@ -207,9 +250,10 @@ static void *archiver_main(void *arg)
 		bool more = turn(r);
 		pthread_mutex_lock(&a->lock);
 		r->in_turn = false;
+		/* this thread takes it again unless an idle one does */
 		if ((more || r->again) && !r->queued && !r->forgotten) {
 			enqueue(a, r);
-			pthread_cond_signal(&a->wake);
+			wake_idle(a);
 		}
 		pthread_cond_broadcast(&a->done);
 	}
@@ -225,16 +269,6 @@ int recv_archiver_start(struct recv_archiver **out, struct rs_error *err)
 	pthread_mutex_init(&a->lock, 0);
 	pthread_cond_init(&a->wake, 0);
 	pthread_cond_init(&a->done, 0);
-	for (; a->started < ARCHIVER_THREADS; a->started++) {
-		int e = pthread_create(&a->threads[a->started], 0,
-				       archiver_main, a);
-		if (e) {
-			recv_archiver_stop(&a);
-			return rs_error_set(err, RS_E_NOMEM, e,
-					    "cannot start the archiver's "
-					    "threads");
-		}
-	}
 	*out = a;
 	return 0;
 }
@@ -272,7 +306,7 @@ void rotation_archiver_queue(struct recv_rotation *r)
 		r->queued = false;
 	if (!r->queued && !r->forgotten) {
 		enqueue(a, r);
-		pthread_cond_signal(&a->wake);
+		wake_or_start(a);
 	}
 	pthread_mutex_unlock(&a->lock);
 }

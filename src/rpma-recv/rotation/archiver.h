@@ -10,8 +10,9 @@
 struct rs_error;
 struct recv_archiver;
 
-/* Its threads: as many logs' archives on slow disks at once as it rides
- * out without holding up the rest. */
+/* Its threads at most, started as logs are queued (none for a receiver
+ * whose logs never rotate): as many logs' archives on slow disks at once
+ * as it rides out without holding up the rest. */
 #define RECV_ARCHIVER_THREADS 4
 
 /* 0, or RS_E_NOMEM with err. */

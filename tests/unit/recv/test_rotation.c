@@ -179,6 +179,29 @@ static bool stretch_started(struct fixture *f)
 	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+/* This process's threads now (one made and joined first: a sanitizer's
+ * runtime starts a thread of its own at the first). */
+static int threads_now(void)
+{
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, 0, nothing, 0), 0);
+	pthread_join(t, 0);
+	FILE *st = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = -1;
+	assert_non_null(st);
+	while (fgets(line, sizeof(line), st))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(st);
+	return n;
+}
+
 /* The fixture's log opened again with an archiver of its own. */
 static struct recv_archiver *with_an_archiver(struct fixture *f)
 {
@@ -196,11 +219,14 @@ static struct recv_archiver *with_an_archiver(struct fixture *f)
 /* With the receiver's archiver: the pool is copied once rotate-at full, on
  * the archiver's thread, and a rebase is begun on the log's thread, made
  * durable on the archiver's and finished on the log's, with the same
- * result as all at once. */
+ * result as all at once. Its threads start as logs are queued: none
+ * before, one for one log. */
 static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
 {
 	struct fixture *f = *state;
+	int threads = threads_now();
 	struct recv_archiver *a = with_an_archiver(f);
+	assert_int_equal(threads_now(), threads);
 	atomic_int sealed = 0;
 	recv_rotation_on_rebased(f->rot, woken, &sealed);
 	commit_next(f, 1u << 20); /* under rotate-at: nothing to copy */
@@ -210,6 +236,7 @@ static void the_archiver_copies_and_seals_off_the_logs_thread(void **state)
 	commit_next(f, 2u << 20);
 	recv_rotation_nudge(f->rot);
 	wait_until(stretch_started, f);
+	assert_int_equal(threads_now(), threads + 1);
 	uint64_t base = 0, write = recv_pmem_target_write_offset(&f->t);
 	uint8_t status = 0xff;
 	assert_int_equal(recv_rotation_rebase_begin(f->rot, write), RS_MSG_OK);
