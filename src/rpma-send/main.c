@@ -221,7 +221,10 @@ int main(int argc, char **argv)
 static int report_ship(const struct send_args *a, int rc,
 		       const struct ship_result *r)
 {
-	if (!rc)
+	/* -f ends on a signal by design: what it lost or left unread is
+	 * its status, said already, not the signal. */
+	bool followed = rc == RS_E_INPUT_LOST || rc == RS_E_INPUT_LEFT;
+	if (!rc || followed)
 		rs_info("committed %llu bytes in %llu batch%s (%s); remote log "
 			"%llu of %llu bytes used",
 			(unsigned long long)r->committed,
@@ -232,7 +235,7 @@ static int report_ship(const struct send_args *a, int rc,
 			(unsigned long long)r->log_size);
 	if (a->stats)
 		print_stats(r);
-	if (rc && send_stop_requested)
+	if (rc && send_stop_requested && !followed)
 		return report_interrupted(r);
 	return exit_status_send(rc);
 }

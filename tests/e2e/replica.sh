@@ -251,7 +251,7 @@ idle_then_stopped_case seal
 # the sender slept on each hint, the whole stream with it.)
 full_replica_hint_case() {
 	local a=7321 b=7322 pa="$WORK/hint-a.pool" pb="$WORK/hint-b.pool" pz="$WORK/hint-z.pool"
-	local ra rb rz sender z t0
+	local ra rb sender z t0
 	start_case "--quorum 1 --retry: a replica full for now is asked again while the other streams on"
 	rm -f "$pa" "$pb" "$pz"
 	start_recv "$WORK/hint-a.log" --listen "$RECV_IP:$a" --create 4M --log "a=$pa" ||
@@ -272,8 +272,12 @@ full_replica_hint_case() {
 	reap "$rb"
 	start_recv "$WORK/hint-b2.log" "${b_args[@]}" || fail "receiver b did not start again"
 	rb=$RECV_PID
-	rm -f "$WORK/zfifo" && mkfifo "$WORK/zfifo" && exec 8<>"$WORK/zfifo"
-	spawn 120 "$WORK/hint-z.log" bash -c 'exec "$@" 8>&-' _ "$SEND" "$RECV_IP:$b/z" - <"$WORK/zfifo"
+	# its input stays open while `holder` runs (nothing else holds the
+	# fifo's writing end: no watchdog inherits it)
+	rm -f "$WORK/zfifo" && mkfifo "$WORK/zfifo"
+	sleep 600 >"$WORK/zfifo" 7>&- &
+	local holder=$!
+	spawn 120 "$WORK/hint-z.log" "$SEND" "$RECV_IP:$b/z" - <"$WORK/zfifo"
 	z=$SPAWN_PID
 	wait_for "$WORK/hint-b2.log" "connected at" 30 || fail "the other writer did not connect"
 	kill -CONT "$sender"
@@ -290,7 +294,8 @@ full_replica_hint_case() {
 	cmp -s "$WORK/hint-fetched" "$WORK/hint-lines" ||
 		fail "the line did not reach replica a within 8 s while b was full"
 	kill -0 "$z" 2>/dev/null || fail "the other writer ended early: $(cat "$WORK/hint-z.log")"
-	exec 8>&-
+	kill "$holder"
+	wait "$holder" 2>/dev/null
 	reap "$z"
 	[ "$REAP_RC" = 0 ] || fail "the other writer exited $REAP_RC"
 	wait_for "$WORK/hint-send.log" "reconnected to $RECV_IP:$b" 30 ||
