@@ -58,8 +58,9 @@ static int connect_once_open(struct rs_session_request *r,
 		if (answer_ms >= 0)
 			rs_verbose("%s:%s: connect request answered in %d ms",
 				   r->host, r->port, answer_ms);
-		if (send_stop_requested ||
-		    !send_hint_wait_next(w, rc, &refused))
+		/* sets w->next_ms on every answer: 0 unless asked again */
+		if (!send_hint_wait_next(w, rc, &refused) ||
+		    send_stop_requested)
 			return rc;
 		rs_verbose("%s:%s %s; asking again in %u ms", r->host, r->port,
 			   send_hint_of(rc, &refused), w->next_ms);
@@ -86,8 +87,6 @@ int send_connect(const struct send_peer *p, struct rs_connect_req req,
 	    .busy_poll = p->busy_poll,
 	};
 	struct rs_error err = {0};
-	if (p->later)
-		p->later->next_ms = 0;
 	int rc = connect_once_open(&r, rs, &err, p->later);
 	if (!rc)
 		return 0;
