@@ -3,7 +3,11 @@
 # seeded random points mid-stream, for each method on each target (flush on
 # devdax where the build has it). After every crash the pool checks clean
 # with PMDK's tools, its content is an exact prefix of the input, and it
-# holds at least every byte the sender reported committed. Runs inside the VM test bed: scripts/vm-run -- crash.sh BUILD
+# holds at least every byte the sender reported committed. Then power cuts
+# of the PMem under the persistence model (model_cut_lib.sh): 10 into a
+# device-DAX with gpspm, 10 into fsdax with staged, and the self-tests that
+# must find a loss. Runs inside the VM test bed: scripts/vm-run -- crash.sh
+# BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
 
@@ -117,21 +121,28 @@ start_recv "$WORK/recv.log" --create 32M "$plain" && kill -TERM "$RECV_PID"
 wait_recv
 fsdax="$RPMA_FSDAX_DIR/crash.pool"
 
-for round in 1 2; do
-	kill_sender_case "$plain" gpspm
-	kill_receiver_case "$plain" gpspm
-	kill_sender_case "$plain" staged
-	kill_receiver_case "$plain" staged
-	kill_sender_case "$RPMA_DEVDAX" apm --create 1 --direct-write-to-pmem
-	kill_receiver_case "$RPMA_DEVDAX" apm --direct-write-to-pmem
-	kill_sender_case "$RPMA_DEVDAX" gpspm
-	kill_receiver_case "$RPMA_DEVDAX" gpspm
-	kill_sender_case "$fsdax" staged --create 32M
-	kill_receiver_case "$fsdax" staged
-	if [ -n "$HAVE_FLUSH" ] && [ "$round" = 1 ]; then
-		kill_sender_case "$RPMA_DEVDAX" flush
-		kill_receiver_case "$RPMA_DEVDAX" flush
-	fi
-done
+# One round of each (kill -9 of the receiver of gpspm and staged is also
+# what each cut under the persistence model below begins with, 20 times).
+kill_sender_case "$plain" gpspm
+kill_receiver_case "$plain" gpspm
+kill_sender_case "$plain" staged
+kill_receiver_case "$plain" staged
+kill_sender_case "$RPMA_DEVDAX" apm --create 1 --direct-write-to-pmem
+kill_receiver_case "$RPMA_DEVDAX" apm --direct-write-to-pmem
+kill_sender_case "$RPMA_DEVDAX" gpspm
+kill_receiver_case "$RPMA_DEVDAX" gpspm
+kill_sender_case "$fsdax" staged --create 32M
+kill_receiver_case "$fsdax" staged
+if [ -n "$HAVE_FLUSH" ]; then
+	kill_sender_case "$RPMA_DEVDAX" flush
+	kill_receiver_case "$RPMA_DEVDAX" flush
+fi
+
+# Power cuts of the PMem: the receiver's persists, as the model keeps them
+. "$(dirname "$0")/model_cut_lib.sh"
+model_cut_case "$RPMA_DEVDAX" gpspm 10
+model_cut_case "$fsdax" staged 10
+model_self_test "$RPMA_DEVDAX" gpspm 10 word
+model_self_test "$fsdax" staged 10 data
 
 summary

@@ -75,7 +75,8 @@ feed() {
 }
 
 # start_fed_sender FILE ARGS...: rpma-send ARGS reading FILE through feed()
-# and a fifo; its stderr goes to $WORK/send.log. Sets SEND_PID and FEED_PID.
+# and a fifo; its stderr goes to $WORK/send.log, and it is killed after
+# SEND_TIMEOUT seconds (default 120). Sets SEND_PID and FEED_PID.
 start_fed_sender() {
 	local file="$1"
 	shift
@@ -83,7 +84,7 @@ start_fed_sender() {
 	mkfifo "$WORK/fifo"
 	feed "$file" >"$WORK/fifo" &
 	FEED_PID=$!
-	spawn 120 "$WORK/send.log" "$SEND" "$@" - <"$WORK/fifo"
+	spawn "${SEND_TIMEOUT:-120}" "$WORK/send.log" "$SEND" "$@" - <"$WORK/fifo"
 	SEND_PID=$SPAWN_PID
 }
 

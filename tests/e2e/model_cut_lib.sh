@@ -1,0 +1,180 @@
+# shellcheck shell=bash
+# Power cuts of the PMem under the persistence model (tests/shadow, sourced
+# by crash.sh). The receiver runs with the model preloaded: every range it
+# makes persistent is copied to the pool's shadow, nothing else is. A cut
+# kills it (kill -9) and puts the pool back as the shadow says, which is
+# what the PMem keeps when the power goes: a store that was never flushed
+# and drained is gone, whatever the emulated NVDIMM kept. Then, before the
+# receiver starts again, the pool must check clean (pmempool check), hold a
+# prefix of the input, and hold every byte the sender had been told was
+# committed (its own count, said when it lost the receiver). Each stream
+# ships new random bytes into a pool that held others ($input, overwritten).
+#
+# The self-tests leave one kind of the receiver's persists out of the model
+# (RPMA_SHADOW_SKIP: the offset word, a staged copy into the data range) and
+# pass only when the cuts find the loss.
+
+SHADOW_LIB=$BUILD/tests/shadow/librpma_persist_shadow.so
+SHADOW_RESTORE=$BUILD/tests/shadow/persist-shadow-restore
+
+# model_recv SKIP ARGS...: the receiver on ARGS under the model (the shadow
+# in $WORK/shadow), leaving SKIP's persists out (none: every one kept).
+model_recv() {
+	local skip=$1
+	shift
+	printf '#!/bin/sh\nexec env LD_PRELOAD=%q RPMA_SHADOW_DIR=%q RPMA_SHADOW_SKIP=%q %q "$@"\n' \
+		"$SHADOW_LIB" "$WORK/shadow" "$skip" "$RECV" >"$WORK/model-recv"
+	chmod +x "$WORK/model-recv"
+	RECV=$WORK/model-recv start_recv "$WORK/recv.log" "$@"
+}
+
+# model_check POOL MIN: the pool after a cut, as pmempool and the input say;
+# sets VIOLATION (empty: none), LOSS (1: the pool broke a rule) and LEN (the
+# bytes it holds).
+model_check() {
+	local pool=$1 min=$2 out=$WORK/dump
+	VIOLATION= LEN=0 LOSS=1
+	if ! pmempool check -v "$pool" >"$WORK/check" 2>&1 || ! grep -q consistent "$WORK/check"; then
+		VIOLATION="pmempool check: $(tr '\n' ' ' <"$WORK/check")"
+		return
+	fi
+	if [ -n "${MODEL_ARCHIVE:-}" ]; then
+		# the log's whole content: its archive, then its pool
+		"$RECV" --export "$out" --archive "$MODEL_ARCHIVE" "$pool" 2>"$WORK/export.err" || {
+			VIOLATION="--export: $(cat "$WORK/export.err")"
+			return
+		}
+	elif ! pool_data "$pool" "$out"; then
+		VIOLATION="pmempool dump failed"
+		return
+	fi
+	LEN=$(stat -c %s "$out")
+	if ! cmp -s -n "$LEN" "$out" "$input" || [ "$LEN" -gt "$(stat -c %s "$input")" ]; then
+		VIOLATION="the pool's $LEN bytes are not a prefix of the input"
+	elif [ "$LEN" -lt "$min" ]; then
+		VIOLATION="the pool holds $LEN bytes, the sender had $min committed"
+	fi
+	[ -n "$VIOLATION" ] || LOSS=0
+}
+
+# model_cuts POOL METHOD CUTS SKIP [RECV ARGS...]: a stream of the input
+# into POOL with --retry, its receiver cut CUTS times at seeded moments.
+# Returns 1 at the first violation (in VIOLATION), 0 when every cut kept
+# what it should and the pool ended the input exactly.
+model_cuts() {
+	local pool=$1 method=$2 cuts=$3 skip=$4 c committed lost restored t0 t1 t2 t3
+	shift 4
+	rm -rf "$WORK/shadow"
+	mkdir -p "$WORK/shadow"
+	VIOLATION= LOSS=0
+	# bytes the pool never held: a lost truncation or a stale copy shows
+	head -c 8M /dev/urandom >"$input"
+	model_recv "$skip" "$@" "$pool" || {
+		VIOLATION="the receiver did not start: $(cat "$WORK/recv.log")"
+		return 1
+	}
+	# paced: the stream outlasts the cuts (about 26 s of input, stalled while the receiver is down; each cut
+	# a pause of up to 1.4 s and a restart)
+	FEED_PAUSE=0.4 SEND_TIMEOUT=400 start_fed_sender "$input" --truncate=in-place \
+		--method "$method" --batch 64K --retry 60 "$RECV_IP"
+	wait_for "$WORK/recv.log" "connected at" 30 || VIOLATION="the sender did not connect: $(cat "$WORK/send.log")"
+	for ((c = 1; c <= cuts && !${#VIOLATION}; c++)); do
+		delay
+		kill -0 "$SEND_PID" 2>/dev/null || {
+			VIOLATION="the stream ended after $((c - 1)) of $cuts cuts: make the input last longer"
+			break
+		}
+		t0=$(date +%s%N)
+		kill -9 "$RECV_PID"
+		wait_recv
+		# the sender's own count of what was committed when it lost it
+		lost=
+		for _ in $(seq 300); do
+			[ "$(grep -c 'lost after committing' "$WORK/send.log")" -ge "$c" ] && lost=1 && break
+			nap 0.1
+		done
+		[ -n "$lost" ] || {
+			VIOLATION="cut $c: the sender did not say it lost the receiver: $(tail -n 3 "$WORK/send.log")"
+			break
+		}
+		t1=$(date +%s%N)
+		committed=$(sed -n 's/.*lost after committing \([0-9]*\) input bytes.*/\1/p' "$WORK/send.log" | tail -n 1)
+		restored=$("$SHADOW_RESTORE" "$WORK/shadow" 2>&1) || {
+			VIOLATION="cut $c: $restored"
+			break
+		}
+		model_check "$pool" "$committed"
+		[ -z "$VIOLATION" ] || {
+			VIOLATION="cut $c: $VIOLATION (${restored##*: })"
+			break
+		}
+		t2=$(date +%s%N)
+		model_recv "$skip" "$@" "$pool" || VIOLATION="cut $c: the receiver did not start again: $(cat "$WORK/recv.log")"
+		# the next cut falls in a session, not between two
+		[ -n "$VIOLATION" ] || ! kill -0 "$SEND_PID" 2>/dev/null ||
+			wait_for "$WORK/recv.log" "connected at" 60 "$SEND_PID" ||
+			VIOLATION="cut $c: the sender did not come back: $(tail -n 3 "$WORK/send.log")"
+		t3=$(date +%s%N)
+		log "cut $c: the pool holds $LEN bytes, a prefix; the sender had $committed committed; ${restored##*: }; the loss seen in $(((t1 - t0) / 1000000)) ms, restored and checked in $(((t2 - t1) / 1000000)) ms, streaming again $(((t3 - t2) / 1000000)) ms later"
+	done
+	if [ -n "$VIOLATION" ]; then
+		kill -9 "$SEND_PID" "$RECV_PID" 2>/dev/null
+		reap "$SEND_PID"
+		wait_recv
+		stop_feed
+		return 1
+	fi
+	reap "$SEND_PID"
+	stop_feed
+	[ "$REAP_RC" = 0 ] || VIOLATION="the sender exited $REAP_RC after the cuts: $(grep -v committed "$WORK/send.log" | tail -n 3)"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	[ -n "$VIOLATION" ] || model_check "$pool" "$(stat -c %s "$input")"
+	[ -z "$VIOLATION" ] || return 1
+	cmp -s "$WORK/dump" "$input" || VIOLATION="the pool at the end is not the input"
+	[ -z "$VIOLATION" ]
+}
+
+# MODEL_ARCHIVE=DIR model_rotation_cuts POOL METHOD CUTS SKIP: model_cuts of
+# a fresh 4 MiB log rotating at half full into DIR (8 MiB of input: several
+# rotations, some cut in their seal or rebase); the log is checked as
+# --export reads it, archive and pool.
+model_rotation_cuts() {
+	rm -rf "$1" "$MODEL_ARCHIVE"
+	mkdir -p "$MODEL_ARCHIVE"
+	model_cuts "$1" "$2" "$3" "$4" --create 4M --archive "$MODEL_ARCHIVE" --rotate-at 50%
+}
+
+# model_cut_case POOL METHOD CUTS [RECV ARGS...]: every cut keeps what was
+# committed, the stream ends exact.
+model_cut_case() {
+	local pool=$1 method=$2 cuts=$3
+	shift 3
+	start_case "$cuts power cuts of the PMem under the persistence model: $method on $pool"
+	model_cuts "$pool" "$method" "$cuts" none "$@" || fail "$VIOLATION"
+	end_case
+}
+
+# model_self_test POOL METHOD CUTS SKIP [RECV ARGS...]: with SKIP's persists
+# left out of the model, the cuts must find a loss.
+model_self_test() {
+	local pool=$1 method=$2 cuts=$3 skip=$4 run=model_cuts
+	shift 4
+	[ -z "${MODEL_ARCHIVE:-}" ] || run=model_rotation_cuts
+	start_case "self-test: the $skip's persists left out ($method on $pool${MODEL_ARCHIVE:+, rotating}), the cuts find it within $cuts"
+	if $run "$pool" "$method" "$cuts" "$skip" "$@"; then
+		fail "$cuts cuts with the $skip's persists left out found nothing: the cut cases cannot fail"
+	elif [ "$LOSS" = 1 ]; then
+		log "found: $VIOLATION"
+	else
+		fail "the self-test did not get to a cut's check: $VIOLATION"
+	fi
+	end_case
+}
+
+# model_rotation_case POOL METHOD CUTS: model_cut_case of a rotating log.
+model_rotation_case() {
+	start_case "$3 power cuts of the PMem under the persistence model: $2 on $1, rotating into an archive"
+	MODEL_ARCHIVE=$WORK/archive model_rotation_cuts "$1" "$2" "$3" none || fail "$VIOLATION"
+	end_case
+}
