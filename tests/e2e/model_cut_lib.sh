@@ -18,12 +18,13 @@ SHADOW_LIB=$BUILD/tests/shadow/librpma_persist_shadow.so
 SHADOW_RESTORE=$BUILD/tests/shadow/persist-shadow-restore
 
 # model_recv SKIP ARGS...: the receiver on ARGS under the model (the shadow
-# in $WORK/shadow), leaving SKIP's persists out (none: every one kept).
+# in $WORK/shadow), leaving SKIP's persists out (none: every one kept),
+# stopping at step MODEL_STOP of a rotation (RPMA_RECV_STOP_AT) if set.
 model_recv() {
 	local skip=$1
 	shift
-	printf '#!/bin/sh\nexec env LD_PRELOAD=%q RPMA_SHADOW_DIR=%q RPMA_SHADOW_SKIP=%q %q "$@"\n' \
-		"$SHADOW_LIB" "$WORK/shadow" "$skip" "$RECV" >"$WORK/model-recv"
+	printf '#!/bin/sh\nexec env LD_PRELOAD=%q RPMA_SHADOW_DIR=%q RPMA_SHADOW_SKIP=%q RPMA_RECV_STOP_AT=%q %q "$@"\n' \
+		"$SHADOW_LIB" "$WORK/shadow" "$skip" "${MODEL_STOP:-}" "$RECV" >"$WORK/model-recv"
 	chmod +x "$WORK/model-recv"
 	RECV=$WORK/model-recv start_recv "$WORK/recv.log" "$@"
 }
@@ -33,7 +34,7 @@ model_recv() {
 # bytes it holds).
 model_check() {
 	local pool=$1 min=$2 out=$WORK/dump
-	VIOLATION= LEN=0 LOSS=1
+	VIOLATION='' LEN=0 LOSS=1
 	if ! pmempool check -v "$pool" >"$WORK/check" 2>&1 || ! grep -q consistent "$WORK/check"; then
 		VIOLATION="pmempool check: $(tr '\n' ' ' <"$WORK/check")"
 		return
@@ -50,36 +51,49 @@ model_check() {
 	fi
 	LEN=$(stat -c %s "$out")
 	if ! cmp -s -n "$LEN" "$out" "$input" || [ "$LEN" -gt "$(stat -c %s "$input")" ]; then
-		VIOLATION="the pool's $LEN bytes are not a prefix of the input"
+		VIOLATION="the log's $LEN bytes are not a prefix of the input"
 	elif [ "$LEN" -lt "$min" ]; then
-		VIOLATION="the pool holds $LEN bytes, the sender had $min committed"
+		VIOLATION="the log holds $LEN bytes, the sender had $min committed"
 	fi
 	[ -n "$VIOLATION" ] || LOSS=0
 }
 
 # model_cuts POOL METHOD CUTS SKIP [RECV ARGS...]: a stream of the input
-# into POOL with --retry, its receiver cut CUTS times at seeded moments.
-# Returns 1 at the first violation (in VIOLATION), 0 when every cut kept
-# what it should and the pool ended the input exactly.
+# into POOL with --retry, its receiver cut CUTS times: first at each step
+# named in MODEL_AIMS (a rotation's, where the receiver stops itself:
+# RPMA_RECV_STOP_AT), then at seeded moments. Returns 1 at the first
+# violation (in VIOLATION), 0 when every cut kept what it should and the
+# pool ended the input exactly.
 model_cuts() {
 	local pool=$1 method=$2 cuts=$3 skip=$4 c committed lost restored t0 t1 t2 t3
+	local aims=() MODEL_STOP
 	shift 4
+	read -r -a aims <<<"${MODEL_AIMS:-}"
+	MODEL_STOP=${aims[0]:-}
 	rm -rf "$WORK/shadow"
 	mkdir -p "$WORK/shadow"
-	VIOLATION= LOSS=0
+	VIOLATION='' LOSS=0 MODEL_MID_ROTATION=0
 	# bytes the pool never held: a lost truncation or a stale copy shows
 	head -c 8M /dev/urandom >"$input"
 	model_recv "$skip" "$@" "$pool" || {
 		VIOLATION="the receiver did not start: $(cat "$WORK/recv.log")"
 		return 1
 	}
-	# paced: the stream outlasts the cuts (about 26 s of input, stalled while the receiver is down; each cut
-	# a pause of up to 1.4 s and a restart)
-	FEED_PAUSE=0.4 SEND_TIMEOUT=400 start_fed_sender "$input" --truncate=in-place \
+	# paced: the stream outlasts the cuts (about 16 s of input, stalled
+	# while the receiver is down; between cuts a pause of up to 1.4 s)
+	FEED_PAUSE=0.25 SEND_TIMEOUT=400 start_fed_sender "$input" --truncate=in-place \
 		--method "$method" --batch 64K --retry 60 "$RECV_IP"
 	wait_for "$WORK/recv.log" "connected at" 30 || VIOLATION="the sender did not connect: $(cat "$WORK/send.log")"
 	for ((c = 1; c <= cuts && !${#VIOLATION}; c++)); do
-		delay
+		if [ -n "$MODEL_STOP" ]; then
+			# an aimed cut: it must happen where it is aimed
+			wait_for "$WORK/recv.log" "stopping at $MODEL_STOP" 90 "$SEND_PID" || {
+				VIOLATION="cut $c: the receiver never stopped at $MODEL_STOP: $(tail -n 2 "$WORK/recv.log")"
+				break
+			}
+		else
+			delay
+		fi
 		kill -0 "$SEND_PID" 2>/dev/null || {
 			VIOLATION="the stream ended after $((c - 1)) of $cuts cuts: make the input last longer"
 			break
@@ -109,13 +123,15 @@ model_cuts() {
 			break
 		}
 		t2=$(date +%s%N)
+		MODEL_STOP=${aims[c]:-}
 		model_recv "$skip" "$@" "$pool" || VIOLATION="cut $c: the receiver did not start again: $(cat "$WORK/recv.log")"
+		! grep -q "finishing a rotation cut short" "$WORK/recv.log" || MODEL_MID_ROTATION=$((MODEL_MID_ROTATION + 1))
 		# the next cut falls in a session, not between two
 		[ -n "$VIOLATION" ] || ! kill -0 "$SEND_PID" 2>/dev/null ||
 			wait_for "$WORK/recv.log" "connected at" 60 "$SEND_PID" ||
 			VIOLATION="cut $c: the sender did not come back: $(tail -n 3 "$WORK/send.log")"
 		t3=$(date +%s%N)
-		log "cut $c: the pool holds $LEN bytes, a prefix; the sender had $committed committed; ${restored##*: }; the loss seen in $(((t1 - t0) / 1000000)) ms, restored and checked in $(((t2 - t1) / 1000000)) ms, streaming again $(((t3 - t2) / 1000000)) ms later"
+		log "cut $c${aims[c - 1]:+ (at ${aims[c - 1]})}: the log holds $LEN bytes, a prefix; the sender had $committed committed; ${restored##*: }; the loss seen in $(((t1 - t0) / 1000000)) ms, restored and checked in $(((t2 - t1) / 1000000)) ms, streaming again $(((t3 - t2) / 1000000)) ms later"
 	done
 	if [ -n "$VIOLATION" ]; then
 		kill -9 "$SEND_PID" "$RECV_PID" 2>/dev/null
@@ -131,18 +147,18 @@ model_cuts() {
 	wait_recv
 	[ -n "$VIOLATION" ] || model_check "$pool" "$(stat -c %s "$input")"
 	[ -z "$VIOLATION" ] || return 1
-	cmp -s "$WORK/dump" "$input" || VIOLATION="the pool at the end is not the input"
+	cmp -s "$WORK/dump" "$input" || VIOLATION="the log at the end is not the input"
 	[ -z "$VIOLATION" ]
 }
 
 # MODEL_ARCHIVE=DIR model_rotation_cuts POOL METHOD CUTS SKIP: model_cuts of
-# a fresh 4 MiB log rotating at half full into DIR (8 MiB of input: several
-# rotations, some cut in their seal or rebase); the log is checked as
+# a fresh 2 MiB log rotating at half full into DIR (8 MiB of input: a
+# rotation every MiB or so, some cut in their seal or rebase); the log is checked as
 # --export reads it, archive and pool.
 model_rotation_cuts() {
 	rm -rf "$1" "$MODEL_ARCHIVE"
 	mkdir -p "$MODEL_ARCHIVE"
-	model_cuts "$1" "$2" "$3" "$4" --create 4M --archive "$MODEL_ARCHIVE" --rotate-at 50%
+	model_cuts "$1" "$2" "$3" "$4" --create 2M --archive "$MODEL_ARCHIVE" --rotate-at 50%
 }
 
 # model_cut_case POOL METHOD CUTS [RECV ARGS...]: every cut keeps what was
@@ -172,9 +188,12 @@ model_self_test() {
 	end_case
 }
 
-# model_rotation_case POOL METHOD CUTS: model_cut_case of a rotating log.
+# model_rotation_case POOL METHOD CUTS: model_cut_case of a rotating log,
+# its first cuts aimed at each step of a rotation.
 model_rotation_case() {
-	start_case "$3 power cuts of the PMem under the persistence model: $2 on $1, rotating into an archive"
-	MODEL_ARCHIVE=$WORK/archive model_rotation_cuts "$1" "$2" "$3" none || fail "$VIOLATION"
+	local steps="archive-copy archive-sealed pool-rewound base-recorded"
+	start_case "$3 power cuts of the PMem under the persistence model: $2 on $1, rotating into an archive, cut first at $steps"
+	MODEL_AIMS=$steps MODEL_ARCHIVE=$WORK/archive model_rotation_cuts "$1" "$2" "$3" none || fail "$VIOLATION"
+	log "rotations: $(find "$WORK/archive" -type f | wc -l) archive files; 4 cuts aimed at a rotation's steps; after $MODEL_MID_ROTATION of the $3 the receiver finished a rotation cut short"
 	end_case
 }

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,22 +63,31 @@ static int put_file(struct out *o, const char *path, uint64_t off, uint64_t len,
 	return rc;
 }
 
-/* The archive's files in order; they must end where the pool starts. */
+/* The archive's files in order. They end where the pool starts; or past
+ * it when a rotation was cut short after its seal, by the pool's committed
+ * bytes (in the archive already) or with the pool emptied and its new
+ * start not yet recorded: then the archive holds the whole log, *sealed
+ * says so, and the receiver finishes the rotation when it next opens the
+ * pool (rotation/rotation.c reads the same states). */
 static int put_archive(struct out *o, const char *dir, const char *name,
-		       uint64_t base, struct rs_error *err)
+		       const struct recv_pool_peek *p, bool *sealed,
+		       struct rs_error *err)
 {
 	struct archive *a;
 	int rc = archive_look(dir, name, &a, err);
 	if (rc)
 		return rc;
 	struct archive_usage u = archive_usage(a);
-	if (u.files && u.end != base)
+	uint64_t used = p->write - p->start;
+	*sealed = u.files && u.end > p->base &&
+		  (used == 0 || u.end == p->base + used);
+	if (u.files && u.end != p->base && !*sealed)
 		rc = rs_error_set(err, RS_E_MALFORMED, 0,
 				  "archive %s ends at log position %" PRIu64
 				  " but the pool starts at %" PRIu64
 				  ": it is not this log's (or bytes are "
 				  "missing); give the log's own archive",
-				  dir, u.end, base);
+				  dir, u.end, p->base);
 	for (uint64_t pos = u.start; !rc && pos < u.end;) {
 		char path[PATH_MAX];
 		uint64_t off, left;
@@ -94,15 +104,18 @@ static int export_to(struct out *o, const char *pool, const char *dir,
 		     const char *name, struct rs_error *err)
 {
 	struct recv_pool_peek p;
+	bool sealed = false;
 	int rc = recv_pool_peek(pool, &p, err);
 	if (!rc && dir)
-		rc = put_archive(o, dir, name, p.base, err);
+		rc = put_archive(o, dir, name, &p, &sealed, err);
 	else if (!rc && p.base)
 		rs_warn("%s starts at log position %" PRIu64
 			": the bytes before it are in its archive (give "
 			"--archive DIR to export them too)",
 			pool, p.base);
-	return rc ? rc : recv_pool_peek_data(pool, &p, put, o, err);
+	if (rc || sealed)
+		return rc;
+	return recv_pool_peek_data(pool, &p, put, o, err);
 }
 
 int recv_export(const char *pool, const char *archive_dir, const char *name,

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "replicas/fleet.h"
 #include "stream/progress.h"
+#include "stream/window.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -45,7 +46,9 @@ static void link_committed(void *ctx, const struct window_batch *b)
 	struct shipper *s = ctx;
 	uint64_t now = send_stats_now_ns();
 	send_stats_commit(s->stats, b->length, now - b->posted_ns, now);
-	if (send_progress_due(&s->progress, now)) {
+	if (s->cfg->progress_commits)
+		send_progress_commit_line(window_committed_input(s->w));
+	else if (send_progress_due(&s->progress, now)) {
 		char detail[256];
 		fleet_progress(s->f, detail, sizeof(detail));
 		send_progress_draw(&s->progress, s->stats, detail);
@@ -327,7 +330,9 @@ int ship_run(const struct ship_config *cfg, struct send_input *in,
 	s->in = in;
 	s->stats = &result->stats;
 	send_stats_start(s->stats);
-	send_progress_init(&s->progress, cfg->progress, cfg->progress_forced);
+	send_progress_init(&s->progress,
+			   cfg->progress && !cfg->progress_commits,
+			   cfg->progress_forced);
 	int rc = fleet_start(s->f, send_input_size(in));
 	if (!rc) {
 		stream(s);

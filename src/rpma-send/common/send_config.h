@@ -46,7 +46,8 @@ struct ship_config {
 	uint64_t expected_used; /* bytes the log then held */
 	unsigned retries;	/* --retry: reconnect attempts per loss */
 	bool progress;		/* --progress */
-	bool progress_forced;	/* --progress=always */
+	bool progress_forced;	/* --progress=always (or commits) */
+	bool progress_commits;	/* --progress=commits: a line per commit */
 };
 
 #endif

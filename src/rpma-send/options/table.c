@@ -85,11 +85,13 @@ static int set_progress(struct send_args *a, const char *arg, uint64_t value,
 			struct rs_error *err)
 {
 	(void)value;
-	if (arg && strcmp(arg, "always") != 0)
+	if (arg && strcmp(arg, "always") != 0 && strcmp(arg, "commits") != 0)
 		return rs_error_set(err, RS_E_INVAL, 0,
-				    "--progress takes no value but 'always'");
+				    "--progress: '%s' is not always or commits",
+				    arg);
 	a->cfg.progress = true;
 	a->cfg.progress_forced = arg != 0;
+	a->cfg.progress_commits = arg && !strcmp(arg, "commits");
 	return 0;
 }
 
@@ -306,13 +308,15 @@ const struct send_option_row send_option_rows[] = {
      .help = "Spin on the completion queue instead of sleeping: lowest "
 	     "commit latency, at the cost of a busy core"},
     {.name = "progress",
-     .arg = "always",
+     .arg = "always|commits",
      .arg_optional = true,
      .type = SEND_OPTION_TEXT,
      .modes = ALL,
      .handler = set_progress,
      .help = "Show bytes committed, rate and elapsed time on stderr while "
-	     "running (only on a terminal, unless =always)"},
+	     "running (only on a terminal, unless =always); =commits: one "
+	     "line per commit instead, 'rpma-send: committed N input bytes', "
+	     "N exact (for scripts)"},
     {.name = "stats",
      .type = SEND_OPTION_FLAG,
      .modes = ALL,

@@ -36,6 +36,13 @@ bool send_progress_due(const struct send_progress *p, uint64_t now_ns)
 	return p->enabled && (!p->drawn || now_ns - p->last_ns >= 1000000000u);
 }
 
+void send_progress_commit_line(uint64_t input)
+{
+	fprintf(stderr, "rpma-send: committed %llu input bytes\n",
+		(unsigned long long)input);
+	fflush(stderr);
+}
+
 void send_progress_finish(struct send_progress *p, const struct send_stats *st,
 			  const char *detail)
 {

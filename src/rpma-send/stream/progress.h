@@ -23,5 +23,8 @@ void send_progress_draw(struct send_progress *p, const struct send_stats *st,
 			const char *detail);
 void send_progress_finish(struct send_progress *p, const struct send_stats *st,
 			  const char *detail);
+/* --progress=commits: the stream's committed input (every byte before
+ * input offset `input` is committed), one line, whatever -q says. */
+void send_progress_commit_line(uint64_t input);
 
 #endif

@@ -78,7 +78,7 @@ out=$(pc_recv) || fail "b's receiver did not start: $out"
 slog=${W[a]}/send-power.log
 # paced (4 MiB/s, in pieces of 1 MiB): the cuts, which wait for positions,
 # land near them however fast the machine streams
-on_bg a "pace \$D/power 0.25 1048576 | timeout 3000 \$SEND --retry 1000 --progress=always \$RPMA_IP_B/main - 2>\$W/send-power.log; echo \"exit \$?\""
+on_bg a "pace \$D/power 0.25 1048576 | timeout 3000 \$SEND --retry 1000 --progress=commits \$RPMA_IP_B/main - 2>\$W/send-power.log; echo \"exit \$?\""
 pc_sender=$JOB
 # the replacements: round K ships repl(K mod 4) with --truncate; its start
 # and its end are written down before and after
@@ -93,7 +93,13 @@ on_bg a "k=0
 	done"
 pc_repl=$JOB
 
-reported() { tr '\r' '\n' 2>/dev/null <"$1" | sed 's/^/0 /' | reported_committed /dev/stdin; }
+# reported LOG: the input bytes the sender last said were committed, exact
+# (--progress=commits: a line per commit)
+reported() {
+	local n
+	n=$(sed -n 's/^rpma-send: committed \([0-9]*\) input bytes$/\1/p' "$1" 2>/dev/null | tail -n 1)
+	echo "${n:-0}"
+}
 # pc_repl_ok: the replacement round that last ended 0, and the one started
 # after it (0: none)
 pc_repl_state() {
@@ -113,14 +119,19 @@ for ((c = 0; c < pc_cuts; c++)); do
 		[ "$SECONDS" -lt "$end" ] || break
 		sleep 0.2
 	done
+	if [ "$(reported "$slog")" -lt "$want" ] && ! job_done a "$pc_sender"; then
+		fail "cut $((c + 1)): the stream did not reach $want bytes committed in 900 s (at $(reported "$slog")): not cut"
+		break
+	fi
 	if job_done a "$pc_sender"; then
 		fail "the sender ended before cut $((c + 1)): $(job_wait a "$pc_sender" 1)"
 		break
 	fi
 	pause=$((RANDOM % 1500))
 	sleep "$((pause / 1000)).$(printf %03d $((pause % 1000)))"
-	committed=$(reported "$slog")
 	host_cut b
+	# read after the cut: every commit the sender was told of before it
+	committed=$(reported "$slog")
 	partition b
 	pc_repl_state
 	log "cut $((c + 1)) of $pc_cuts: at ${committed} bytes reported committed (waited for $want, then ${pause} ms); repl: round $REPL_OK ended 0, round $REPL_NEXT in flight"
@@ -157,7 +168,7 @@ for ((c = 0; c < pc_cuts; c++)); do
 done
 
 out=$(job_wait a "$pc_sender" 2400)
-[ "$out" = "exit 0" ] || fail "the sender: $out, want exit 0: $(tr '\r' '\n' <"$slog" | grep -v ' committed, ' | tail -n 5)"
+[ "$out" = "exit 0" ] || fail "the sender: $out, want exit 0: $(grep -v '^rpma-send: committed ' "$slog" | tail -n 5)"
 : >"${W[a]}/repl.stop"
 job_wait a "$pc_repl" 400 >/dev/null || fail "the replacement loop did not end"
 out=$(on a "timeout 600 \$SEND --verify \$D/power \$RPMA_IP_B/main 2>&1" 620) ||

@@ -608,6 +608,27 @@ static void crash_after_sealing_empties_the_pool(void **state)
 	assert_true(hash_of(f, 0, 100000) == XXH3_64bits(f->input, 100000));
 }
 
+/* --export of a pool whose rotation was cut short after its seal: the
+ * pool's bytes once, from the archive, before any receiver finishes it. */
+static void export_after_a_seal_cut_short_reads_each_byte_once(void **state)
+{
+	struct fixture *f = *state;
+	commit_next(f, 100000);
+	close_log(f);
+	archive_file(f, 0, 100000); /* sealed; the pool not emptied yet */
+	char out[PATH_MAX];
+	snprintf(out, sizeof(out), "%s/export", f->dir);
+	assert_int_equal(recv_export(f->pool, f->dir, "app", out), 0);
+	FILE *fp = fopen(out, "r");
+	assert_non_null(fp);
+	static uint8_t back[200000];
+	size_t n = fread(back, 1, sizeof(back), fp);
+	fclose(fp);
+	assert_int_equal(n, 100000);
+	assert_memory_equal(back, f->input, n);
+	open_log(f); /* for the teardown */
+}
+
 static void crash_after_emptying_records_the_base(void **state)
 {
 	struct fixture *f = *state;
@@ -618,6 +639,14 @@ static void crash_after_emptying_records_the_base(void **state)
 	assert_int_equal(recv_pmem_target_open(&f->t, f->pool, 0, 0), 0);
 	recv_pmem_target_commit(&f->t, f->t.start);
 	recv_pmem_target_close(&f->t);
+	/* --export reads it as the receiver will: the archive's 5000 */
+	char out[PATH_MAX];
+	snprintf(out, sizeof(out), "%s/export", f->dir);
+	assert_int_equal(recv_export(f->pool, f->dir, "app", out), 0);
+	struct stat st;
+	assert_int_equal(stat(out, &st), 0);
+	assert_int_equal(st.st_size, 5000);
+	unlink(out);
 	open_log(f);
 	assert_int_equal(recv_rotation_base(f->rot), 5000);
 	assert_int_equal(recv_rotation_end(f->rot), 5000);
@@ -837,6 +866,9 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		crash_after_sealing_empties_the_pool, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		export_after_a_seal_cut_short_reads_each_byte_once, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(
 		crash_after_emptying_records_the_base, setup, teardown),
 	    cmocka_unit_test_setup_teardown(

@@ -91,8 +91,8 @@ static const struct expected expected[] = {
      "--from: '-1' must be a number from 0 to 18446744073709551615", 0},
     {"send", 0, 0, false, V, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     {"busy-poll", 0, 0, false, S | V, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"progress", 0, "always", true, ALL, NONE, 0, 0, 0, 0, 0, "x",
-     "--progress takes no value but 'always'", 0},
+    {"progress", 0, "always|commits", true, ALL, NONE, 0, 0, 0, 0, 0, "x",
+     "--progress: 'x' is not always or commits", 0},
     {"stats", 0, 0, false, ALL, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     {"quiet", 'q', 0, false, ALL, NONE, 0, 0, 0, 0, 0, 0, 0, 0},
     {"verbose", 'v', 0, false, ALL, NONE, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -276,6 +276,9 @@ static void values_left_out(void **state)
 	assert_true(a.cfg.truncate && !a.cfg.truncate_in_place);
 	send_option_parse(&a, send_option_find("progress"), 0, &err);
 	assert_true(a.cfg.progress && !a.cfg.progress_forced);
+	assert_false(a.cfg.progress_commits);
+	send_option_parse(&a, send_option_find("progress"), "commits", &err);
+	assert_true(a.cfg.progress_commits && a.cfg.progress_forced);
 	send_option_parse(&a, send_option_find("verify"), 0, &err);
 	assert_true(a.verify);
 	assert_int_equal(a.verify_method, VERIFY_HASH);
