@@ -11,7 +11,8 @@
 # another: writes over its committed bytes with every key a host was shown
 # fail at the NIC, its bytes unchanged, while a writer of the other log
 # streams on. Last an apm writer that stores broken offsets, leaves one
-# unflushed, and keeps its keys past a takeover (one_sided_lib.sh); and
+# unflushed (a cut of the PMem after it, under the persistence model),
+# and keeps its keys past a takeover (one_sided_lib.sh); and
 # what it and others reach while a rotation's seal waits and after it, and
 # with the keys of the spare region (reach_lib.sh).
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/hostile.sh BUILD

@@ -19,14 +19,17 @@ SHADOW_RESTORE=$BUILD/tests/shadow/persist-shadow-restore
 
 # model_recv SKIP ARGS...: the receiver on ARGS under the model (the shadow
 # in $WORK/shadow), leaving SKIP's persists out (none: every one kept),
-# stopping at step MODEL_STOP of a rotation (RPMA_RECV_STOP_AT) if set.
+# its log MODEL_RECV_LOG (default $WORK/recv.log); stopping at step
+# MODEL_STOP of a rotation (RPMA_RECV_STOP_AT) if set; with MODEL_DEVICE=1
+# a one-sided writer's bytes count as made persistent by the device up to
+# the write offset the receiver persists (RPMA_SHADOW_DEVICE).
 model_recv() {
 	local skip=$1
 	shift
-	printf '#!/bin/sh\nexec env LD_PRELOAD=%q RPMA_SHADOW_DIR=%q RPMA_SHADOW_SKIP=%q RPMA_RECV_STOP_AT=%q %q "$@"\n' \
-		"$SHADOW_LIB" "$WORK/shadow" "$skip" "${MODEL_STOP:-}" "$RECV" >"$WORK/model-recv"
+	printf '#!/bin/sh\nexec env LD_PRELOAD=%q RPMA_SHADOW_DIR=%q RPMA_SHADOW_SKIP=%q RPMA_SHADOW_DEVICE=%q RPMA_RECV_STOP_AT=%q %q "$@"\n' \
+		"$SHADOW_LIB" "$WORK/shadow" "$skip" "${MODEL_DEVICE:-}" "${MODEL_STOP:-}" "$RECV" >"$WORK/model-recv"
 	chmod +x "$WORK/model-recv"
-	RECV=$WORK/model-recv start_recv "$WORK/recv.log" "$@"
+	RECV=$WORK/model-recv start_recv "${MODEL_RECV_LOG:-$WORK/recv.log}" "$@"
 }
 
 # model_check POOL MIN: the pool after a cut, as pmempool and the input say;

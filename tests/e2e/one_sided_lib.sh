@@ -5,6 +5,10 @@
 # streams into another log. Sourced by hostile.sh (apm) and flush.sh
 # (flush), after lib.sh; ROGUE is the rogue_sender.
 
+# The receiver runs under the persistence model (model_cut_lib.sh), so that
+# a cut of the PMem can be made where a case needs one.
+. "$(dirname "${BASH_SOURCE[0]}")/model_cut_lib.sh"
+
 # The bytes each one-sided scenario commits honestly (rogue_offset.c).
 ONE_SIDED_CHUNK=$'rogue_sender: one-sided chunk\n'
 
@@ -60,7 +64,10 @@ one_sided_run() {
 	local m="$1" opts="${2:+,$2}" rlog="$WORK/recv.os.$1.log"
 	local expected="$WORK/os.expected" other="$WORK/os-other.pool" rc
 	start_case "$m: a receiver with a log on the device-DAX and another"
-	if ! start_recv "$rlog" --create 64M --metrics-file "$WORK/os.prom" --metrics-interval 1s \
+	rm -rf "$WORK/shadow"
+	mkdir -p "$WORK/shadow"
+	if ! MODEL_DEVICE=1 MODEL_RECV_LOG=$rlog model_recv none --create 64M \
+		--metrics-file "$WORK/os.prom" --metrics-interval 1s \
 		--log "victim=$RPMA_DEVDAX$opts" --log "other=$other"; then
 		fail "receiver did not start: $(cat "$rlog")"
 		end_case
@@ -92,19 +99,46 @@ one_sided_run() {
 	[ "$REAP_RC" = 0 ] || fail "the other log's writer exited $REAP_RC: $(cat "$WORK/send.log")"
 	end_case
 
-	# The grant after an unflushed offset reports it, persistent: the
-	# receiver killed -9 right after, the pool's word covers the batch.
-	# (The emulated NVDIMM keeps every store, so this shows the word
-	# reported is the word kept, not that it was flushed: rpma-ship(7).)
-	start_case "$m: unflushed-offset: the next grant reports it; after kill -9 the pool holds it"
+	# The grant after an unflushed offset reports it, persistent: a cut of
+	# the PMem right after (the receiver killed -9, the pools put back as
+	# the persistence model says) leaves the word covering the batch. The
+	# model takes the writer's bytes as the device made them persistent,
+	# up to the word the receiver persists (docs/testing.md).
+	start_case "$m: unflushed-offset: the next grant reports it; a cut of the PMem after it keeps it"
 	if os_rogue unflushed-offset "$m"; then
 		kill -KILL "$RECV_PID" 2>/dev/null
 		wait_recv
 		printf '%s' "$ONE_SIDED_CHUNK" >>"$expected"
 		grep -q "granted write offset [0-9]*" "$WORK/os.out" || fail "no granted offset: $(cat "$WORK/os.out")"
+		out=$("$SHADOW_RESTORE" "$WORK/shadow" 2>&1) || fail "the restore: $out"
+		log "$out"
 		check_pool "$RPMA_DEVDAX" "$expected"
 		check_pool "$other" "$WORK/os-other.in"
 	else
+		kill -TERM "$RECV_PID" 2>/dev/null
+		wait_recv
+	fi
+	end_case
+
+	# Test the test: with the receiver's persists of the word left out of
+	# the model, the same cut must lose that batch.
+	start_case "$m: self-test: the word's persists left out, a cut after an unflushed offset loses its batch"
+	if MODEL_DEVICE=1 MODEL_RECV_LOG=$rlog.skip model_recv word --log "victim=$RPMA_DEVDAX$opts" &&
+		os_rogue unflushed-offset "$m"; then
+		kill -KILL "$RECV_PID" 2>/dev/null
+		wait_recv
+		"$SHADOW_RESTORE" "$WORK/shadow" >/dev/null || fail "the restore failed"
+		pool_data "$RPMA_DEVDAX" "$WORK/os.now" || fail "pmempool dump failed"
+		{ cat "$expected" && printf '%s' "$ONE_SIDED_CHUNK"; } >"$WORK/os.kept"
+		if cmp -s "$WORK/os.now" "$expected"; then
+			log "found: the victim log holds $(stat -c %s "$WORK/os.now") bytes, not the batch granted after them"
+		elif cmp -s "$WORK/os.now" "$WORK/os.kept"; then
+			fail "the cut kept the batch with the word's persists left out: the case above cannot fail"
+		else
+			fail "the victim log is neither what was committed before nor after: $(stat -c %s "$WORK/os.now") bytes"
+		fi
+	else
+		fail "the self-test's receiver or rogue failed: $(tail -n 3 "$rlog.skip")"
 		kill -TERM "$RECV_PID" 2>/dev/null
 		wait_recv
 	fi

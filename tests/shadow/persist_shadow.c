@@ -21,6 +21,7 @@
 #include <endian.h>
 #include <fcntl.h>
 #include <libpmem2.h>
+#include <libpmemlog.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 /* A mapping the model follows, with libpmem2's own functions for it. */
 struct modeled_map {
 	struct pmem2_map *map;
+	char *path;	 /* the pool's */
 	uint64_t serial; /* which mapping: an address comes back in another */
 	uint8_t *base;
 	size_t size;
@@ -123,6 +125,33 @@ static void copy_span(const struct modeled_map *m, uint64_t from, uint64_t to)
 		memcpy(m->shadow + from, m->base + from, to - from);
 }
 
+static uint64_t load_le64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/* RPMA_SHADOW_DEVICE: a one-sided writer's data reaches the PMem through
+ * the RDMA device (its flush or read after the write), which the model
+ * cannot see. It is taken as persistent once the receiver makes the write
+ * offset covering it persistent ([from, to) spans the word): the writer
+ * had to make it persistent before it stored that offset. */
+static void device_data_kept(const struct modeled_map *m, uint64_t from,
+			     uint64_t to)
+{
+	const char *device = getenv("RPMA_SHADOW_DEVICE");
+	if (!device || !*device || to <= RS_LOG_WRITE_OFFSET ||
+	    from >= RS_LOG_WRITE_OFFSET + 8 || m->size < RS_LOG_HDR_END)
+		return;
+	uint64_t start = load_le64(m->base + RS_LOG_START_OFFSET);
+	uint64_t now = load_le64(m->base + RS_LOG_WRITE_OFFSET);
+	uint64_t before = load_le64(m->shadow + RS_LOG_WRITE_OFFSET);
+	if (start < RS_LOG_HDR_END || start > m->size || now > m->size)
+		return;
+	copy_span(m, before >= start && before <= now ? before : start, now);
+}
+
 /* [p, +n) of m is persistent now: into the shadow, but for what is left
  * out. */
 static void shadow_keep(const struct modeled_map *m, const void *p, size_t n)
@@ -130,6 +159,7 @@ static void shadow_keep(const struct modeled_map *m, const void *p, size_t n)
 	uint64_t from = (uint64_t)((const uint8_t *)p - m->base);
 	uint64_t to = from + n > m->size ? m->size : from + n;
 	uint64_t sf, st;
+	device_data_kept(m, from, to);
 	if (!skipped_range(m, &sf, &st) || to <= sf || st <= from) {
 		copy_span(m, from, to);
 		return;
@@ -215,40 +245,40 @@ static void model_stored(const struct modeled_map *m, const void *p, size_t n,
 		shadow_keep(m, p, n);
 }
 
-static void *model_memmove(void *dst, const void *src, size_t n, unsigned flags)
+enum store_kind { STORE_MOVE, STORE_COPY, STORE_SET };
+
+/* A store through m's libpmem2 memmove, memcpy or memset, then the model. */
+static void *model_store(enum store_kind kind, void *dst, const void *src,
+			 int c, size_t n, unsigned flags)
 {
 	pthread_rwlock_rdlock(&modeled_lock);
 	struct modeled_map *m = modeled_at(dst);
 	if (m) {
-		m->memmove_fn(dst, src, n, flags);
+		if (kind == STORE_SET)
+			m->memset_fn(dst, c, n, flags);
+		else if (kind == STORE_COPY)
+			m->memcpy_fn(dst, src, n, flags);
+		else
+			m->memmove_fn(dst, src, n, flags);
 		model_stored(m, dst, n, flags);
 	}
 	pthread_rwlock_unlock(&modeled_lock);
 	return dst;
+}
+
+static void *model_memmove(void *dst, const void *src, size_t n, unsigned flags)
+{
+	return model_store(STORE_MOVE, dst, src, 0, n, flags);
 }
 
 static void *model_memcpy(void *dst, const void *src, size_t n, unsigned flags)
 {
-	pthread_rwlock_rdlock(&modeled_lock);
-	struct modeled_map *m = modeled_at(dst);
-	if (m) {
-		m->memcpy_fn(dst, src, n, flags);
-		model_stored(m, dst, n, flags);
-	}
-	pthread_rwlock_unlock(&modeled_lock);
-	return dst;
+	return model_store(STORE_COPY, dst, src, 0, n, flags);
 }
 
 static void *model_memset(void *dst, int c, size_t n, unsigned flags)
 {
-	pthread_rwlock_rdlock(&modeled_lock);
-	struct modeled_map *m = modeled_at(dst);
-	if (m) {
-		m->memset_fn(dst, c, n, flags);
-		model_stored(m, dst, n, flags);
-	}
-	pthread_rwlock_unlock(&modeled_lock);
-	return dst;
+	return model_store(STORE_SET, dst, 0, c, n, flags);
 }
 
 /* --- libpmem2's entry points, interposed */
@@ -278,6 +308,7 @@ static void follow(struct pmem2_map *map, const struct pmem2_source *src)
 		return;
 	struct modeled_map m = {
 	    .map = map,
+	    .path = strdup(path),
 	    .base = pmem2_map_get_address(map),
 	    .size = pmem2_map_get_size(map),
 	    .persist = ((pmem2_persist_fn(*)(struct pmem2_map *))real_fn(
@@ -326,6 +357,7 @@ int pmem2_map_delete(struct pmem2_map **map)
 	struct modeled_map *m = modeled_of(*map);
 	if (m) {
 		shadow_store_close(m->shadow, m->size);
+		free(m->path);
 		*m = (struct modeled_map){0};
 	}
 	pthread_rwlock_unlock(&modeled_lock);
@@ -350,3 +382,48 @@ MODEL_GETTER(pmem2_drain_fn, pmem2_get_drain_fn, model_drain)
 MODEL_GETTER(pmem2_memmove_fn, pmem2_get_memmove_fn, model_memmove)
 MODEL_GETTER(pmem2_memcpy_fn, pmem2_get_memcpy_fn, model_memcpy)
 MODEL_GETTER(pmem2_memset_fn, pmem2_get_memset_fn, model_memset)
+
+/* libpmemlog writes a pool through a mapping of its own, with libpmem: the
+ * header when it creates the pool, its checks when it opens it. What it
+ * wrote counts as persistent once it closes the pool (it persists its
+ * header itself), so a pool the receiver mapped before (a device-DAX is
+ * mapped first, then made a pool) has its shadow taken again then. */
+static __thread char pmdk_path[4096];
+
+static void pmdk_path_note(const char *path)
+{
+	if (!realpath(path, pmdk_path))
+		snprintf(pmdk_path, sizeof(pmdk_path), "%s", path);
+}
+
+PMEMlogpool *pmemlog_create(const char *path, size_t poolsize, mode_t mode)
+{
+	PMEMlogpool *(*real)(const char *, size_t, mode_t) =
+	    real_fn("pmemlog_create");
+	PMEMlogpool *p = real(path, poolsize, mode);
+	if (p)
+		pmdk_path_note(path);
+	return p;
+}
+
+PMEMlogpool *pmemlog_open(const char *path)
+{
+	PMEMlogpool *(*real)(const char *) = real_fn("pmemlog_open");
+	PMEMlogpool *p = real(path);
+	if (p)
+		pmdk_path_note(path);
+	return p;
+}
+
+void pmemlog_close(PMEMlogpool *plp)
+{
+	void (*real)(PMEMlogpool *) = real_fn("pmemlog_close");
+	real(plp);
+	pthread_rwlock_wrlock(&modeled_lock);
+	for (int i = 0; i < MODELED_MAX; i++)
+		if (modeled[i].map && !strcmp(modeled[i].path, pmdk_path))
+			memcpy(modeled[i].shadow, modeled[i].base,
+			       modeled[i].size);
+	pthread_rwlock_unlock(&modeled_lock);
+	pmdk_path[0] = 0;
+}

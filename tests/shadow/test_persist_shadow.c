@@ -182,6 +182,23 @@ static void skipping_data_leaves_the_header_alone(void **state)
 	assert_true(holds(f, DATA_START, 0, 64));
 }
 
+/* RPMA_SHADOW_DEVICE: a one-sided writer's bytes, stored by the device,
+ * are kept once the receiver persists the word that covers them; those
+ * past the word are not. */
+static void the_device_s_bytes_are_kept_up_to_the_persisted_word(void **state)
+{
+	struct fixture *f = *state;
+	setenv("RPMA_SHADOW_DEVICE", "1", 1);
+	memset(f->base + DATA_START, 'A', 128);
+	uint64_t word = htole64(DATA_START + 64);
+	memcpy(f->base + RS_LOG_WRITE_OFFSET, &word, 8);
+	pmem2_get_persist_fn(f->map)(f->base + RS_LOG_WRITE_OFFSET, 8);
+	unsetenv("RPMA_SHADOW_DEVICE");
+	cut(f);
+	assert_true(holds(f, DATA_START, 'A', 64));
+	assert_true(holds(f, DATA_START + 64, 0, 64));
+}
+
 /* What was in the pool when it was mapped counts as persistent; a
  * read-only mapping has no shadow of its own. */
 static void a_read_only_look_is_not_followed(void **state)
@@ -214,6 +231,9 @@ int main(void)
 		a_skipped_kind_is_left_out_and_nothing_else, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		skipping_data_leaves_the_header_alone, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		the_device_s_bytes_are_kept_up_to_the_persisted_word, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(a_read_only_look_is_not_followed,
 					    setup, teardown),
 	};
