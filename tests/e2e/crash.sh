@@ -6,9 +6,9 @@
 # holds at least every byte the sender reported committed. Then power cuts
 # of the PMem under the persistence model (model_cut_lib.sh): 7 into a
 # device-DAX with gpspm, 6 into fsdax with staged, 7 into a rotating fsdax
-# log (4 aimed at a rotation's steps), and the self-tests that must find a
-# loss. Runs inside the VM test bed: scripts/vm-run -- crash.sh
-# BUILD
+# log (4 aimed at a rotation's steps), 3 inside a --truncate switch (one
+# at each of its steps), and the self-tests that must find a loss. Runs
+# inside the VM test bed: scripts/vm-run -- crash.sh BUILD
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
 
@@ -147,5 +147,8 @@ model_rotation_case "$RPMA_FSDAX_DIR/rotate.pool" staged 7
 model_self_test "$RPMA_DEVDAX" gpspm 10 word
 model_self_test "$fsdax" staged 10 data
 MODEL_ARCHIVE=$WORK/archive model_self_test "$RPMA_FSDAX_DIR/rotate.pool" staged 10 record
+model_switch_case "$RPMA_FSDAX_DIR/switch.pool"
+# a chunk moved over the old content, its record not persistent
+MODEL_SWITCH_STEPS=switch-moving model_self_test "$RPMA_FSDAX_DIR/switch.pool" switch 1 record
 
 summary

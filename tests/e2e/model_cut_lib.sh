@@ -180,6 +180,7 @@ model_self_test() {
 	local pool=$1 method=$2 cuts=$3 skip=$4 run=model_cuts
 	shift 4
 	[ -z "${MODEL_ARCHIVE:-}" ] || run=model_rotation_cuts
+	[ "$method" != switch ] || run=model_switch_runner
 	start_case "self-test: the $skip's persists left out ($method on $pool${MODEL_ARCHIVE:+, rotating}), the cuts find it within $cuts"
 	if $run "$pool" "$method" "$cuts" "$skip" "$@"; then
 		fail "$cuts cuts with the $skip's persists left out found nothing: the cut cases cannot fail"
@@ -198,5 +199,78 @@ model_rotation_case() {
 	start_case "$3 power cuts of the PMem under the persistence model: $2 on $1, rotating into an archive, cut first at $steps"
 	MODEL_AIMS=$steps MODEL_ARCHIVE=$WORK/archive model_rotation_cuts "$1" "$2" "$3" none || fail "$VIOLATION"
 	log "rotations: $(find "$WORK/archive" -type f | wc -l) archive files; 4 cuts aimed at a rotation's steps; after $MODEL_MID_ROTATION of the $3 the receiver finished a rotation cut short"
+	end_case
+}
+
+# model_switch_cuts POOL SKIP: a replacement (--truncate) of a fresh 8 MiB
+# log, cut at each step of its switch (switch-recorded: decided;
+# switch-moving: its first chunk moved over the old content;
+# switch-committed: the write offset covers it), a new replacement each
+# time. After each cut, once the receiver has started (it finishes a
+# decided switch), the log must be the replacement whole. Returns 1 at
+# the first violation (VIOLATION, LOSS as model_cuts sets them).
+# MODEL_SWITCH_STEPS names fewer steps.
+model_switch_cuts() {
+	local pool=$1 skip=$2 step out
+	rm -rf "$pool" "$WORK/shadow"
+	mkdir -p "$WORK/shadow"
+	VIOLATION='' LOSS=0
+	head -c 1M /dev/urandom >"$WORK/switch.old"
+	if ! MODEL_STOP='' model_recv "$skip" --create 8M "$pool" ||
+		! timeout 60 "$SEND" "$RECV_IP" "$WORK/switch.old" 2>"$WORK/send.log"; then
+		VIOLATION="the first content: $(tail -n 2 "$WORK/recv.log" "$WORK/send.log")"
+		return 1
+	fi
+	for step in ${MODEL_SWITCH_STEPS:-switch-recorded switch-moving switch-committed}; do
+		# 2.5 MiB beside 1 MiB or more: moved in chunks over the old
+		head -c 2560K /dev/urandom >"$WORK/switch.new"
+		kill -TERM "$RECV_PID"
+		wait_recv
+		MODEL_STOP=$step model_recv "$skip" "$pool" || {
+			VIOLATION="the receiver did not start: $(tail -n 2 "$WORK/recv.log")"
+			return 1
+		}
+		spawn 120 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" "$WORK/switch.new"
+		SEND_PID=$SPAWN_PID
+		wait_for "$WORK/recv.log" "stopping at $step" 60 "$SEND_PID" ||
+			VIOLATION="the receiver never stopped at $step: $(tail -n 2 "$WORK/recv.log" "$WORK/send.log")"
+		kill -9 "$RECV_PID" "$SEND_PID" 2>/dev/null
+		wait_recv
+		reap "$SEND_PID"
+		[ -z "$VIOLATION" ] || return 1
+		out=$("$SHADOW_RESTORE" "$WORK/shadow" 2>&1) || {
+			VIOLATION="cut at $step: $out"
+			return 1
+		}
+		LOSS=1
+		if ! pmempool check "$pool" >"$WORK/check" 2>&1 || ! grep -q consistent "$WORK/check"; then
+			VIOLATION="cut at $step: pmempool check: $(tr '\n' ' ' <"$WORK/check")"
+		elif ! MODEL_STOP='' model_recv "$skip" "$pool"; then
+			VIOLATION="cut at $step: the receiver refused the log: $(grep -v '^persist-shadow' "$WORK/recv.log" | tail -n 2)"
+		elif ! "$RECV" --export "$WORK/dump" "$pool" 2>"$WORK/export.err"; then
+			VIOLATION="cut at $step: --export: $(cat "$WORK/export.err")"
+		elif cmp -s "$WORK/dump" "$WORK/switch.old"; then
+			VIOLATION="cut at $step: the switch was decided, the log is the old content"
+		elif ! cmp -s "$WORK/dump" "$WORK/switch.new"; then
+			VIOLATION="cut at $step: the log ($(stat -c %s "$WORK/dump") bytes) is neither the old content nor the replacement"
+		fi
+		[ -z "$VIOLATION" ] || break
+		LOSS=0
+		log "cut at $step: the log is the replacement whole; ${out##*: }"
+		mv "$WORK/switch.new" "$WORK/switch.old"
+	done
+	kill -TERM "$RECV_PID" 2>/dev/null
+	wait_recv
+	[ -z "$VIOLATION" ]
+}
+
+# model_switch_runner POOL switch CUTS SKIP: model_switch_cuts for
+# model_self_test (its cuts are the switch's three steps).
+model_switch_runner() { model_switch_cuts "$1" "$4"; }
+
+# model_switch_case POOL: model_switch_cuts, every persist kept.
+model_switch_case() {
+	start_case "power cuts of the PMem under the persistence model inside a --truncate switch, at each of its steps: the replacement whole"
+	model_switch_cuts "$1" none || fail "$VIOLATION"
 	end_case
 }

@@ -1,27 +1,14 @@
 #include "service/descriptors.h"
 
+#include "cli/fd_limit.h"
 #include "cli/log.h"
 #include "metrics/clock.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <string.h>
-#include <sys/resource.h>
 
 /* Descriptors kept free for what the receiver opens besides senders: a
  * rotation's archive files, the metrics file, a reload's configuration. */
 #define SPARE 32u
-
-void recv_descriptors_raise_limit(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
-		return;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl))
-		rs_verbose("cannot raise the descriptor limit: %s",
-			   strerror(errno));
-}
 
 /* The descriptors open now, or 0 when /proc cannot say. */
 static unsigned open_now(void)
@@ -37,17 +24,9 @@ static unsigned open_now(void)
 	return n - 1; /* the listing's own */
 }
 
-static unsigned long long limit_now(void)
-{
-	struct rlimit rl;
-	return getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY
-		   ? 0
-		   : (unsigned long long)rl.rlim_cur;
-}
-
 void recv_descriptors_check_room(unsigned max_senders)
 {
-	unsigned long long limit = limit_now(), used = open_now();
+	unsigned long long limit = rs_fd_limit(), used = open_now();
 	if (!limit || !used)
 		return;
 	unsigned long long need =
@@ -78,7 +57,7 @@ void recv_descriptors_say_starved(struct recv_descriptors_starved *st,
 		"open as its limit allows (%llu; %u more refused for it "
 		"since last said): raise it (LimitNOFILE= in the unit, or "
 		"ulimit -n)",
-		peer, limit_now(), st->unsaid);
+		peer, rs_fd_limit(), st->unsaid);
 	st->said_ns = now;
 	st->unsaid = 0;
 }

@@ -13,9 +13,6 @@
 /* What one connected sender holds. */
 #define RECV_DESCRIPTORS_PER_SENDER 2u
 
-/* Raises the soft limit to the hard one (524288 under systemd). */
-void recv_descriptors_raise_limit(void);
-
 /* Once the logs are open: says, as a warning, when the limit leaves room
  * for fewer senders than max_senders. */
 void recv_descriptors_check_room(unsigned max_senders);

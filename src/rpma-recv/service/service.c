@@ -2,6 +2,7 @@
 
 #include "metrics/clock.h"
 
+#include "cli/fd_limit.h"
 #include "cli/log.h"
 #include "config/reload.h"
 #include "error.h"
@@ -459,7 +460,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 		recv_settings_free(&svc.settings);
 		return rc;
 	}
-	recv_descriptors_raise_limit();
+	rs_fd_limit_raise();
 	sigset_t awake;
 	block_loop_signals(&awake);
 	rc = service_open(&svc);

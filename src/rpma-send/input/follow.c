@@ -1,6 +1,8 @@
 #include "input/follow.h"
 
+#include "cli/fd_limit.h"
 #include "cli/log.h"
+#include "input/follow_fds.h"
 #include "input/follow_internal.h"
 #include "input/follow_track.h"
 
@@ -108,6 +110,7 @@ struct follower *follower_new(const char *path, uint64_t rotate_wait_ms)
 	f->rotate_wait_ms = rotate_wait_ms;
 	f->bg.stop_fd = f->bg.wake_fd = -1;
 	pthread_mutex_init(&f->lock, NULL);
+	rs_fd_limit_raise(); /* each file held costs one (input/follow_fds.h) */
 	follow_watch_open(&f->watch, path);
 	/* The file there now is held from the start: rotated before the
 	 * first read, it is still read first. */
@@ -145,7 +148,7 @@ static bool start_at_locked(struct follower *f, const char *const *paths, int n,
 			    uint64_t from)
 {
 	for (int i = 0; i < n; i++) {
-		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		int fd = follow_fds_open(paths[i], O_RDONLY | O_CLOEXEC);
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st) != 0) {
 			if (fd >= 0)

@@ -2,6 +2,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "input/follow_fds.h"
 #include "input/follow_internal.h"
 #include "input/follow_rotated.h"
 
@@ -140,7 +141,7 @@ static void no_fds(struct follower *f, const char *name)
  * events that follow do not put it in doubt. */
 static bool try_open(struct follower *f, struct follow_file *ff)
 {
-	int fd = open(ff->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = follow_fds_open(ff->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 && rs_errno_out_of_files(errno)) {
 		no_fds(f, ff->name);
@@ -261,7 +262,7 @@ static bool not_before(struct timespec t, struct timespec since)
 /* Opens path as a file that held the name, read after those queued. */
 static bool take_last(struct follower *f, const char *path, struct follow_id id)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = follow_fds_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 && rs_errno_out_of_files(errno))
 		no_fds(f, path);

@@ -1,6 +1,7 @@
 #include "input/follow_truncate.h"
 
 #include "cli/log.h"
+#include "input/follow_fds.h"
 #include "input/follow_internal.h"
 #include "input/follow_rotated.h"
 
@@ -35,7 +36,7 @@ void follow_truncate_created(struct follower *f, const char *name,
 	if (!follow_rotated_is_copy_name(name, f->watch.base) ||
 	    follow_rotated_compression(name))
 		return;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = follow_fds_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -107,7 +108,7 @@ static bool from_directory(struct follower *f, int at)
 		struct follow_id id = {copies[i].dev, copies[i].ino};
 		if (follow_queue_known(&f->q, id))
 			continue;
-		int fd = open(copies[i].path, O_RDONLY | O_CLOEXEC);
+		int fd = follow_fds_open(copies[i].path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		if (follow_file_continued_by(&f->q.files[at], fd) &&

@@ -49,14 +49,21 @@ cross_crash() {
 	on "$dst" fresh_state >/dev/null
 	out=$(on "$dst" 'recv_up recv.log --create 1 "$RPMA_DEVDAX"' 120) ||
 		fail "the receiver on $dst did not start: $out"
-	on_bg "$src" "pace \$D/paced 0.05 | timeout 300 \$SEND \$RPMA_IP_${dst^^} - 2>\$W/send-crash.log; echo \"exit \$?\""
-	local sender=$JOB
+	on_bg "$src" "pace \$D/paced 0.05 | timeout 300 \$SEND --progress=commits \$RPMA_IP_${dst^^} - 2>\$W/send-crash.log; echo \"exit \$?\""
+	local sender=$JOB slog=${W[$src]}/send-crash.log
 	sleep "$pause"
+	# killed once something was committed: a kill before that proves nothing
+	for _ in $(seq 600); do
+		grep -q '^rpma-send: committed [1-9]' "$slog" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q '^rpma-send: committed [1-9]' "$slog" 2>/dev/null ||
+		fail "nothing was committed in ${pause} s and 60 s more: $(grep -v '^rpma-send: committed ' "$slog")"
 	on "$dst" 'recv_down KILL' 60 >/dev/null
 	out=$(job_wait "$src" "$sender" 300)
-	committed=$(sed -n 's/.*after committing \([0-9]*\) input bytes.*/\1/p' "${W[$src]}/send-crash.log")
-	[ "$out" = "exit 3" ] || fail "the sender: $out, want exit 3: $(cat "${W[$src]}/send-crash.log")"
-	[ -n "$committed" ] || fail "the sender did not say what it committed: $(cat "${W[$src]}/send-crash.log")"
+	committed=$(sed -n 's/.*after committing \([0-9]*\) input bytes.*/\1/p' "$slog")
+	[ "$out" = "exit 3" ] || fail "the sender: $out, want exit 3: $(grep -v '^rpma-send: committed ' "$slog")"
+	[ "${committed:-0}" -gt 0 ] || fail "the sender did not say it had committed bytes: $(grep -v '^rpma-send: committed ' "$slog")"
 	out=$(on "$dst" "log_prefix \"\$RPMA_DEVDAX\" \"\$D/paced\" ${committed:-0}" 120) ||
 		fail "after the kill: $out"
 	log "$dst's log holds ${out%%$'\n'*} bytes, the sender reported ${committed:-?} committed"

@@ -8,9 +8,10 @@
 # (default 3) at seeded moments: when the stream has reached a position
 # drawn from the seed, plus a drawn pause, so cuts fall mid-stream,
 # mid-rotation, mid-archive and during a replacement. Each time b boots
-# again on the same NVDIMM and disk, partitioned until it is checked: its
-# receiver starts from the configuration on its disk (finishing what a cut
-# left half done), and then
+# again on the same NVDIMM and disk, partitioned until it is checked:
+# pmempool checks main's pool as the cut left it, its receiver starts from
+# the configuration on its disk (finishing what a cut left half done), and
+# then
 #   - main (archive + pool, as rpma-recv --export reads it) is a prefix of
 #     the input holding every byte the sender reported committed before
 #     the cut;
@@ -144,6 +145,9 @@ for ((c = 0; c < pc_cuts; c++)); do
 	parts=$(on b 'ls -a "$RPMA_DISK/archive" | grep -c "\.part$"' 60)
 	[ "${parts:-0}" = 0 ] || pc_hit[mid-archive]=$((${pc_hit[mid-archive]:-0} + 1))
 	[ "$REPL_NEXT" = 0 ] || pc_hit[during a replacement]=$((${pc_hit[during a replacement]:-0} + 1))
+	# the pool as the cut left it, before the receiver repairs anything
+	out=$(on b 'pmempool check -v "$RPMA_DEVDAX" 2>&1' 120)
+	grep -q consistent <<<"$out" || fail "after cut $((c + 1)): pmempool check of main's pool before the receiver starts: $out"
 	out=$(pc_recv) || {
 		fail "b's receiver did not start after cut $((c + 1)): $out"
 		break
