@@ -79,9 +79,37 @@ static bool queue_copy(struct follower *f, int at, int fd, const char *name)
 	return true;
 }
 
-/* A copy held since it was created: the newest that continues the file;
- * the older ones are no use any more. */
-static bool from_candidates(struct follower *f, int at)
+/* A copy made by a later copytruncate before the follower looked (the
+ * file truncated again meanwhile): the whole of what the file held between
+ * two truncations, read from its first byte, queued at `at`. */
+static bool queue_later_copy(struct follower *f, int at,
+			     struct follow_candidate *k)
+{
+	struct follow_file copy;
+	follow_file_unopened(&copy, k->name);
+	if (!follow_file_take(&copy, k->fd, k->name, 0)) {
+		k->fd = -1; /* closed by follow_file_take */
+		return false;
+	}
+	k->fd = -1;
+	copy.copy = true;
+	copy.wd = -1;
+	rs_info("%s was truncated in place again before it was read; "
+		"shipping what it held between from %s",
+		f->q.files[at].name, k->name);
+	if (!follow_queue_insert(&f->q, at, &copy)) {
+		follow_file_close(&copy);
+		return false;
+	}
+	return true;
+}
+
+/* A copy held since it was created: the newest that continues the file
+ * (queued at `at`), then those made after it, oldest first: each holds a
+ * later generation of the file, truncated again before the follower
+ * looked. The older ones are no use any more. Returns how many were
+ * queued. */
+static int from_candidates(struct follower *f, int at)
 {
 	struct follow_candidates *c = &f->candidates;
 	for (int i = c->n - 1; i >= 0; i--) {
@@ -90,13 +118,17 @@ static bool from_candidates(struct follower *f, int at)
 		    !follow_file_continued_by(&f->q.files[at], k->fd))
 			continue;
 		if (!queue_copy(f, at, k->fd, k->name))
-			return false;
+			return 0;
 		k->fd = -1;
-		while (i-- >= 0)
-			forget_one(c, 0);
-		return true;
+		int queued = 1;
+		for (int j = i + 1; j < c->n; j++)
+			if (!follow_queue_known(&f->q, c->c[j].id))
+				queued +=
+				    queue_later_copy(f, at + queued, &c->c[j]);
+		follow_truncate_forget(c);
+		return queued;
 	}
-	return false;
+	return 0;
 }
 
 /* A copy beside the file, or in a directory inside its own. */
@@ -125,7 +157,10 @@ static int truncated(struct follower *f, int at)
 {
 	const struct follow_file *ff = &f->q.files[at];
 	bool read_some = ff->pos > 0 || ff->seen > 0;
-	if (read_some && (from_candidates(f, at) || from_directory(f, at)))
+	int copies = read_some ? from_candidates(f, at) : 0;
+	if (copies)
+		at += copies;
+	else if (read_some && from_directory(f, at))
 		at++;
 	else if (ff->seen > ff->pos) {
 		rs_warn("%s was truncated in place with %llu bytes not read "

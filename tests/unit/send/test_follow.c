@@ -252,6 +252,34 @@ static void a_truncated_file_ships_its_unread_tail_from_the_copy(void **state)
 	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
 }
 
+/* copytruncate twice before the follower looks again (issue 70 item 3):
+ * the first copy holds the rest of what was being read, the second all
+ * that was written between the truncations; both come before the file's
+ * new content, nothing lost. */
+static void two_copytruncates_in_one_look_lose_nothing(void **state)
+{
+	struct fixture *x = *state;
+	append(x->path, "first generation, read in part\n");
+	follow(x);
+	ssize_t n = follower_read(x->f, x->got, 6);
+	assert_int_equal(n, 6);
+	x->got_len = 6;
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "cp %s %s.1 && truncate -s 0 %s && "
+		 "printf 'second generation, never seen\\n' >>%s && "
+		 "cp %s %s.2 && truncate -s 0 %s",
+		 x->path, x->path, x->path, x->path, x->path, x->path, x->path);
+	assert_int_equal(system(cmd), 0);
+	append(x->path, "third\n");
+	drain(x);
+	assert_string_equal(x->got, "first generation, read in part\n"
+				    "second generation, never seen\n"
+				    "third\n");
+	char lost[256];
+	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
+}
+
 /* Truncated and written past where reading was before the reader looked
  * again (no copy): its size cannot tell, its last bytes read can. */
 static void a_file_truncated_and_grown_back_is_read_again(void **state)
@@ -397,6 +425,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		a_truncated_file_ships_its_unread_tail_from_the_copy, setup,
 		teardown),
+	    cmocka_unit_test_setup_teardown(
+		two_copytruncates_in_one_look_lose_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_file_truncated_and_grown_back_is_read_again, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
