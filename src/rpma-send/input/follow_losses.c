@@ -7,6 +7,12 @@
 void follow_losses_add(struct follow_losses *l, const char *name, uint64_t from,
 		       uint64_t to)
 {
+	unsigned named =
+	    l->n < FOLLOW_LOSSES_NAMED ? l->n : FOLLOW_LOSSES_NAMED;
+	for (unsigned i = 0; i < named; i++)
+		if (l->named[i].from == from && l->named[i].to == to &&
+		    !strcmp(l->named[i].name, name))
+			return; /* said again by a look tried again */
 	if (l->n < FOLLOW_LOSSES_NAMED) {
 		struct follow_loss *x = &l->named[l->n];
 		snprintf(x->name, sizeof(x->name), "%s", name);

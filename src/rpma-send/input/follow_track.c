@@ -259,36 +259,48 @@ static bool not_before(struct timespec t, struct timespec since)
 					: t.tv_nsec >= since.tv_nsec;
 }
 
-/* Opens path as a file that held the name, read after those queued. */
-static bool take_last(struct follower *f, const char *path, struct follow_id id)
+enum take { TAKEN, TAKE_LATER, TAKE_LOST };
+
+/* Opens path as a file that held the name, read after those queued.
+ * TAKE_LATER: not now (no descriptor to spare, out of memory, or the name
+ * changed meanwhile: looked at again); TAKE_LOST: it cannot be read. */
+static enum take take_last(struct follower *f, const char *path,
+			   struct follow_id id)
 {
 	int fd = follow_fds_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 && rs_errno_out_of_files(errno))
 		no_fds(f, path);
+	if (fd < 0 && errno != ENOENT && !rs_errno_out_of_files(errno)) {
+		rs_warn("cannot open %s, which held %s: %s; not read", path,
+			f->path, strerror(errno));
+		return TAKE_LOST;
+	}
 	if (fd < 0 || fstat(fd, &st) != 0 ||
 	    !follow_id_equal(id, (struct follow_id){st.st_dev, st.st_ino})) {
 		if (fd >= 0)
 			close(fd);
-		return false; /* changed meanwhile: looked at again */
+		return TAKE_LATER;
 	}
 	struct follow_file ff;
 	follow_file_unopened(&ff, path);
 	if (!follow_file_take(&ff, fd, path, 0))
-		return false;
+		return TAKE_LATER;
 	ff.wd = follow_watch_file(&f->watch, ff.fd);
 	if (!follow_queue_insert(&f->q, f->q.n, &ff)) {
 		follow_watch_forget(&f->watch, ff.wd);
 		follow_file_close(&ff);
-		return false;
+		return TAKE_LATER;
 	}
-	return true;
+	f->told_no_fds = false;
+	return TAKEN;
 }
 
 /* The rotated copies beside the file modified since everything was last
  * known held the name meanwhile (a file is modified when it is created):
- * queued oldest first. */
-static void take_by_times(struct follower *f)
+ * queued oldest first. False when one cannot be opened yet: none after it
+ * is taken, and the next look tries again from there. */
+static bool take_by_times(struct follower *f)
 {
 	static struct follow_copy copies[SCANNED_MAX];
 	int n = follow_rotated_list(f->path, copies, SCANNED_MAX, true);
@@ -305,11 +317,20 @@ static void take_by_times(struct follower *f)
 				c->path, f->path);
 			follow_losses_add(&f->losses, c->path, 0,
 					  FOLLOW_LOSS_WHOLE);
-		} else if (take_last(f, c->path, id))
+			continue;
+		}
+		enum take t = take_last(f, c->path, id);
+		if (t == TAKE_LATER)
+			return false;
+		if (t == TAKE_LOST)
+			follow_losses_add(&f->losses, c->path, 0,
+					  FOLLOW_LOSS_WHOLE);
+		else
 			rs_info("%s held %s while no event told of it (by its "
 				"time); reading it in its turn",
 				c->path, f->path);
 	}
+	return true;
 }
 
 /* The file at the name, if it is not known: at the start, when polling,
@@ -332,11 +353,14 @@ static void look_at_path(struct follower *f)
 			continue;
 		}
 		if (f->q.n > 0 &&
-		    (f->unknown || !follow_watch_active(&f->watch)))
-			take_by_times(f);
+		    (f->unknown || !follow_watch_active(&f->watch)) &&
+		    !take_by_times(f)) {
+			f->unknown = true; /* tried again at the next look */
+			return;
+		}
 		f->unknown = false;
 		bool had = f->q.n > 0;
-		if (take_last(f, f->path, id) && had)
+		if (take_last(f, f->path, id) == TAKEN && had)
 			rs_info("%s now names another file; reading the one "
 				"before until it has been quiet for %llu ms",
 				f->path, (unsigned long long)f->rotate_wait_ms);

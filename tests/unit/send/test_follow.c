@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -280,6 +281,43 @@ static void two_copytruncates_in_one_look_lose_nothing(void **state)
 	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
 }
 
+/* Polling (no events), two rotations between looks, the middle file found
+ * by its time while no descriptor is to be had (issue 70 item 5): nothing
+ * is read past it, and once descriptors are back it is read in its turn,
+ * before the file at the name. */
+static void a_file_found_by_its_time_is_opened_when_it_can_be(void **state)
+{
+	struct fixture *x = *state;
+	setenv("RPMA_SEND_FOLLOW_POLL", "1", 1);
+	append(x->path, "A\n");
+	follow(x);
+	drain(x);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "mv %s %s.2 && printf 'B\\n' >%s && mv %s %s.1 && "
+		 "printf 'C\\n' >%s",
+		 x->path, x->path, x->path, x->path, x->path, x->path);
+	sleep_ms(20); /* B and C are modified after A was settled */
+	assert_int_equal(system(cmd), 0);
+	struct rlimit was, none;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	int probe = open("/dev/null", O_RDONLY);
+	close(probe);
+	none = was;
+	none.rlim_cur = (rlim_t)probe + 1; /* within the reserve: no open */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
+	drain(x);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	assert_string_equal(x->got, "A\n");
+	for (int i = 0; i < 3; i++) { /* each file done when quiet */
+		drain(x);
+		sleep_ms(GRACE_MS + 100);
+	}
+	drain(x);
+	unsetenv("RPMA_SEND_FOLLOW_POLL");
+	assert_string_equal(x->got, "A\nB\nC\n");
+}
+
 /* Truncated and written past where reading was before the reader looked
  * again (no copy): its size cannot tell, its last bytes read can. */
 static void a_file_truncated_and_grown_back_is_read_again(void **state)
@@ -427,6 +465,9 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		two_copytruncates_in_one_look_lose_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_file_found_by_its_time_is_opened_when_it_can_be, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_file_truncated_and_grown_back_is_read_again, setup, teardown),
 	    cmocka_unit_test_setup_teardown(

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -46,8 +47,14 @@ static void losses_past_the_named_are_counted(void **state)
 	(void)state;
 	struct follow_losses l = {0};
 	char line[2048];
-	for (int i = 0; i < FOLLOW_LOSSES_NAMED + 3; i++)
-		follow_losses_add(&l, "f", 0, FOLLOW_LOSS_WHOLE);
+	char name[16];
+	for (int i = 0; i < FOLLOW_LOSSES_NAMED + 3; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		follow_losses_add(&l, name, 0, FOLLOW_LOSS_WHOLE);
+	}
+	assert_int_equal(l.n, FOLLOW_LOSSES_NAMED + 3);
+	/* the same loss said again (a look tried again) counts once */
+	follow_losses_add(&l, "f0", 0, FOLLOW_LOSS_WHOLE);
 	assert_int_equal(l.n, FOLLOW_LOSSES_NAMED + 3);
 	follow_losses_describe(&l, "not shipped", line, sizeof(line));
 	assert_non_null(strstr(line, ", and 3 more (each said above)"));
