@@ -2,6 +2,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
 
 static void supersede(struct follow_file *ff)
 {
@@ -44,8 +47,13 @@ void follow_queue_remove(struct follow_queue *q, int at)
 
 void follow_queue_finish(struct follow_queue *q, int at)
 {
-	q->done[q->done_next].id = q->files[at].id;
-	clock_gettime(CLOCK_REALTIME, &q->done[q->done_next].at);
+	const struct follow_file *ff = &q->files[at];
+	struct follow_done *d = &q->done[q->done_next];
+	d->id = ff->id;
+	clock_gettime(CLOCK_REALTIME, &d->at);
+	d->pos = ff->pos;
+	d->head_len = ff->head_len;
+	d->head_xxh = XXH3_64bits(ff->head, ff->head_len);
 	q->done_next = (q->done_next + 1) % FOLLOW_DONE_KEPT;
 	if (q->ndone < FOLLOW_DONE_KEPT)
 		q->ndone++;
@@ -71,6 +79,27 @@ bool follow_queue_finished(const struct follow_queue *q, struct follow_id id,
 			return true;
 	}
 	return false;
+}
+
+uint64_t follow_queue_resume_at(const struct follow_queue *q,
+				struct follow_id id, int fd)
+{
+	/* the newest entry of the file first */
+	for (int k = 1; k <= q->ndone; k++) {
+		const struct follow_done *d =
+		    &q->done[(q->done_next - k + FOLLOW_DONE_KEPT) %
+			     FOLLOW_DONE_KEPT];
+		if (!follow_id_equal(d->id, id))
+			continue;
+		uint8_t head[FOLLOW_HEAD];
+		struct stat st;
+		if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < d->pos ||
+		    pread(fd, head, d->head_len, 0) != (ssize_t)d->head_len ||
+		    XXH3_64bits(head, d->head_len) != d->head_xxh)
+			return 0;
+		return d->pos;
+	}
+	return 0;
 }
 
 bool follow_queue_unopened(const struct follow_queue *q)

@@ -8,6 +8,8 @@
 #include "input/follow_file.h"
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define FOLLOW_DONE_KEPT 64 /* files read to their end remembered */
 
@@ -17,6 +19,9 @@ struct follow_queue {
 	struct follow_done {
 		struct follow_id id;
 		struct timespec at;
+		uint64_t pos;	   /* where it was finished */
+		uint64_t head_xxh; /* its first bytes, to know it again */
+		size_t head_len;
 	} done[FOLLOW_DONE_KEPT];
 	int ndone, done_next;
 };
@@ -40,6 +45,13 @@ bool follow_queue_known(const struct follow_queue *q, struct follow_id id);
  * inode number used again by a newer file is not). */
 bool follow_queue_finished(const struct follow_queue *q, struct follow_id id,
 			   struct timespec mtime);
+
+/* Where to read a file, open on fd, that came back to the name: where it
+ * was read to its end if it is one of those (its first bytes the same, its
+ * size not less), else 0 (a file new to the name, or a new file that took
+ * a finished one's inode number). */
+uint64_t follow_queue_resume_at(const struct follow_queue *q,
+				struct follow_id id, int fd);
 
 /* Whether a file waits to be opened. */
 bool follow_queue_unopened(const struct follow_queue *q);

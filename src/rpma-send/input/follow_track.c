@@ -189,7 +189,12 @@ static void keep(struct follower *f, int at)
 		follower_drop(f, at, false);
 		return;
 	}
-	if (!follow_file_take(ff, fd, ff->tried, 0)) {
+	uint64_t from = follow_queue_resume_at(&f->q, ff->try_id, fd);
+	if (from)
+		rs_info("%s, read to its end before, came back to %s: read on "
+			"from byte %llu",
+			ff->tried, f->path, (unsigned long long)from);
+	if (!follow_file_take(ff, fd, ff->tried, from)) {
 		follower_drop(f, at, false);
 		return;
 	}
@@ -284,7 +289,12 @@ static enum take take_last(struct follower *f, const char *path,
 	}
 	struct follow_file ff;
 	follow_file_unopened(&ff, path);
-	if (!follow_file_take(&ff, fd, path, 0))
+	uint64_t from = follow_queue_resume_at(&f->q, id, fd);
+	if (from)
+		rs_info("%s, read to its end before, came back to %s: read on "
+			"from byte %llu",
+			path, f->path, (unsigned long long)from);
+	if (!follow_file_take(&ff, fd, path, from))
 		return TAKE_LATER;
 	ff.wd = follow_watch_file(&f->watch, ff.fd);
 	if (!follow_queue_insert(&f->q, f->q.n, &ff)) {

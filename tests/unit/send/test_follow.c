@@ -318,6 +318,34 @@ static void a_file_found_by_its_time_is_opened_when_it_can_be(void **state)
 	assert_string_equal(x->got, "A\nB\nC\n");
 }
 
+/* A file read to its end that comes back to the name (mv app.log x; ...;
+ * mv x app.log) is read on from where it was finished, not again from its
+ * first byte (issue 70 item 6); a new file that happens to reuse its
+ * inode is read whole. */
+static void a_finished_file_that_comes_back_is_not_read_twice(void **state)
+{
+	struct fixture *x = *state;
+	char away[160];
+	snprintf(away, sizeof(away), "%s/parked", x->dir);
+	append(x->path, "one\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(rename(x->path, away), 0);
+	append(x->path, "two\n");
+	drain(x);
+	sleep_ms(GRACE_MS + 100);
+	drain(x); /* the first is done: quiet, a newer one waits */
+	assert_string_equal(x->got, "one\ntwo\n");
+	assert_int_equal(rename(away, x->path), 0);
+	append(x->path, "three\n");
+	for (int i = 0; i < 2; i++) {
+		drain(x);
+		sleep_ms(GRACE_MS + 100);
+	}
+	drain(x);
+	assert_string_equal(x->got, "one\ntwo\nthree\n");
+}
+
 /* Truncated and written past where reading was before the reader looked
  * again (no copy): its size cannot tell, its last bytes read can. */
 static void a_file_truncated_and_grown_back_is_read_again(void **state)
@@ -465,6 +493,9 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		two_copytruncates_in_one_look_lose_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_finished_file_that_comes_back_is_not_read_twice, setup,
+		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_file_found_by_its_time_is_opened_when_it_can_be, setup,
 		teardown),
