@@ -10,7 +10,9 @@
 # file on reload keeps the old configuration and logs FILE:LINE at error
 # priority; `systemctl stop` leaves the pools consistent; a configuration
 # that cannot start gives exit 2 and no restart loop; the service runs as
-# rpma-ship with no capabilities, and systemd rates its sandbox "OK".
+# rpma-ship with no capabilities, and systemd rates its sandbox "OK". And
+# the sender's template, rpma-send@.service, following a log through
+# logrotate, a stop, a kill -9 and its restart: every line once.
 #
 # On the host: tests/e2e/systemd.sh BUILD packs BUILD into a .deb (cpack, a
 # few seconds) and boots the VM test bed with systemd as PID 1 to run
@@ -45,6 +47,7 @@ sd() {
 	timeout 120 systemctl "$@" >"$WORK/sd.out" 2>&1 || RC=$?
 }
 prop() { systemctl show -p "$1" --value "$unit"; }
+prop_of() { systemctl show -p "$2" --value "$1"; }
 # journal PRIORITY: the unit's journal at PRIORITY or more urgent.
 journal() { journalctl -q -u "$unit" -p "$1" --no-pager -o cat 2>&1; }
 # ship_to NAME INPUT [ARGS...]: rpma-send into HOST/NAME; exit code in RC.
@@ -276,6 +279,55 @@ RC=0
 systemd-analyze security --threshold=39 "$unit.service" >"$WORK/security" 2>&1 || RC=$?
 [ "$RC" = 0 ] || fail "$(tail -n 1 "$WORK/security")"
 log "$(tail -n 1 "$WORK/security")"
+end_case
+
+start_case "rpma-send@.service follows a log through logrotate, a stop, a kill -9 and its restart: every line once"
+# a log of its own on the receiver, added by a reload
+printf '[followed]\npool = %s/followed.pool\ncreate = 16M\n' "$pool_dir" >>"$conf"
+sd reload "$unit"
+[ "$RC" = 0 ] || fail "reload for [followed]: $(cat "$WORK/sd.out")"
+logdir=/var/log/rpma-test
+install -d -m 0755 "$logdir" && install -m 0644 /dev/null "$logdir/app.log"
+mkdir -p /etc/rpma-ship/rpma-send
+printf 'FILE=%s\nTO=%s/followed\nOPTIONS=--retry 1000\n' "$logdir/app.log" "$RECV_IP" \
+	>/etc/rpma-ship/rpma-send/app.conf
+printf '%s {\n\tcreate 0644 root root\n\trotate 5\n}\n' "$logdir/app.log" >"$WORK/logrotate.conf"
+sender=rpma-send@app
+sd start "$sender"
+[ "$RC" = 0 ] || fail "systemctl start $sender: $(cat "$WORK/sd.out")"
+# the application: 6000 numbered lines, 100 every 0.1 s
+seq 1 6000 | sed 's/^/line /' >"$WORK/lines"
+(
+	for k in $(seq 0 59); do
+		sed -n "$((k * 100 + 1)),$((k * 100 + 100))p" "$WORK/lines" >>"$logdir/app.log"
+		sleep 0.1
+	done
+) &
+writer=$!
+sleep 1.5
+logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" || fail "logrotate"
+sleep 1
+sd stop "$sender"
+[ "$(prop_of "$sender" ExecMainStatus)" = 0 ] || [ "$(prop_of "$sender" ExecMainStatus)" = 9 ] ||
+	fail "stopped with exit $(prop_of "$sender" ExecMainStatus), want 0 or 9"
+[ "$(prop_of "$sender" ActiveState)" = inactive ] || fail "after stop: $(prop_of "$sender" ActiveState)"
+sleep 1
+sd start "$sender"
+sleep 1.5
+logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" || fail "logrotate"
+sleep 0.5
+systemctl kill -s KILL "$sender"
+wait "$writer"
+# restarted on its own (Restart=on-failure, 5 s), it ships the rest
+for _ in $(seq 120); do
+	timeout 60 "$SEND" --fetch "$RECV_IP/followed" "$WORK/fetched" 2>"$WORK/fetch.log" &&
+		[ "$(wc -l <"$WORK/fetched")" -ge 6000 ] && break
+	nap 0.5
+done
+[ "$(prop_of "$sender" NRestarts)" -ge 1 ] || fail "not restarted after kill -9: $(prop_of "$sender" NRestarts)"
+cmp -s "$WORK/fetched" "$WORK/lines" ||
+	fail "the log holds $(wc -l <"$WORK/fetched") lines, not lines 1 to 6000 once each: $(diff "$WORK/lines" "$WORK/fetched" | head -n 4); journal: $(journalctl -q -u "$sender" --no-pager -o cat | tail -n 5)"
+sd stop "$sender"
 end_case
 
 start_case "systemctl stop: the pools are consistent and hold what was committed"

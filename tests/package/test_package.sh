@@ -181,7 +181,7 @@ dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./||; s|/$||' | grep . >"$tmp/c
 expect "contents" has "$(cat "$tmp/contents")" usr/bin/rpma-send usr/bin/rpma-recv \
 	usr/share/man/man1/rpma-send.1.gz usr/share/man/man1/rpma-recv.1.gz \
 	usr/share/man/man5/rpma-recv.conf.5.gz usr/share/man/man7/rpma-ship.7.gz \
-	usr/lib/systemd/system/rpma-recv.service \
+	usr/lib/systemd/system/rpma-recv.service usr/lib/systemd/system/rpma-send@.service \
 	usr/share/doc/rpma-ship/examples/rpma-recv.conf usr/share/doc/rpma-ship/copyright \
 	usr/share/doc/rpma-ship/examples/60-rpma-ship-dax.rules usr/lib/sysusers.d/rpma-ship.conf \
 	usr/share/doc/rpma-ship/changelog.gz \
@@ -259,6 +259,22 @@ expect "systemd-analyze verify" verify_unit
 expect "systemd-analyze security: OK" systemd-analyze security --offline=true --threshold=39 \
 	"$tmp/unit/rpma-recv.service"
 expect "unit runs as rpma-ship" grep -x 'User=rpma-ship' "$unit"
+# The sender's template: as shipped, naming the installed rpma-send,
+# always with --resume -f; an instance verifies, and rates "OK" too.
+send_unit="$root/usr/lib/systemd/system/rpma-send@.service"
+expect "template is dist/rpma-send@.service" cmp "$SRC/dist/rpma-send@.service" "$send_unit"
+expect "template runs the installed rpma-send --resume -f" \
+	grep '^ExecStart=/usr/bin/rpma-send --resume -f ' "$send_unit"
+verify_send_unit() {
+	sed "s#^ExecStart=/usr/bin/rpma-send #ExecStart=$root/usr/bin/rpma-send #" \
+		"$send_unit" >"$tmp/unit/rpma-send@.service"
+	local out
+	out=$(MANPATH="$root/usr/share/man" systemd-analyze verify "$tmp/unit/rpma-send@app.service" 2>&1) &&
+		same "" "$out"
+}
+expect "systemd-analyze verify rpma-send@app" verify_send_unit
+expect "systemd-analyze security rpma-send@app: OK" systemd-analyze security --offline=true \
+	--threshold=39 "$tmp/unit/rpma-send@app.service"
 expect "sysusers.d creates rpma-ship" grep -q '^u rpma-ship - ' "$root/usr/lib/sysusers.d/rpma-ship.conf"
 
 # Remove: no configuration files to keep, so every path the package brought
