@@ -243,7 +243,7 @@ model_switch_cuts() {
 			return 1
 		}
 		LOSS=1
-		if ! pmempool check "$pool" >"$WORK/check" 2>&1 || ! grep -q consistent "$WORK/check"; then
+		if ! pmempool check -v "$pool" >"$WORK/check" 2>&1 || ! grep -q consistent "$WORK/check"; then
 			VIOLATION="cut at $step: pmempool check: $(tr '\n' ' ' <"$WORK/check")"
 		elif ! MODEL_STOP='' model_recv "$skip" "$pool"; then
 			VIOLATION="cut at $step: the receiver refused the log: $(grep -v '^persist-shadow' "$WORK/recv.log" | tail -n 2)"
