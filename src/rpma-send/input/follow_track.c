@@ -178,6 +178,19 @@ static int try_opening(struct follower *f)
 	return tried;
 }
 
+/* Where to read the file open on fd (name): 0, or where it ended when it
+ * was read to its end before and came back to the name (said so). */
+static uint64_t resume_at(const struct follower *f, struct follow_id id, int fd,
+			  const char *name)
+{
+	uint64_t from = follow_queue_resume_at(&f->q, id, fd);
+	if (from)
+		rs_info("%s, read to its end before, came back to %s: read on "
+			"from byte %llu",
+			name, f->path, (unsigned long long)from);
+	return from;
+}
+
 /* The open of the file at `at` is kept: it is read in its turn. */
 static void keep(struct follower *f, int at)
 {
@@ -189,11 +202,7 @@ static void keep(struct follower *f, int at)
 		follower_drop(f, at, false);
 		return;
 	}
-	uint64_t from = follow_queue_resume_at(&f->q, ff->try_id, fd);
-	if (from)
-		rs_info("%s, read to its end before, came back to %s: read on "
-			"from byte %llu",
-			ff->tried, f->path, (unsigned long long)from);
+	uint64_t from = resume_at(f, ff->try_id, fd, ff->tried);
 	if (!follow_file_take(ff, fd, ff->tried, from)) {
 		follower_drop(f, at, false);
 		return;
@@ -289,12 +298,7 @@ static enum take take_last(struct follower *f, const char *path,
 	}
 	struct follow_file ff;
 	follow_file_unopened(&ff, path);
-	uint64_t from = follow_queue_resume_at(&f->q, id, fd);
-	if (from)
-		rs_info("%s, read to its end before, came back to %s: read on "
-			"from byte %llu",
-			path, f->path, (unsigned long long)from);
-	if (!follow_file_take(&ff, fd, path, from))
+	if (!follow_file_take(&ff, fd, path, resume_at(f, id, fd, path)))
 		return TAKE_LATER;
 	ff.wd = follow_watch_file(&f->watch, ff.fd);
 	if (!follow_queue_insert(&f->q, f->q.n, &ff)) {
