@@ -3,13 +3,16 @@
  * option), then one mode run, its result reported as an exit status. */
 #include "cli/exit_code.h"
 #include "cli/log.h"
+#include "cli/proc_status.h"
 #include "cli/signals.h"
 #include "cli/version.h"
 #include "commands/fetch.h"
 #include "commands/resume.h"
 #include "commands/shipper.h"
 #include "commands/verify.h"
+#include "common/phases.h"
 #include "common/stop.h"
+#include "connect/connect.h"
 #include "error.h"
 #include "input/input.h"
 #include "options/args.h"
@@ -44,7 +47,7 @@ static int report_interrupted(const struct ship_result *r)
 
 /* When the run began: total_seconds counts from here, so that a run that
  * fails before its stream starts reports its own few seconds. */
-static uint64_t run_start_ns;
+static uint64_t run_start_ns, exec_ns; /* main entered; the age then */
 
 /* One machine-readable line; stats are asked for, so -q does not hide it.
  * MB/s is over the streaming time (first batch posted to last confirmed),
@@ -54,6 +57,9 @@ static void print_stats(const struct ship_result *r)
 {
 	const struct send_stats *st = &r->stats;
 	double secs = send_stats_streaming(st);
+	/* One end for both lines: the phases then add up to total_seconds
+	 * however long the printing takes (a slow stderr, a busy host). */
+	uint64_t end_ns = send_stats_now_ns();
 	fprintf(stderr,
 		"rpma-send: stats: bytes=%llu batches=%llu seconds=%.3f "
 		"MBps=%.2f commit_us_p50=%.1f commit_us_p90=%.1f "
@@ -64,7 +70,7 @@ static void print_stats(const struct ship_result *r)
 		send_stats_percentile(st, 0.90) / 1e3,
 		send_stats_percentile(st, 0.99) / 1e3,
 		rs_method_name(r->method),
-		(double)(send_stats_now_ns() - run_start_ns) / 1e9);
+		(double)(end_ns - run_start_ns) / 1e9);
 	for (unsigned i = 0; r->nreplicas > 1 && i < r->nreplicas; i++) {
 		const struct ship_replica_result *rr = &r->replicas[i];
 		fprintf(stderr,
@@ -78,6 +84,12 @@ static void print_stats(const struct ship_result *r)
 			send_stats_percentile(&rr->stats, 0.99) / 1e3,
 			rs_method_name(rr->method));
 	}
+	struct send_phases ph = {.exec_ns = exec_ns,
+				 .main_ns = run_start_ns,
+				 .session = send_connect_first_times(),
+				 .stats = st,
+				 .now_ns = end_ns};
+	send_phases_print(stderr, &ph);
 }
 
 static int report_ship(const struct send_args *a, int rc,
@@ -195,6 +207,8 @@ int main(int argc, char **argv)
 	struct send_args a;
 	send_args_init(&a);
 	run_start_ns = send_stats_now_ns();
+	if (rs_proc_age_ns(&exec_ns))
+		exec_ns = 0;
 
 	argp_err_exit_status = RS_EXIT_USAGE;
 	/* getopt names the program by argv[0], the path it was run by; our

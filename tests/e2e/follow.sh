@@ -15,9 +15,12 @@
 # A path whose directory appears 5 s later. And --resume -f after rotations
 # while the sender was down, or when the copy it needs was compressed
 # meanwhile. A file rotated and compressed before it was read: named at
-# the end (under -q too), exit 8; copytruncate's own loss likewise. A
+# the end (under -q too), exit 8; copytruncate's own loss likewise.
+# copytruncate twice (numbered copies) while the sender cannot look. A
 # stop with a backlog: named, exit 9, and --resume -f ships the rest.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/follow.sh BUILD
+# [CASE...] (the cases at the bottom; default all). The same at size, out
+# of the suite: tests/e2e/follow_soak.sh (scripts/soak).
 BUILD="$1"
 . "$(dirname "$0")/lib.sh"
 
@@ -499,6 +502,16 @@ one_log_receiver() {
 	return 1
 }
 
+# sender_done SENDER LOG: a following sender stopped by SIGINT, which must
+# exit 0 (its stderr in LOG), then the receiver.
+sender_done() {
+	kill -INT "$1"
+	reap "$1"
+	[ "$REAP_RC" = 0 ] || fail "the sender exited $REAP_RC: $(cat "$2")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+}
+
 # late_dir_case: -f on a path whose directory (and the one above it) is
 # created 5 s later; then the writer and a rotation: every line.
 late_dir_case() {
@@ -524,11 +537,7 @@ late_dir_case() {
 	kill -TERM "$writer"
 	wait "$writer"
 	nap 1.5
-	kill -INT "$sender"
-	reap "$sender"
-	[ "$REAP_RC" = 0 ] || fail "the sender exited $REAP_RC: $(cat "$dir/send")"
-	kill -TERM "$RECV_PID"
-	wait_recv
+	sender_done "$sender" "$dir/send"
 	# shellcheck disable=SC2046 # one word a file
 	check_lines "late directory" "$dir/late.pool" $(the_files "$logdir" sig)
 	[ -s "$WORK/kept.n" ] || fail "the writer wrote nothing"
@@ -573,6 +582,44 @@ lost_case() {
 	end_case
 }
 
+# copytruncate_twice_case: logrotate's copytruncate twice while the sender
+# is stopped (it cannot look between them): both copies and the file are
+# shipped, every line once, in order, exit 0.
+copytruncate_twice_case() {
+	local dir="$WORK/twice" sender n
+	start_case "-f: copytruncate twice within one look: every line the copies and the file keep, once, in order"
+	mkdir -p "$dir"
+	rotate_conf copytruncate "$dir" | sed '/postrotate/,/endscript/d' >"$dir/rotate.conf"
+	if ! one_log_receiver sig "$dir/sig.pool" 16M; then
+		end_case
+		return
+	fi
+	printf 'line %06d\n' $(seq 1 300) >"$dir/sig.log"
+	: >"$dir/each.log"
+	spawn 60 "$dir/send" "$SEND" -v -f --rotate-wait 1s "$RECV_IP/sig" "$dir/sig.log"
+	sender=$SPAWN_PID
+	wait_for "$WORK/recv.log" "connected at" 30 || fail "the sender did not connect"
+	nap 1
+	kill -STOP "$sender"
+	for n in 301 401; do
+		printf 'line %06d\n' $(seq "$n" $((n + 99))) >>"$dir/sig.log"
+		logrotate -f -s "$dir/state" "$dir/rotate.conf" || fail "logrotate failed"
+	done
+	# fewer bytes than the sender had read: the file shrank
+	printf 'line %06d\n' $(seq 501 510) >>"$dir/sig.log"
+	kill -CONT "$sender"
+	nap 2
+	printf 'line %06d\n' $(seq 511 520) >>"$dir/sig.log"
+	nap 2
+	sender_done "$sender" "$dir/send"
+	# shellcheck disable=SC2046 # one word a file
+	check_lines "copytruncate twice" "$dir/sig.pool" $(the_files "$dir" sig)
+	[ "$(wc -l <"$WORK/remote.n")" = 520 ] ||
+		fail "the remote log holds $(wc -l <"$WORK/remote.n") lines, not 520"
+	[ "$case_failed" = 0 ] || log "the sender: $(grep -v 'batches of' "$dir/send")"
+	end_case
+}
+
 # backlog_case: SIGTERM with --stop-wait 0 soon after the start, 48 MiB
 # in the file: the sender names what it left (the file from the byte it
 # reached), exit 9, under -q too; --resume -f then ships exactly the rest.
@@ -607,14 +654,17 @@ backlog_case() {
 	end_case
 }
 
-# FOLLOW_CASES: the cases to run (default all), for a quick look: the
-# rotation kinds, burst (20 rotations 0.1 s apart, within the grace
-# period, made as logrotate makes them but in one process), outage, late-dir, resume, resume-refused, lost, backlog.
+# The cases to run (the arguments after BUILD, else FOLLOW_CASES, else
+# all), for a quick look: the rotation kinds, burst (20 rotations 0.1 s
+# apart, within the grace period, made as logrotate makes them but in one
+# process), outage, late-dir, resume, resume-refused, lost,
+# copytruncate-twice, backlog.
 all_cases="create copytruncate dateext-olddir delaycompress
 	copytruncate-dateext-compress copytruncate-olddir-extension nocreate
 	deleted symlink burst outage late-dir resume resume-refused lost
-	backlog"
-for c in ${FOLLOW_CASES:-$all_cases}; do
+	copytruncate-twice backlog"
+shift # BUILD
+for c in ${*:-${FOLLOW_CASES:-$all_cases}}; do
 	case "$c" in
 	burst) rotation_case burst 20 0.1 ;;
 	outage) outage_case ;;
@@ -622,6 +672,7 @@ for c in ${FOLLOW_CASES:-$all_cases}; do
 	resume) resume_case ;;
 	resume-refused) resume_refused_case ;;
 	lost) lost_case ;;
+	copytruncate-twice) copytruncate_twice_case ;;
 	backlog) backlog_case ;;
 	*) rotation_case "$c" ;;
 	esac

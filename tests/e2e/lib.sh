@@ -75,14 +75,15 @@ feed() {
 }
 
 # start_fed_sender FILE ARGS...: rpma-send ARGS reading FILE through feed()
-# and a fifo; its stderr goes to $WORK/send.log, and it is killed after
-# SEND_TIMEOUT seconds (default 120). Sets SEND_PID and FEED_PID.
+# (or the function FEEDER names) and a fifo; its stderr goes to
+# $WORK/send.log, and it is killed after SEND_TIMEOUT seconds (default
+# 120). Sets SEND_PID and FEED_PID.
 start_fed_sender() {
 	local file="$1"
 	shift
 	rm -f "$WORK/fifo"
 	mkfifo "$WORK/fifo"
-	feed "$file" >"$WORK/fifo" &
+	"${FEEDER:-feed}" "$file" >"$WORK/fifo" &
 	FEED_PID=$!
 	spawn "${SEND_TIMEOUT:-120}" "$WORK/send.log" "$SEND" "$@" - <"$WORK/fifo"
 	SEND_PID=$SPAWN_PID

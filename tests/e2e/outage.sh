@@ -157,9 +157,20 @@ chmod 600 "$wrong"
 # half the peer timeout: before, both ends timed out together and CI twice
 # saw the receiver free the log first); a first attempt caught by the
 # outage may then wait its connect timeout (5 s).
+# feed_across_outage FILE: FILE's first half, then, once $WORK/link-down
+# exists, the rest: the sender streams while the link is down, however
+# long what comes before took (a feed paced by the clock alone had ended
+# by then in one run under TCG: no loss, nothing to take over).
+feed_across_outage() {
+	local half=$(($(stat -c %s "$1") / 2))
+	head -c "$half" "$1"
+	until [ -e "$WORK/link-down" ]; do nap 0.1; done
+	tail -c +$((half + 1)) "$1"
+}
+
 start_case "with --auth-key: after the link went down the sender takes its session over at once; a stranger and a wrong key get nothing"
 if start_recv "$WORK/recv.log" --peer-timeout 20 --auth-key "$key" "$pool"; then
-	start_fed_sender "$input" -v --auth-key "$key" --retry 40 --truncate=in-place "$RECV_IP"
+	FEEDER=feed_across_outage start_fed_sender "$input" -v --auth-key "$key" --retry 40 --truncate=in-place "$RECV_IP"
 	wait_for "$WORK/send.log" "method" || fail "sender did not connect: $(cat "$WORK/send.log")"
 	rc=0
 	echo "stranger" | timeout 30 "$SEND" --auth-key "$key" "$RECV_IP" - 2>"$WORK/stranger.log" || rc=$?
@@ -169,6 +180,7 @@ if start_recv "$WORK/recv.log" --peer-timeout 20 --auth-key "$key" "$pool"; then
 	[ "$rc" = 5 ] || fail "a wrong key exited $rc, want 5: $(cat "$WORK/wrong.log")"
 	ip link set veth1 down
 	ip route replace blackhole 192.0.2.1 table 100 # nothing gets through meanwhile
+	: >"$WORK/link-down"
 	nap 4
 	ip link set veth1 up
 	ip route del blackhole 192.0.2.1 table 100

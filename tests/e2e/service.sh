@@ -264,6 +264,43 @@ else
 fi
 end_case
 
+# A receiver just started opens its logs in the configuration's order while
+# it already answers; a sender that asks for one not open yet is told to
+# ask again and that log opens next, not after the others (the last of
+# 64 here: 32 pools it creates, then the fleet's 32). The request must
+# come while the others open (it came with 14 of 32 still to open).
+start_case "a receiver just started opens the log a sender asks for next: the last of 64 opens before the ones ahead of it"
+first_conf="$WORK/first.conf"
+{
+	printf 'peer-timeout = 5s\n'
+	for i in $(seq 0 31); do
+		printf '[new%d]\npool = %s/new%d.pool\ncreate = 4M\n' "$i" "$WORK" "$i"
+	done
+	sed -n '/^\[fleet/,$p' "$fleet_conf"
+} >"$first_conf"
+if start_recv "$WORK/recv-first.log" --config "$first_conf"; then
+	timeout 120 "$SEND" --retry 10 "$RECV_IP/fleet31" - <<<"asked first" 2>"$WORK/send-first.log" ||
+		fail "the sender: $(cat "$WORK/send-first.log")"
+	wait_for "$WORK/recv-first.log" "all logs opened" 120 "$RECV_PID" ||
+		fail "the receiver did not open its logs: $(tail -n 3 "$WORK/recv-first.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	order=$(grep -o "serving log fleet[0-9]*" "$WORK/recv-first.log" | sed 's/serving log //' | tr '\n' ' ')
+	asked=$(grep -c "log 'fleet31' is not open yet" "$WORK/recv-first.log")
+	at31=$(grep -n "serving log fleet31:" "$WORK/recv-first.log" | cut -d: -f1)
+	at30=$(grep -n "serving log fleet30:" "$WORK/recv-first.log" | cut -d: -f1)
+	if [ "$asked" = 0 ]; then
+		fail "the request came after the logs had opened (the order: $order): nothing was asked first"
+	elif [ -z "$at31" ] || [ -z "$at30" ] || [ "$at31" -gt "$at30" ]; then
+		fail "fleet31 was asked for and opened after fleet30: $order"
+	fi
+	nth=$(grep -o "serving log [a-z]*[0-9]*" "$WORK/recv-first.log" | grep -n " fleet31$" | cut -d: -f1)
+	log "asked while opening: fleet31 opened ${nth:-?}th of 64"
+else
+	fail "receiver did not start: $(cat "$WORK/recv-first.log")"
+fi
+end_case
+
 start_case "one worker thread, two logs: a paced writer's lines keep committing while the other log's writer streams flat out"
 printf 'workers = 1\n[big]\npool = %s/big.pool\ncreate = 40M\n[paced0]\npool = %s/paced0.pool\ncreate = 8M\n' \
 	"$WORK" "$WORK" >"$WORK/fair.conf"

@@ -36,7 +36,7 @@ struct modeled_map {
 	uint64_t serial; /* which mapping: an address comes back in another */
 	uint8_t *base;
 	size_t size;
-	uint8_t *shadow;
+	struct shadow shadow;
 	pmem2_persist_fn persist;
 	pmem2_flush_fn flush;
 	pmem2_drain_fn drain;
@@ -121,8 +121,7 @@ static void say_skipped_once(void)
 
 static void copy_span(const struct modeled_map *m, uint64_t from, uint64_t to)
 {
-	if (from < to)
-		memcpy(m->shadow + from, m->base + from, to - from);
+	shadow_store_copy(&m->shadow, m->base, from, to);
 }
 
 static uint64_t load_le64(const uint8_t *p)
@@ -146,7 +145,7 @@ static void device_data_kept(const struct modeled_map *m, uint64_t from,
 		return;
 	uint64_t start = load_le64(m->base + RS_LOG_START_OFFSET);
 	uint64_t now = load_le64(m->base + RS_LOG_WRITE_OFFSET);
-	uint64_t before = load_le64(m->shadow + RS_LOG_WRITE_OFFSET);
+	uint64_t before = load_le64(m->shadow.img + RS_LOG_WRITE_OFFSET);
 	if (start < RS_LOG_HDR_END || start > m->size || now > m->size)
 		return;
 	copy_span(m, before >= start && before <= now ? before : start, now);
@@ -356,7 +355,7 @@ int pmem2_map_delete(struct pmem2_map **map)
 	pthread_rwlock_wrlock(&modeled_lock);
 	struct modeled_map *m = modeled_of(*map);
 	if (m) {
-		shadow_store_close(m->shadow, m->size);
+		shadow_store_close(&m->shadow);
 		free(m->path);
 		*m = (struct modeled_map){0};
 	}
@@ -422,8 +421,8 @@ void pmemlog_close(PMEMlogpool *plp)
 	pthread_rwlock_wrlock(&modeled_lock);
 	for (int i = 0; i < MODELED_MAX; i++)
 		if (modeled[i].map && !strcmp(modeled[i].path, pmdk_path))
-			memcpy(modeled[i].shadow, modeled[i].base,
-			       modeled[i].size);
+			shadow_store_copy(&modeled[i].shadow, modeled[i].base,
+					  0, modeled[i].size);
 	pthread_rwlock_unlock(&modeled_lock);
 	pmdk_path[0] = 0;
 }

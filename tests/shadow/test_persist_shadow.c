@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define POOL_SIZE (64u << 10)
@@ -75,6 +76,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char cmd[128];
 	unsetenv("RPMA_SHADOW_SKIP");
+	unsetenv("RPMA_SHADOW_MIRROR");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
 	assert_int_equal(system(cmd), 0);
 	free(f);
@@ -217,6 +219,32 @@ static void a_read_only_look_is_not_followed(void **state)
 	close(f->fd);
 }
 
+/* A cut of the whole host: the shadow (in the machine's tmpfs) goes with
+ * it, the mirror (RPMA_SHADOW_MIRROR, on the test bed's host) restores the
+ * pool, and it holds each persist as it was made. */
+static void a_mirror_restores_what_was_persisted(void **state)
+{
+	struct fixture *f = *state;
+	char mirror[160];
+	snprintf(mirror, sizeof(mirror), "%s/mirror", f->dir);
+	assert_int_equal(mkdir(mirror, 0700), 0);
+	pmem2_map_delete(&f->map);
+	pmem2_source_delete(&f->src);
+	close(f->fd);
+	setenv("RPMA_SHADOW_MIRROR", mirror, 1);
+	open_pool(f, O_RDWR);
+	pmem2_persist_fn persist = pmem2_get_persist_fn(f->map);
+	memset(f->base + DATA_START, 'A', 64);
+	persist(f->base + DATA_START, 64);
+	memset(f->base + DATA_START + 64, 'B', 64);
+	pmem2_map_delete(&f->map);
+	pmem2_source_delete(&f->src);
+	close(f->fd);
+	assert_int_equal(shadow_restore(mirror), 1);
+	assert_true(holds(f, DATA_START, 'A', 64));
+	assert_true(holds(f, DATA_START + 64, 0, 64));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +262,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		the_device_s_bytes_are_kept_up_to_the_persisted_word, setup,
 		teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_mirror_restores_what_was_persisted, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_read_only_look_is_not_followed,
 					    setup, teardown),
 	};

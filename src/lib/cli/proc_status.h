@@ -21,4 +21,8 @@ struct rs_proc_status {
  * process is gone). */
 int rs_proc_status_read(pid_t pid, struct rs_proc_status *out);
 
+/* How long this process has existed (since its exec's fork, as the
+ * kernel's start time says: clock ticks, 10 ms here). 0, or -1. */
+int rs_proc_age_ns(uint64_t *age_ns);
+
 #endif

@@ -8,6 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /* Every slot buffer can hold the largest thing a message carries: the
  * grant, which follows an authentication as a message. */
@@ -337,7 +345,8 @@ static int writer_methods(struct rs_session *s, struct rs_connect_req *req,
 /* Asks in protocol version s->version; refused for it by a receiver that
  * speaks another we do too: RS_E_VERSION and *again. */
 static int handshake(struct rs_session *s, const struct rs_session_request *r,
-		     uint8_t *again, struct rs_error *err)
+		     struct rs_session_times *t, uint8_t *again,
+		     struct rs_error *err)
 {
 	struct rs_connect_req req = r->req;
 	req.version = s->version;
@@ -358,6 +367,8 @@ static int handshake(struct rs_session *s, const struct rs_session_request *r,
 				 &reply, &cerr);
 	if (r->answer_ms)
 		*r->answer_ms = rs_conn_answer_ms(s->conn);
+	if (rs_conn_answer_ms(s->conn) >= 0)
+		t->answered_ns = now_ns();
 	if (rc == RS_E_REJECTED)
 		return on_reject(r, &req, &reply, again, err);
 	char who[RECEIVER_TEXT_SIZE];
@@ -391,16 +402,23 @@ static int connect_in(const struct rs_session_request *r, uint8_t version,
 	s->slots = r->slots;
 	s->recv_len = SLOT_BYTES;
 	s->version = version;
+	struct rs_session_times unkept, *t = r->times ? r->times : &unkept;
+	*t = (struct rs_session_times){.begun_ns = now_ns()};
 	int rc =
 	    rs_conn_resolve(r->host, r->port, r->timeout_ms, &s->conn, err);
-	if (!rc)
+	if (!rc) {
+		t->routed_ns = now_ns();
 		rc = rs_peer_new(s->conn, &s->peer, err);
+	}
 	if (!rc)
 		rc = setup(s, r->sends_per_slot * r->slots + 4, err);
 	if (!rc) {
+		t->prepared_ns = now_ns();
 		rs_conn_set_busy_poll(s->conn, r->busy_poll);
-		rc = handshake(s, r, again, err);
+		rc = handshake(s, r, t, again, err);
 	}
+	if (!rc)
+		t->granted_ns = now_ns();
 	if (rc)
 		rs_session_delete(&s);
 	*session = s;

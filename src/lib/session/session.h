@@ -33,6 +33,16 @@ struct rs_session;
 
 /* ---- the sender's half ---- */
 
+/* When each step of a connect ended (CLOCK_MONOTONIC, ns; 0: not reached):
+ * where a short session's set-up time goes (rpma-send --stats). */
+struct rs_session_times {
+	uint64_t begun_ns;    /* rs_session_connect called */
+	uint64_t routed_ns;   /* the device found, address and route resolved */
+	uint64_t prepared_ns; /* queue pair made, message slots registered */
+	uint64_t answered_ns; /* the receiver's reply to the request came */
+	uint64_t granted_ns;  /* the challenge answered, the grant taken */
+};
+
 struct rs_session_request {
 	const char *host;
 	const char *port;
@@ -50,6 +60,9 @@ struct rs_session_request {
 	/* Where the time the receiver took to answer the connect request
 	 * goes, in ms (-1: no answer came; NULL: nowhere). */
 	int *answer_ms;
+	/* Where the times of its steps go (NULL: nowhere); of the last
+	 * attempt when it asked again in another protocol version. */
+	struct rs_session_times *times;
 };
 
 /* Connects, asking for the log named in r->req.log_name ("" for the

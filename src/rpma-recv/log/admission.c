@@ -164,6 +164,16 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 	return 0;
 }
 
+/* Where the session's time went on this side (-v). */
+static void say_times(const struct recv_sender *a)
+{
+	if (rs_log_get_level() < RS_LOG_VERBOSE)
+		return;
+	char line[256];
+	recv_session_times_format(&a->s.times, line, sizeof(line));
+	rs_verbose("sender %s: %s", a->s.peer, line);
+}
+
 /* windowed: whether the session had windows (dropped by now). */
 static void log_session_end(const struct recv_admission *adm,
 			    const struct recv_sender *a, bool windowed)
@@ -189,6 +199,7 @@ static void log_session_end(const struct recv_admission *adm,
 		if (a->s.why[0])
 			rs_verbose("sender %s: its session ended: %s",
 				   a->s.peer, a->s.why);
+		say_times(a);
 	} else if (a->s.why[0]) {
 		rs_verbose("sender %s: %s", a->s.peer, a->s.why);
 	}
@@ -230,6 +241,7 @@ static void settle_writer(struct recv_admission *adm, struct recv_sender *a)
 void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 {
 	bool windowed = a->mem.windows != 0;
+	a->s.times.ended_ns = recv_now_ns();
 	if (windowed)
 		recv_session_windows_end(&a->s);
 	if (a->s.served && !a->taken_over)
@@ -242,6 +254,7 @@ void recv_admission_end(struct recv_admission *adm, struct recv_sender *a)
 	watch_session(adm, a, EPOLL_CTL_DEL);
 	rs_session_delete(&a->rs);
 	recv_sender_memory_drop_keys(&a->mem, !adm->finishing);
+	a->s.times.freed_ns = recv_now_ns();
 	if (adm->holder == a)
 		settle_writer(adm, a);
 	log_session_end(adm, a, windowed);
@@ -492,6 +505,8 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h,
 	}
 	a->seat = h->seat; /* the session holds it from now */
 	h->seat.held = false;
+	a->s.times.asked_ns = a->asked_ns;
+	a->s.times.admitted_ns = began;
 	struct rs_accept_info info;
 	struct rs_session_accept acc = {
 	    .version = h->req.version,
@@ -527,6 +542,7 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h,
 	/* The receiver's part of the sender's wait for its answer, and of
 	 * it the setting up. */
 	uint64_t now = recv_now_ns();
+	a->s.times.answered_ns = now;
 	rs_verbose("sender %s: accepted %llu ms after its request was handed "
 		   "over (%llu ms setting it up)",
 		   a->s.peer,

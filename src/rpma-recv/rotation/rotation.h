@@ -23,7 +23,8 @@
  *
  * RPMA_RECV_STOP_AT=archive-copy|archive-sealed|pool-rewound|base-recorded
  * in the environment stops the receiver (SIGSTOP) at that step, once, for
- * the tests that kill it there. */
+ * the tests that kill it there; with RPMA_RECV_HOLD_FILE naming a file
+ * that exists then, only the thread at the step waits, until it is gone. */
 #ifndef RECV_ROTATION_H
 #define RECV_ROTATION_H
 

@@ -8,6 +8,7 @@
 #include "metrics/counters.h"
 #include "rotation/generation.h"
 #include "rotation/rotation.h"
+#include "sender/lost_commit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,6 +78,7 @@ static void count_from(struct recv_session *s, uint64_t head)
 	if (head > s->seen_head) {
 		s->commits++;
 		s->bytes += head - s->seen_head;
+		recv_session_times_commit(&s->times, recv_now_ns());
 		if (s->cfg.counters)
 			recv_counters_committed_alone(s->cfg.counters,
 						      head - s->seen_head);
@@ -127,6 +129,7 @@ void recv_session_on_established(struct recv_session *s, int64_t now_ms)
 {
 	if (s->state != RECV_SESSION_ADMITTED)
 		return;
+	s->times.established_ns = recv_now_ns();
 	if (s->cfg.auth) {
 		s->state = RECV_SESSION_AUTHENTICATING;
 		s->deadline_ms = now_ms + s->cfg.deadline_ms;
@@ -582,7 +585,8 @@ static void serve(struct recv_session *s, uint16_t slot,
 	} else if (verifying)
 		ok = recv_verify_apply(c->target, c->rotation, &c->read_ring,
 				       c->verify, req, &reply);
-	else if (applied_again(s, req))
+	else if (applied_again(s, req) ||
+		 recv_lost_commit(++s->commit_requests))
 		return;
 	else if ((ok = commit(s, req, &reply)))
 		note_applied(s, req);
@@ -622,6 +626,7 @@ static void answer(struct recv_session *s, uint16_t slot,
 	if (committing) {
 		s->commits++;
 		s->bytes += req->length;
+		recv_session_times_commit(&s->times, recv_now_ns());
 	}
 }
 

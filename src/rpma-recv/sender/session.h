@@ -34,6 +34,7 @@
 #include "pool/offset_word.h"
 #include "pool/pmem_target.h"
 #include "proto/message.h"
+#include "sender/session_times.h"
 #include "sender/verify_reply.h"
 #include "sender/window_keys.h"
 
@@ -156,9 +157,11 @@ struct recv_session {
 	 * retransmissions) from a request that breaks the rules. */
 	struct recv_applied applied[RECV_SESSION_APPLIED];
 	unsigned applied_next;
-	uint64_t again; /* commits that arrived again, ignored */
+	uint64_t again;		  /* commits that arrived again, ignored */
+	unsigned commit_requests; /* taken, for the tests' lost commit */
 	uint64_t commits;
 	uint64_t bytes;
+	struct recv_session_times times; /* its steps, said at its end (-v) */
 	/* A writer that commits alone (apm, flush): the write offset as the
 	 * receiver last counted it; each advance seen counts as a commit. */
 	uint64_t seen_head;

@@ -69,6 +69,10 @@ void recv_service_pend(struct service *svc);
  * 0, or when no log could be opened and none is left, the last failure's
  * rs_errc. */
 int recv_service_open_pending(struct service *svc, uint64_t budget_ns);
+/* The log of that name, still to open, opens next: a sender asked for it
+ * (a restarted receiver of a thousand logs opens the ones asked for
+ * first, not in the configuration's order). */
+void recv_service_pend_first(struct service *svc, const char *name);
 /* When the log of that name ("": the first one) will be open, a guess in
  * ms from the pace so far (50 to 2000), or 0 when it is not still to
  * open. */

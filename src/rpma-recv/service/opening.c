@@ -3,7 +3,8 @@
  * answers everyone meanwhile. A log opens in the loop's turns, a few at a
  * time, between the requests; a request for one not open yet is refused as
  * "starting", with a hint of when to ask again, which a sender honours
- * without a word (rpma-send: connect/connect.c). */
+ * without a word (rpma-send: connect/connect.c); the log asked for opens
+ * next. */
 #include "service/internal.h"
 
 #include "cli/log.h"
@@ -25,6 +26,19 @@ void recv_service_pend(struct service *svc)
 		svc->opening++;
 	}
 	svc->opening_since_ns = recv_now_ns();
+}
+
+void recv_service_pend_first(struct service *svc, const char *name)
+{
+	struct pending_log **at = &svc->pending;
+	while (*at && strcmp((*at)->settings->name, name))
+		at = &(*at)->next;
+	if (!*at || at == &svc->pending)
+		return;
+	struct pending_log *p = *at;
+	*at = p->next;
+	p->next = svc->pending;
+	svc->pending = p;
 }
 
 uint16_t recv_service_pending_ms(const struct service *svc, const char *name)

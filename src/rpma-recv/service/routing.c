@@ -181,9 +181,11 @@ static struct served_log *log_asked(struct service *svc,
 	if (log)
 		return log;
 	if (reason == RS_REJECT_STARTING) {
-		rs_verbose("sender %s: log '%s' is not open yet: told to ask "
-			   "again",
+		rs_verbose("sender %s: log '%s' is not open yet: it opens "
+			   "next, the sender told to ask again",
 			   peer, req->log_name);
+		if (req->log_name[0])
+			recv_service_pend_first(svc, req->log_name);
 		refuse(svc, ev, 0, req->version, reason, req->log_name);
 		return 0;
 	}

@@ -1,6 +1,7 @@
 #include "commands/resume_follow.h"
 
 #include "cli/log.h"
+#include "commands/resume_split.h"
 #include "error.h"
 #include "fetch/fetcher.h"
 #include "input/follow_rotated.h"
@@ -100,42 +101,73 @@ static bool log_ends_with(const struct ship_config *cfg,
 	       r.compared == q;
 }
 
+/* A file, open and mapped (fd -1 and p NULL when it cannot be). */
+struct mapped {
+	int fd;
+	const uint8_t *p;
+	size_t len;
+};
+
+static struct mapped map_file(const char *path)
+{
+	struct mapped m = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
+	struct stat st;
+	if (m.fd >= 0 && fstat(m.fd, &st) == 0 && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			       m.fd, 0);
+		if (p != MAP_FAILED)
+			m = (struct mapped){m.fd, p, (size_t)st.st_size};
+	}
+	return m;
+}
+
+static void unmap_file(struct mapped m)
+{
+	if (m.p)
+		munmap((void *)m.p, m.len);
+	if (m.fd >= 0)
+		close(m.fd);
+}
+
 /* Where in the file at path the log's tail ends, confirmed; 0 if not. */
 static uint64_t tail_end_in(const struct ship_config *cfg,
 			    const struct log_tail *t, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < t->len ||
-	    st.st_size == 0) {
-		close(fd);
-		return 0;
-	}
-	size_t size = (size_t)st.st_size;
-	const uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	struct mapped m = map_file(path);
 	uint64_t found = 0;
-	if (map != MAP_FAILED) {
+	if (m.p && m.len >= t->len) {
 		/* Every place it is, the newest ones tried first. */
 		size_t at[RESUME_MATCHES_MAX];
 		int n = 0;
-		const uint8_t *p = map, *hit;
-		while ((hit = memmem(p, size - (size_t)(p - map), t->bytes,
+		const uint8_t *p = m.p, *hit;
+		while ((hit = memmem(p, m.len - (size_t)(p - m.p), t->bytes,
 				     t->len))) {
-			at[n++ % RESUME_MATCHES_MAX] = (size_t)(hit - map);
+			at[n++ % RESUME_MATCHES_MAX] = (size_t)(hit - m.p);
 			p = hit + 1;
 		}
 		for (int i = n - 1;
 		     i >= 0 && i >= n - RESUME_MATCHES_MAX && !found; i--) {
 			uint64_t q = at[i % RESUME_MATCHES_MAX] + t->len;
-			if (log_ends_with(cfg, t, fd, path, q))
+			if (log_ends_with(cfg, t, m.fd, path, q))
 				found = q;
 		}
-		munmap((void *)map, size);
 	}
-	close(fd);
+	unmap_file(m);
 	return found;
+}
+
+/* Where the log's tail ends when it spans older's end and newer's start
+ * (a rotation right after the sender shipped those bytes); 0 if not. */
+static uint64_t tail_across(const struct log_tail *t, const char *older,
+			    const char *newer)
+{
+	struct mapped o = map_file(older), n = map_file(newer);
+	uint64_t q = o.p && n.p ? resume_split_at(t->bytes, t->len, o.p, o.len,
+						  n.p, n.len)
+				: 0;
+	unmap_file(o);
+	unmap_file(n);
+	return q;
 }
 
 /* The plan: paths[0] from `from`, then copies newer than it, oldest
@@ -200,6 +232,27 @@ int resume_follow_find(const struct ship_config *cfg, const char *path,
 			"of it, the copies after it and %s",
 			(unsigned long long)q, copies[i].path, path);
 		plan->from = q;
+		return chain(path, copies, i, plan);
+	}
+	/* Across a rotation: copies[i + 1]'s end, then copies[i] (or the
+	 * file, for i == -1). */
+	for (int i = -1; i + 1 < n; i++) {
+		if (copies[i + 1].compressed ||
+		    (i >= 0 && copies[i].compressed))
+			continue;
+		const char *newer = i < 0 ? path : copies[i].path;
+		if (!(q = tail_across(&t, copies[i + 1].path, newer)))
+			continue;
+		rs_info("the remote log's last bytes end at byte %llu of %s, "
+			"the rest of them in %s, rotated before it; following "
+			"it from there",
+			(unsigned long long)q, newer, copies[i + 1].path);
+		plan->from = q;
+		if (i < 0) {
+			snprintf(plan->paths[plan->npaths++], PATH_MAX, "%s",
+				 path);
+			return 0;
+		}
 		return chain(path, copies, i, plan);
 	}
 	rs_err("cannot resume %s: the remote log's last %llu bytes are in "

@@ -70,10 +70,19 @@ static int connect_once_open(struct rs_session_request *r,
 	}
 }
 
+/* The steps of this process's first session (--stats' phases). */
+static struct rs_session_times first_times;
+
+const struct rs_session_times *send_connect_first_times(void)
+{
+	return &first_times;
+}
+
 int send_connect(const struct send_peer *p, struct rs_connect_req req,
 		 uint16_t slots, uint32_t sends_per_slot,
 		 struct rs_session **rs)
 {
+	struct rs_session_times times;
 	memcpy(req.log_name, p->remote->name, sizeof(req.log_name));
 	struct rs_session_request r = {
 	    .host = p->remote->endpoint.host,
@@ -85,9 +94,12 @@ int send_connect(const struct send_peer *p, struct rs_connect_req req,
 	    .key = p->key,
 	    .takeover = p->takeover,
 	    .busy_poll = p->busy_poll,
+	    .times = &times,
 	};
 	struct rs_error err = {0};
 	int rc = connect_once_open(&r, rs, &err, p->later);
+	if (!rc && !first_times.granted_ns)
+		first_times = times;
 	if (!rc)
 		return 0;
 	if (send_stop_requested)

@@ -8,6 +8,7 @@
 #include "connect/hint.h"
 #include "proto/auth.h"
 #include "proto/descriptor.h"
+#include "session/session.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,5 +37,9 @@ struct send_peer {
 int send_connect(const struct send_peer *p, struct rs_connect_req req,
 		 uint16_t slots, uint32_t sends_per_slot,
 		 struct rs_session **rs);
+
+/* The times of the steps of the first session this process connected
+ * (all 0 before one did). */
+const struct rs_session_times *send_connect_first_times(void);
 
 #endif

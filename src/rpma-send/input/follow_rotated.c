@@ -33,28 +33,59 @@ const char *follow_rotated_compression(const char *name)
 	return NULL;
 }
 
-bool follow_rotated_is_copy_name(const char *name, const char *base)
+/* Where a copy's own part of its name lies, [*from, *to) of name, a
+ * compression suffix left out: after base and a separator (app.log.1,
+ * app.log-20261126), or, for logrotate's `extension`, between the stem's
+ * separator and base's extension (app.1.log, then app.1.log.gz; or
+ * app-20261126.log). False when name is no copy of base. */
+static bool copy_part(const char *name, const char *base, size_t *from,
+		      size_t *to)
 {
-	size_t n = strlen(base);
+	size_t n = strlen(base), len = strlen(name);
+	const char *z = follow_rotated_compression(name);
+	if (z)
+		len -= strlen(z);
 	if (strncmp(name, base, n) == 0 && is_separator(name[n]) &&
-	    name[n + 1] != '\0')
+	    name[n + 1] != '\0') {
+		*from = n + 1, *to = len;
 		return true;
-	/* logrotate's `extension`: app.log rotated to app.1.log (then
-	 * app.1.log.gz), or app-20261126.log. */
+	}
 	const char *ext = strrchr(base, '.');
 	if (!ext || ext == base)
 		return false;
 	size_t stem = (size_t)(ext - base), ext_len = strlen(ext);
-	size_t len = strlen(name);
-	const char *z = follow_rotated_compression(name);
-	if (z)
-		len -= strlen(z);
-	return strncmp(name, base, stem) == 0 && is_separator(name[stem]) &&
-	       len > stem + 1 + ext_len &&
-	       strncmp(name + len - ext_len, ext, ext_len) == 0;
+	if (strncmp(name, base, stem) != 0 || !is_separator(name[stem]) ||
+	    len <= stem + 1 + ext_len ||
+	    strncmp(name + len - ext_len, ext, ext_len) != 0)
+		return false;
+	*from = stem + 1, *to = len - ext_len;
+	return true;
 }
 
-/* Newest first; qsort's order. */
+bool follow_rotated_is_copy_name(const char *name, const char *base)
+{
+	size_t from, to;
+	return copy_part(name, base, &from, &to);
+}
+
+/* N when a copy's own part of its name, [from, to), is logrotate's number
+ * (app.log.N, app.N.log, either compressed); else -1. */
+static long rotation_number(const char *name, size_t from, size_t to)
+{
+	if (from >= to || to - from > 6) /* a date: no N */
+		return -1;
+	long number = 0;
+	for (size_t i = from; i < to; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return -1;
+		number = number * 10 + (name[i] - '0');
+	}
+	return number;
+}
+
+/* Newest first; qsort's order. File times tick coarsely (a few ms): two
+ * copies made within one tick are told apart by logrotate's numbers (the
+ * smaller is newer), else by name, the greater first (a date in it). */
 static int by_age(const void *pa, const void *pb)
 {
 	const struct follow_copy *a = pa, *b = pb;
@@ -62,7 +93,9 @@ static int by_age(const void *pa, const void *pb)
 		return a->mtime.tv_sec > b->mtime.tv_sec ? -1 : 1;
 	if (a->mtime.tv_nsec != b->mtime.tv_nsec)
 		return a->mtime.tv_nsec > b->mtime.tv_nsec ? -1 : 1;
-	return strcmp(a->path, b->path);
+	if (a->number >= 0 && b->number >= 0 && a->number != b->number)
+		return a->number < b->number ? -1 : 1;
+	return strcmp(b->path, a->path);
 }
 
 /* Fills c from the directory entry name if it is a copy of base. */
@@ -71,7 +104,8 @@ static bool copy_of(const char *dir, const char *name, const char *base,
 		    struct follow_copy *c)
 {
 	struct stat st;
-	if (!follow_rotated_is_copy_name(name, base))
+	size_t from, to;
+	if (!copy_part(name, base, &from, &to))
 		return false;
 	c->compressed = follow_rotated_compression(name) != NULL;
 	if (c->compressed && !compressed)
@@ -86,6 +120,7 @@ static bool copy_of(const char *dir, const char *name, const char *base,
 	c->ino = st.st_ino;
 	c->size = (uint64_t)st.st_size;
 	c->mtime = st.st_mtim;
+	c->number = rotation_number(name, from, to);
 	return true;
 }
 
@@ -96,7 +131,18 @@ struct found {
 	const char *base;
 	const struct stat *self;
 	bool compressed;
+	const struct timespec *since; /* modified not before, if set */
 };
+
+static bool modified_since(const struct follow_copy *c,
+			   const struct timespec *since)
+{
+	if (!since)
+		return true;
+	return c->mtime.tv_sec != since->tv_sec
+		   ? c->mtime.tv_sec > since->tv_sec
+		   : c->mtime.tv_nsec >= since->tv_nsec;
+}
 
 static bool room_for_one(struct found *f)
 {
@@ -130,34 +176,51 @@ static void collect(struct found *f, const char *dir, bool below)
 			}
 		}
 		f->n += copy_of(dir, e->d_name, f->base, f->self, f->compressed,
-				&f->all[f->n]);
+				&f->all[f->n]) &&
+			modified_since(&f->all[f->n], f->since);
 	}
 	if (d)
 		closedir(d);
 }
 
-static int list(const char *path, struct follow_copy *out, int max,
-		bool compressed, bool below)
+/* Every copy of path found (f->all, newest first; the caller frees it). */
+static void gather(struct found *f, const char *path, bool below)
 {
 	char dcopy[PATH_MAX], bcopy[PATH_MAX];
 	snprintf(dcopy, sizeof(dcopy), "%s", path);
 	snprintf(bcopy, sizeof(bcopy), "%s", path);
 	struct stat self;
-	bool has_self = stat(path, &self) == 0;
-	struct found f = {.base = basename(bcopy),
-			  .self = has_self ? &self : NULL,
-			  .compressed = compressed};
+	f->base = basename(bcopy);
+	f->self = stat(path, &self) == 0 ? &self : NULL;
+	collect(f, dirname(dcopy), below);
+	if (f->n > 0)
+		qsort(f->all, (size_t)f->n, sizeof(*f->all), by_age);
+	f->self = NULL;
+	f->base = NULL;
+}
+
+static int list(const char *path, struct follow_copy *out, int max,
+		bool compressed, bool below)
+{
+	struct found f = {.compressed = compressed};
 	if (max <= 0)
 		return 0;
 	/* Every copy, then the newest max of them. */
-	collect(&f, dirname(dcopy), below);
-	if (f.n > 0)
-		qsort(f.all, (size_t)f.n, sizeof(*f.all), by_age);
+	gather(&f, path, below);
 	int n = f.n > max ? max : f.n;
 	if (n > 0)
 		memcpy(out, f.all, (size_t)n * sizeof(*out));
 	free(f.all);
 	return n;
+}
+
+int follow_rotated_list_since(const char *path, struct timespec since,
+			      struct follow_copy **out)
+{
+	struct found f = {.compressed = true, .since = &since};
+	gather(&f, path, false);
+	*out = f.all;
+	return f.n;
 }
 
 int follow_rotated_list(const char *path, struct follow_copy *out, int max,

@@ -25,6 +25,9 @@ struct follow_copy {
 	ino_t ino;
 	uint64_t size;
 	struct timespec mtime;
+	/* logrotate's N in NAME.N (NAME.N.gz, STEM.N.EXT): the smaller the
+	 * newer, where two copies have one time; -1 when it has none */
+	long number;
 	bool compressed; /* listed only when asked for */
 };
 
@@ -34,8 +37,14 @@ struct follow_copy {
 int follow_rotated_list(const char *path, struct follow_copy *out, int max,
 			bool compressed);
 
-/* The same, not compressed, also in the directories in the file's own
- * (olddir): where a copytruncate copy is looked for. */
+/* Every copy of path (compressed ones too, marked) last modified not
+ * before since, however many, newest first: their number; *out is the
+ * caller's to free (NULL when none, or out of memory: 0 then). */
+int follow_rotated_list_since(const char *path, struct timespec since,
+			      struct follow_copy **out);
+
+/* The same as follow_rotated_list, not compressed, also in the directories in
+ * the file's own (olddir): where a copytruncate copy is looked for. */
 int follow_rotated_list_near(const char *path, struct follow_copy *out,
 			     int max);
 

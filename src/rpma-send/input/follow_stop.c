@@ -5,6 +5,7 @@
 
 #include "input/follow_internal.h"
 
+#include <limits.h>
 #include <sys/stat.h>
 
 void follower_stop_waiting(struct follower *f)
@@ -34,9 +35,11 @@ unsigned follower_losses(struct follower *f, char *buf, size_t len)
 }
 
 /* The backlog left: each file held at the signal, from where reading
- * got to up to its size then (not opened yet: all of it). */
+ * got to up to its size then (not opened yet: all of it), named where it
+ * is now (a file opened at the name was rotated since). */
 static void backlog_left(const struct follower *f, struct follow_losses *l)
 {
+	char where[PATH_MAX];
 	for (int i = 0; i < f->q.n; i++) {
 		const struct follow_file *ff = &f->q.files[i];
 		if (!ff->stop_marked)
@@ -44,7 +47,9 @@ static void backlog_left(const struct follower *f, struct follow_losses *l)
 		if (ff->fd < 0)
 			follow_losses_add(l, ff->name, 0, FOLLOW_LOSS_WHOLE);
 		else if (ff->pos < ff->stop_size)
-			follow_losses_add(l, ff->name, ff->pos, ff->stop_size);
+			follow_losses_add(
+			    l, follow_file_where(ff, where, sizeof(where)),
+			    ff->pos, ff->stop_size);
 	}
 }
 

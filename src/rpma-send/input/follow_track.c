@@ -9,13 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define RESOLVE_ROUNDS 16 /* opens and event reads in one notice */
 #define LOOKS_AT_PATH 4	  /* a file at the name while events come */
-#define SCANNED_MAX 256	  /* rotated copies looked at by their times */
 
 /* ---- the events: who came to the name, where they went ---- */
 
@@ -267,12 +267,6 @@ static struct timespec coarse_now(void)
 	return t;
 }
 
-static bool not_before(struct timespec t, struct timespec since)
-{
-	return t.tv_sec != since.tv_sec ? t.tv_sec > since.tv_sec
-					: t.tv_nsec >= since.tv_nsec;
-}
-
 enum take { TAKEN, TAKE_LATER, TAKE_LOST };
 
 /* Opens path as a file that held the name, read after those queued.
@@ -311,18 +305,18 @@ static enum take take_last(struct follower *f, const char *path,
 }
 
 /* The rotated copies beside the file modified since everything was last
- * known held the name meanwhile (a file is modified when it is created):
- * queued oldest first. False when one cannot be opened yet: none after it
- * is taken, and the next look tries again from there. */
+ * known held the name meanwhile (a file is modified when it is created),
+ * however many: queued oldest first. False when one cannot be opened yet:
+ * none after it is taken, and the next look tries again from there. */
 static bool take_by_times(struct follower *f)
 {
-	static struct follow_copy copies[SCANNED_MAX];
-	int n = follow_rotated_list(f->path, copies, SCANNED_MAX, true);
-	for (int i = n - 1; i >= 0; i--) {
+	struct follow_copy *copies;
+	int n = follow_rotated_list_since(f->path, f->settled_at, &copies);
+	bool all = true;
+	for (int i = n - 1; i >= 0 && all; i--) {
 		const struct follow_copy *c = &copies[i];
 		struct follow_id id = {c->dev, c->ino};
-		if (!not_before(c->mtime, f->settled_at) ||
-		    follow_queue_known(&f->q, id) ||
+		if (follow_queue_known(&f->q, id) ||
 		    follow_queue_finished(&f->q, id, c->mtime))
 			continue;
 		if (c->compressed) {
@@ -334,17 +328,17 @@ static bool take_by_times(struct follower *f)
 			continue;
 		}
 		enum take t = take_last(f, c->path, id);
-		if (t == TAKE_LATER)
-			return false;
+		all = t != TAKE_LATER;
 		if (t == TAKE_LOST)
 			follow_losses_add(&f->losses, c->path, 0,
 					  FOLLOW_LOSS_WHOLE);
-		else
+		else if (t == TAKEN)
 			rs_info("%s held %s while no event told of it (by its "
 				"time); reading it in its turn",
 				c->path, f->path);
 	}
-	return true;
+	free(copies);
+	return all;
 }
 
 /* The file at the name, if it is not known: at the start, when polling,

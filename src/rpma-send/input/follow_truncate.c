@@ -79,24 +79,35 @@ static bool queue_copy(struct follower *f, int at, int fd, const char *name)
 	return true;
 }
 
+/* Whether the copy open on fd holds what the file ff holds now (from its
+ * first byte): a copy made, its truncation still to come. */
+static bool is_now(const struct follow_file *ff, int fd)
+{
+	uint8_t a[FOLLOW_HEAD], b[FOLLOW_HEAD];
+	struct stat fs, cs;
+	if (fstat(ff->fd, &fs) != 0 || fstat(fd, &cs) != 0 || cs.st_size == 0 ||
+	    fs.st_size < cs.st_size)
+		return false;
+	size_t n = cs.st_size < FOLLOW_HEAD ? (size_t)cs.st_size : FOLLOW_HEAD;
+	return pread(ff->fd, a, n, 0) == (ssize_t)n &&
+	       pread(fd, b, n, 0) == (ssize_t)n && !memcmp(a, b, n);
+}
+
 /* A copy made by a later copytruncate before the follower looked (the
  * file truncated again meanwhile): the whole of what the file held between
- * two truncations, read from its first byte, queued at `at`. */
-static bool queue_later_copy(struct follower *f, int at,
-			     struct follow_candidate *k)
+ * two truncations, read from its first byte, queued at `at`. Takes fd. */
+static bool queue_later_copy(struct follower *f, int at, int fd,
+			     const char *name)
 {
 	struct follow_file copy;
-	follow_file_unopened(&copy, k->name);
-	if (!follow_file_take(&copy, k->fd, k->name, 0)) {
-		k->fd = -1; /* closed by follow_file_take */
-		return false;
-	}
-	k->fd = -1;
+	follow_file_unopened(&copy, name);
+	if (!follow_file_take(&copy, fd, name, 0))
+		return false; /* fd closed by follow_file_take */
 	copy.copy = true;
 	copy.wd = -1;
 	rs_info("%s was truncated in place again before it was read; "
 		"shipping what it held between from %s",
-		f->q.files[at].name, k->name);
+		f->q.files[at].name, name);
 	if (!follow_queue_insert(&f->q, at, &copy)) {
 		follow_file_close(&copy);
 		return false;
@@ -120,19 +131,59 @@ static int from_candidates(struct follower *f, int at)
 		if (!queue_copy(f, at, k->fd, k->name))
 			return 0;
 		k->fd = -1;
-		int queued = 1;
-		for (int j = i + 1; j < c->n; j++)
-			if (!follow_queue_known(&f->q, c->c[j].id))
-				queued +=
-				    queue_later_copy(f, at + queued, &c->c[j]);
-		follow_truncate_forget(c);
+		int queued = 1, j = i + 1;
+		/* up to one that is the file as it is now: logrotate copied it
+		 * and has not truncated it yet; it waits for that truncation */
+		for (;
+		     j < c->n && !is_now(&f->q.files[at + queued], c->c[j].fd);
+		     j++)
+			if (!follow_queue_known(&f->q, c->c[j].id)) {
+				queued += queue_later_copy(
+				    f, at + queued, c->c[j].fd, c->c[j].name);
+				c->c[j].fd = -1;
+			}
+		while (j-- > 0)
+			forget_one(c, 0);
 		return queued;
 	}
 	return 0;
 }
 
-/* A copy beside the file, or in a directory inside its own. */
-static bool from_directory(struct follower *f, int at)
+/* The copies listed newer than the one queued at `at` (copies[0 .. newer
+ * - 1], newest first), oldest first after it, up to one that is the file
+ * as it is now. Returns how many were queued. */
+static int queue_newer_copies(struct follower *f, int at,
+			      const struct follow_copy *copies, int newer)
+{
+	int queued = 0;
+	for (int j = newer - 1; j >= 0; j--) {
+		const struct follow_copy *k = &copies[j];
+		if (follow_queue_known(&f->q,
+				       (struct follow_id){k->dev, k->ino}))
+			continue;
+		int fd = follow_fds_open(k->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rs_warn("%s: cannot open this copy of a truncated "
+				"file; its %llu bytes are not shipped",
+				k->path, (unsigned long long)k->size);
+			follow_losses_add(&f->losses, k->path, 0, k->size);
+			continue;
+		}
+		if (is_now(&f->q.files[at + 1 + queued], fd)) {
+			close(fd);
+			break;
+		}
+		queued += queue_later_copy(f, at + 1 + queued, fd, k->path);
+	}
+	return queued;
+}
+
+/* A copy beside the file, or in a directory inside its own, that continues
+ * it (queued at `at`), then the copies made after it: logrotate renames a
+ * copy (.1 to .2) before the follower reads the event of its creation, so
+ * the copies of two truncations in one look are found here. Returns how
+ * many were queued. */
+static int from_directory(struct follower *f, int at)
 {
 	struct follow_copy copies[COPIES_TRIED];
 	int n = follow_rotated_list_near(f->path, copies, COPIES_TRIED);
@@ -145,10 +196,10 @@ static bool from_directory(struct follower *f, int at)
 			continue;
 		if (follow_file_continued_by(&f->q.files[at], fd) &&
 		    queue_copy(f, at, fd, copies[i].path))
-			return true;
+			return 1 + queue_newer_copies(f, at, copies, i);
 		close(fd);
 	}
-	return false;
+	return 0;
 }
 
 /* The file at `at` was truncated in place: its copy first (queued at
@@ -158,10 +209,10 @@ static int truncated(struct follower *f, int at)
 	const struct follow_file *ff = &f->q.files[at];
 	bool read_some = ff->pos > 0 || ff->seen > 0;
 	int copies = read_some ? from_candidates(f, at) : 0;
+	if (!copies && read_some)
+		copies = from_directory(f, at);
 	if (copies)
 		at += copies;
-	else if (read_some && from_directory(f, at))
-		at++;
 	else if (ff->seen > ff->pos) {
 		rs_warn("%s was truncated in place with %llu bytes not read "
 			"yet, and no copy of them was found beside it; they "

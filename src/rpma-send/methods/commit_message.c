@@ -32,6 +32,18 @@ int commit_message_take(const struct method_ctx *m,
 	if (reply->type != RS_MSG_COMMIT_DONE)
 		return rs_error_set(err, RS_E_MALFORMED, 0,
 				    "unexpected message type");
+	/* Not where the log ends: the commits before it never reached the
+	 * receiver (Soft-RoCE was seen to lose them under load, issue 69),
+	 * which refuses it and closes the connection. Nothing was committed
+	 * out of order: a lost session, resumed from where the log ends. */
+	if (reply->status == RS_MSG_NOT_CONTIGUOUS)
+		return rs_error_set(err, RS_E_LOST, 0,
+				    "refused batch %u: %s (the log ends at "
+				    "offset %llu): the commits before it did "
+				    "not reach the receiver",
+				    reply->seq,
+				    rs_msg_status_str(reply->status),
+				    (unsigned long long)reply->offset);
 	if (reply->status != RS_MSG_OK)
 		return rs_error_set(err, RS_E_REJECTED, 0,
 				    "refused batch %u: %s", reply->seq,

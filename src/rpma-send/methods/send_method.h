@@ -88,8 +88,10 @@ struct send_method {
 		     struct send_chain *chain);
 	/* 1 when ev confirms a batch (*out), 0 when it is no news; a
 	 * negative rs_errc when the receiver answered badly: RS_E_MALFORMED
-	 * for a reply that makes no sense, RS_E_REJECTED for a refusal, with
-	 * the text in err. */
+	 * for a reply that makes no sense, RS_E_REJECTED for a refusal,
+	 * RS_E_LOST for a batch refused as not where the log ends (commits
+	 * before it lost on the way: the session is lost, not the stream),
+	 * with the text in err. */
 	int (*take)(const struct method_ctx *m, const struct method_event *ev,
 		    struct method_confirm *out, struct rs_error *err);
 	/* The chain to post when ev arrives, before take reads it (NULL, or

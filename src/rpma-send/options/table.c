@@ -323,7 +323,9 @@ const struct send_option_row send_option_rows[] = {
      FIELD(stats),
      .help = "Print one summary line at the end: bytes, batches, seconds, "
 	     "MB/s and commit latency percentiles; with several replicas, one "
-	     "more line for each (state, bytes, lag, its commit latency)"},
+	     "more line for each (state, bytes, lag, its commit latency); then "
+	     "where the run's time went, phase by phase (start, connect's "
+	     "steps, streaming, teardown)"},
     {.name = "quiet",
      .short_flag = 'q',
      .type = SEND_OPTION_FLAG,

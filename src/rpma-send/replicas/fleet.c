@@ -10,6 +10,7 @@
 #include "error.h"
 #include "proto/message.h"
 #include "replicas/agreement.h"
+#include "stream/window_plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,32 +89,27 @@ static int connect_first(struct fleet *f, struct replica *r)
 	}
 }
 
-/* Batches in flight: about SHIP_INFLIGHT_BYTES unless --depth says, at
- * most what every receiver allows; batches no larger than any staging
- * slot in use; the log as long as the shortest. */
-static int size_window(struct fleet *f)
+/* The window for every receiver at once (stream/window_plan.h): batches no
+ * larger than any staging slot in use, no more in flight than any allows,
+ * the log as long as the shortest. */
+static int size_window(struct fleet *f, uint64_t input_size)
 {
-	uint32_t batch_max = f->cfg->batch_size, credits = SHIP_DEPTH_MAX;
+	uint32_t cap = UINT32_MAX, credits = SHIP_DEPTH_MAX;
 	uint64_t end = UINT64_MAX;
 	for (unsigned i = 0; i < f->n; i++) {
 		const struct replica *r = f->replicas[i];
-		uint32_t cap = replica_batch_cap(r);
+		uint32_t slot = replica_batch_cap(r);
 		uint16_t allowed = replica_grant(r)->credits;
-		if (batch_max > cap)
-			batch_max = cap;
+		if (slot < cap)
+			cap = slot;
 		if (allowed < credits)
 			credits = allowed;
 		if (replica_log_end(r) < end)
 			end = replica_log_end(r);
 	}
-	uint32_t depth = f->cfg->depth;
-	if (depth == SHIP_DEPTH_AUTO) {
-		depth = SHIP_INFLIGHT_BYTES / batch_max;
-		if (depth < SHIP_DEPTH_MIN)
-			depth = SHIP_DEPTH_MIN;
-	}
-	if (depth > credits)
-		depth = credits;
+	struct window_plan plan = window_plan_make(
+	    f->cfg->batch_size, cap, f->cfg->depth, credits, input_size);
+	uint32_t batch_max = plan.batch_max, depth = plan.depth;
 	uint64_t used = replica_granted_end(f->replicas[0]);
 	unsigned k = f->cfg->quorum ? f->cfg->quorum : f->n;
 	int rc = window_connected(f->w, f->n, k, (uint16_t)depth, batch_max,
@@ -186,7 +182,7 @@ int fleet_start(struct fleet *f, uint64_t input_size)
 	if (!rc)
 		rc = agreement_check(f->replicas, f->n, f->cfg);
 	if (!rc)
-		rc = size_window(f);
+		rc = size_window(f, input_size);
 	for (unsigned i = 0; i < f->n && !rc; i++) {
 		rc = replica_register(f->replicas[i], f->w);
 		if (!rc)

@@ -43,12 +43,18 @@ struct replica {
 	bool have_token;
 	uint64_t peer_timeout_ns;
 	uint64_t last_sent_ns; /* a message: a commit, a keepalive, a rebase */
-	uint64_t last_confirm_ns;	    /* for the stall check */
-	struct send_liveness live;	    /* its receiver's, as heard */
-	struct rs_spin spin;		    /* how long confirmations take */
+	uint64_t last_confirm_ns;  /* for the stall check */
+	unsigned commits_lost;	   /* batches refused since one was confirmed */
+	struct send_liveness live; /* its receiver's, as heard */
+	struct rs_spin spin;	   /* how long confirmations take */
 	uint64_t posted_ns[SHIP_DEPTH_MAX]; /* per credit slot */
 	struct send_stats stats;	    /* what it confirmed, how fast */
 };
+
+/* Sessions lost to a batch refused as not where the log ends, in a row
+ * with no batch confirmed: more is a receiver that refuses, not a link
+ * that lost commits. */
+#define REPLICA_COMMITS_LOST_MAX 3
 
 struct replica *replica_new(const struct ship_config *cfg,
 			    const struct rs_target *target, unsigned index)
@@ -595,6 +601,18 @@ static enum replica_news method_news(struct replica *r,
 	struct method_confirm confirm;
 	struct rs_error err = {0};
 	int rc = r->method->take(&m, ev, &confirm, &err);
+	if (rc == RS_E_LOST) {
+		/* Commits lost on the way are the link's; lost again and again
+		 * with nothing confirmed between, they are no link's fault. */
+		if (++r->commits_lost > REPLICA_COMMITS_LOST_MAX) {
+			rs_err("%s %s, %u times with nothing committed "
+			       "between: the refusal stands",
+			       r->label, err.msg, r->commits_lost);
+			return REPLICA_REFUSED;
+		}
+		rs_warn("%s %s", r->label, err.msg);
+		return REPLICA_LINK_LOST;
+	}
 	if (rc == RS_E_MALFORMED)
 		rs_err("%s sent a malformed reply (%s)", r->label, err.msg);
 	else if (rc < 0)
@@ -691,6 +709,7 @@ void replica_confirmed(struct replica *r, const struct send_window *w,
 {
 	uint64_t latency = now_ns - r->posted_ns[window_slot_of(w, b->seq)];
 	r->last_confirm_ns = now_ns;
+	r->commits_lost = 0;
 	rs_spin_observe(&r->spin, latency);
 	send_stats_commit(&r->stats, b->length, latency, now_ns);
 }

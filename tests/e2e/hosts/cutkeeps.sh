@@ -22,8 +22,7 @@ m = mmap.mmap(fd, 2 << 20)
 m[(1 << 20):(1 << 20) + 4096] = open(sys.argv[2], \"rb\").read(4096)" $RPMA_DEVDAX $D/keep || exit 1
 	echo written' 120) || fail "writing on b: $out"
 host_cut b
-host_boot b
-host_ready b || fail "b did not boot again"
+host_boot_ready b || fail "b did not boot again"
 out=$(on b '
 	cmp -s $RPMA_DISK/synced $D/keep || echo "the synced file is not whole"
 	if [ -e $RPMA_DISK/unsynced ] && cmp -s $RPMA_DISK/unsynced $D/keep; then

@@ -548,12 +548,22 @@ static void replies_confirm(struct rig *g, enum rs_method id)
 	assert_int_equal(take(g, RS_OP_READ, 5, 0, &out, &err), 0);
 	assert_int_equal(take(g, RS_OP_SEND, 5, 0, &out, &err), 0);
 	assert_int_equal(take(g, RS_OP_WRITE, 5, 0, &out, &err), 0);
+	/* Not where the log ends: commits before it were lost on the way,
+	 * a lost session (taken up again under --retry), not a refusal. */
 	done.status = RS_MSG_NOT_CONTIGUOUS;
+	assert_int_equal(take(g, RS_OP_RECV, 0, &done, &out, &err), RS_E_LOST);
+	char refused[256];
+	snprintf(refused, sizeof(refused),
+		 "refused batch 5: %s (the log ends at offset %llu): the "
+		 "commits before it did not reach the receiver",
+		 rs_msg_status_str(RS_MSG_NOT_CONTIGUOUS),
+		 (unsigned long long)(LOG_START + 4096));
+	assert_string_equal(err.msg, refused);
+	done.status = RS_MSG_OUT_OF_RANGE;
 	assert_int_equal(take(g, RS_OP_RECV, 0, &done, &out, &err),
 			 RS_E_REJECTED);
-	char refused[128];
 	snprintf(refused, sizeof(refused), "refused batch 5: %s",
-		 rs_msg_status_str(RS_MSG_NOT_CONTIGUOUS));
+		 rs_msg_status_str(RS_MSG_OUT_OF_RANGE));
 	assert_string_equal(err.msg, refused);
 	struct rs_msg other = {.type = RS_MSG_HASH_DONE, .seq = 5};
 	assert_int_equal(take(g, RS_OP_RECV, 0, &other, &out, &err),

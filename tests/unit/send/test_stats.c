@@ -6,7 +6,11 @@
 
 #include <cmocka.h>
 
+#include "common/phases.h"
 #include "common/stats.h"
+
+#include <stdio.h>
+#include <string.h>
 
 static void empty_has_no_percentile(void **state)
 {
@@ -63,6 +67,35 @@ static void small_and_huge_values(void **state)
 	assert_true(send_stats_percentile(&st, 0.99) >= UINT64_MAX / 2);
 }
 
+/* The phases line: each phase from the end of the one before; one not
+ * reached is "-" and the next counts from the last reached. */
+static void phases_run_from_one_end_to_the_next(void **state)
+{
+	(void)state;
+	const uint64_t ms = 1000000;
+	struct rs_session_times t = {.begun_ns = 12 * ms,
+				     .routed_ns = 15 * ms,
+				     .prepared_ns = 17 * ms,
+				     .answered_ns = 47 * ms,
+				     .granted_ns = 0};
+	struct send_stats st = {.first_post_ns = 50 * ms,
+				.last_commit_ns = 150 * ms};
+	struct send_phases p = {.exec_ns = 3 * ms,
+				.main_ns = 10 * ms,
+				.session = &t,
+				.stats = &st,
+				.now_ns = 151 * ms + ms / 2};
+	char line[512] = {0};
+	FILE *out = fmemopen(line, sizeof(line) - 1, "w");
+	assert_non_null(out);
+	send_phases_print(out, &p);
+	fclose(out);
+	assert_string_equal(line, "rpma-send: stats: phases_ms exec=3.0 "
+				  "start=2.0 resolve=3.0 prepare=2.0 "
+				  "answer=30.0 grant=- to_first_write=3.0 "
+				  "streaming=100.0 teardown=1.5\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -71,6 +104,7 @@ int main(void)
 	    cmocka_unit_test(small_and_huge_values),
 	    cmocka_unit_test(
 		streaming_time_runs_from_first_post_to_last_commit),
+	    cmocka_unit_test(phases_run_from_one_end_to_the_next),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

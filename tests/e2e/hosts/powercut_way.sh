@@ -1,0 +1,147 @@
+# shellcheck shell=bash
+# One way of the powercut group (sourced by tests/e2e/hosts/powercut.sh,
+# once for each receiving host): host S streams the input into the log
+# "main" of host R while a loop on S replaces R's log "repl", and R's power
+# is cut pc_cuts times; see powercut.sh for what is checked.
+
+# The persistence model (tests/shadow) on $R's receiver: what it makes
+# persistent goes to a shadow in b's tmpfs and, written through, to its
+# mirror here on the driver's side ($D/shadow-$R), which outlives the cut.
+# After a cut the pools go back as the mirror says before anything reads
+# them: a store the receiver never made persistent is lost, whatever the
+# emulated NVDIMM kept. RPMA_POWERCUT_SKIP=word|record|floor|data leaves
+# one kind of the receiver's persists out (a self-test: the cuts must then
+# find a loss; scripts/powercut --skip).
+pc_skip=${RPMA_POWERCUT_SKIP:-}
+rm -rf "$D/shadow-$R"
+mkdir -p "$D/shadow-$R"
+
+# pc_recv: $R's receiver under the model, from the configuration on its
+# disk, as the host starts it at boot; its log is recv-BOOT.log.
+pc_recv() {
+	on $R "mkdir -p \$RPMA_TMPDIR/shadow
+	printf '#!/bin/sh\nexec env LD_PRELOAD=%q RPMA_SHADOW_DIR=%q RPMA_SHADOW_MIRROR=%q RPMA_SHADOW_SKIP=%q %q \"\$@\"\n' \
+		\$BUILD/tests/shadow/librpma_persist_shadow.so \$RPMA_TMPDIR/shadow \$D/shadow-$R '$pc_skip' \$RECV >\$W/model-recv
+	chmod +x \$W/model-recv
+	RECV=\$W/model-recv RECV_OPTS=(-v); recv_up recv-${HOST_BOOTS[$R]}.log --config \$RPMA_DISK/rpma-recv.conf" 180
+}
+
+start_case "$pc_mib MiB from ${REL[$S]} into ${REL[$R]}'s rotating log, $R power-cut $pc_cuts times: every committed byte kept, a prefix, exact at the end"
+out=$(on $R "mkdir -p \$RPMA_DISK/archive && cat >\$RPMA_DISK/rpma-recv.conf <<EOF
+$pc_conf
+EOF
+sync" 60) || fail "$R's configuration: $out"
+out=$(pc_recv) || fail "$R's receiver did not start: $out"
+slog=${W[$S]}/send-power.log
+# paced (4 MiB/s, in pieces of 1 MiB): the cuts, which wait for positions,
+# land near them however fast the machine streams
+on_bg $S "pace \$D/power 0.25 1048576 | timeout 3000 \$SEND --retry 1000 --progress=commits \$RPMA_IP_${R^^}/main - 2>\$W/send-power.log; echo \"exit \$?\""
+pc_sender=$JOB
+# the replacements: round K ships repl(K mod 4) with --truncate; its start
+# and its end are written down before and after
+on_bg $S "k=0
+	while [ ! -e \$W/repl.stop ]; do
+		k=\$((k + 1))
+		echo \$k >\$W/repl.started
+		rc=0
+		timeout 300 \$SEND --truncate \$RPMA_IP_${R^^}/repl \$D/repl\$((k % 4)) 2>>\$W/repl.log || rc=\$?
+		echo \"\$k \$rc\" >>\$W/repl.done
+		nap 0.3
+	done"
+pc_repl=$JOB
+
+# pc_repl_ok: the replacement round that last ended 0, and the one started
+# after it (0: none)
+pc_repl_state() {
+	local ok
+	ok=$(awk '$2 == 0 { k = $1 } END { print k + 0 }' "${W[$S]}/repl.done" 2>/dev/null)
+	REPL_OK=${ok:-0}
+	REPL_NEXT=$(cat "${W[$S]}/repl.started" 2>/dev/null || echo 0)
+	[ "$REPL_NEXT" -gt "$REPL_OK" ] || REPL_NEXT=0
+}
+
+declare -A pc_hit=()
+pc_checked=0
+for ((c = 0; c < pc_cuts; c++)); do
+	want=${pc_at[c]}
+	end=$((SECONDS + 900))
+	while [ "$(reported "$slog")" -lt "$want" ] && ! job_done $S "$pc_sender"; do
+		[ "$SECONDS" -lt "$end" ] && host_up $R || break
+		sleep 0.2
+	done
+	if ! host_up $R; then
+		fail "before cut $((c + 1)): host $R went down by itself"
+		break
+	fi
+	if [ "$(reported "$slog")" -lt "$want" ] && ! job_done $S "$pc_sender"; then
+		fail "cut $((c + 1)): the stream did not reach $want bytes committed in 900 s (at $(reported "$slog")): not cut"
+		break
+	fi
+	if job_done $S "$pc_sender"; then
+		fail "the sender ended before cut $((c + 1)): $(job_wait $S "$pc_sender" 1)"
+		break
+	fi
+	pause=$((RANDOM % 1500))
+	sleep "$((pause / 1000)).$(printf %03d $((pause % 1000)))"
+	host_cut $R
+	# read after the cut: every commit the sender was told of before it
+	committed=$(reported "$slog")
+	partition $R
+	pc_repl_state
+	log "cut $((c + 1)) of $pc_cuts: at ${committed} bytes reported committed (waited for $want, then ${pause} ms); repl: round $REPL_OK ended 0, round $REPL_NEXT in flight"
+	if ! host_boot_ready $R; then
+		fail "$R did not boot again after cut $((c + 1))"
+		break
+	fi
+	# what the cut left, before the receiver repairs it
+	parts=$(on $R 'ls -a "$RPMA_DISK/archive" | grep -c "\.part$"' 60)
+	[ "${parts:-0}" = 0 ] || pc_hit[mid-archive]=$((${pc_hit[mid-archive]:-0} + 1))
+	[ "$REPL_NEXT" = 0 ] || pc_hit[during a replacement]=$((${pc_hit[during a replacement]:-0} + 1))
+	# the pools as the model says the cut left them
+	out=$(on $R "\"\$BUILD/tests/shadow/persist-shadow-restore\" \$D/shadow-$R 2>&1" 300) ||
+		fail "after cut $((c + 1)): the model's restore: $out"
+	log "after cut $((c + 1)): ${out//$'\n'/; }"
+	# the pool as the cut left it, before the receiver repairs anything
+	out=$(on $R 'pmempool check -v "$RPMA_DEVDAX" 2>&1' 120)
+	grep -q consistent <<<"$out" || fail "after cut $((c + 1)): pmempool check of main's pool before the receiver starts: $out"
+	out=$(pc_recv) || {
+		fail "$R's receiver did not start after cut $((c + 1)): $out"
+		break
+	}
+	rlog=${W[$R]}/recv-${HOST_BOOTS[$R]}.log
+	grep -q "finishing a rotation cut short" "$rlog" && pc_hit[mid-rotation]=$((${pc_hit[mid-rotation]:-0} + 1))
+	grep -q "finishing the switch" "$rlog" && pc_hit[mid-switch]=$((${pc_hit[mid-switch]:-0} + 1))
+	out=$(on $R "SKIP=$pc_checked log_prefix \$RPMA_DEVDAX \$D/power $committed \$RPMA_DISK/archive main" 300) ||
+		fail "after cut $((c + 1)): main: $out"
+	len=${out%%$'\n'*}
+	[[ $len =~ ^[0-9]+$ ]] && pc_checked=$len
+	# repl: one replacement whole (or nothing yet)
+	out=$(on $R "\"\$RECV\" --export \$RPMA_TMPDIR/repl \$RPMA_DISK/repl.pool 2>&1 || exit 1
+		for k in $REPL_OK $REPL_NEXT; do
+			[ \$k != 0 ] || { [ -s \$RPMA_TMPDIR/repl ] || exit 0; continue; }
+			cmp -s \$RPMA_TMPDIR/repl \$D/repl\$((k % 4)) && exit 0
+		done
+		echo \"repl holds \$(stat -c %s \$RPMA_TMPDIR/repl) bytes: neither round $REPL_OK nor round $REPL_NEXT whole\"
+		exit 1" 120) || fail "after cut $((c + 1)): repl: $out"
+	log "after cut $((c + 1)): main holds $len bytes, a prefix (the sender had reported $committed); repl whole"
+	link_heal >/dev/null 2>&1
+done
+
+out=$(job_wait $S "$pc_sender" 2400)
+[ "$out" = "exit 0" ] || fail "the sender: $out, want exit 0: $(grep -v '^rpma-send: committed ' "$slog" | tail -n 5)"
+: >"${W[$S]}/repl.stop"
+job_wait $S "$pc_repl" 400 >/dev/null || fail "the replacement loop did not end"
+out=$(on $S "timeout 600 \$SEND --verify \$D/power \$RPMA_IP_${R^^}/main 2>&1" 620) ||
+	fail "--verify of main after the cuts: $out"
+out=$(on $R "recv_down || echo 'the receiver did not stop'
+	SKIP=$pc_checked log_prefix \$RPMA_DEVDAX \$D/power $pc_total \$RPMA_DISK/archive main" 300) ||
+	fail "main at the end: $out"
+hits=
+for k in "${!pc_hit[@]}"; do hits+="${hits:+, }$k ${pc_hit[$k]}"; done
+rounds=$(awk '{ n[$2]++ } END { for (rc in n) printf "%s%d exit %s", (s++ ? ", " : ""), n[rc], rc }' "${W[$S]}/repl.done" 2>/dev/null)
+log "power cuts: $pc_cuts cuts (seed $pc_seed); what they hit: ${hits:-mid-stream only}; replacement rounds: ${rounds:-none}"
+# a replacement's sender (no --retry) whose receiver's host vanished ends
+# on its own (exit 3), within its bounds: none waits for timeout to end it
+grep -q ' 124$' "${W[$S]}/repl.done" 2>/dev/null &&
+	fail "a replacement's sender hung until timeout killed it (rounds $(awk '$2 == 124 { printf "%s ", $1 }' "${W[$S]}/repl.done")): $(grep -v ' committed, ' "${W[$S]}/repl.log" | tail -n 3)"
+end_case
