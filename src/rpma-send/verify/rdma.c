@@ -1,8 +1,11 @@
 #include "verify/rdma.h"
 
+#include "cli/log.h"
+#include "common/stats.h"
 #include "connect/read_prefix.h"
 #include "error.h"
 #include "rdma/mr.h"
+#include "replicas/liveness.h"
 #include "session/session.h"
 
 #include <errno.h>
@@ -20,6 +23,12 @@ struct verify_rdma {
 	uint8_t *bufs; /* a chunk of read-back bytes per slot */
 	struct rs_mr *mr;
 	char peer[RS_TARGET_LABEL_SIZE];
+	/* A receiver that dies with our request (its queue pair gone, its
+	 * goodbye lost) never answers and raises no event: silence is
+	 * judged as a stream's is (replicas/liveness.h). */
+	struct send_liveness live;
+	uint64_t peer_timeout_ns;
+	uint64_t waiting_ns; /* since the last answer (or the start) */
 };
 
 void verify_rdma_offer(const struct rs_session *rs, struct verify_offer *o)
@@ -143,6 +152,44 @@ static int on_reply(struct verify_rdma *l, struct verify_pipeline *p,
 	return verify_pipeline_staged(p, reply.seq, err);
 }
 
+/* Nothing came for a while: probe the link at half the peer timeout; a
+ * probe unanswered for the other half, or a program that has what we ask
+ * and says nothing for twice the timeout, is a lost link. */
+static int on_silence(struct verify_rdma *l, struct verify_pipeline *p,
+		      struct rs_error *err)
+{
+	uint64_t now = send_stats_now_ns(), silent = 0;
+	switch (send_liveness_check(&l->live, l->waiting_ns, now,
+				    l->peer_timeout_ns, 0, &silent)) {
+	case SEND_LIVE:
+		return 0;
+	case SEND_PROBE:
+		if (rs_conn_probe(rs_session_conn(l->rs), RS_POST_SIGNALED))
+			return verify_pipeline_lost(p, l->peer, err);
+		send_liveness_probed(&l->live, now);
+		return 0;
+	default:
+		rs_info("%s said nothing for %llu ms while verifying", l->peer,
+			(unsigned long long)(silent / 1000000ull));
+		return verify_pipeline_lost(p, l->peer, err);
+	}
+}
+
+/* A completion: word from the receiver's side; a reply or a read is what
+ * we waited for. */
+static void heard(struct verify_rdma *l, const struct rs_completion *wc)
+{
+	uint64_t now = send_stats_now_ns();
+	if (wc->wr_id == RS_CONN_PROBE_WR_ID) {
+		send_liveness_probe_back(&l->live, now);
+	} else if (wc->op == RS_OP_RECV || wc->op == RS_OP_READ) {
+		send_liveness_answered(&l->live, now);
+		l->waiting_ns = now;
+	} else {
+		send_liveness_heard(&l->live, now);
+	}
+}
+
 int verify_rdma_pump(struct verify_rdma *l, struct verify_pipeline *p,
 		     bool *idle, struct rs_error *err)
 {
@@ -151,9 +198,12 @@ int verify_rdma_pump(struct verify_rdma *l, struct verify_pipeline *p,
 							&wc, VERIFY_WAIT_MS);
 	*idle = r == RS_WAIT_TIMEOUT;
 	if (*idle)
-		return 0;
+		return on_silence(l, p, err);
 	if (r != RS_WAIT_COMPLETION || !wc.ok)
 		return verify_pipeline_lost(p, l->peer, err);
+	heard(l, &wc);
+	if (wc.wr_id == RS_CONN_PROBE_WR_ID)
+		return 0;
 	if (wc.op == RS_OP_RECV)
 		return on_reply(l, p, &wc, err);
 	if (wc.op == RS_OP_READ)
@@ -182,6 +232,9 @@ int verify_rdma_new(struct verify_rdma **out, struct rs_session *rs,
 	l->depth = plan->depth;
 	l->chunk = plan->chunk;
 	rs_target_label(remote, l->peer, sizeof(l->peer));
+	l->peer_timeout_ns = (uint64_t)l->grant->peer_timeout_ms * 1000000ull;
+	l->waiting_ns = send_stats_now_ns();
+	send_liveness_start(&l->live, l->waiting_ns);
 	*out = l;
 	/* Our own memory the device will not take, whatever the provider
 	 * said: local trouble (exit 2 as always), not the link's. */

@@ -34,18 +34,22 @@ sync" 60) || fail "$R's configuration: $out"
 out=$(pc_recv) || fail "$R's receiver did not start: $out"
 slog=${W[$S]}/send-power.log
 # paced (4 MiB/s, in pieces of 1 MiB): the cuts, which wait for positions,
-# land near them however fast the machine streams
-on_bg $S "pace \$D/power 0.25 1048576 | timeout 3000 \$SEND --retry 1000 --progress=commits \$RPMA_IP_${R^^}/main - 2>\$W/send-power.log; echo \"exit \$?\""
+# land near them however fast the machine streams. Its progress reaches the
+# share written through (dd oflag=dsync): Debian 13's 9p (cache=mmap, on
+# netfs) keeps a file's writes in the guest's page cache until writeback,
+# so the driver saw none of b's progress and b's stream ended before the
+# first position (CI, stop 77).
+on_bg $S "pace \$D/power 0.25 1048576 | timeout 3000 \$SEND --retry 1000 --progress=commits \$RPMA_IP_${R^^}/main - 2> >(dd oflag=dsync bs=64K status=none of=\$W/send-power.log); echo \"exit \$?\""
 pc_sender=$JOB
 # the replacements: round K ships repl(K mod 4) with --truncate; its start
-# and its end are written down before and after
+# and its end are written down (through, as above) before and after
 on_bg $S "k=0
 	while [ ! -e \$W/repl.stop ]; do
 		k=\$((k + 1))
-		echo \$k >\$W/repl.started
+		echo \$k | dd oflag=dsync status=none of=\$W/repl.started
 		rc=0
 		timeout 300 \$SEND --truncate \$RPMA_IP_${R^^}/repl \$D/repl\$((k % 4)) 2>>\$W/repl.log || rc=\$?
-		echo \"\$k \$rc\" >>\$W/repl.done
+		echo \"\$k \$rc\" | dd oflag=dsync,append conv=notrunc status=none of=\$W/repl.done
 		nap 0.3
 	done"
 pc_repl=$JOB
