@@ -211,7 +211,9 @@ static bool method_refused(const struct rs_connect_req *sent,
 
 /* Refused for the version asked in: the newest both speak, to ask again
  * in (*again), when there is one we did not ask in yet; else the line that
- * names both sides' versions. */
+ * names both sides' versions. The line is said either way: a receiver
+ * upgraded between our two asks refuses the second too, and that is the
+ * last (it was empty). */
 static int version_refused(const char *who, const struct rs_connect_req *sent,
 			   const struct rs_reject_info *rej, uint8_t *again,
 			   struct rs_error *err)
@@ -227,7 +229,11 @@ static int version_refused(const char *who, const struct rs_connect_req *sent,
 				    "says it speaks",
 				    who, common);
 	*again = common;
-	return RS_E_VERSION;
+	return rs_error_set(err, RS_E_VERSION, 0,
+			    "%s refused protocol version %u, saying it speaks "
+			    "%u to %u: it changed while we asked; run again",
+			    who, sent->version, rej->min_version,
+			    rej->max_version);
 }
 
 /* What a refusal means. A reject we cannot read is the CM's own (nobody

@@ -205,6 +205,26 @@ static void an_older_receiver_is_asked_again_in_its_version(void **state)
 	nothing_alive();
 }
 
+/* Upgraded between our two asks: refused in 10 (it spoke 9), then in 9
+ * (it speaks 9 to 10 now). The second refusal is the last, and says why
+ * (its line was empty). */
+static void a_second_version_refusal_says_why(void **state)
+{
+	(void)state;
+	struct rs_reject_info old = {.version = 9, .reason = RS_REJECT_VERSION};
+	struct rs_reject_info upgraded = {.version = 10,
+					  .reason = RS_REJECT_VERSION};
+	fake.answers[0].rc = RS_E_REJECTED;
+	reject_data(&fake.answers[0].data, &old);
+	fake.answers[1].rc = RS_E_REJECTED;
+	reject_data(&fake.answers[1].data, &upgraded);
+	struct rs_session_request r = request();
+	connect_fails(&r, RS_E_VERSION,
+		      "h:7204/app refused protocol version 9, saying it "
+		      "speaks 9 to 10: it changed while we asked; run again");
+	assert_int_equal(fake.connects, 2);
+}
+
 static void a_challenge_is_answered_with_the_key(void **state)
 {
 	(void)state;
@@ -440,6 +460,7 @@ int main(void)
 	    SENDER_TEST(a_refusal_names_the_logs_to_use),
 	    SENDER_TEST(an_unreadable_refusal_is_nobody_listening),
 	    SENDER_TEST(an_older_receiver_is_asked_again_in_its_version),
+	    SENDER_TEST(a_second_version_refusal_says_why),
 	    SENDER_TEST(a_challenge_is_answered_with_the_key),
 	    SENDER_TEST(a_challenge_without_a_key_fails),
 	    SENDER_TEST(flush_only_where_the_connection_can),
