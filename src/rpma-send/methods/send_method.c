@@ -43,6 +43,28 @@ int send_method_choose(uint8_t offered, enum rs_method requested,
 	return 0;
 }
 
+int send_method_plan(uint8_t granted, const char *flush_why_not,
+		     enum rs_method requested,
+		     const struct send_method **chosen, struct rs_error *err)
+{
+	const uint8_t flush = RS_METHOD_BIT(RS_METHOD_FLUSH);
+	if (!flush_why_not || !(granted & flush))
+		return send_method_choose(granted, requested, chosen, err);
+	uint8_t offered = granted & (uint8_t)~flush;
+	char list[64];
+	if (requested == RS_METHOD_FLUSH)
+		return rs_error_set(err, RS_E_REJECTED, 0,
+				    "method flush cannot be used from here: %s",
+				    flush_why_not);
+	if (requested == RS_METHOD_AUTO && !offered)
+		return rs_error_set(err, RS_E_REJECTED, 0,
+				    "the receiver offers %s, which cannot be "
+				    "used from here: %s",
+				    rs_method_list(granted, list, sizeof(list)),
+				    flush_why_not);
+	return send_method_choose(offered, requested, chosen, err);
+}
+
 bool send_method_offered(const struct send_method *m,
 			 const struct rs_accept_info *info)
 {

@@ -109,17 +109,25 @@ extern const struct send_method method_flush;
 
 /* The row of m, or NULL for AUTO or a method this sender cannot post. */
 const struct send_method *send_method_of(enum rs_method m);
-/* The method to use with a receiver offering offered (RS_METHOD_BIT()s):
- * requested if offered, with AUTO the fastest offered. RS_E_REJECTED with
- * a sentence saying what the receiver offers when none fits: its offer
- * refuses us, whatever we asked for. */
 /* RS_METHOD_BIT() of each method this sender can post: what a writer's
  * connect request says it can do (the library leaves flush out where the
  * connection cannot post it). */
 uint8_t send_methods_known(void);
 
+/* The method to use with a receiver offering offered (RS_METHOD_BIT()s):
+ * requested if offered, with AUTO the fastest offered. RS_E_REJECTED with
+ * a sentence saying what the receiver offers when none fits: its offer
+ * refuses us, whatever we asked for. */
 int send_method_choose(uint8_t offered, enum rs_method requested,
 		       const struct send_method **chosen, struct rs_error *err);
+
+/* As send_method_choose, for a grant of granted where this connection
+ * cannot post flush (flush_why_not says why; NULL: it can): flush is left
+ * out, and a choice that finds nothing else says so with that reason (a
+ * 0.3.0 receiver grants flush alone to a sender it cannot ask). */
+int send_method_plan(uint8_t granted, const char *flush_why_not,
+		     enum rs_method requested,
+		     const struct send_method **chosen, struct rs_error *err);
 
 /* Whether a receiver granting info (still) offers m. */
 bool send_method_offered(const struct send_method *m,

@@ -171,18 +171,16 @@ int replica_plan(struct replica *r, enum rs_method requested,
 		 struct rs_error *err)
 {
 	const struct rs_accept_info *info = replica_grant(r);
-	uint8_t offered = info->methods;
 	const char *why_not = 0;
-	if (!rs_conn_can_flush(rs_session_conn(r->rs), &why_not))
-		offered &= (uint8_t)~RS_METHOD_BIT(RS_METHOD_FLUSH);
-	if (requested == RS_METHOD_FLUSH && offered != info->methods)
-		return rs_error_set(err, RS_E_REJECTED, 0,
-				    "method flush cannot be used from here: %s",
-				    why_not);
-	if (offered != info->methods)
+	if (rs_conn_can_flush(rs_session_conn(r->rs), &why_not))
+		why_not = 0;
+	else if (!why_not)
+		why_not = "this connection cannot post RDMA FLUSH";
+	if (why_not && (info->methods & RS_METHOD_BIT(RS_METHOD_FLUSH)))
 		rs_verbose("the receiver offers flush; not using it: %s",
 			   why_not);
-	int rc = send_method_choose(offered, requested, &r->method, err);
+	int rc = send_method_plan(info->methods, why_not, requested, &r->method,
+				  err);
 	if (rc)
 		return rc;
 	memcpy(r->pool_uuid, info->pool_uuid, sizeof(r->pool_uuid));

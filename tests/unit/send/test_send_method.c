@@ -98,6 +98,37 @@ static void method_not_offered_is_refused(void **state)
 	assert_null(m);
 }
 
+/* Where this connection cannot post flush: left out of the grant; asked
+ * for, or all a receiver grants (0.3.0 grants flush alone to a sender it
+ * cannot ask), the refusal says why. */
+static void flush_that_cannot_be_posted_is_said(void **state)
+{
+	(void)state;
+	const uint8_t flush = RS_METHOD_BIT(RS_METHOD_FLUSH);
+	const uint8_t gpspm = RS_METHOD_BIT(RS_METHOD_GPSPM);
+	const char *why = "rdma-core 45 or later is needed";
+	const struct send_method *m = 0;
+	struct rs_error err = {0};
+	assert_int_equal(
+	    send_method_plan(flush | gpspm, why, RS_METHOD_AUTO, &m, &err), 0);
+	assert_int_equal(m->id, RS_METHOD_GPSPM);
+	assert_int_equal(
+	    send_method_plan(flush | gpspm, 0, RS_METHOD_AUTO, &m, &err), 0);
+	assert_int_equal(m->id, RS_METHOD_FLUSH);
+	m = 0;
+	assert_int_equal(send_method_plan(flush, why, RS_METHOD_AUTO, &m, &err),
+			 RS_E_REJECTED);
+	assert_null(m);
+	assert_string_equal(err.msg, "the receiver offers flush, which cannot "
+				     "be used from here: rdma-core 45 or later "
+				     "is needed");
+	assert_int_equal(
+	    send_method_plan(flush | gpspm, why, RS_METHOD_FLUSH, &m, &err),
+	    RS_E_REJECTED);
+	assert_string_equal(err.msg, "method flush cannot be used from here: "
+				     "rdma-core 45 or later is needed");
+}
+
 static void offered_is_the_methods_bit(void **state)
 {
 	(void)state;
@@ -635,6 +666,7 @@ int main(void)
 	    T(gpspm_says_a_lone_commit),
 	    cmocka_unit_test(choice_follows_the_offer),
 	    cmocka_unit_test(method_not_offered_is_refused),
+	    cmocka_unit_test(flush_that_cannot_be_posted_is_said),
 	    cmocka_unit_test(offered_is_the_methods_bit),
 	    cmocka_unit_test(staged_batches_fit_a_staging_slot),
 	    T(gpspm_writes_in_place_then_asks),
