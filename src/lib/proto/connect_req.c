@@ -51,6 +51,15 @@ static uint8_t methods_of_version_9(const struct rs_connect_req *req)
 	return RS_METHOD_ALL & (uint8_t)~RS_METHOD_BIT(RS_METHOD_FLUSH);
 }
 
+uint8_t rs_connect_req_usable(const struct rs_connect_req *req, uint8_t offered)
+{
+	const uint8_t flush = RS_METHOD_BIT(RS_METHOD_FLUSH);
+	if (req->version == 9 && req->method == RS_METHOD_AUTO &&
+	    !(req->flags & RS_CONNECT_VERIFY) && offered == flush)
+		return flush;
+	return offered & req->methods;
+}
+
 /* What the request asks, against itself: known flags and methods, a token
  * only to take a session over, nothing a reader may not ask. */
 static int connect_req_check(const struct rs_connect_req *req,

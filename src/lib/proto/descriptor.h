@@ -202,6 +202,12 @@ size_t rs_reject_encode(const struct rs_reject_info *info, void *buf,
  * newer than ours decodes to its reason, methods and versions. */
 int rs_connect_req_decode(const void *buf, size_t len,
 			  struct rs_connect_req *req, struct rs_error *err);
+/* Of the methods offered (RS_METHOD_BIT()s), those a writer's request
+ * says it can do. A version 9 writer that insists on none says nothing:
+ * offered flush alone, it takes it, as 0.3.0 receivers granted it (it
+ * could write to such a log before its receiver was upgraded). */
+uint8_t rs_connect_req_usable(const struct rs_connect_req *req,
+			      uint8_t offered);
 int rs_accept_info_decode(const void *buf, size_t len,
 			  struct rs_accept_info *info, struct rs_error *err);
 size_t rs_challenge_encode(const struct rs_challenge *c, void *buf, size_t len);

@@ -79,7 +79,8 @@ uint8_t recv_log_memory_usable(const struct recv_device_exposure *d,
 			       uint8_t allowed)
 {
 	uint8_t m = recv_log_memory_offered(d, req, allowed);
-	return req->flags & RS_CONNECT_VERIFY ? m : m & req->methods;
+	return req->flags & RS_CONNECT_VERIFY ? m
+					      : rs_connect_req_usable(req, m);
 }
 
 void recv_sender_memory_init(struct recv_sender_memory *m,

@@ -632,6 +632,31 @@ static void connect_version_9(void **state)
 			 RS_E_MALFORMED);
 }
 
+/* What a writer's request can use of an offer: what it can do; a version
+ * 9 writer asking for no method takes flush when that is all there is
+ * (0.3.0 receivers granted it), not when anything else is offered. */
+static void a_version_9_writer_takes_flush_when_it_is_all(void **state)
+{
+	(void)state;
+	const uint8_t flush = RS_METHOD_BIT(RS_METHOD_FLUSH);
+	const uint8_t gpspm = RS_METHOD_BIT(RS_METHOD_GPSPM);
+	uint8_t buf[RS_CONNECT_PRIVATE_MAX] = {0};
+	struct rs_connect_req in = {.version = 9, .method = RS_METHOD_AUTO}, v9;
+	rs_connect_req_encode(&in, buf, sizeof(buf));
+	assert_int_equal(rs_connect_req_decode(buf, sizeof(buf), &v9, 0), 0);
+	assert_int_equal(rs_connect_req_usable(&v9, flush), flush);
+	assert_int_equal(rs_connect_req_usable(&v9, flush | gpspm), gpspm);
+	/* asking for a method: what it asked, as before */
+	struct rs_connect_req staged = v9;
+	staged.method = RS_METHOD_STAGED;
+	assert_int_equal(rs_connect_req_usable(&staged, flush), 0);
+	/* version 10 says what it can do: no flush, none */
+	struct rs_connect_req v10 = {
+	    .version = 10, .method = RS_METHOD_AUTO, .methods = gpspm};
+	assert_int_equal(rs_connect_req_usable(&v10, flush), 0);
+	assert_int_equal(rs_connect_req_usable(&v10, flush | gpspm), gpspm);
+}
+
 /* Versions outside 9 to 10: RS_E_VERSION, the version read said; none is
  * encoded. */
 static void versions_outside(void **state)
@@ -789,6 +814,7 @@ int main(void)
 	    cmocka_unit_test(reject_reasons_worth_retrying),
 	    cmocka_unit_test(reject_bad_logs),
 	    cmocka_unit_test(connect_version_9),
+	    cmocka_unit_test(a_version_9_writer_takes_flush_when_it_is_all),
 	    cmocka_unit_test(versions_outside),
 	    cmocka_unit_test(answers_in_the_version_asked),
 	    cmocka_unit_test(newer_reject_read),
