@@ -9,7 +9,7 @@
 # line; 20 rotations 0.1 s apart, within the grace period. Afterwards the
 # remote logs are checked line by line against every file that holds lines
 # (rotated, compressed, live): nothing the files keep is missing, nothing
-# doubled, the order kept. The receiver stopped (SIGSTOP) for 60 s while
+# doubled, the order kept. The receiver stopped (SIGSTOP) for 30 s while
 # logrotate runs 12 times on four logs (create, dateext, compress without
 # delaycompress, copytruncate), then continued: every line, once, in order.
 # A path whose directory appears 5 s later. And --resume -f after rotations
@@ -372,7 +372,7 @@ resume_refused_case() {
 }
 
 OUTAGE_KINDS="create dateext compress copytruncate"
-OUTAGE_SECONDS=60 # the receiver stopped
+OUTAGE_SECONDS=30 # the receiver stopped (a rotation every 2.5 s)
 OUTAGE_ROTATIONS=12
 
 # outage_conf KIND DIR: logrotate's stanza for DIR/KIND.log in the outage
@@ -622,7 +622,7 @@ copytruncate_twice_case() {
 
 # backlog_case: SIGTERM with --stop-wait 0 soon after the start, 48 MiB
 # in the file: the sender names what it left (the file from the byte it
-# reached), exit 9, under -q too; --resume -f then ships exactly the rest.
+# reached), exit 9; --resume -f then ships exactly the rest.
 backlog_case() {
 	local dir="$WORK/backlog" sender size
 	start_case "-f --stop-wait 0: a stop with a backlog names what is left, exit 9; --resume -f ships the rest"
@@ -633,9 +633,10 @@ backlog_case() {
 	fi
 	head -c 36M /dev/urandom | base64 >"$dir/app.log"
 	size=$(stat -c %s "$dir/app.log")
-	spawn 120 "$dir/send" "$SEND" -q -f --stop-wait 0 "$RECV_IP/backlog" "$dir/app.log"
+	spawn 120 "$dir/send" "$SEND" -v -f --stop-wait 0 "$RECV_IP/backlog" "$dir/app.log"
 	sender=$SPAWN_PID
-	wait_for "$WORK/recv.log" "connected at" 30 || fail "the sender did not connect"
+	# streaming: a signal while it still connects is exit 20 (nothing read)
+	wait_for "$dir/send" "batches of" 60 "$sender" || fail "the sender did not start streaming: $(cat "$dir/send")"
 	kill -TERM "$sender"
 	reap "$sender"
 	[ "$REAP_RC" = 9 ] || fail "the sender exited $REAP_RC, not 9: $(cat "$dir/send")"
