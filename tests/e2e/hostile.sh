@@ -232,6 +232,27 @@ else
 fi
 end_case
 
+# A newer sender's version refusal is said once a run without -v (a fleet
+# of newer senders asks again in one this receiver speaks, each time), an
+# older one's every time.
+start_case "versions: a newer sender's refusal said once without -v, an older one's each time"
+spawn 120 "$WORK/recv.ver.log" "$RECV" --listen "$RECV_IP" --create 4M "$WORK/ver.pool"
+RECV_PID=$SPAWN_PID
+if wait_for "$WORK/recv.ver.log" serving 60 "$RECV_PID"; then
+	for scenario in future-version future-version bad-version bad-version; do
+		rogue_run "$scenario" "$RECV_IP" "$HONEST_TEXT"
+	done
+	kill -TERM "$RECV_PID"
+	wait_recv
+	n=$(grep -c "asked in protocol version 200, this receiver speaks 9 to 10: told so" "$WORK/recv.ver.log")
+	[ "$n" = 1 ] || fail "a newer sender's refusal said $n times, not once: $(cat "$WORK/recv.ver.log")"
+	n=$(grep -c "it speaks protocol version 8, this receiver 9 to 10: upgrade the sender" "$WORK/recv.ver.log")
+	[ "$n" = 2 ] || fail "an older sender's refusal said $n times, not 2: $(cat "$WORK/recv.ver.log")"
+else
+	fail "receiver did not start: $(cat "$WORK/recv.ver.log")"
+fi
+end_case
+
 # open_file_limit: a receiver whose open-file limit leaves room for fewer
 # senders than max-senders says so at start; a sender that finds the limit
 # reached is refused as full (exit 5), however far the receiver got in

@@ -116,6 +116,12 @@ fleet_lines() {
 	}'
 }
 
+# ms_since START: milliseconds since START, a value of $EPOCHREALTIME.
+ms_since() {
+	local now=$EPOCHREALTIME
+	echo $(((${now/./} - ${1/./}) / 1000))
+}
+
 # one_line_error FILE: stderr holds exactly one line, naming the program.
 one_line_error() {
 	local n

@@ -47,6 +47,7 @@ struct service {
 	uint64_t metrics_due_ns; /* when the metrics file is written */
 	bool metrics_failing;	 /* its last write failed (said once) */
 	struct recv_descriptors_starved starved; /* refusals for want of one */
+	bool told_newer; /* a newer sender's version refusal said once */
 };
 
 /* What the service tells operators (service/report.c): the status line
@@ -58,7 +59,8 @@ void recv_service_report(struct service *svc, const char *head,
 void recv_service_report_final(struct service *svc);
 
 /* Opens a log's pool, gives it to a worker thread and says it serves it.
- * 0, or the rs_errc of a failure said. */
+ * The pool was looked at already (once: at the start, before listening,
+ * or as a reload adds the log). 0, or the rs_errc of a failure said. */
 int recv_service_log_start(struct service *svc,
 			   const struct recv_log_settings *s);
 

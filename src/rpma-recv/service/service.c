@@ -95,13 +95,8 @@ int recv_service_log_start(struct service *svc,
 	l->settings = *s;
 	struct recv_worker_config cfg = worker_config(svc, s);
 	struct rs_error err = {0};
-	int rc = pool_precheck(svc, s);
-	if (rc) {
-		free(l);
-		return rc;
-	}
-	rc = recv_log_worker_start(&cfg, &svc->counters, svc->threads,
-				   &l->worker, &err);
+	int rc = recv_log_worker_start(&cfg, &svc->counters, svc->threads,
+				       &l->worker, &err);
 	if (rc) {
 		report_pool(svc, s, &err);
 		free(l);
@@ -329,7 +324,8 @@ static void apply(struct service *svc, struct recv_settings *next)
 		struct served_log *l = find_served(svc, &next->logs[i]);
 		if (l)
 			log_update(l, &next->logs[i]);
-		else if (!recv_service_log_start(svc, &next->logs[i]))
+		else if (!pool_precheck(svc, &next->logs[i]) &&
+			 !recv_service_log_start(svc, &next->logs[i]))
 			rs_info("log %s added", next->logs[i].name);
 	}
 	if (svc->opened) /* else said once the logs are open */
