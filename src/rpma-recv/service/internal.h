@@ -48,6 +48,7 @@ struct service {
 	bool metrics_failing;	 /* its last write failed (said once) */
 	struct recv_descriptors_starved starved; /* refusals for want of one */
 	bool told_newer; /* a newer sender's version refusal said once */
+	uint64_t asked_opens_until_ns; /* this turn's opens for requests end */
 };
 
 /* What the service tells operators (service/report.c): the status line
@@ -71,6 +72,19 @@ void recv_service_pend(struct service *svc);
  * 0, or when no log could be opened and none is left, the last failure's
  * rs_errc. */
 int recv_service_open_pending(struct service *svc, uint64_t budget_ns);
+/* What became of a log a sender asked for while it was still to open. */
+enum recv_asked_open {
+	RECV_ASKED_OPEN,   /* opened now: the request is served at once */
+	RECV_ASKED_FAILED, /* could not be opened (said) */
+	RECV_ASKED_LATER,  /* this turn's opens for requests are spent */
+};
+/* Opens the log of that name, still to open, for a request that asks for
+ * it, unless the loop's turn spent its time for such opens
+ * (asked_opens_until_ns). */
+enum recv_asked_open recv_service_open_asked(struct service *svc,
+					     const char *name);
+/* Whether the log of that name is configured but could not be opened. */
+bool recv_service_failed_to_open(const struct service *svc, const char *name);
 /* The log of that name, still to open, opens next: a sender asked for it
  * (a restarted receiver of a thousand logs opens the ones asked for
  * first, not in the configuration's order). */

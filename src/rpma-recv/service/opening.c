@@ -1,10 +1,11 @@
 /* The logs a receiver serves are opened while it already takes requests:
  * a thousand pools take their time to open, and a restarted receiver
  * answers everyone meanwhile. A log opens in the loop's turns, a few at a
- * time, between the requests; a request for one not open yet is refused as
- * "starting", with a hint of when to ask again, which a sender honours
- * without a word (rpma-send: connect/connect.c); the log asked for opens
- * next. */
+ * time, between the requests. A request for one not open yet opens it
+ * there and then, up to a turn's worth of such opens, and is served at
+ * once; past that it is refused as "starting", with a hint of when to ask
+ * again, which a sender honours without a word (rpma-send:
+ * connect/connect.c), and the log asked for opens next. */
 #include "service/internal.h"
 
 #include "cli/log.h"
@@ -73,26 +74,58 @@ static void all_open(struct service *svc)
 	recv_descriptors_check_room(svc->settings.max_senders);
 }
 
-int recv_service_open_pending(struct service *svc, uint64_t budget_ns)
+/* Opens the pending log *at points to, taken off the queue: 0, or the
+ * failure's rs_errc (said, and counted). The last one says what is served. */
+static int open_one(struct service *svc, struct pending_log **at)
 {
-	uint64_t until = recv_now_ns() + budget_ns;
-	while (svc->pending) {
-		struct pending_log *p = svc->pending;
-		svc->pending = p->next;
-		svc->opening--;
-		int rc = recv_service_log_start(svc, p->settings);
-		if (rc) {
-			svc->failed++;
-			svc->failed_rc = rc;
-		}
-		free(p);
-		if (recv_now_ns() >= until)
-			break;
+	struct pending_log *p = *at;
+	*at = p->next;
+	svc->opening--;
+	int rc = recv_service_log_start(svc, p->settings);
+	if (rc) {
+		svc->failed++;
+		svc->failed_rc = rc;
 	}
+	free(p);
 	if (!svc->pending && !svc->opened) {
 		svc->opened = true;
 		all_open(svc);
 	}
+	return rc;
+}
+
+int recv_service_open_pending(struct service *svc, uint64_t budget_ns)
+{
+	uint64_t until = recv_now_ns() + budget_ns;
+	while (svc->pending) {
+		open_one(svc, &svc->pending);
+		if (recv_now_ns() >= until)
+			break;
+	}
 	/* Nothing opened and nothing left to: nothing to serve. */
 	return svc->logs || svc->pending ? 0 : svc->failed_rc;
+}
+
+enum recv_asked_open recv_service_open_asked(struct service *svc,
+					     const char *name)
+{
+	struct pending_log **at = &svc->pending;
+	while (*at && strcmp((*at)->settings->name, name))
+		at = &(*at)->next;
+	if (!*at || recv_now_ns() >= svc->asked_opens_until_ns)
+		return RECV_ASKED_LATER;
+	return open_one(svc, at) ? RECV_ASKED_FAILED : RECV_ASKED_OPEN;
+}
+
+bool recv_service_failed_to_open(const struct service *svc, const char *name)
+{
+	if (!recv_settings_find_log(&svc->settings, name))
+		return false;
+	for (const struct served_log *l = svc->logs; l; l = l->next)
+		if (!strcmp(l->settings.name, name))
+			return false;
+	for (const struct pending_log *p = svc->pending; p; p = p->next)
+		if (!strcmp(p->settings->name, name))
+			return false;
+	return true;
 }

@@ -394,6 +394,9 @@ static void take_requests(struct service *svc, unsigned wait_ms,
 			      .tv_nsec = (long)(wait_ms % 1000) * 1000000L};
 	if (ppoll(&pfd, 1, &ts, awake) <= 0)
 		return;
+	/* Logs asked for before they are open open now, for about as long
+	 * as a turn's opening: the others ask again in a moment. */
+	svc->asked_opens_until_ns = recv_now_ns() + RECV_OPEN_TURN_NS;
 	for (unsigned n = 0; n < RECV_REQUESTS_PER_TURN; n++) {
 		struct rs_listener_event ev;
 		struct rs_error err = {0};
@@ -444,6 +447,11 @@ static int serve(struct service *svc, bool once, const sigset_t *awake)
 			break;
 		take_requests(svc, svc->pending ? 0 : loop_wait_ms(svc, once),
 			      awake);
+		/* The last log to open, opened for a request, failed too. */
+		if (!svc->pending && !svc->logs && svc->failed) {
+			rc = svc->failed_rc;
+			break;
+		}
 		recv_service_answer_late(svc, recv_now_ns());
 		reap_retired(svc);
 		recv_service_report(svc, 0, recv_now_ns());

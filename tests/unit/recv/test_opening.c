@@ -1,6 +1,7 @@
 /* The logs a receiver still has to open (service/opening.c): they open in
- * the configuration's order, but a log a sender asks for moves to the
- * front and opens next, and the hint the sender is given shrinks with it. */
+ * the configuration's order, but a log a sender asks for opens for it at
+ * once within the turn's time for that, else moves to the front and opens
+ * next, and the hint the sender is given shrinks with it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,8 +25,12 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	for (unsigned i = 0; i < NLOGS; i++)
+	for (unsigned i = 0; i < NLOGS; i++) {
 		snprintf(f->logs[i].name, sizeof(f->logs[i].name), "l%u", i);
+		/* none can be opened: the opens here are the failing ones */
+		snprintf(f->logs[i].pool_path, sizeof(f->logs[i].pool_path),
+			 "/nonexistent/l%u.pool", i);
+	}
 	f->svc.settings.logs = f->logs;
 	f->svc.settings.nlogs = NLOGS;
 	recv_service_pend(&f->svc);
@@ -96,6 +101,37 @@ static void a_name_not_pending_changes_nothing(void **state)
 	assert_int_equal(recv_service_pending_ms(&f->svc, "nosuch"), 0);
 }
 
+static void a_log_asked_for_is_opened_at_once_within_the_turn(void **state)
+{
+	struct fixture *f = *state;
+	f->svc.asked_opens_until_ns = UINT64_MAX;
+	/* tried now, out of its place in the queue: here it cannot be */
+	assert_int_equal(recv_service_open_asked(&f->svc, "l42"),
+			 RECV_ASKED_FAILED);
+	assert_string_equal(nth_pending(&f->svc, 41), "l41");
+	assert_string_equal(nth_pending(&f->svc, 42), "l43");
+	assert_int_equal(f->svc.opening, NLOGS - 1);
+	assert_int_equal(f->svc.failed, 1);
+	assert_true(recv_service_failed_to_open(&f->svc, "l42"));
+	assert_false(recv_service_failed_to_open(&f->svc, "l41"));
+	assert_false(recv_service_failed_to_open(&f->svc, "nosuch"));
+	/* no longer to open: a second ask opens nothing */
+	assert_int_equal(recv_service_open_asked(&f->svc, "l42"),
+			 RECV_ASKED_LATER);
+	assert_int_equal(f->svc.failed, 1);
+}
+
+static void past_the_turns_time_a_log_asked_for_waits(void **state)
+{
+	struct fixture *f = *state;
+	f->svc.asked_opens_until_ns = 0;
+	assert_int_equal(recv_service_open_asked(&f->svc, "l42"),
+			 RECV_ASKED_LATER);
+	assert_int_equal(f->svc.opening, NLOGS);
+	assert_string_equal(nth_pending(&f->svc, 42), "l42");
+	assert_false(recv_service_failed_to_open(&f->svc, "l42"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -107,6 +143,11 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_name_not_pending_changes_nothing,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_log_asked_for_is_opened_at_once_within_the_turn, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(
+		past_the_turns_time_a_log_asked_for_waits, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
