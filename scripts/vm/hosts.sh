@@ -164,7 +164,7 @@ host_boot() {
 		printf ' %q' "${rw[@]}"
 		printf ' )\n'
 	} | base64 -w0)
-	append="console=ttyS0 quiet loglevel=3 panic=-1 rpma.setup=$HOSTS_VM/host-setup rpma.job=$job"
+	append="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off rpma.setup=$HOSTS_VM/host-setup rpma.job=$job" # as scripts/vm/run
 	verdict=$("$HOSTS_VM/accel" "${HOST_KDIR[$name]}/boot/vmlinuz-${HOST_KVER[$name]}" "${HOST_INITRD[$name]}" 2>/dev/null) || return 1
 	eval "$verdict"
 	# shellcheck disable=SC2054 # the commas are qemu's

@@ -78,7 +78,10 @@ one_way() {
 # against OLD: every case with OLD (a release's build folder) as "old".
 against() {
 	OLD_SEND=$1/src/rpma-send/rpma-send OLD_RECV=$1/src/rpma-recv/rpma-recv
-	OLD_VERSION=$("$OLD_SEND" --version | cut -d' ' -f2)
+	# the release's number from its build's folder
+	# (release-VERSION-COMMIT/build/release): 0.3.0's programs say 0.1.0
+	OLD_VERSION=$(sed -n 's|.*/release-\([0-9][0-9.]*\)-[0-9a-f]*/build/release/*$|\1|p' <<<"$1")
+	[ -n "$OLD_VERSION" ] || OLD_VERSION=$("$OLD_SEND" --version | cut -d' ' -f2)
 	log "this build: $("$NEW_SEND" --version); against: $("$OLD_SEND" --version)"
 	# each release starts from new pools (the receivers --create them)
 	rm -f "$WORK"/*.pool
