@@ -84,7 +84,7 @@ enum recv_asked_open {
 enum recv_asked_open recv_service_open_asked(struct service *svc,
 					     const char *name);
 /* Whether the log of that name is configured but could not be opened. */
-bool recv_service_failed_to_open(const struct service *svc, const char *name);
+bool recv_service_failed_to_open(struct service *svc, const char *name);
 /* The log of that name, still to open, opens next: a sender asked for it
  * (a restarted receiver of a thousand logs opens the ones asked for
  * first, not in the configuration's order). */

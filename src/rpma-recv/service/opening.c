@@ -29,11 +29,18 @@ void recv_service_pend(struct service *svc)
 	svc->opening_since_ns = recv_now_ns();
 }
 
-void recv_service_pend_first(struct service *svc, const char *name)
+/* The link to the log of that name still to open (*at NULL: none). */
+static struct pending_log **pending_at(struct service *svc, const char *name)
 {
 	struct pending_log **at = &svc->pending;
 	while (*at && strcmp((*at)->settings->name, name))
 		at = &(*at)->next;
+	return at;
+}
+
+void recv_service_pend_first(struct service *svc, const char *name)
+{
+	struct pending_log **at = pending_at(svc, name);
 	if (!*at || at == &svc->pending)
 		return;
 	struct pending_log *p = *at;
@@ -109,23 +116,19 @@ int recv_service_open_pending(struct service *svc, uint64_t budget_ns)
 enum recv_asked_open recv_service_open_asked(struct service *svc,
 					     const char *name)
 {
-	struct pending_log **at = &svc->pending;
-	while (*at && strcmp((*at)->settings->name, name))
-		at = &(*at)->next;
+	struct pending_log **at = pending_at(svc, name);
 	if (!*at || recv_now_ns() >= svc->asked_opens_until_ns)
 		return RECV_ASKED_LATER;
 	return open_one(svc, at) ? RECV_ASKED_FAILED : RECV_ASKED_OPEN;
 }
 
-bool recv_service_failed_to_open(const struct service *svc, const char *name)
+bool recv_service_failed_to_open(struct service *svc, const char *name)
 {
-	if (!recv_settings_find_log(&svc->settings, name))
+	if (!recv_settings_find_log(&svc->settings, name) ||
+	    *pending_at(svc, name))
 		return false;
 	for (const struct served_log *l = svc->logs; l; l = l->next)
 		if (!strcmp(l->settings.name, name))
-			return false;
-	for (const struct pending_log *p = svc->pending; p; p = p->next)
-		if (!strcmp(p->settings->name, name))
 			return false;
 	return true;
 }

@@ -137,16 +137,17 @@ static enum recv_seat_claim claim_seat(struct service *svc,
 static void refuse_version(struct service *svc, struct rs_listener_event *ev,
 			   const char *peer, uint8_t asked)
 {
-	if (asked > RS_PROTO_VERSION &&
-	    (!svc->told_newer || rs_log_get_level() >= RS_LOG_VERBOSE))
-		rs_info("sender %s asked in protocol version %u, this "
-			"receiver speaks %u to %u: told so (a newer sender "
-			"asks again in one of those, else it needs a newer "
-			"receiver; said once, each with -v)",
-			peer, asked, RS_PROTO_VERSION_MIN, RS_PROTO_VERSION);
-	if (asked > RS_PROTO_VERSION)
+	if (asked > RS_PROTO_VERSION) {
+		if (!svc->told_newer || rs_log_get_level() >= RS_LOG_VERBOSE)
+			rs_info("sender %s asked in protocol version %u, this "
+				"receiver speaks %u to %u: told so (a newer "
+				"sender asks again in one of those, else it "
+				"needs a newer receiver; said once, each with "
+				"-v)",
+				peer, asked, RS_PROTO_VERSION_MIN,
+				RS_PROTO_VERSION);
 		svc->told_newer = true;
-	else
+	} else
 		rs_err("refusing sender %s: it speaks protocol version %u, "
 		       "this receiver %u to %u: upgrade the sender",
 		       peer, asked, RS_PROTO_VERSION_MIN, RS_PROTO_VERSION);

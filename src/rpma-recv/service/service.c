@@ -442,16 +442,13 @@ static int serve(struct service *svc, bool once, const sigset_t *awake)
 		/* A reload waits until every log is opened. */
 		if (recv_reload_requested && !svc->pending)
 			reload(svc);
-		if (svc->pending &&
+		/* With no log served it says whether one still may be (the
+		 * last to open may have failed, opened for a request). */
+		if ((svc->pending || !svc->logs) &&
 		    (rc = recv_service_open_pending(svc, RECV_OPEN_TURN_NS)))
 			break;
 		take_requests(svc, svc->pending ? 0 : loop_wait_ms(svc, once),
 			      awake);
-		/* The last log to open, opened for a request, failed too. */
-		if (!svc->pending && !svc->logs && svc->failed) {
-			rc = svc->failed_rc;
-			break;
-		}
 		recv_service_answer_late(svc, recv_now_ns());
 		reap_retired(svc);
 		recv_service_report(svc, 0, recv_now_ns());
