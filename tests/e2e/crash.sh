@@ -4,9 +4,10 @@
 # devdax where the build has it). After every crash the pool checks clean
 # with PMDK's tools, its content is an exact prefix of the input, and it
 # holds at least every byte the sender reported committed. Then power cuts
-# of the PMem under the persistence model (model_cut_lib.sh): 7 into a
-# device-DAX with gpspm, 6 into fsdax with staged, 7 into a rotating fsdax
-# log (4 aimed at a rotation's steps), 3 inside a --truncate switch (one
+# of the PMem under the persistence model (model_cut_lib.sh): 4 into a
+# device-DAX with gpspm, 3 into fsdax with staged, 5 into a rotating fsdax
+# log (4 aimed at a rotation's steps; RPMA_CRASH_CUTS=N runs N of each,
+# at least the 4 aimed), 3 inside a --truncate switch (one
 # at each of its steps), and the self-tests that must find a loss. Runs
 # inside the VM test bed: scripts/vm-run -- crash.sh BUILD
 BUILD="$1"
@@ -141,9 +142,10 @@ fi
 
 # Power cuts of the PMem: the receiver's persists, as the model keeps them
 . "$(dirname "$0")/model_cut_lib.sh"
-model_cut_case "$RPMA_DEVDAX" gpspm 7
-model_cut_case "$fsdax" staged 6
-model_rotation_case "$RPMA_FSDAX_DIR/rotate.pool" staged 7
+more=${RPMA_CRASH_CUTS:-}
+model_cut_case "$RPMA_DEVDAX" gpspm "${more:-4}"
+model_cut_case "$fsdax" staged "${more:-3}"
+model_rotation_case "$RPMA_FSDAX_DIR/rotate.pool" staged "$(((${more:-5} > 4 ? ${more:-5} : 4)))"
 model_self_test "$RPMA_DEVDAX" gpspm 10 word
 model_self_test "$fsdax" staged 10 data
 MODEL_ARCHIVE=$WORK/archive model_self_test "$RPMA_FSDAX_DIR/rotate.pool" staged 10 record

@@ -6,7 +6,8 @@
 # its place), each with two applications at once writing numbered lines:
 # one that reopens its log on SIGHUP from logrotate's postrotate (a moment
 # after the rename, as a busy daemon does) and one that opens it for every
-# line; 20 rotations 0.1 s apart, within the grace period. Afterwards the
+# line; 20 rotations 0.1 s apart, within the grace period; the kinds side
+# by side, each into two logs of one receiver. Afterwards the
 # remote logs are checked line by line against every file that holds lines
 # (rotated, compressed, live): nothing the files keep is missing, nothing
 # doubled, the order kept. The receiver stopped (SIGSTOP) for 30 s while
@@ -211,36 +212,11 @@ the_files() {
 		-o -path "$dir/elsewhere/$name.*" | sort
 }
 
-# rotation_case KIND [COUNT APART]: the two writers, their senders, COUNT
-# rotations (default ROTATIONS) of KIND APART seconds apart (default
-# APART), then the check.
-rotation_case() {
-	local kind=$1 count=${2:-$ROTATIONS} apart=${3:-$APART}
-	local dir="$WORK/$1-$count" t0=$SECONDS
+# rotate_kind KIND DIR COUNT APART: COUNT rotations of KIND APART seconds
+# apart; fails (exit 1, in a subshell) if one did.
+rotate_kind() {
+	local kind=$1 dir=$2 count=$3 apart=$4
 	rotations=0
-	start_case "-f through $count x $kind $apart s apart: nothing the files keep is missing or doubled"
-	mkdir -p "$dir/old" "$dir/elsewhere"
-	rotate_conf "$kind" "$dir" >"$dir/rotate.conf"
-	: >"$dir/sig.log"
-	: >"$dir/each.log"
-	if ! start_recv "$WORK/recv.log" --log "sig=$dir/sig.pool,create=16M" \
-		--log "each=$dir/each.pool,create=16M"; then
-		fail "receiver did not start: $(cat "$WORK/recv.log")"
-		end_case
-		return
-	fi
-	local sig_send each_send sig_writer each_writer
-	spawn 120 "$dir/sig.send" "$SEND" -f --rotate-wait "$GRACE" "$RECV_IP/sig" "$dir/sig.log"
-	sig_send=$SPAWN_PID
-	spawn 120 "$dir/each.send" "$SEND" -f --rotate-wait "$GRACE" "$RECV_IP/each" "$dir/each.log"
-	each_send=$SPAWN_PID
-	writer_on_signal "$dir/sig.log" &
-	sig_writer=$!
-	echo "$sig_writer" >"$dir/sig.pid"
-	writer_each_time "$dir/each.log" &
-	each_writer=$!
-	nap 1
-	log "(started in $((SECONDS - t0)) s)"
 	if [ "$kind" = burst ]; then
 		burst "$dir" "$count" "$apart"
 	else
@@ -249,29 +225,102 @@ rotation_case() {
 			nap "$apart"
 		done
 	fi
-	kill -TERM "$sig_writer" "$each_writer"
-	wait "$sig_writer" "$each_writer"
+	[ "$case_failed" = 0 ]
+}
+
+# rotation_case SPEC...: for each SPEC (KIND, or KIND:COUNT:APART: COUNT
+# rotations, default ROTATIONS, of KIND APART seconds apart, default
+# APART) the two writers and their senders into a log each of one
+# receiver, the kinds side by side (they wait on timers most of the time:
+# one after another, nine took 9 x 11 s under TCG); then each kind's
+# check, a case of its own.
+rotation_case() {
+	local spec kind t0=$SECONDS recv_logs=() kinds=()
+	local -A dir count apart name sig_send each_send writers rotator
+	for spec; do
+		IFS=: read -r kind "count[$spec]" "apart[$spec]" <<<"$spec"
+		kinds+=("$spec")
+		name[$spec]=${#kinds[@]} # log names hold 31 bytes: sig-N, each-N
+		count[$spec]=${count[$spec]:-$ROTATIONS} apart[$spec]=${apart[$spec]:-$APART}
+		dir[$spec]="$WORK/$kind-${count[$spec]}"
+		mkdir -p "${dir[$spec]}/old" "${dir[$spec]}/elsewhere"
+		rotate_conf "$kind" "${dir[$spec]}" >"${dir[$spec]}/rotate.conf"
+		: >"${dir[$spec]}/sig.log"
+		: >"${dir[$spec]}/each.log"
+		recv_logs+=(--log "sig-${name[$spec]}=${dir[$spec]}/sig.pool,create=4M"
+			--log "each-${name[$spec]}=${dir[$spec]}/each.pool,create=4M")
+	done
+	start_case "-f: ${#kinds[@]} kinds of rotation side by side (${kinds[*]}), one receiver, $((2 * ${#kinds[@]})) senders"
+	# every log open before the senders start: what this case tests is
+	# -f, not a receiver's start (twenty pools made at once under TCG
+	# took 1.5 s each while the writers ran: senders with no --retry gave
+	# up waiting)
+	if ! start_recv "$WORK/recv.log" "${recv_logs[@]}" ||
+		! wait_for "$WORK/recv.log" "all logs opened in" 120 "$RECV_PID"; then
+		fail "receiver did not start: $(cat "$WORK/recv.log")"
+		end_case
+		return
+	fi
+	log "($(grep -o "all logs opened in [0-9.]* s" "$WORK/recv.log"))"
+	for spec in "${kinds[@]}"; do
+		local d=${dir[$spec]} n=${name[$spec]}
+		spawn 180 "$d/sig.send" "$SEND" -f --rotate-wait "$GRACE" "$RECV_IP/sig-$n" "$d/sig.log"
+		sig_send[$spec]=$SPAWN_PID
+		spawn 180 "$d/each.send" "$SEND" -f --rotate-wait "$GRACE" "$RECV_IP/each-$n" "$d/each.log"
+		each_send[$spec]=$SPAWN_PID
+		writer_on_signal "$d/sig.log" &
+		echo "$!" >"$d/sig.pid"
+		writers[$spec]=$!
+		writer_each_time "$d/each.log" &
+		writers[$spec]+=" $!"
+	done
+	nap 1
+	log "(started in $((SECONDS - t0)) s)"
+	for spec in "${kinds[@]}"; do
+		rotate_kind "${spec%%:*}" "${dir[$spec]}" "${count[$spec]}" "${apart[$spec]}" &
+		rotator[$spec]=$!
+	done
+	local -A rotated
+	for spec in "${kinds[@]}"; do
+		rotated[$spec]=0
+		wait "${rotator[$spec]}" || rotated[$spec]=$?
+	done
+	# shellcheck disable=SC2086 # two pids a kind
+	kill -TERM ${writers[*]}
+	# shellcheck disable=SC2086
+	wait ${writers[*]}
 	# the last rotated files are read until quiet, then the live ones;
 	# what is left when the senders stop is read on the signal
 	log "(rotated by $((SECONDS - t0)) s)"
 	nap 1.5
-	kill -INT "$sig_send" "$each_send"
-	reap "$sig_send"
-	follow_rc_ok "$kind" "$REAP_RC" "$dir/sig.send" || fail "sig's sender exited $REAP_RC: $(cat "$dir/sig.send")"
-	reap "$each_send"
-	follow_rc_ok "$kind" "$REAP_RC" "$dir/each.send" || fail "each's sender exited $REAP_RC: $(cat "$dir/each.send")"
+	kill -INT "${sig_send[@]}" "${each_send[@]}"
+	local -A sig_rc each_rc
+	for spec in "${kinds[@]}"; do
+		reap "${sig_send[$spec]}"
+		sig_rc[$spec]=$REAP_RC
+		reap "${each_send[$spec]}"
+		each_rc[$spec]=$REAP_RC
+	done
 	kill -TERM "$RECV_PID"
 	wait_recv
 	log "(stopped by $((SECONDS - t0)) s)"
-	# shellcheck disable=SC2046 # one word a file
-	check_lines "reopened on SIGHUP" "$dir/sig.pool" $(the_files "$dir" sig)
-	# shellcheck disable=SC2046
-	check_lines "opened for each line" "$dir/each.pool" $(the_files "$dir" each)
-	[ "$case_failed" = 0 ] || log "senders: $(cat "$dir/sig.send" "$dir/each.send")"
-	log "($((SECONDS - t0)) s)"
 	end_case
+	for spec in "${kinds[@]}"; do
+		local d=${dir[$spec]} k=${spec%%:*}
+		start_case "-f through ${count[$spec]} x $k ${apart[$spec]} s apart: nothing the files keep is missing or doubled"
+		[ "${rotated[$spec]}" = 0 ] || fail "its rotations failed (said above)"
+		follow_rc_ok "$k" "${sig_rc[$spec]}" "$d/sig.send" || fail "sig's sender exited ${sig_rc[$spec]}: $(cat "$d/sig.send")"
+		follow_rc_ok "$k" "${each_rc[$spec]}" "$d/each.send" || fail "each's sender exited ${each_rc[$spec]}: $(cat "$d/each.send")"
+		# shellcheck disable=SC2046 # one word a file
+		check_lines "reopened on SIGHUP" "$d/sig.pool" $(the_files "$d" sig)
+		# shellcheck disable=SC2046
+		check_lines "opened for each line" "$d/each.pool" $(the_files "$d" each)
+		[ "$case_failed" = 0 ] || log "senders: $(cat "$d/sig.send" "$d/each.send")"
+		[ "$case_failed" = 0 ] || grep -q . "$WORK/recv.said" 2>/dev/null ||
+			log "the receiver: $(tee "$WORK/recv.said" <"$WORK/recv.log")"
+		end_case
+	done
 }
-
 
 # sender_killed DIR: a receiver serving DIR/sig.pool as sig, the signalled
 # writer on DIR/sig.log (WRITER_PID) and a sender following it, killed -9
@@ -660,14 +709,17 @@ backlog_case() {
 # apart, within the grace period, made as logrotate makes them but in one
 # process), outage, late-dir, resume, resume-refused, lost,
 # copytruncate-twice, backlog.
-all_cases="create copytruncate dateext-olddir delaycompress
+kinds="create copytruncate dateext-olddir delaycompress
 	copytruncate-dateext-compress copytruncate-olddir-extension nocreate
-	deleted symlink burst outage late-dir resume resume-refused lost
+	deleted symlink burst:20:0.1"
+all_cases="kinds outage late-dir resume resume-refused lost
 	copytruncate-twice backlog"
 shift # BUILD
+# shellcheck disable=SC2086 # one word a kind
 for c in ${*:-${FOLLOW_CASES:-$all_cases}}; do
 	case "$c" in
-	burst) rotation_case burst 20 0.1 ;;
+	kinds) rotation_case ${kinds} ;; # one word a kind
+	burst) rotation_case burst:20:0.1 ;;
 	outage) outage_case ;;
 	late-dir) late_dir_case ;;
 	resume) resume_case ;;

@@ -63,12 +63,14 @@ summary() {
 	[ "$failed" = 0 ]
 }
 
-# feed FILE: FILE in 64 chunks with pauses of FEED_PAUSE seconds (default
-# 0.03), so a test can act mid-stream.
+# feed FILE: FILE in FEED_CHUNKS chunks (default 64) with pauses of
+# FEED_PAUSE seconds (default 0.03), so a test can act mid-stream. The
+# sender commits each chunk as it comes: the chunks, not the bytes, set how
+# long the stream takes (about 0.2 s a chunk into three replicas under TCG).
 feed() {
-	local chunk i
-	chunk=$((($(stat -c %s "$1") + 63) / 64))
-	for i in $(seq 0 63); do
+	local chunk i n=${FEED_CHUNKS:-64}
+	chunk=$((($(stat -c %s "$1") + n - 1) / n))
+	for ((i = 0; i < n; i++)); do
 		dd if="$1" bs="$chunk" skip="$i" count=1 status=none || return
 		sleep "${FEED_PAUSE:-0.03}"
 	done

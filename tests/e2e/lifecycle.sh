@@ -5,8 +5,9 @@
 # killed -9 at each step of a rotation (RPMA_RECV_STOP_AT stops it there
 # first) while a sender with --retry streams on; an archive whose disk
 # fills ends the stream with exit 4 and loses nothing; verify, --resume and
-# replicas see the log whole. Replacement (--truncate): a run killed at
-# 10%, 50% and 99% (sender kill -9, receiver kill -9, the link down) leaves
+# replicas see the log whole. Replacement (--truncate): a run cut at 10%,
+# 50% or 99% (sender kill -9 at 10 and 99, receiver kill -9 at 50, the
+# link down at 10 and 99; RPMA_CUT_ALL=1 each fault at each) leaves
 # the previous content byte for byte, the next run replaces it; a receiver
 # killed during the switch comes back with the new content whole; a pool
 # without room refuses before anything moves, unless an archive can take
@@ -229,43 +230,44 @@ rc=0
 timeout 120 "$SEND" --truncate "$RECV_IP" "$WORK/old" 2>"$WORK/send.log" || rc=$?
 [ "$rc" = 0 ] || fail "the first content: exit $rc: $(cat "$WORK/send.log")"
 
-for fault in sender receiver link; do
-	for pct in 10 50 99; do
-		start_case "a replacement cut at $pct% ($fault): the log keeps its previous content"
-		rm -f "$WORK/fifo" "$WORK/fed"
-		mkfifo "$WORK/fifo"
-		feed_until "$WORK/new" "$pct" "$WORK/fifo" &
-		feeder=$!
-		spawn 120 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" - <"$WORK/fifo"
-		send_pid=$SPAWN_PID
-		wait_file "$WORK/fed" 60 || fail "the feeder did not get to $pct%"
-		nap 1.5 # what was fed is committed (a quiet pipe's batch goes at once)
-		case $fault in
-		sender) kill -9 "$send_pid" ;;
-		receiver) kill -9 "$RECV_PID" ;;
-		link) link_down ;;
-		esac
-		reap "$send_pid"
-		[ "$fault" = sender ] || [ "$REAP_RC" != 0 ] || fail "the sender exited 0 after the $fault fault"
-		[ "$fault" = sender ] || grep -q "keeps its previous content" "$WORK/send.log" ||
-			fail "the sender does not say the log keeps its content: $(tr '\r' '\n' <"$WORK/send.log" | tail -n 3)"
-		kill "$feeder" 2>/dev/null
-		wait "$feeder" 2>/dev/null
-		link_up
-		# the receiver lets the replacement go (the next run may start)
-		if [ "$fault" != receiver ]; then
-			abandoned=$((abandoned + 1))
-			wait_count "$WORK/recv.log" "is abandoned" "$abandoned" 30 ||
-				fail "the receiver did not let the replacement go: $(tail -n 3 "$WORK/recv.log")"
-		fi
-		if [ "$fault" = receiver ]; then
-			wait_recv
-			start_recv "$WORK/recv.log" "$pool" || fail "receiver did not restart: $(cat "$WORK/recv.log")"
-			abandoned=0
-		fi
-		check_pool "$pool" "$WORK/old"
-		end_case
-	done
+cuts="sender:10 sender:99 receiver:50 link:10 link:99"
+[ -z "${RPMA_CUT_ALL:-}" ] || cuts=$(printf '%s:10 %s:50 %s:99 ' sender sender sender receiver receiver receiver link link link)
+for cut in $cuts; do
+	fault=${cut%:*} pct=${cut#*:}
+	start_case "a replacement cut at $pct% ($fault): the log keeps its previous content"
+	rm -f "$WORK/fifo" "$WORK/fed"
+	mkfifo "$WORK/fifo"
+	feed_until "$WORK/new" "$pct" "$WORK/fifo" &
+	feeder=$!
+	spawn 120 "$WORK/send.log" "$SEND" --truncate "$RECV_IP" - <"$WORK/fifo"
+	send_pid=$SPAWN_PID
+	wait_file "$WORK/fed" 60 || fail "the feeder did not get to $pct%"
+	nap 1.5 # what was fed is committed (a quiet pipe's batch goes at once)
+	case $fault in
+	sender) kill -9 "$send_pid" ;;
+	receiver) kill -9 "$RECV_PID" ;;
+	link) link_down ;;
+	esac
+	reap "$send_pid"
+	[ "$fault" = sender ] || [ "$REAP_RC" != 0 ] || fail "the sender exited 0 after the $fault fault"
+	[ "$fault" = sender ] || grep -q "keeps its previous content" "$WORK/send.log" ||
+		fail "the sender does not say the log keeps its content: $(tr '\r' '\n' <"$WORK/send.log" | tail -n 3)"
+	kill "$feeder" 2>/dev/null
+	wait "$feeder" 2>/dev/null
+	link_up
+	# the receiver lets the replacement go (the next run may start)
+	if [ "$fault" != receiver ]; then
+		abandoned=$((abandoned + 1))
+		wait_count "$WORK/recv.log" "is abandoned" "$abandoned" 30 ||
+			fail "the receiver did not let the replacement go: $(tail -n 3 "$WORK/recv.log")"
+	fi
+	if [ "$fault" = receiver ]; then
+		wait_recv
+		start_recv "$WORK/recv.log" "$pool" || fail "receiver did not restart: $(cat "$WORK/recv.log")"
+		abandoned=0
+	fi
+	check_pool "$pool" "$WORK/old"
+	end_case
 done
 
 start_case "the next run replaces it; a receiver killed during the switch comes back with the new content whole"

@@ -20,6 +20,10 @@ input="$WORK/input"
 head -c 32M /dev/urandom >"$input"
 small="$WORK/small"
 head -c 8M /dev/urandom >"$small"
+# the lose-one cases' stream, in 24 chunks (through a pipe in 64, 32 MiB
+# took 14 s here against 4 s from the file: a commit per chunk)
+half="$WORK/half"
+head -c 16M "$input" >"$half"
 
 # start_replica I: receiver I on its port and pool (created if need be),
 # with the options in RECV_EXTRA.
@@ -141,7 +145,7 @@ lose_one_case() {
 	[ "$how" = kill ] || what="hung (SIGSTOP)"
 	start_case "--quorum 2 $*: one receiver $what mid-stream: exit 7, the others exact"
 	if start_all; then
-		FEED_PAUSE=0.05 start_fed_sender "$input" --truncate=in-place --quorum 2 "$@" "$targets"
+		FEED_CHUNKS=24 FEED_PAUSE=0.05 start_fed_sender "$half" --truncate=in-place --quorum 2 "$@" "$targets"
 		wait_for "$WORK/recv2.log" "connected at" || fail "no connection: $(cat "$WORK/send.log")"
 		nap 1
 		if [ "$how" = kill ]; then
@@ -157,12 +161,12 @@ lose_one_case() {
 		[ "$REAP_RC" = 7 ] || fail "sender exited $REAP_RC, want 7: $(cat "$WORK/send.log")"
 		stopped=$(sed -n "s/^rpma-send: $RECV_IP:7303 stopped at \([0-9]*\) input bytes (dropped)\$/\1/p" "$WORK/send.log")
 		[ -n "$stopped" ] || fail "no line says where 7303 stopped: $(cat "$WORK/send.log")"
-		grep -q "committed 33554432 input bytes on 2 of 3 replicas" "$WORK/send.log" ||
+		grep -q "committed 16777216 input bytes on 2 of 3 replicas" "$WORK/send.log" ||
 			fail "no closing line: $(cat "$WORK/send.log")"
 	fi
 	stop_all
-	check_pool "${pools[0]}" "$input"
-	check_pool "${pools[1]}" "$input"
+	check_pool "${pools[0]}" "$half"
+	check_pool "${pools[1]}" "$half"
 	check_prefix "${pools[2]}" "${stopped:-0}"
 	end_case
 }
@@ -222,10 +226,12 @@ idle_then_stopped_case() {
 	log "receiver 2 dropped about $dropped_at s after it was stopped"
 	# Within 3 peer timeouts of the lines that found it stopped, the rule's
 	# bound (test_liveness.c); under TCG the guest's processes run in
-	# bursts (measured 9 s alone, 17 s in the group): twice that. Before
-	# the rule measured from the first probe after the request, never.
-	[ "$dropped_at" -le $((6 * pt)) ] ||
-		fail "dropped after $dropped_at s, more than twice three peer timeouts: $(grep "no answer from" "$WORK/send.log" | tail -n 1)"
+	# bursts and the sender, streaming to the other two, counts time it
+	# could not run as no silence (measured 9 s alone, 17 s in the group,
+	# 19 s in CI): a bound of ten. Before the rule measured from the first
+	# probe after the request, never (the wait above gives up at 60 s).
+	[ "$dropped_at" -le $((10 * pt)) ] ||
+		fail "dropped after $dropped_at s, more than ten peer timeouts: $(grep "no answer from" "$WORK/send.log" | tail -n 1)"
 	kill -CONT "${rpid[2]}" 2>/dev/null
 	stop_all
 	for i in 0 1; do

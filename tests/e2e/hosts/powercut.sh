@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Power cuts of the receiving host (sourced by tests/e2e/hosts.sh; the long
 # campaign is scripts/powercut), both ways: first host a streams
-# RPMA_POWERCUT_MIB MiB (default 64) with --retry into the log "main" of
+# RPMA_POWERCUT_MIB MiB (default 40) with --retry into the log "main" of
 # host b, then b into a's (RPMA_POWERCUT_WAYS: "ab ba", or one of them;
 # tests/e2e/hosts/powercut_way.sh is one way, S sending, R receiving). R's
 # log "main" has its pool on R's NVDIMM (device-DAX), rotating into an
@@ -9,7 +9,7 @@
 # plain pool file on the disk) with --truncate, round after round. R's
 # receiver runs under the persistence model (tests/shadow), its shadows
 # written through to a mirror here, and R's power is cut
-# RPMA_POWERCUT_CUTS times (default 2 each way) at seeded moments: when
+# RPMA_POWERCUT_CUTS times (default 1 each way; scripts/powercut runs 20) at seeded moments: when
 # the stream has reached a position drawn from the seed, plus a drawn
 # pause, so cuts fall mid-stream, mid-rotation, mid-archive and during a
 # replacement. Each time R boots again on the same NVDIMM and disk,
@@ -27,8 +27,8 @@
 # the schedule; what each cut hit is counted from the logs.
 
 pc_seed=${RPMA_POWERCUT_SEED:-$seed}
-pc_cuts=${RPMA_POWERCUT_CUTS:-2}
-pc_mib=${RPMA_POWERCUT_MIB:-64}
+pc_cuts=${RPMA_POWERCUT_CUTS:-1}
+pc_mib=${RPMA_POWERCUT_MIB:-40}
 RANDOM=$pc_seed
 log "power cuts: seed $pc_seed, $pc_cuts cuts in $pc_mib MiB each way (${RPMA_POWERCUT_WAYS:-ab ba}) (replay: RPMA_POWERCUT_SEED=$pc_seed RPMA_POWERCUT_CUTS=$pc_cuts RPMA_POWERCUT_MIB=$pc_mib)"
 
