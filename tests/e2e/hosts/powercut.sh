@@ -30,7 +30,7 @@ pc_seed=${RPMA_POWERCUT_SEED:-$seed}
 pc_cuts=${RPMA_POWERCUT_CUTS:-1}
 pc_mib=${RPMA_POWERCUT_MIB:-40}
 RANDOM=$pc_seed
-log "power cuts: seed $pc_seed, $pc_cuts cuts in $pc_mib MiB each way (${RPMA_POWERCUT_WAYS:-ab ba}) (replay: RPMA_POWERCUT_SEED=$pc_seed RPMA_POWERCUT_CUTS=$pc_cuts RPMA_POWERCUT_MIB=$pc_mib)"
+log "power cuts: seed $pc_seed, $pc_cuts cut(s) in $pc_mib MiB each way (${RPMA_POWERCUT_WAYS:-ab ba}) (replay: RPMA_POWERCUT_SEED=$pc_seed RPMA_POWERCUT_CUTS=$pc_cuts RPMA_POWERCUT_MIB=$pc_mib)"
 
 # the input, from the seed (openssl's AES-CTR stream of a key drawn from
 # it): a replay ships the same bytes

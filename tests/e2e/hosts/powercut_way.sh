@@ -26,7 +26,7 @@ pc_recv() {
 	RECV=\$W/model-recv RECV_OPTS=(-v); recv_up recv-${HOST_BOOTS[$R]}.log --config \$RPMA_DISK/rpma-recv.conf" 180
 }
 
-start_case "$pc_mib MiB from ${REL[$S]} into ${REL[$R]}'s rotating log, $R power-cut $pc_cuts times: every committed byte kept, a prefix, exact at the end"
+start_case "$pc_mib MiB from ${REL[$S]} into ${REL[$R]}'s rotating log, $R power-cut $pc_cuts time(s): every committed byte kept, a prefix, exact at the end"
 out=$(on $R "mkdir -p \$RPMA_DISK/archive && cat >\$RPMA_DISK/rpma-recv.conf <<EOF
 $pc_conf
 EOF
@@ -143,7 +143,7 @@ out=$(on $R "recv_down || echo 'the receiver did not stop'
 hits=
 for k in "${!pc_hit[@]}"; do hits+="${hits:+, }$k ${pc_hit[$k]}"; done
 rounds=$(awk '{ n[$2]++ } END { for (rc in n) printf "%s%d exit %s", (s++ ? ", " : ""), n[rc], rc }' "${W[$S]}/repl.done" 2>/dev/null)
-log "power cuts: $pc_cuts cuts (seed $pc_seed); what they hit: ${hits:-mid-stream only}; replacement rounds: ${rounds:-none}"
+log "power cuts: $pc_cuts cut(s) (seed $pc_seed); what they hit: ${hits:-mid-stream only}; replacement rounds: ${rounds:-none}"
 # a replacement's sender (no --retry) whose receiver's host vanished ends
 # on its own (exit 3), within its bounds: none waits for timeout to end it
 grep -q ' 124$' "${W[$S]}/repl.done" 2>/dev/null &&
