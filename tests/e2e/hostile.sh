@@ -349,7 +349,7 @@ append_only_run() {
 
 	head -c 24M /dev/urandom >"$WORK/other.in"
 	# 64 chunks 0.2 s apart (13 s and more): it streams through every
-	# scenario (about 10 s in all).
+	# scenario (about 10 s in all), and its input ends after them.
 	FEED_PAUSE=0.2 start_fed_sender "$WORK/other.in" --truncate=in-place "$RECV_IP/other"
 	for scenario in rewrite-committed reader-writes stale-session; do
 		start_case "append-only: $scenario, the log's bytes unchanged"
@@ -381,14 +381,16 @@ append_only_run() {
 	end_case
 
 	start_case "append-only: the other log's writer was undisturbed"
+	kill -0 "$SEND_PID" 2>/dev/null ||
+		fail "the other log's writer ended before the scenarios did: give it a longer input"
+	head -c "$(end_feed "$WORK/other.in")" "$WORK/other.in" >"$WORK/other.fed"
 	reap "$SEND_PID"
-	stop_feed
 	# Without --retry, any loss of its connection would have ended it.
 	[ "$REAP_RC" = 0 ] || fail "the other log's writer exited $REAP_RC: $(cat "$WORK/send.log")"
 	kill -TERM "$RECV_PID" 2>/dev/null
 	wait_recv
 	[ "$REAP_RC" = 0 ] || fail "receiver exited $REAP_RC on SIGTERM: $(tail -n 20 "$rlog")"
-	check_pool "$other" "$WORK/other.in"
+	check_pool "$other" "$WORK/other.fed"
 	check_pool "$pool" "$WORK/ao.in"
 	end_case
 }

@@ -70,10 +70,26 @@ summary() {
 feed() {
 	local chunk i n=${FEED_CHUNKS:-64}
 	chunk=$((($(stat -c %s "$1") + n - 1) / n))
+	rm -f "$WORK/feed.end"
+	echo 0 >"$WORK/feed.fed"
 	for ((i = 0; i < n; i++)); do
+		[ ! -e "$WORK/feed.end" ] || break
 		dd if="$1" bs="$chunk" skip="$i" count=1 status=none || return
+		echo "$(((i + 1) * chunk))" >"$WORK/feed.fed"
 		sleep "${FEED_PAUSE:-0.03}"
 	done
+}
+
+# end_feed FILE: ends the input of start_fed_sender at the end of the chunk
+# being fed (the sender sees the end of its input, and ends), and prints
+# how many bytes of FILE it was fed.
+end_feed() {
+	local fed size
+	: >"$WORK/feed.end"
+	wait "$FEED_PID" 2>/dev/null
+	fed=$(cat "$WORK/feed.fed" 2>/dev/null)
+	size=$(stat -c %s "$1")
+	echo "$((${fed:-0} < size ? ${fed:-0} : size))"
 }
 
 # start_fed_sender FILE ARGS...: rpma-send ARGS reading FILE through feed()

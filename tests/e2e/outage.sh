@@ -15,8 +15,9 @@ head -c $((3 << 20)) /dev/urandom >"$input"
 start_recv "$WORK/recv.log" --create 32M "$pool" && kill -TERM "$RECV_PID"
 wait_recv
 
-# The input in 64 chunks over about 8 s (feed in lib.sh).
-FEED_PAUSE=0.12
+# The input in 32 chunks over about 4 s and more (feed in lib.sh): each
+# chunk a commit, 0.2-0.3 s each under TCG.
+FEED_CHUNKS=32 FEED_PAUSE=0.12
 
 for secs in 2 8; do
 	start_case "network silent (every packet dropped) $secs s mid-stream under --retry: exact, exit 0"
