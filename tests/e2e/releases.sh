@@ -112,14 +112,15 @@ against() {
 	for i in 0 1 2; do check_pool "${pools[$i]}" "$input"; done
 	end_case
 
-	# A rolling upgrade: the old sender streams (fed, 16 MiB in 64 KiB pieces
-	# 0.1 s apart) while each old receiver in turn goes down (SIGTERM) and
-	# comes back on this build, some seconds apart: with --quorum 2 the stream
-	# goes on through each, and the replica back catches up.
+	# A rolling upgrade: the old sender streams (fed, 16 MiB in 128 KiB
+	# pieces 0.25 s apart: 32 s and more) while each old receiver in turn
+	# goes down (SIGTERM) and comes back on this build, some seconds apart:
+	# with --quorum 2 the stream goes on through each (its input ends after
+	# the last), and the replica back catches up.
 	start_case "a rolling upgrade of three receivers under an old sender's stream (--quorum 2, --retry) (old: $OLD_VERSION)"
 	head -c 16M /dev/urandom >"$WORK/stream"
 	for i in 0 1 2; do recv_as old "$i" "${pools[$i]}" || break; done
-	SEND=$OLD_SEND FEED_PAUSE=0.1 start_fed_sender "$WORK/stream" --truncate=in-place --quorum 2 --retry 50 "$targets"
+	SEND=$OLD_SEND FEED_CHUNKS=128 FEED_PAUSE=0.25 start_fed_sender "$WORK/stream" --truncate=in-place --quorum 2 --retry 50 "$targets"
 	for i in 0 1 2; do
 		nap 6
 		stop_recv "$i"
@@ -127,11 +128,13 @@ against() {
 		recv_as new "$i" "${pools[$i]}" || break
 		log "receiver $i upgraded: $(head -n 1 "$WORK/recv$i.new.log")"
 	done
+	nap 1
+	kill -0 "$SEND_PID" 2>/dev/null || fail "the stream ended before the last upgrade: give it a longer input"
+	head -c "$(end_feed "$WORK/stream")" "$WORK/stream" >"$WORK/stream.fed"
 	reap "$SEND_PID"
-	stop_feed
 	[ "$REAP_RC" = 0 ] || fail "the old sender stopped: exit $REAP_RC: $(tail -n 5 "$WORK/send.log")"
 	for i in 0 1 2; do stop_recv "$i"; done
-	for i in 0 1 2; do check_pool "${pools[$i]}" "$WORK/stream"; done
+	for i in 0 1 2; do check_pool "${pools[$i]}" "$WORK/stream.fed"; done
 	end_case
 }
 
