@@ -64,9 +64,10 @@ summary() {
 }
 
 # feed FILE: FILE in FEED_CHUNKS chunks (default 64) with pauses of
-# FEED_PAUSE seconds (default 0.03), so a test can act mid-stream. The
-# sender commits each chunk as it comes: the chunks, not the bytes, set how
-# long the stream takes (about 0.2 s a chunk into three replicas under TCG).
+# FEED_PAUSE seconds (default 0.03), so a test can act mid-stream. Each
+# chunk costs a dd and a sleep (a fork and an exec each) besides its pause:
+# the chunks more than the bytes set how long the stream takes (about
+# 0.2 s a chunk into three replicas under TCG).
 feed() {
 	local chunk i n=${FEED_CHUNKS:-64}
 	chunk=$((($(stat -c %s "$1") + n - 1) / n))

@@ -20,8 +20,8 @@ input="$WORK/input"
 head -c 32M /dev/urandom >"$input"
 small="$WORK/small"
 head -c 8M /dev/urandom >"$small"
-# the lose-one cases' stream, in 24 chunks (through a pipe in 64, 32 MiB
-# took 14 s here against 4 s from the file: a commit per chunk)
+# the lose-one cases' stream, in 24 chunks (through feed's 64, 32 MiB took
+# 14 s here against 4 s from the file: a dd and a sleep a chunk)
 half="$WORK/half"
 head -c 16M "$input" >"$half"
 
