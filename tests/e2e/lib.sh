@@ -82,15 +82,16 @@ feed() {
 }
 
 # end_feed FILE: ends the input of start_fed_sender at the end of the chunk
-# being fed (the sender sees the end of its input, and ends), and prints
-# how many bytes of FILE it was fed.
+# being fed (the sender sees the end of its input, and ends), and sets FED
+# to how many bytes of FILE it was fed. Not in a subshell: it waits for
+# the feeder, a child of this shell.
 end_feed() {
 	local fed size
 	: >"$WORK/feed.end"
 	wait "$FEED_PID" 2>/dev/null
 	fed=$(cat "$WORK/feed.fed" 2>/dev/null)
 	size=$(stat -c %s "$1")
-	echo "$((${fed:-0} < size ? ${fed:-0} : size))"
+	FED=$((${fed:-0} < size ? ${fed:-0} : size))
 }
 
 # start_fed_sender FILE ARGS...: rpma-send ARGS reading FILE through feed()
