@@ -18,7 +18,8 @@ HAVE_FLUSH=$(grep -q '^RS_HAVE_IBV_FLUSH:INTERNAL=1' "$BUILD/CMakeCache.txt" 2>/
 RECV_IP="${RPMA_RECV_IP:-192.0.2.1}"
 # every receiver of the tests: verbose, on the test bed's receiving address
 RECV_OPTS=(-v --listen "$RECV_IP")
-WORK="${RPMA_TMPDIR:-/tmp}/e2e.$$"
+# (RPMA_E2E_WORK: a folder of the caller's, e.g. one kept across a reboot)
+WORK="${RPMA_E2E_WORK:-${RPMA_TMPDIR:-/tmp}/e2e.$$}"
 mkdir -p "$WORK"
 # where link_down drops (below): each veth's ingress
 if [ -e /sys/class/net/veth0 ]; then

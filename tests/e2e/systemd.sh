@@ -27,9 +27,12 @@ if [ -z "${RPMA_VM:-}" ]; then
 		exit 1
 	}
 	debs=("$pack"/*.deb)
-	exec "$top/scripts/vm/run" --systemd --timeout 1500 -- "$0" "$BUILD" "${debs[0]}"
+	exec "$top/scripts/vm/run" --systemd --boots 2 --timeout 1500 -- "$0" "$BUILD" "${debs[0]}"
 fi
 DEB="$2"
+# kept across the reboot (scripts/vm-run --boots 2: the root's writes are)
+export RPMA_E2E_WORK=/var/lib/rpma-test
+[ "${RPMA_VM_BOOT:-1}" -gt 1 ] || rm -rf "$RPMA_E2E_WORK"
 . "$(dirname "$0")/lib.sh"
 
 conf=/etc/rpma-ship/rpma-recv.conf
@@ -37,9 +40,9 @@ unit=rpma-recv
 pool_dir="$RPMA_FSDAX_DIR/rpma"
 devdax="$RPMA_DEVDAX"
 key=/etc/rpma-ship/audit.key
-for n in 1 2 3 4; do
-	head -c $((2 << 20)) /dev/urandom >"$WORK/in$n"
-done
+logdir=/var/log/rpma-test
+sender=rpma-send@app
+follow_case="rpma-send@.service follows a log through logrotate, a stop, a kill -9, its restart and a reboot of the host: every line once"
 
 # sd COMMAND...: systemctl, its output in $WORK/sd.out, exit code in RC.
 sd() {
@@ -99,6 +102,68 @@ create = 8M
 allow = 192.0.2.99
 EOF
 }
+
+# app_writes FIRST LAST: the application writes lines FIRST to LAST, 100
+# every 0.1 s, to its log (whatever logrotate made of it meanwhile).
+app_writes() {
+	local k
+	for ((k = $1; k <= $2; k += 100)); do
+		seq "$k" "$((k + 99 < $2 ? k + 99 : $2))" | sed 's/^/line /' >>"$logdir/app.log"
+		sleep 0.1
+	done
+}
+# kept_lines: what the log's files keep, oldest first (rotate 5: nothing
+# was removed yet).
+kept_lines() {
+	local n
+	for n in 5 4 3 2 1; do
+		[ ! -e "$logdir/app.log.$n" ] || cat "$logdir/app.log.$n"
+	done
+	cat "$logdir/app.log"
+}
+
+# After the reboot (the last case's end, below): both units were started at
+# boot; the application writes 1000 more lines, logrotate runs once more,
+# and the remote log holds every line the files keep, once each.
+after_reboot() {
+	local kept
+	read -r passed failed case_failed <"$WORK/counts"
+	# shellcheck disable=SC2034 # end_case reads case_start
+	case_name=$follow_case case_start=$SECONDS
+	log "--- case: $case_name (after the reboot)"
+	[ "$(systemctl is-enabled "$sender")" = enabled ] || fail "$sender is not enabled after the reboot"
+	for _ in $(seq 120); do
+		! systemctl -q is-active "$sender" || break
+		nap 0.5
+	done
+	systemctl -q is-active "$sender" ||
+		fail "$sender not started at boot: $(systemctl is-active "$sender"); $(journalctl -q -b -u "$sender" --no-pager -o cat | tail -n 5)"
+	kept=$(kept_lines | wc -l)
+	log "the files keep $kept lines after the reboot"
+	app_writes "$((kept + 1))" "$((kept + 1000))" &
+	sleep 0.5
+	logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" || fail "logrotate"
+	wait
+	seq 1 "$((kept + 1000))" | sed 's/^/line /' >"$WORK/lines"
+	kept_lines | cmp -s - "$WORK/lines" || fail "the files do not keep lines 1 to $((kept + 1000)) (test bed)"
+	for _ in $(seq 120); do
+		timeout 60 "$SEND" --fetch "$RECV_IP/followed" "$WORK/fetched" 2>"$WORK/fetch.log" &&
+			[ "$(wc -l <"$WORK/fetched")" -ge "$((kept + 1000))" ] && break
+		nap 0.5
+	done
+	cmp -s "$WORK/fetched" "$WORK/lines" ||
+		fail "the log holds $(wc -l <"$WORK/fetched") lines, not lines 1 to $((kept + 1000)) once each: $(diff "$WORK/lines" "$WORK/fetched" | head -n 4); journal: $(journalctl -q -u "$sender" --no-pager -o cat | tail -n 5)"
+	sd stop "$sender"
+	end_case
+}
+if [ "${RPMA_VM_BOOT:-1}" -gt 1 ]; then
+	after_reboot
+	summary
+	exit
+fi
+for n in 1 2 3 4; do
+	head -c $((2 << 20)) /dev/urandom >"$WORK/in$n"
+done
 
 start_case "PID 1 is systemd"
 [ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is $(cat /proc/1/comm)"
@@ -283,55 +348,6 @@ systemd-analyze security --threshold=39 "$unit.service" >"$WORK/security" 2>&1 |
 log "$(tail -n 1 "$WORK/security")"
 end_case
 
-start_case "rpma-send@.service follows a log through logrotate, a stop, a kill -9 and its restart: every line once"
-# a log of its own on the receiver, added by a reload
-printf '[followed]\npool = %s/followed.pool\ncreate = 16M\n' "$pool_dir" >>"$conf"
-sd reload "$unit"
-[ "$RC" = 0 ] || fail "reload for [followed]: $(cat "$WORK/sd.out")"
-logdir=/var/log/rpma-test
-install -d -m 0755 "$logdir" && install -m 0644 /dev/null "$logdir/app.log"
-mkdir -p /etc/rpma-ship/rpma-send
-printf 'FILE=%s\nTO=%s/followed\nOPTIONS=--retry 1000\n' "$logdir/app.log" "$RECV_IP" \
-	>/etc/rpma-ship/rpma-send/app.conf
-printf '%s {\n\tcreate 0644 root root\n\trotate 5\n}\n' "$logdir/app.log" >"$WORK/logrotate.conf"
-sender=rpma-send@app
-sd start "$sender"
-[ "$RC" = 0 ] || fail "systemctl start $sender: $(cat "$WORK/sd.out")"
-# the application: 6000 numbered lines, 100 every 0.1 s
-seq 1 6000 | sed 's/^/line /' >"$WORK/lines"
-(
-	for k in $(seq 0 59); do
-		sed -n "$((k * 100 + 1)),$((k * 100 + 100))p" "$WORK/lines" >>"$logdir/app.log"
-		sleep 0.1
-	done
-) &
-writer=$!
-sleep 1.5
-logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" || fail "logrotate"
-sleep 1
-sd stop "$sender"
-[ "$(prop_of "$sender" ExecMainStatus)" = 0 ] || [ "$(prop_of "$sender" ExecMainStatus)" = 9 ] ||
-	fail "stopped with exit $(prop_of "$sender" ExecMainStatus), want 0 or 9"
-[ "$(prop_of "$sender" ActiveState)" = inactive ] || fail "after stop: $(prop_of "$sender" ActiveState)"
-sleep 1
-sd start "$sender"
-sleep 1.5
-logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" || fail "logrotate"
-sleep 0.5
-systemctl kill -s KILL "$sender"
-wait "$writer"
-# restarted on its own (Restart=on-failure, 5 s), it ships the rest
-for _ in $(seq 120); do
-	timeout 60 "$SEND" --fetch "$RECV_IP/followed" "$WORK/fetched" 2>"$WORK/fetch.log" &&
-		[ "$(wc -l <"$WORK/fetched")" -ge 6000 ] && break
-	nap 0.5
-done
-[ "$(prop_of "$sender" NRestarts)" -ge 1 ] || fail "not restarted after kill -9: $(prop_of "$sender" NRestarts)"
-cmp -s "$WORK/fetched" "$WORK/lines" ||
-	fail "the log holds $(wc -l <"$WORK/fetched") lines, not lines 1 to 6000 once each: $(diff "$WORK/lines" "$WORK/fetched" | head -n 4); journal: $(journalctl -q -u "$sender" --no-pager -o cat | tail -n 5)"
-sd stop "$sender"
-end_case
-
 start_case "systemctl stop: the pools are consistent and hold what was committed"
 sd stop "$unit"
 [ "$RC" = 0 ] || fail "systemctl stop exit $RC"
@@ -356,4 +372,59 @@ nap 8 # past RestartSec=5s
 [ "$(prop ActiveState)" = failed ] || fail "state $(prop ActiveState), want failed"
 end_case
 
-summary
+start_case "$follow_case"
+# the receiver again, with a log of its own for the file followed
+write_conf
+printf '[followed]\npool = %s/followed.pool\ncreate = 16M\n' "$pool_dir" >>"$conf"
+systemctl reset-failed "$unit"
+sd start "$unit"
+[ "$RC" = 0 ] || fail "start with [followed]: $(cat "$WORK/sd.out")"
+install -d -m 0755 "$logdir" && install -m 0644 /dev/null "$logdir/app.log"
+mkdir -p /etc/rpma-ship/rpma-send
+printf 'FILE=%s\nTO=%s/followed\nOPTIONS=--retry 1000\n' "$logdir/app.log" "$RECV_IP" \
+	>/etc/rpma-ship/rpma-send/app.conf
+printf '%s {\n\tcreate 0644 root root\n\trotate 5\n}\n' "$logdir/app.log" >"$WORK/logrotate.conf"
+sd start "$sender"
+[ "$RC" = 0 ] || fail "systemctl start $sender: $(cat "$WORK/sd.out")"
+seq 1 6000 | sed 's/^/line /' >"$WORK/lines"
+app_writes 1 6000 &
+writer=$!
+sleep 1.5
+logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" || fail "logrotate"
+sleep 1
+sd stop "$sender"
+[ "$(prop_of "$sender" ExecMainStatus)" = 0 ] || [ "$(prop_of "$sender" ExecMainStatus)" = 9 ] ||
+	fail "stopped with exit $(prop_of "$sender" ExecMainStatus), want 0 or 9"
+[ "$(prop_of "$sender" ActiveState)" = inactive ] || fail "after stop: $(prop_of "$sender" ActiveState)"
+sleep 1
+sd start "$sender"
+sleep 1.5
+logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" || fail "logrotate"
+sleep 0.5
+systemctl kill -s KILL "$sender"
+wait "$writer"
+# restarted on its own (Restart=on-failure, 5 s), it ships the rest
+for _ in $(seq 120); do
+	timeout 60 "$SEND" --fetch "$RECV_IP/followed" "$WORK/fetched" 2>"$WORK/fetch.log" &&
+		[ "$(wc -l <"$WORK/fetched")" -ge 6000 ] && break
+	nap 0.5
+done
+[ "$(prop_of "$sender" NRestarts)" -ge 1 ] || fail "not restarted after kill -9: $(prop_of "$sender" NRestarts)"
+cmp -s "$WORK/fetched" "$WORK/lines" ||
+	fail "the log holds $(wc -l <"$WORK/fetched") lines, not lines 1 to 6000 once each: $(diff "$WORK/lines" "$WORK/fetched" | head -n 4); journal: $(journalctl -q -u "$sender" --no-pager -o cat | tail -n 5)"
+# The host reboots while the application writes. Both units enabled as
+# docs/operating.md says; the test bed boots into a target of its own,
+# which wants them as multi-user.target would (scripts/vm/systemd).
+sd enable "$unit" "$sender"
+[ "$RC" = 0 ] || fail "systemctl enable: $(cat "$WORK/sd.out")"
+sd add-wants rpma-vm-ready.target "$unit.service" "$sender.service"
+[ "$RC" = 0 ] || fail "systemctl add-wants: $(cat "$WORK/sd.out")"
+app_writes 6001 9000 &
+sleep 1
+logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" || fail "logrotate"
+sleep 0.5
+# the case goes on after the reboot (at the top): its count so far kept
+echo "$passed $failed $case_failed" >"$WORK/counts"
+log "rebooting the host, the application writing"
+touch /run/rpma-vm-reboot
+exit 0
