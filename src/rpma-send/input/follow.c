@@ -135,15 +135,6 @@ void follower_free(struct follower *f)
 	free(f);
 }
 
-static int queued_at(const struct follower *f, struct follow_id id)
-{
-	for (int i = 0; i < f->q.n; i++)
-		if (f->q.files[i].fd >= 0 &&
-		    follow_id_equal(f->q.files[i].id, id))
-			return i;
-	return -1;
-}
-
 static bool start_at_locked(struct follower *f, const char *const *paths, int n,
 			    uint64_t from)
 {
@@ -156,8 +147,8 @@ static bool start_at_locked(struct follower *f, const char *const *paths, int n,
 			return false;
 		}
 		/* Held already (the path): taken again from where asked. */
-		int was =
-		    queued_at(f, (struct follow_id){st.st_dev, st.st_ino});
+		int was = follow_queue_index(
+		    &f->q, (struct follow_id){st.st_dev, st.st_ino});
 		if (was >= 0)
 			follower_drop(f, was, false);
 		struct follow_file ff;

@@ -60,12 +60,17 @@ void follow_queue_finish(struct follow_queue *q, int at)
 	follow_queue_remove(q, at);
 }
 
-bool follow_queue_known(const struct follow_queue *q, struct follow_id id)
+int follow_queue_index(const struct follow_queue *q, struct follow_id id)
 {
 	for (int i = 0; i < q->n; i++)
 		if (q->files[i].fd >= 0 && follow_id_equal(q->files[i].id, id))
-			return true;
-	return false;
+			return i;
+	return -1;
+}
+
+bool follow_queue_known(const struct follow_queue *q, struct follow_id id)
+{
+	return follow_queue_index(q, id) >= 0;
 }
 
 bool follow_queue_finished(const struct follow_queue *q, struct follow_id id,

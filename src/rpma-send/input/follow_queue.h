@@ -41,6 +41,9 @@ void follow_queue_finish(struct follow_queue *q, int at);
 /* Whether the file is opened in the queue. */
 bool follow_queue_known(const struct follow_queue *q, struct follow_id id);
 
+/* Where the file is opened in the queue, or -1. */
+int follow_queue_index(const struct follow_queue *q, struct follow_id id);
+
 /* Whether the file, last modified at mtime, was read to its end (an
  * inode number used again by a newer file is not). */
 bool follow_queue_finished(const struct follow_queue *q, struct follow_id id,

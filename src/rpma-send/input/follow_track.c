@@ -96,7 +96,10 @@ void follow_track_event(void *ctx, const struct follow_event *ev)
 	struct follower *f = ctx;
 	char name[PATH_MAX], to[PATH_MAX];
 	in_dir(f, ev->name, name);
-	bool ours = strcmp(ev->name, f->watch.base) == 0;
+	/* Once events were lost, one that tells of a file coming to the name
+	 * cannot be placed after those lost: the name and the copies' times
+	 * tell it instead (look_at_path). */
+	bool ours = strcmp(ev->name, f->watch.base) == 0 && !f->unknown;
 	switch (ev->change) {
 	case FOLLOW_CAME:
 		came_to(f, name);
@@ -109,7 +112,7 @@ void follow_track_event(void *ctx, const struct follow_event *ev)
 		in_dir(f, ev->to, to);
 		came_to(f, to);
 		renamed(f, name, to);
-		if (strcmp(ev->to, f->watch.base) == 0)
+		if (strcmp(ev->to, f->watch.base) == 0 && !f->unknown)
 			arrive(f);
 		break;
 	case FOLLOW_WENT:
@@ -227,10 +230,15 @@ static void settle(struct follower *f, int events)
 			close(ff->try_fd);
 			ff->try_fd = -1;
 		}
-		/* Not where the events say, and no event to come. */
+		/* Not where the events say, and no event to come: events
+		 * were lost, and where it went is found by the copies' times
+		 * (look_at_path). */
 		if (ff->missed && events == 0 &&
-		    !follow_watch_midway(&f->watch))
-			ff->gone = true;
+		    !follow_watch_midway(&f->watch)) {
+			follower_drop(f, i, false);
+			f->unknown = true;
+			continue;
+		}
 		if (ff->gone) {
 			rs_warn("a file that held %s went (last as %s) before "
 				"it could be opened; what it held is not "
@@ -269,11 +277,12 @@ static struct timespec coarse_now(void)
 
 enum take { TAKEN, TAKE_LATER, TAKE_LOST };
 
-/* Opens path as a file that held the name, read after those queued.
- * TAKE_LATER: not now (no descriptor to spare, out of memory, or the name
- * changed meanwhile: looked at again); TAKE_LOST: it cannot be read. */
-static enum take take_last(struct follower *f, const char *path,
-			   struct follow_id id)
+/* Opens path as a file that held the name, read before the one queued at
+ * `at` (f->q.n: after all). TAKE_LATER: not now (no descriptor to spare,
+ * out of memory, or the name changed meanwhile: looked at again);
+ * TAKE_LOST: it cannot be read. */
+static enum take take_at(struct follower *f, const char *path,
+			 struct follow_id id, int at)
 {
 	int fd = follow_fds_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
@@ -295,7 +304,7 @@ static enum take take_last(struct follower *f, const char *path,
 	if (!follow_file_take(&ff, fd, path, resume_at(f, id, fd, path)))
 		return TAKE_LATER;
 	ff.wd = follow_watch_file(&f->watch, ff.fd);
-	if (!follow_queue_insert(&f->q, f->q.n, &ff)) {
+	if (!follow_queue_insert(&f->q, at, &ff)) {
 		follow_watch_forget(&f->watch, ff.wd);
 		follow_file_close(&ff);
 		return TAKE_LATER;
@@ -306,9 +315,10 @@ static enum take take_last(struct follower *f, const char *path,
 
 /* The rotated copies beside the file modified since everything was last
  * known held the name meanwhile (a file is modified when it is created),
- * however many: queued oldest first. False when one cannot be opened yet:
- * none after it is taken, and the next look tries again from there. */
-static bool take_by_times(struct follower *f)
+ * however many: queued oldest first, before the one queued at `at`
+ * (f->q.n: after all). False when one cannot be opened yet: none after it
+ * is taken, and the next look tries again from there. */
+static bool take_by_times(struct follower *f, int at)
 {
 	struct follow_copy *copies;
 	int n = follow_rotated_list_since(f->path, f->settled_at, &copies);
@@ -327,8 +337,9 @@ static bool take_by_times(struct follower *f)
 					  FOLLOW_LOSS_WHOLE);
 			continue;
 		}
-		enum take t = take_last(f, c->path, id);
+		enum take t = take_at(f, c->path, id, at);
 		all = t != TAKE_LATER;
+		at += t == TAKEN;
 		if (t == TAKE_LOST)
 			follow_losses_add(&f->losses, c->path, 0,
 					  FOLLOW_LOSS_WHOLE);
@@ -352,8 +363,16 @@ static void look_at_path(struct follower *f)
 		    S_ISDIR(st.st_mode))
 			return;
 		struct follow_id id = {st.st_dev, st.st_ino};
-		if (follow_queue_known(&f->q, id)) {
-			f->unknown = false; /* no rename since */
+		int held = follow_queue_index(&f->q, id);
+		if (held >= 0) {
+			/* No rename since it came; those before it whose
+			 * events were lost are found by their times. */
+			if (f->unknown &&
+			    !take_by_times(f, held == 0 && f->q.files[0].pos > 0
+						  ? 1 /* not into one begun */
+						  : held))
+				return;
+			f->unknown = false;
 			return;
 		}
 		if (follow_watch_drain(&f->watch, follow_track_event, f) > 0) {
@@ -362,13 +381,17 @@ static void look_at_path(struct follower *f)
 		}
 		if (f->q.n > 0 &&
 		    (f->unknown || !follow_watch_active(&f->watch)) &&
-		    !take_by_times(f)) {
+		    !take_by_times(f, f->q.n)) {
 			f->unknown = true; /* tried again at the next look */
 			return;
 		}
-		f->unknown = false;
 		bool had = f->q.n > 0;
-		if (take_last(f, f->path, id) == TAKEN && had)
+		enum take t = take_at(f, f->path, id, f->q.n);
+		/* Not taken now (the name changed hands since it was looked
+		 * at, or no descriptor): what held it is a copy by the next
+		 * look, found by its time. Settled, its events were gone. */
+		f->unknown = t == TAKE_LATER && had;
+		if (t == TAKEN && had)
 			rs_info("%s now names another file; reading the one "
 				"before until it has been quiet for %llu ms",
 				f->path, (unsigned long long)f->rotate_wait_ms);

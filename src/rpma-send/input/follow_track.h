@@ -10,7 +10,10 @@
  * be opened is lost, and said so. Where events were lost, or are not to
  * be had (polling), a file at the name not known yet is taken last, after
  * the rotated copies beside it modified since everything was last known
- * (by their times, oldest first). */
+ * (by their times, oldest first); until then an event that tells of a
+ * file coming to the name is not taken (it cannot be placed after the
+ * files whose events were lost), nor is a file missing where the events
+ * left it taken for gone. */
 #ifndef SEND_FOLLOW_TRACK_H
 #define SEND_FOLLOW_TRACK_H
 

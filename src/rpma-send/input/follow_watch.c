@@ -192,14 +192,21 @@ int follow_watch_drain(struct follow_watch *w, follow_event_fn fn, void *ctx)
 	char buf[4096]
 	    __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t got;
+	/* When the read that found the queue empty was asked for: a rename's
+	 * first half is a departure once the other half was not there that
+	 * long after it. Not the time of this check: a thread held off the
+	 * CPU between the two (as under emulation) would take a rename for
+	 * a departure. */
+	uint64_t asked = now_ns();
 	while ((got = read(w->fd, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + got; n++) {
 			const struct inotify_event *ev = (const void *)p;
 			take_event(w, ev, fn, ctx);
 			p += sizeof(*ev) + ev->len;
 		}
+		asked = now_ns();
 	}
-	if (w->cookie && now_ns() - w->moved_from_ns >= HALF_RENAME_NS)
+	if (w->cookie && asked >= w->moved_from_ns + HALF_RENAME_NS)
 		half_went(w, fn, ctx);
 	return n;
 }
