@@ -82,10 +82,10 @@ feed() {
 	done
 }
 
-# end_feed FILE: ends the input of start_fed_sender at the end of the chunk
-# being fed (the sender sees the end of its input, and ends), and sets FED
-# to how many bytes of FILE it was fed. Not in a subshell: it waits for
-# the feeder, a child of this shell.
+# end_feed FILE OUT: ends the input of start_fed_sender at the end of the
+# chunk being fed (the sender sees the end of its input, and ends), sets
+# FED to how many bytes of FILE it was fed and writes them to OUT. Not in a
+# subshell: it waits for the feeder, a child of this shell.
 end_feed() {
 	local fed size
 	: >"$WORK/feed.end"
@@ -93,6 +93,7 @@ end_feed() {
 	fed=$(cat "$WORK/feed.fed" 2>/dev/null)
 	size=$(stat -c %s "$1")
 	FED=$((${fed:-0} < size ? ${fed:-0} : size))
+	head -c "$FED" "$1" >"$2"
 }
 
 # start_fed_sender FILE ARGS...: rpma-send ARGS reading FILE through feed()

@@ -130,8 +130,7 @@ against() {
 	done
 	nap 1
 	kill -0 "$SEND_PID" 2>/dev/null || fail "the stream ended before the last upgrade: give it a longer input"
-	end_feed "$WORK/stream"
-	head -c "$FED" "$WORK/stream" >"$WORK/stream.fed"
+	end_feed "$WORK/stream" "$WORK/stream.fed"
 	reap "$SEND_PID"
 	[ "$REAP_RC" = 0 ] || fail "the old sender stopped: exit $REAP_RC: $(tail -n 5 "$WORK/send.log")"
 	for i in 0 1 2; do stop_recv "$i"; done

@@ -96,6 +96,31 @@ static void follow(struct fixture *x)
 	assert_non_null(x->f);
 }
 
+/* Reads with no descriptor to spare (the soft limit within the reserve):
+ * no file can be opened meanwhile. */
+static void drain_with_no_descriptor(struct fixture *x)
+{
+	struct rlimit was, none;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	int probe = open("/dev/null", O_RDONLY);
+	close(probe);
+	none = was;
+	none.rlim_cur = (rlim_t)probe + 1;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
+	drain(x);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+}
+
+/* What inotify queued is lost, as when its queue overflows. */
+static void lose_events(struct fixture *x)
+{
+	char buf[4096];
+	while (read(x->f->watch.fd, buf, sizeof(buf)) > 0)
+		;
+	struct follow_event lost = {.change = FOLLOW_UNKNOWN};
+	follow_track_event(x->f, &lost);
+}
+
 static void reads_growth(void **state)
 {
 	struct fixture *x = *state;
@@ -365,14 +390,9 @@ static void a_file_told_of_after_lost_events_is_read_after_them(void **state)
 		 x->path, x->path, x->path, x->path, x->path, x->path, x->path,
 		 x->path);
 	assert_int_equal(system(cmd), 0);
-	/* what inotify queued is lost; then C's creation is told */
-	char buf[4096];
-	while (read(x->f->watch.fd, buf, sizeof(buf)) > 0)
-		;
-	struct follow_event lost = {.change = FOLLOW_UNKNOWN};
+	lose_events(x); /* then C's creation is told */
 	struct follow_event came = {.change = FOLLOW_CAME, .created = true};
 	snprintf(came.name, sizeof(came.name), "app.log");
-	follow_track_event(x->f, &lost);
 	follow_track_event(x->f, &came);
 	for (int i = 0; i < 3; i++)
 		drain(x);
@@ -397,20 +417,8 @@ static void a_file_at_the_name_not_taken_is_found_later(void **state)
 	snprintf(cmd, sizeof(cmd), "mv %s %s.1 && printf 'B\\n' >%s", x->path,
 		 x->path, x->path);
 	assert_int_equal(system(cmd), 0);
-	char buf[4096];
-	while (read(x->f->watch.fd, buf, sizeof(buf)) > 0)
-		; /* lost */
-	struct follow_event lost = {.change = FOLLOW_UNKNOWN};
-	follow_track_event(x->f, &lost);
-	struct rlimit was, none;
-	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
-	int probe = open("/dev/null", O_RDONLY);
-	close(probe);
-	none = was;
-	none.rlim_cur = (rlim_t)probe + 1; /* within the reserve: no open */
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
-	drain(x);
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	lose_events(x);
+	drain_with_no_descriptor(x);
 	snprintf(cmd, sizeof(cmd),
 		 "mv %s.1 %s.2 && mv %s %s.1 && printf 'C\\n' >%s", x->path,
 		 x->path, x->path, x->path, x->path);
@@ -438,15 +446,7 @@ static void a_file_found_by_its_time_is_opened_when_it_can_be(void **state)
 		 x->path, x->path, x->path, x->path, x->path, x->path);
 	sleep_ms(20); /* B and C are modified after A was settled */
 	assert_int_equal(system(cmd), 0);
-	struct rlimit was, none;
-	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
-	int probe = open("/dev/null", O_RDONLY);
-	close(probe);
-	none = was;
-	none.rlim_cur = (rlim_t)probe + 1; /* within the reserve: no open */
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
-	drain(x);
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	drain_with_no_descriptor(x);
 	assert_string_equal(x->got, "A\n");
 	for (int i = 0; i < 3; i++) { /* each file done when quiet */
 		drain(x);
