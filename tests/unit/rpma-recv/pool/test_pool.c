@@ -7,13 +7,13 @@
 
 #include <cmocka.h>
 
+#include "../temp_pool.h"
 #include "methods/commit.h"
 #include "methods/recv_method.h"
 #include "pool/pmdk_log.h"
 #include "pool/pmem_target.h"
 #include "proto/pool_layout.h"
 #include "sender/verify_reply.h"
-#include "temp_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>

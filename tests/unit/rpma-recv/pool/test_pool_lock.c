@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
+#include "../temp_pool.h"
 #include "pool/pmem_target.h"
-#include "temp_pool.h"
 
 #include <fcntl.h>
 #include <stdio.h>

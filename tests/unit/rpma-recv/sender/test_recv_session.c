@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "../temp_pool.h"
 #include "cli/log.h"
 #include "error.h"
 #include "methods/recv_method.h"
@@ -14,7 +15,6 @@
 #include "proto/pool_layout.h"
 #include "replicas/replica_keys.h"
 #include "sender/session.h"
-#include "temp_pool.h"
 
 #include <endian.h>
 #include <stdlib.h>

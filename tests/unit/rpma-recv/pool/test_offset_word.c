@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../temp_pool.h"
 #include "pool/log_state.h"
 #include "pool/offset_rule.h"
 #include "pool/offset_word.h"
@@ -18,7 +19,6 @@
 #include "pool/pmdk_log.h"
 #include "pool/pmem_target.h"
 #include "proto/pool_layout.h"
-#include "temp_pool.h"
 
 #include <endian.h>
 #include <fcntl.h>
