@@ -228,19 +228,19 @@ rotate_kind() {
 	[ "$case_failed" = 0 ]
 }
 
-# rotation_case SPEC...: for each SPEC (KIND, or KIND:COUNT:APART: COUNT
-# rotations, default ROTATIONS, of KIND APART seconds apart, default
-# APART) the two writers and their senders into a log each of one
-# receiver, the kinds side by side (they wait on timers most of the time:
-# one after another, nine took 9 x 11 s under TCG); then each kind's
-# check, a case of its own.
-rotation_case() {
-	local spec kind t0=$SECONDS recv_logs=() kinds=()
-	local -A dir count apart name sig_send each_send writers rotator
+# The kinds of rotation_case side by side: the helpers below share its
+# arrays (bash's scope: a function sees its caller's locals), each indexed
+# by SPEC: dir, count, apart, name (log names hold 31 bytes: sig-N,
+# each-N), sig_send, each_send, writers, rotator, rotated, sig_rc,
+# each_rc; and kinds, recv_logs.
+
+# rotation_dirs SPEC...: each kind's folder, logrotate file and logs.
+rotation_dirs() {
+	local spec kind
 	for spec; do
 		IFS=: read -r kind "count[$spec]" "apart[$spec]" <<<"$spec"
 		kinds+=("$spec")
-		name[$spec]=${#kinds[@]} # log names hold 31 bytes: sig-N, each-N
+		name[$spec]=${#kinds[@]}
 		count[$spec]=${count[$spec]:-$ROTATIONS} apart[$spec]=${apart[$spec]:-$APART}
 		dir[$spec]="$WORK/$kind-${count[$spec]}"
 		mkdir -p "${dir[$spec]}/old" "${dir[$spec]}/elsewhere"
@@ -250,6 +250,83 @@ rotation_case() {
 		recv_logs+=(--log "sig-${name[$spec]}=${dir[$spec]}/sig.pool,create=4M"
 			--log "each-${name[$spec]}=${dir[$spec]}/each.pool,create=4M")
 	done
+}
+
+# rotation_senders: each kind's two writers and their senders.
+rotation_senders() {
+	local spec d n
+	for spec in "${kinds[@]}"; do
+		d=${dir[$spec]} n=${name[$spec]}
+		spawn 180 "$d/sig.send" "$SEND" -f --rotate-wait "$GRACE" "$RECV_IP/sig-$n" "$d/sig.log"
+		sig_send[$spec]=$SPAWN_PID
+		spawn 180 "$d/each.send" "$SEND" -f --rotate-wait "$GRACE" "$RECV_IP/each-$n" "$d/each.log"
+		each_send[$spec]=$SPAWN_PID
+		writer_on_signal "$d/sig.log" &
+		echo "$!" >"$d/sig.pid"
+		writers[$spec]=$!
+		writer_each_time "$d/each.log" &
+		writers[$spec]+=" $!"
+	done
+}
+
+# rotation_run: every kind's rotations at once, then the writers end, and
+# the senders once the last rotated files were read until quiet (what is
+# left then is read on the signal); their exit codes kept.
+rotation_run() {
+	local spec
+	for spec in "${kinds[@]}"; do
+		rotate_kind "${spec%%:*}" "${dir[$spec]}" "${count[$spec]}" "${apart[$spec]}" &
+		rotator[$spec]=$!
+	done
+	for spec in "${kinds[@]}"; do
+		rotated[$spec]=0
+		wait "${rotator[$spec]}" || rotated[$spec]=$?
+	done
+	# shellcheck disable=SC2086 # two pids a kind
+	kill -TERM ${writers[*]}
+	# shellcheck disable=SC2086
+	wait ${writers[*]}
+	nap 1.5
+	kill -INT "${sig_send[@]}" "${each_send[@]}"
+	for spec in "${kinds[@]}"; do
+		reap "${sig_send[$spec]}"
+		sig_rc[$spec]=$REAP_RC
+		reap "${each_send[$spec]}"
+		each_rc[$spec]=$REAP_RC
+	done
+}
+
+# rotation_check SPEC: the kind's case: both senders ended as they should
+# and each log holds every line its files keep, once, in order (the
+# receiver's log shown at the first kind that failed).
+rotation_check() {
+	local spec=$1 d=${dir[$1]} k=${1%%:*}
+	start_case "-f through ${count[$spec]} x $k ${apart[$spec]} s apart: nothing the files keep is missing or doubled"
+	[ "${rotated[$spec]}" = 0 ] || fail "its rotations failed (said above)"
+	follow_rc_ok "$k" "${sig_rc[$spec]}" "$d/sig.send" || fail "sig's sender exited ${sig_rc[$spec]}: $(cat "$d/sig.send")"
+	follow_rc_ok "$k" "${each_rc[$spec]}" "$d/each.send" || fail "each's sender exited ${each_rc[$spec]}: $(cat "$d/each.send")"
+	# shellcheck disable=SC2046 # one word a file
+	check_lines "reopened on SIGHUP" "$d/sig.pool" $(the_files "$d" sig)
+	# shellcheck disable=SC2046
+	check_lines "opened for each line" "$d/each.pool" $(the_files "$d" each)
+	if [ "$case_failed" != 0 ]; then
+		log "senders: $(cat "$d/sig.send" "$d/each.send")"
+		[ "$recv_said" = 1 ] || log "the receiver: $(cat "$WORK/recv.log")"
+		recv_said=1
+	fi
+	end_case
+}
+
+# rotation_case SPEC...: for each SPEC (KIND, or KIND:COUNT:APART: COUNT
+# rotations, default ROTATIONS, of KIND APART seconds apart, default
+# APART) the two writers and their senders into a log each of one
+# receiver, the kinds side by side (they wait on timers most of the time:
+# one after another, nine took 9 x 11 s under TCG); then each kind's
+# check, a case of its own.
+rotation_case() {
+	local spec t0=$SECONDS recv_logs=() kinds=() recv_said=0
+	local -A dir count apart name sig_send each_send writers rotator rotated sig_rc each_rc
+	rotation_dirs "$@"
 	start_case "-f: ${#kinds[@]} kinds of rotation side by side (${kinds[*]}), one receiver, $((2 * ${#kinds[@]})) senders"
 	# every log open before the senders start: what this case tests is
 	# -f, not a receiver's start (twenty pools made at once under TCG
@@ -262,63 +339,16 @@ rotation_case() {
 		return
 	fi
 	log "($(grep -o "all logs opened in [0-9.]* s" "$WORK/recv.log"))"
-	for spec in "${kinds[@]}"; do
-		local d=${dir[$spec]} n=${name[$spec]}
-		spawn 180 "$d/sig.send" "$SEND" -f --rotate-wait "$GRACE" "$RECV_IP/sig-$n" "$d/sig.log"
-		sig_send[$spec]=$SPAWN_PID
-		spawn 180 "$d/each.send" "$SEND" -f --rotate-wait "$GRACE" "$RECV_IP/each-$n" "$d/each.log"
-		each_send[$spec]=$SPAWN_PID
-		writer_on_signal "$d/sig.log" &
-		echo "$!" >"$d/sig.pid"
-		writers[$spec]=$!
-		writer_each_time "$d/each.log" &
-		writers[$spec]+=" $!"
-	done
+	rotation_senders
 	nap 1
 	log "(started in $((SECONDS - t0)) s)"
-	for spec in "${kinds[@]}"; do
-		rotate_kind "${spec%%:*}" "${dir[$spec]}" "${count[$spec]}" "${apart[$spec]}" &
-		rotator[$spec]=$!
-	done
-	local -A rotated
-	for spec in "${kinds[@]}"; do
-		rotated[$spec]=0
-		wait "${rotator[$spec]}" || rotated[$spec]=$?
-	done
-	# shellcheck disable=SC2086 # two pids a kind
-	kill -TERM ${writers[*]}
-	# shellcheck disable=SC2086
-	wait ${writers[*]}
-	# the last rotated files are read until quiet, then the live ones;
-	# what is left when the senders stop is read on the signal
-	log "(rotated by $((SECONDS - t0)) s)"
-	nap 1.5
-	kill -INT "${sig_send[@]}" "${each_send[@]}"
-	local -A sig_rc each_rc
-	for spec in "${kinds[@]}"; do
-		reap "${sig_send[$spec]}"
-		sig_rc[$spec]=$REAP_RC
-		reap "${each_send[$spec]}"
-		each_rc[$spec]=$REAP_RC
-	done
+	rotation_run
 	kill -TERM "$RECV_PID"
 	wait_recv
 	log "(stopped by $((SECONDS - t0)) s)"
 	end_case
 	for spec in "${kinds[@]}"; do
-		local d=${dir[$spec]} k=${spec%%:*}
-		start_case "-f through ${count[$spec]} x $k ${apart[$spec]} s apart: nothing the files keep is missing or doubled"
-		[ "${rotated[$spec]}" = 0 ] || fail "its rotations failed (said above)"
-		follow_rc_ok "$k" "${sig_rc[$spec]}" "$d/sig.send" || fail "sig's sender exited ${sig_rc[$spec]}: $(cat "$d/sig.send")"
-		follow_rc_ok "$k" "${each_rc[$spec]}" "$d/each.send" || fail "each's sender exited ${each_rc[$spec]}: $(cat "$d/each.send")"
-		# shellcheck disable=SC2046 # one word a file
-		check_lines "reopened on SIGHUP" "$d/sig.pool" $(the_files "$d" sig)
-		# shellcheck disable=SC2046
-		check_lines "opened for each line" "$d/each.pool" $(the_files "$d" each)
-		[ "$case_failed" = 0 ] || log "senders: $(cat "$d/sig.send" "$d/each.send")"
-		[ "$case_failed" = 0 ] || grep -q . "$WORK/recv.said" 2>/dev/null ||
-			log "the receiver: $(tee "$WORK/recv.said" <"$WORK/recv.log")"
-		end_case
+		rotation_check "$spec"
 	done
 }
 
