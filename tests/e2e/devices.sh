@@ -54,7 +54,7 @@ devices_case() {
 	local m=$1 pool=$2 opts="${3:+,$3}" rlog="$WORK/recv.$1.log"
 	local expected="$WORK/expected.$1" rc
 	start_case "$m: a writer through rxe0, readers and a takeover through rxe1, the log exact"
-	if ! start_recv "$rlog" --create 64M --log "d=$pool$opts"; then
+	if ! start_recv "$rlog" --create 16M --log "d=$pool$opts"; then
 		fail "receiver did not start: $(cat "$rlog")"
 		end_case
 		return
