@@ -1,5 +1,6 @@
-/* Command-line values: sizes, endpoints, targets with log names and method
- * names, and the rule that picks a persistence method. */
+/* Endpoints and targets as the command line gives them (cli/endpoint.h):
+ * HOST[:PORT], targets with log names, their labels and spans, and lists
+ * of targets, IPv6 and quoting included. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,36 +8,10 @@
 
 #include <cmocka.h>
 
-#include "cli/count.h"
 #include "cli/endpoint.h"
-#include "cli/size.h"
 #include "error.h"
-#include "proto/method.h"
 
 #include <string.h>
-
-static void sizes(void **state)
-{
-	(void)state;
-	uint64_t v;
-	assert_int_equal(rs_size_parse("4096", &v), 0);
-	assert_int_equal(v, 4096);
-	assert_int_equal(rs_size_parse("64M", &v), 0);
-	assert_int_equal(v, 64u << 20);
-	assert_int_equal(rs_size_parse("1GiB", &v), 0);
-	assert_int_equal(v, 1u << 30);
-	assert_int_equal(rs_size_parse("2k", &v), 0);
-	assert_int_equal(v, 2048);
-	assert_int_equal(rs_size_parse("3TB", &v), 0);
-	assert_int_equal(v, 3ull << 40);
-	assert_int_equal(rs_size_parse("", &v), RS_E_INVAL);
-	assert_int_equal(rs_size_parse("M", &v), RS_E_INVAL);
-	assert_int_equal(rs_size_parse("-1", &v), RS_E_INVAL);
-	assert_int_equal(rs_size_parse("12X", &v), RS_E_INVAL);
-	assert_int_equal(rs_size_parse("12Mx", &v), RS_E_INVAL);
-	assert_int_equal(rs_size_parse("99999999999T", &v), RS_E_INVAL);
-	assert_int_equal(rs_size_parse("99999999999999999999", &v), RS_E_INVAL);
-}
 
 static void endpoints(void **state)
 {
@@ -377,90 +352,9 @@ static void target_list_quotes(void **state)
 	assert_true(strlen(err.msg) < 160);
 }
 
-static void method_names(void **state)
-{
-	(void)state;
-	enum rs_method m;
-	assert_int_equal(rs_method_parse("staged", &m, 0), 0);
-	assert_int_equal(m, RS_METHOD_STAGED);
-	assert_int_equal(rs_method_parse("GPSPM", &m, 0), RS_E_INVAL);
-	assert_string_equal(rs_method_name(RS_METHOD_APM), "apm");
-}
-
-static void method_choice(void **state)
-{
-	(void)state;
-	enum rs_method m;
-	struct rs_error why = {0};
-	uint8_t all = RS_METHOD_BIT(RS_METHOD_APM) |
-		      RS_METHOD_BIT(RS_METHOD_GPSPM) |
-		      RS_METHOD_BIT(RS_METHOD_STAGED);
-	assert_int_equal(rs_method_choose(all, RS_METHOD_AUTO, &m, &why), 0);
-	assert_int_equal(m, RS_METHOD_APM);
-	uint8_t no_apm = all & ~RS_METHOD_BIT(RS_METHOD_APM);
-	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_AUTO, &m, &why), 0);
-	assert_int_equal(m, RS_METHOD_GPSPM);
-	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_STAGED, &m, &why),
-			 0);
-	assert_int_equal(m, RS_METHOD_STAGED);
-
-	/* fsdax on rxe: staged only; asking for gpspm names what works. */
-	uint8_t staged = RS_METHOD_BIT(RS_METHOD_STAGED);
-	assert_int_equal(rs_method_choose(staged, RS_METHOD_GPSPM, &m, &why),
-			 RS_E_INVAL);
-	assert_non_null(strstr(why.msg, "gpspm"));
-	assert_non_null(strstr(why.msg, "offers: staged"));
-	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_APM, &m, &why),
-			 RS_E_INVAL);
-	assert_non_null(strstr(why.msg, "declares direct write to PMem"));
-	assert_non_null(strstr(why.msg, "gpspm, staged"));
-	assert_int_equal(rs_method_choose(0, RS_METHOD_AUTO, &m, &why),
-			 RS_E_INVAL);
-
-	/* Where offered, flush is the default, before apm too. */
-	uint8_t with_flush = all | RS_METHOD_BIT(RS_METHOD_FLUSH);
-	assert_int_equal(rs_method_choose(with_flush, RS_METHOD_AUTO, &m, &why),
-			 0);
-	assert_int_equal(m, RS_METHOD_FLUSH);
-	assert_int_equal(
-	    rs_method_choose(with_flush, RS_METHOD_GPSPM, &m, &why), 0);
-	assert_int_equal(m, RS_METHOD_GPSPM);
-	assert_int_equal(rs_method_choose(no_apm, RS_METHOD_FLUSH, &m, &why),
-			 RS_E_INVAL);
-	assert_non_null(strstr(why.msg, "devdax"));
-	assert_non_null(strstr(why.msg, "it offers: gpspm, staged"));
-}
-
-static void counts_are_plain_digits(void **state)
-{
-	(void)state;
-	uint64_t v = 99;
-	assert_true(rs_count_parse("5", 1, 64, &v));
-	assert_int_equal(v, 5);
-	assert_true(rs_count_parse("064", 1, 64, &v));
-	assert_int_equal(v, 64);
-	const char *bad[] = {"",
-			     "+5",
-			     "-5",
-			     " 5",
-			     "5 ",
-			     "5x",
-			     "0x10",
-			     "1e3",
-			     "0",
-			     "65",
-			     "99999999999999999999999"};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		v = 99;
-		assert_false(rs_count_parse(bad[i], 1, 64, &v));
-		assert_int_equal(v, 99); /* untouched */
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(sizes),
 	    cmocka_unit_test(endpoints),
 	    cmocka_unit_test(targets_with_names),
 	    cmocka_unit_test(targets_refused),
@@ -472,9 +366,6 @@ int main(void)
 	    cmocka_unit_test(target_lists_refused),
 	    cmocka_unit_test(target_lists_duplicates),
 	    cmocka_unit_test(target_list_quotes),
-	    cmocka_unit_test(method_names),
-	    cmocka_unit_test(method_choice),
-	    cmocka_unit_test(counts_are_plain_digits),
 	};
-	return cmocka_run_group_tests(tests, 0, 0);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
