@@ -8,6 +8,7 @@
 #include "log/worker.h"
 #include "metrics/counters.h"
 #include "service/descriptors.h"
+#include "service/opener.h"
 #include "service/service.h"
 #include "service/status_line.h"
 
@@ -33,11 +34,13 @@ struct service {
 	struct recv_settings settings;	/* the globals in force */
 	struct served_log *logs;	/* the logs opened */
 	struct pending_log *pending;	/* the ones still to open, in order */
-	unsigned opening;		/* how many: the metrics say */
+	struct recv_opener *opener;	/* opens them, one at a time */
+	unsigned opening;		/* those and the one opening now */
 	unsigned failed;		/* could not be opened (said) */
 	int failed_rc;			/* the last such failure's */
 	bool opened;			/* every log opened or failed */
 	uint64_t opening_since_ns;	/* when opening began */
+	uint64_t open_began_ns;		/* when the opener took its log */
 	struct recv_threads *threads;	/* serve the logs */
 	struct recv_archiver *archiver; /* archives them */
 	struct rs_listener *listener;
@@ -48,7 +51,6 @@ struct service {
 	bool metrics_failing;	 /* its last write failed (said once) */
 	struct recv_descriptors_starved starved; /* refusals for want of one */
 	bool told_newer; /* a newer sender's version refusal said once */
-	uint64_t asked_opens_until_ns; /* this turn's opens for requests end */
 };
 
 /* What the service tells operators (service/report.c): the status line
@@ -64,25 +66,24 @@ void recv_service_report_final(struct service *svc);
  * or as a reload adds the log). 0, or the rs_errc of a failure said. */
 int recv_service_log_start(struct service *svc,
 			   const struct recv_log_settings *s);
+/* Its two halves: the opening, on the opener's thread (a recv_open_fn
+ * whose ctx is the service: it reads only what a start fixes), and the
+ * loop's part once it ended (rc, err its result): served and said, or the
+ * failure said. */
+int recv_service_log_open(void *svc, const struct recv_log_settings *s,
+			  struct recv_log_worker **out, struct rs_error *err);
+int recv_service_log_opened(struct service *svc,
+			    const struct recv_log_settings *s,
+			    struct recv_log_worker *w, int rc,
+			    struct rs_error *err);
 
 /* Every configured log is to be opened (service/opening.c): none serves
  * yet. */
 void recv_service_pend(struct service *svc);
-/* Opens logs still to open, for about budget_ns at most (one at least).
- * 0, or when no log could be opened and none is left, the last failure's
- * rs_errc. */
-int recv_service_open_pending(struct service *svc, uint64_t budget_ns);
-/* What became of a log a sender asked for while it was still to open. */
-enum recv_asked_open {
-	RECV_ASKED_OPEN,   /* opened now: the request is served at once */
-	RECV_ASKED_FAILED, /* could not be opened (said) */
-	RECV_ASKED_LATER,  /* this turn's opens for requests are spent */
-};
-/* Opens the log of that name, still to open, for a request that asks for
- * it, unless the loop's turn spent its time for such opens
- * (asked_opens_until_ns). */
-enum recv_asked_open recv_service_open_asked(struct service *svc,
-					     const char *name);
+/* The loop's part in the opening: a log the opener is done with served
+ * (or its failure said), the next one handed to it. 0, or when no log
+ * could be opened and none is left, the last failure's rs_errc. */
+int recv_service_open_turn(struct service *svc);
 /* Whether the log of that name is configured but could not be opened. */
 bool recv_service_failed_to_open(struct service *svc, const char *name);
 /* The log of that name, still to open, opens next: a sender asked for it

@@ -1,9 +1,8 @@
 /* The logs a receiver serves are opened while it already takes requests:
  * a thousand pools take their time to open, and a restarted receiver
- * answers everyone meanwhile. A log opens in the loop's turns, a few at a
- * time, between the requests. A request for one not open yet opens it
- * there and then, up to a turn's worth of such opens, and is served at
- * once; past that it is refused as "starting", with a hint of when to ask
+ * answers everyone meanwhile. They open one at a time on the opener's
+ * thread (service/opener.h), in the order kept here; a request for one
+ * not open yet is refused as "starting", with a hint of when to ask
  * again, which a sender honours without a word (rpma-send:
  * connect/connect.c), and the log asked for opens next. */
 #include "service/internal.h"
@@ -49,18 +48,38 @@ void recv_service_pend_first(struct service *svc, const char *name)
 	svc->pending = p;
 }
 
+/* The log the opener has in hand, if any. */
+static const struct recv_log_settings *opening_now(const struct service *svc)
+{
+	return svc->opener ? recv_opener_busy_with(svc->opener) : NULL;
+}
+
+/* The time to ask again for a log with `ahead` opens before it done:
+ * as long as the logs before took, at the pace so far, after the one
+ * opening now, as long again as it took so far (a pool being made takes
+ * seconds: a sender asking every 50 ms meanwhile only adds load). */
+static uint16_t pending_guess_ms(const struct service *svc, unsigned ahead)
+{
+	unsigned opened = svc->settings.nlogs - svc->opening;
+	uint64_t now = recv_now_ns();
+	uint64_t spent = now - svc->opening_since_ns;
+	uint64_t each = opened ? spent / opened : 10000000ull;
+	uint64_t ms = ahead * each / 1000000ull;
+	if (opening_now(svc))
+		ms += (now - svc->open_began_ns) / 1000000ull;
+	return (uint16_t)(ms < 50 ? 50 : ms > 2000 ? 2000 : ms);
+}
+
 uint16_t recv_service_pending_ms(const struct service *svc, const char *name)
 {
-	unsigned ahead = 0, opened = svc->settings.nlogs - svc->opening;
+	const struct recv_log_settings *now = opening_now(svc);
+	unsigned ahead = 0;
+	if (now && (!name[0] || !strcmp(now->name, name)))
+		return pending_guess_ms(svc, ahead);
 	for (const struct pending_log *p = svc->pending; p; p = p->next) {
 		ahead++;
-		if (name[0] && strcmp(p->settings->name, name))
-			continue;
-		/* As long as the logs before it took, at the pace so far. */
-		uint64_t spent = recv_now_ns() - svc->opening_since_ns;
-		uint64_t each = opened ? spent / opened : 10000000ull;
-		uint64_t ms = ahead * each / 1000000ull;
-		return (uint16_t)(ms < 50 ? 50 : ms > 2000 ? 2000 : ms);
+		if (!name[0] || !strcmp(p->settings->name, name))
+			return pending_guess_ms(svc, ahead);
 	}
 	return 0;
 }
@@ -81,51 +100,43 @@ static void all_open(struct service *svc)
 	recv_descriptors_check_room(svc->settings.max_senders);
 }
 
-/* Opens the pending log *at points to, taken off the queue: 0, or the
- * failure's rs_errc (said, and counted). The last one says what is served. */
-static int open_one(struct service *svc, struct pending_log **at)
+/* The opener is done with a log: served, or its failure said and counted.
+ * The last one says what is served. */
+static void opened(struct service *svc, struct recv_opened *r)
 {
-	struct pending_log *p = *at;
-	*at = p->next;
 	svc->opening--;
-	int rc = recv_service_log_start(svc, p->settings);
-	if (rc) {
+	if (recv_service_log_opened(svc, r->settings, r->worker, r->rc,
+				    &r->err)) {
 		svc->failed++;
-		svc->failed_rc = rc;
+		svc->failed_rc = r->rc ? r->rc : RS_E_NOMEM;
 	}
-	free(p);
-	if (!svc->pending && !svc->opened) {
+	if (!svc->opening && !svc->opened) {
 		svc->opened = true;
 		all_open(svc);
 	}
-	return rc;
 }
 
-int recv_service_open_pending(struct service *svc, uint64_t budget_ns)
+int recv_service_open_turn(struct service *svc)
 {
-	uint64_t until = recv_now_ns() + budget_ns;
-	while (svc->pending) {
-		open_one(svc, &svc->pending);
-		if (recv_now_ns() >= until)
-			break;
+	struct recv_opened r;
+	if (svc->opening && recv_opener_take(svc->opener, &r))
+		opened(svc, &r);
+	if (svc->pending && !recv_opener_busy_with(svc->opener)) {
+		struct pending_log *p = svc->pending;
+		svc->pending = p->next;
+		svc->open_began_ns = recv_now_ns();
+		recv_opener_open(svc->opener, p->settings);
+		free(p);
 	}
 	/* Nothing opened and nothing left to: nothing to serve. */
-	return svc->logs || svc->pending ? 0 : svc->failed_rc;
-}
-
-enum recv_asked_open recv_service_open_asked(struct service *svc,
-					     const char *name)
-{
-	struct pending_log **at = pending_at(svc, name);
-	if (!*at || recv_now_ns() >= svc->asked_opens_until_ns)
-		return RECV_ASKED_LATER;
-	return open_one(svc, at) ? RECV_ASKED_FAILED : RECV_ASKED_OPEN;
+	return svc->logs || svc->opening ? 0 : svc->failed_rc;
 }
 
 bool recv_service_failed_to_open(struct service *svc, const char *name)
 {
+	const struct recv_log_settings *now = opening_now(svc);
 	if (!recv_settings_find_log(&svc->settings, name) ||
-	    *pending_at(svc, name))
+	    *pending_at(svc, name) || (now && !strcmp(now->name, name)))
 		return false;
 	for (const struct served_log *l = svc->logs; l; l = l->next)
 		if (!strcmp(l->settings.name, name))

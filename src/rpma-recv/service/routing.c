@@ -174,29 +174,8 @@ static bool read_request(struct service *svc, struct rs_listener_event *ev,
 	return true;
 }
 
-/* A log asked for by name while it is still to open: opened now, within
- * the turn's time for such opens; NULL when it waits (or failed). */
-static struct served_log *open_asked(struct service *svc, const char *peer,
-				     const char *name, uint8_t *reason)
-{
-	switch (recv_service_open_asked(svc, name)) {
-	case RECV_ASKED_OPEN:
-		rs_verbose("sender %s: log '%s' opened for it, ahead of %u "
-			   "still to open",
-			   peer, name, svc->opening);
-		return find_log(svc, name, reason);
-	case RECV_ASKED_FAILED:
-		*reason = RS_REJECT_NO_SUCH_LOG;
-		return 0;
-	case RECV_ASKED_LATER:
-		break;
-	}
-	return 0;
-}
-
 /* The log the request asks for, or NULL when it was refused: one not open
- * yet (opened now if the turn has time, else told to ask again), or none
- * such. */
+ * yet (it opens next, the sender told to ask again), or none such. */
 static struct served_log *log_asked(struct service *svc,
 				    struct rs_listener_event *ev,
 				    const char *peer,
@@ -204,8 +183,6 @@ static struct served_log *log_asked(struct service *svc,
 {
 	uint8_t reason = 0;
 	struct served_log *log = find_log(svc, req->log_name, &reason);
-	if (!log && reason == RS_REJECT_STARTING && req->log_name[0])
-		log = open_asked(svc, peer, req->log_name, &reason);
 	if (log)
 		return log;
 	if (reason == RS_REJECT_STARTING) {

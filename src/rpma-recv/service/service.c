@@ -36,9 +36,6 @@ volatile sig_atomic_t recv_reload_requested;
 /* While requests wait for their logs' threads: how often the loop looks
  * whether one waited too long (service/answering.c). */
 #define RECV_ANSWER_POLL_MS 50
-/* How long a turn of the loop opens logs for before it looks at the
- * requests again, while some are still to open. */
-#define RECV_OPEN_TURN_NS (20 * 1000000ull)
 /* Connection requests routed in one turn of the loop, at most. */
 #define RECV_REQUESTS_PER_TURN 64u
 
@@ -86,26 +83,44 @@ static void print_serving(const struct service *svc,
 static int pool_precheck(const struct service *svc,
 			 const struct recv_log_settings *s);
 
-int recv_service_log_start(struct service *svc,
-			   const struct recv_log_settings *s)
+int recv_service_log_open(void *ctx, const struct recv_log_settings *s,
+			  struct recv_log_worker **out, struct rs_error *err)
 {
-	struct served_log *l = calloc(1, sizeof(*l));
-	if (!l)
-		return RS_E_NOMEM;
-	l->settings = *s;
+	struct service *svc = ctx;
 	struct recv_worker_config cfg = worker_config(svc, s);
-	struct rs_error err = {0};
-	int rc = recv_log_worker_start(&cfg, &svc->counters, svc->threads,
-				       &l->worker, &err);
+	return recv_log_worker_start(&cfg, &svc->counters, svc->threads, out,
+				     err);
+}
+
+int recv_service_log_opened(struct service *svc,
+			    const struct recv_log_settings *s,
+			    struct recv_log_worker *w, int rc,
+			    struct rs_error *err)
+{
+	struct served_log *l = rc ? NULL : calloc(1, sizeof(*l));
+	if (!rc && !l) {
+		recv_log_worker_stop(&w);
+		rc = rs_error_set(err, RS_E_NOMEM, ENOMEM, "out of memory");
+	}
 	if (rc) {
-		report_pool(svc, s, &err);
-		free(l);
+		report_pool(svc, s, err);
 		return rc;
 	}
+	l->settings = *s;
+	l->worker = w;
 	l->next = svc->logs;
 	svc->logs = l;
 	print_serving(svc, l);
 	return 0;
+}
+
+int recv_service_log_start(struct service *svc,
+			   const struct recv_log_settings *s)
+{
+	struct rs_error err = {0};
+	struct recv_log_worker *w = NULL;
+	int rc = recv_service_log_open(svc, s, &w, &err);
+	return recv_service_log_opened(svc, s, w, rc, &err);
 }
 
 static void log_free(struct served_log *l)
@@ -218,6 +233,10 @@ static int threads_start(struct service *svc)
 /* Stops every log, then the threads that served them. */
 static void service_close(struct service *svc)
 {
+	struct recv_opened left;
+	recv_opener_stop(&svc->opener, &left);
+	if (left.worker)
+		recv_log_worker_stop(&left.worker);
 	while (svc->pending) {
 		struct pending_log *p = svc->pending;
 		svc->pending = p->next;
@@ -267,9 +286,12 @@ static int service_open(struct service *svc)
 	rc = threads_start(svc);
 	if (!rc && (rc = rs_listener_open(svc->listener, &err)))
 		rs_err("%s", err.msg);
+	if (!rc && (rc = recv_opener_start(recv_service_log_open, svc,
+					   &svc->opener, &err)))
+		rs_err("%s", err.msg);
 	if (!rc) {
 		recv_service_pend(svc);
-		rc = recv_service_open_pending(svc, 0);
+		rc = recv_service_open_turn(svc);
 	}
 	if (rc)
 		service_close(svc);
@@ -380,23 +402,23 @@ static unsigned loop_wait_ms(const struct service *svc, bool once)
 	return RECV_IDLE_MS;
 }
 
-/* Waits for a request, a signal (let through by awake) or the time, then
- * routes every request waiting, up to RECV_REQUESTS_PER_TURN: while logs
- * open, a turn is 20 ms of opening, and one request a turn (50 a second)
- * kept a fleet that asks again every few hundred ms waiting behind its own
- * repeats. */
+/* Waits for a request, the end of an open, a signal (let through by
+ * awake) or the time, then routes every request waiting, up to
+ * RECV_REQUESTS_PER_TURN (one a turn, 50 a second while logs opened, kept
+ * a fleet that asks again every few hundred ms waiting behind its own
+ * repeats). */
 static void take_requests(struct service *svc, unsigned wait_ms,
 			  const sigset_t *awake)
 {
-	struct pollfd pfd = {.fd = rs_listener_fd(svc->listener),
-			     .events = POLLIN};
+	/* the opener's descriptor: an open ended (the loop's turn takes it) */
+	struct pollfd pfd[2] = {
+	    {.fd = rs_listener_fd(svc->listener), .events = POLLIN},
+	    {.fd = svc->opening ? recv_opener_fd(svc->opener) : -1,
+	     .events = POLLIN}};
 	struct timespec ts = {.tv_sec = wait_ms / 1000,
 			      .tv_nsec = (long)(wait_ms % 1000) * 1000000L};
-	if (ppoll(&pfd, 1, &ts, awake) <= 0)
+	if (ppoll(pfd, 2, &ts, awake) <= 0 || !(pfd[0].revents & POLLIN))
 		return;
-	/* Logs asked for before they are open open now, for about as long
-	 * as a turn's opening: the others ask again in a moment. */
-	svc->asked_opens_until_ns = recv_now_ns() + RECV_OPEN_TURN_NS;
 	for (unsigned n = 0; n < RECV_REQUESTS_PER_TURN; n++) {
 		struct rs_listener_event ev;
 		struct rs_error err = {0};
@@ -435,20 +457,18 @@ static int serve(struct service *svc, bool once, const sigset_t *awake)
 	while (!recv_stop_requested &&
 	       !(once && atomic_load(&svc->counters.served))) {
 		/* Ready (systemd) once every log is open; it serves before. */
-		if (!ready && !svc->pending) {
+		if (!ready && !svc->opening) {
 			recv_service_report(svc, "READY=1\n", recv_now_ns());
 			ready = true;
 		}
 		/* A reload waits until every log is opened. */
-		if (recv_reload_requested && !svc->pending)
+		if (recv_reload_requested && !svc->opening)
 			reload(svc);
 		/* With no log served it says whether one still may be (the
 		 * last to open may have failed, opened for a request). */
-		if ((svc->pending || !svc->logs) &&
-		    (rc = recv_service_open_pending(svc, RECV_OPEN_TURN_NS)))
+		if ((rc = recv_service_open_turn(svc)))
 			break;
-		take_requests(svc, svc->pending ? 0 : loop_wait_ms(svc, once),
-			      awake);
+		take_requests(svc, loop_wait_ms(svc, once), awake);
 		recv_service_answer_late(svc, recv_now_ns());
 		reap_retired(svc);
 		recv_service_report(svc, 0, recv_now_ns());

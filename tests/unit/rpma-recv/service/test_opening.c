@@ -1,7 +1,8 @@
 /* The logs a receiver still has to open (service/opening.c): they open in
- * the configuration's order, but a log a sender asks for opens for it at
- * once within the turn's time for that, else moves to the front and opens
- * next, and the hint the sender is given shrinks with it. */
+ * the configuration's order, one at a time on the opener's thread
+ * (service/opener.c) while the loop goes on answering; a log a sender asks
+ * for moves to the front and opens next, and the hint the sender is given
+ * shrinks with it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,15 +12,19 @@
 
 #include "service/internal.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NLOGS 100
 
 struct fixture {
 	struct recv_log_settings logs[NLOGS];
 	struct service svc;
+	int release[2]; /* a byte each lets one slow open end */
 };
 
 static int setup(void **state)
@@ -41,6 +46,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
+	if (f->svc.opener) {
+		close(f->release[1]); /* the open under way ends */
+		struct recv_opened left;
+		recv_opener_stop(&f->svc.opener, &left);
+		close(f->release[0]);
+	}
 	while (f->svc.pending) {
 		struct pending_log *p = f->svc.pending;
 		f->svc.pending = p->next;
@@ -101,35 +112,77 @@ static void a_name_not_pending_changes_nothing(void **state)
 	assert_int_equal(recv_service_pending_ms(&f->svc, "nosuch"), 0);
 }
 
-static void a_log_asked_for_is_opened_at_once_within_the_turn(void **state)
+/* The opener's open here: it waits until the test lets it end, then fails
+ * as a pool that cannot be opened does. */
+static int slow_failing_open(void *ctx, const struct recv_log_settings *s,
+			     struct recv_log_worker **out, struct rs_error *err)
 {
-	struct fixture *f = *state;
-	f->svc.asked_opens_until_ns = UINT64_MAX;
-	/* tried now, out of its place in the queue: here it cannot be */
-	assert_int_equal(recv_service_open_asked(&f->svc, "l42"),
-			 RECV_ASKED_FAILED);
-	assert_string_equal(nth_pending(&f->svc, 41), "l41");
-	assert_string_equal(nth_pending(&f->svc, 42), "l43");
-	assert_int_equal(f->svc.opening, NLOGS - 1);
-	assert_int_equal(f->svc.failed, 1);
-	assert_true(recv_service_failed_to_open(&f->svc, "l42"));
-	assert_false(recv_service_failed_to_open(&f->svc, "l41"));
-	assert_false(recv_service_failed_to_open(&f->svc, "nosuch"));
-	/* no longer to open: a second ask opens nothing */
-	assert_int_equal(recv_service_open_asked(&f->svc, "l42"),
-			 RECV_ASKED_LATER);
-	assert_int_equal(f->svc.failed, 1);
+	struct fixture *f = ctx;
+	char c;
+	(void)!read(f->release[0], &c, 1);
+	*out = NULL;
+	return rs_error_set(err, RS_E_IO, ENOENT, "%s: no such pool",
+			    s->pool_path);
 }
 
-static void past_the_turns_time_a_log_asked_for_waits(void **state)
+static void start_opener(struct fixture *f)
+{
+	struct rs_error err = {0};
+	assert_int_equal(pipe(f->release), 0);
+	assert_int_equal(
+	    recv_opener_start(slow_failing_open, f, &f->svc.opener, &err), 0);
+}
+
+/* Until the opener's descriptor says an open ended. */
+static void wait_opened(struct fixture *f)
+{
+	struct pollfd p = {.fd = recv_opener_fd(f->svc.opener),
+			   .events = POLLIN};
+	assert_int_equal(poll(&p, 1, 10000), 1);
+}
+
+/* A pool that takes long to open holds no request: the loop's turns go
+ * on meanwhile (a receiver under load took more than a sender's 5 s to
+ * make one pool, and left every request unanswered that long). */
+static void the_loop_goes_on_while_a_log_opens(void **state)
 {
 	struct fixture *f = *state;
-	f->svc.asked_opens_until_ns = 0;
-	assert_int_equal(recv_service_open_asked(&f->svc, "l42"),
-			 RECV_ASKED_LATER);
+	start_opener(f);
+	assert_int_equal(recv_service_open_turn(&f->svc), 0);
+	assert_string_equal(recv_opener_busy_with(f->svc.opener)->name, "l0");
+	assert_string_equal(nth_pending(&f->svc, 0), "l1");
+	assert_true(recv_service_pending_ms(&f->svc, "l0") >= 50);
+	assert_false(recv_service_failed_to_open(&f->svc, "l0"));
+	recv_service_pend_first(&f->svc, "l42");
+	assert_int_equal(recv_service_open_turn(&f->svc), 0);
 	assert_int_equal(f->svc.opening, NLOGS);
-	assert_string_equal(nth_pending(&f->svc, 42), "l42");
-	assert_false(recv_service_failed_to_open(&f->svc, "l42"));
+	/* l0's open ends (failing): said and counted; l42 opens next */
+	assert_int_equal(write(f->release[1], "x", 1), 1);
+	wait_opened(f);
+	assert_int_equal(recv_service_open_turn(&f->svc), 0);
+	assert_int_equal(f->svc.failed, 1);
+	assert_int_equal(f->svc.opening, NLOGS - 1);
+	assert_true(recv_service_failed_to_open(&f->svc, "l0"));
+	assert_string_equal(recv_opener_busy_with(f->svc.opener)->name, "l42");
+	assert_string_equal(nth_pending(&f->svc, 0), "l1");
+}
+
+/* Every log failed to open: nothing to serve, the last failure's code. */
+static void no_log_opened_is_the_last_failure(void **state)
+{
+	struct fixture *f = *state;
+	start_opener(f);
+	int rc = 0;
+	for (unsigned i = 0; i <= NLOGS && !rc; i++) {
+		assert_int_equal(recv_service_open_turn(&f->svc), 0);
+		assert_int_equal(write(f->release[1], "x", 1), 1);
+		wait_opened(f);
+		rc = recv_service_open_turn(&f->svc);
+	}
+	assert_int_equal(rc, RS_E_IO);
+	assert_int_equal(f->svc.failed, NLOGS);
+	assert_int_equal(f->svc.opening, 0);
+	assert_true(f->svc.opened);
 }
 
 int main(void)
@@ -143,11 +196,10 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_name_not_pending_changes_nothing,
 					    setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		a_log_asked_for_is_opened_at_once_within_the_turn, setup,
-		teardown),
-	    cmocka_unit_test_setup_teardown(
-		past_the_turns_time_a_log_asked_for_waits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(the_loop_goes_on_while_a_log_opens,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(no_log_opened_is_the_last_failure,
+					    setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
