@@ -103,14 +103,28 @@ allow = 192.0.2.99
 EOF
 }
 
+# numbered FIRST LAST: the application's lines FIRST to LAST.
+numbered() { seq "$1" "$2" | sed 's/^/line /'; }
 # app_writes FIRST LAST: the application writes lines FIRST to LAST, 100
 # every 0.1 s, to its log (whatever logrotate made of it meanwhile).
 app_writes() {
 	local k
 	for ((k = $1; k <= $2; k += 100)); do
-		seq "$k" "$((k + 99 < $2 ? k + 99 : $2))" | sed 's/^/line /' >>"$logdir/app.log"
+		numbered "$k" "$((k + 99 < $2 ? k + 99 : $2))" >>"$logdir/app.log"
 		sleep 0.1
 	done
+}
+# followed_holds N: the log [followed] comes to hold N lines (fetched
+# again for up to a minute), exactly the application's lines 1 to N.
+followed_holds() {
+	numbered 1 "$1" >"$WORK/lines"
+	for _ in $(seq 120); do
+		timeout 60 "$SEND" --fetch "$RECV_IP/followed" "$WORK/fetched" 2>"$WORK/fetch.log" &&
+			[ "$(wc -l <"$WORK/fetched")" -ge "$1" ] && break
+		nap 0.5
+	done
+	cmp -s "$WORK/fetched" "$WORK/lines" ||
+		fail "the log holds $(wc -l <"$WORK/fetched") lines, not lines 1 to $1 once each: $(diff "$WORK/lines" "$WORK/fetched" | head -n 4); journal: $(journalctl -q -u "$sender" --no-pager -o cat | tail -n 5)"
 }
 # kept_lines: what the log's files keep, oldest first (rotate 5: nothing
 # was removed yet).
@@ -144,15 +158,9 @@ after_reboot() {
 	sleep 0.5
 	logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" || fail "logrotate"
 	wait
-	seq 1 "$((kept + 1000))" | sed 's/^/line /' >"$WORK/lines"
-	kept_lines | cmp -s - "$WORK/lines" || fail "the files do not keep lines 1 to $((kept + 1000)) (test bed)"
-	for _ in $(seq 120); do
-		timeout 60 "$SEND" --fetch "$RECV_IP/followed" "$WORK/fetched" 2>"$WORK/fetch.log" &&
-			[ "$(wc -l <"$WORK/fetched")" -ge "$((kept + 1000))" ] && break
-		nap 0.5
-	done
-	cmp -s "$WORK/fetched" "$WORK/lines" ||
-		fail "the log holds $(wc -l <"$WORK/fetched") lines, not lines 1 to $((kept + 1000)) once each: $(diff "$WORK/lines" "$WORK/fetched" | head -n 4); journal: $(journalctl -q -u "$sender" --no-pager -o cat | tail -n 5)"
+	cmp -s <(kept_lines) <(numbered 1 "$((kept + 1000))") ||
+		fail "the files do not keep lines 1 to $((kept + 1000)) (test bed)"
+	followed_holds "$((kept + 1000))"
 	sd stop "$sender"
 	end_case
 }
@@ -385,7 +393,6 @@ printf 'FILE=%s\nTO=%s/followed\nOPTIONS=--retry 1000\n' "$logdir/app.log" "$REC
 printf '%s {\n\tcreate 0644 root root\n\trotate 5\n}\n' "$logdir/app.log" >"$WORK/logrotate.conf"
 sd start "$sender"
 [ "$RC" = 0 ] || fail "systemctl start $sender: $(cat "$WORK/sd.out")"
-seq 1 6000 | sed 's/^/line /' >"$WORK/lines"
 app_writes 1 6000 &
 writer=$!
 sleep 1.5
@@ -403,14 +410,8 @@ sleep 0.5
 systemctl kill -s KILL "$sender"
 wait "$writer"
 # restarted on its own (Restart=on-failure, 5 s), it ships the rest
-for _ in $(seq 120); do
-	timeout 60 "$SEND" --fetch "$RECV_IP/followed" "$WORK/fetched" 2>"$WORK/fetch.log" &&
-		[ "$(wc -l <"$WORK/fetched")" -ge 6000 ] && break
-	nap 0.5
-done
+followed_holds 6000
 [ "$(prop_of "$sender" NRestarts)" -ge 1 ] || fail "not restarted after kill -9: $(prop_of "$sender" NRestarts)"
-cmp -s "$WORK/fetched" "$WORK/lines" ||
-	fail "the log holds $(wc -l <"$WORK/fetched") lines, not lines 1 to 6000 once each: $(diff "$WORK/lines" "$WORK/fetched" | head -n 4); journal: $(journalctl -q -u "$sender" --no-pager -o cat | tail -n 5)"
 # The host reboots while the application writes. Both units enabled as
 # docs/operating.md says; the test bed boots into a target of its own,
 # which wants them as multi-user.target would (scripts/vm/systemd).

@@ -58,14 +58,15 @@ static const struct recv_log_settings *opening_now(const struct service *svc)
  * as long as the logs before took, at the pace so far, after the one
  * opening now, as long again as it took so far (a pool being made takes
  * seconds: a sender asking every 50 ms meanwhile only adds load). */
-static uint16_t pending_guess_ms(const struct service *svc, unsigned ahead)
+static uint16_t pending_guess_ms(const struct service *svc, unsigned ahead,
+				 bool one_opening)
 {
 	unsigned opened = svc->settings.nlogs - svc->opening;
 	uint64_t now = recv_now_ns();
 	uint64_t spent = now - svc->opening_since_ns;
 	uint64_t each = opened ? spent / opened : 10000000ull;
 	uint64_t ms = ahead * each / 1000000ull;
-	if (opening_now(svc))
+	if (one_opening)
 		ms += (now - svc->open_began_ns) / 1000000ull;
 	return (uint16_t)(ms < 50 ? 50 : ms > 2000 ? 2000 : ms);
 }
@@ -75,11 +76,11 @@ uint16_t recv_service_pending_ms(const struct service *svc, const char *name)
 	const struct recv_log_settings *now = opening_now(svc);
 	unsigned ahead = 0;
 	if (now && (!name[0] || !strcmp(now->name, name)))
-		return pending_guess_ms(svc, ahead);
+		return pending_guess_ms(svc, ahead, true);
 	for (const struct pending_log *p = svc->pending; p; p = p->next) {
 		ahead++;
 		if (!name[0] || !strcmp(p->settings->name, name))
-			return pending_guess_ms(svc, ahead);
+			return pending_guess_ms(svc, ahead, now != NULL);
 	}
 	return 0;
 }
@@ -105,10 +106,11 @@ static void all_open(struct service *svc)
 static void opened(struct service *svc, struct recv_opened *r)
 {
 	svc->opening--;
-	if (recv_service_log_opened(svc, r->settings, r->worker, r->rc,
-				    &r->err)) {
+	int rc = recv_service_log_opened(svc, r->settings, r->worker, r->rc,
+					 &r->err);
+	if (rc) {
 		svc->failed++;
-		svc->failed_rc = r->rc ? r->rc : RS_E_NOMEM;
+		svc->failed_rc = rc;
 	}
 	if (!svc->opening && !svc->opened) {
 		svc->opened = true;

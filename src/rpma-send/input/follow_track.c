@@ -91,28 +91,32 @@ static void touched(struct follower *f, int wd)
 			f->q.files[i].touched = true;
 }
 
+/* Whether a file that came to name arrives at the followed name. Once
+ * events were lost, one cannot be placed after those lost: the name and
+ * the copies' times tell it instead (look_at_path). */
+static bool arrives(const struct follower *f, const char *name)
+{
+	return strcmp(name, f->watch.base) == 0 && !f->unknown;
+}
+
 void follow_track_event(void *ctx, const struct follow_event *ev)
 {
 	struct follower *f = ctx;
 	char name[PATH_MAX], to[PATH_MAX];
 	in_dir(f, ev->name, name);
-	/* Once events were lost, one that tells of a file coming to the name
-	 * cannot be placed after those lost: the name and the copies' times
-	 * tell it instead (look_at_path). */
-	bool ours = strcmp(ev->name, f->watch.base) == 0 && !f->unknown;
 	switch (ev->change) {
 	case FOLLOW_CAME:
 		came_to(f, name);
-		if (ours)
+		if (arrives(f, ev->name))
 			arrive(f);
-		else if (ev->created)
+		else if (ev->created && strcmp(ev->name, f->watch.base) != 0)
 			follow_truncate_created(f, ev->name, name);
 		break;
 	case FOLLOW_RENAMED:
 		in_dir(f, ev->to, to);
 		came_to(f, to);
 		renamed(f, name, to);
-		if (strcmp(ev->to, f->watch.base) == 0 && !f->unknown)
+		if (arrives(f, ev->to))
 			arrive(f);
 		break;
 	case FOLLOW_WENT:
@@ -366,13 +370,12 @@ static void look_at_path(struct follower *f)
 		int held = follow_queue_index(&f->q, id);
 		if (held >= 0) {
 			/* No rename since it came; those before it whose
-			 * events were lost are found by their times. */
-			if (f->unknown &&
-			    !take_by_times(f, held == 0 && f->q.files[0].pos > 0
-						  ? 1 /* not into one begun */
-						  : held))
-				return;
-			f->unknown = false;
+			 * events were lost are found by their times, read
+			 * before it (after it if it is being read). */
+			if (held == 0 && f->q.files[0].pos > 0)
+				held = 1;
+			if (!f->unknown || take_by_times(f, held))
+				f->unknown = false;
 			return;
 		}
 		if (follow_watch_drain(&f->watch, follow_track_event, f) > 0) {
