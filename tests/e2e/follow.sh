@@ -44,15 +44,28 @@ writer_on_signal() {
 	done
 }
 
-# writer_each_time LOG: numbered lines, LOG opened for each, until SIGTERM.
+# writer_each_time LOG: numbered lines, LOG opened for each, until SIGTERM,
+# as an application that makes its log again only once it has been gone a
+# second: one that creates it at every line races logrotate's create
+# (rename, then create with O_EXCL: logrotate fails "File exists", CI saw
+# it), a race between them, not one rpma-send could lose lines to.
 writer_each_time() {
-	local log=$1 n=0
-	trap 'exit 0' TERM
-	while :; do
-		n=$((n + 1))
-		printf 'line %06d\n' "$n" >>"$log"
-		nap 0.01
-	done
+	exec perl -MFcntl -MTime::HiRes=sleep,time -e '
+		my ($log, $n, $gone) = ($ARGV[0], 0, 0);
+		$SIG{TERM} = sub { exit 0 };
+		while (1) {
+			my $flags = O_WRONLY | O_APPEND;
+			$flags |= O_CREAT if $gone && time - $gone > 1;
+			if (sysopen(my $f, $log, $flags)) {
+				syswrite($f, sprintf("line %06d\n", ++$n));
+				close($f);
+				$gone = 0;
+			} else {
+				$gone ||= time;
+			}
+			sleep 0.01;
+		}
+	' "$1"
 }
 
 # rotate_conf KIND DIR: logrotate's configuration of a case for both logs
