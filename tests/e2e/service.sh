@@ -293,10 +293,10 @@ end_case
 
 # A receiver just started opens its logs in the configuration's order, on
 # a thread of their own, while it already answers; a sender that asks for
-# one not open yet is answered at once (told to ask again), its log opens
-# next, and the sender is served (the last of 64 here: 32 pools it
-# creates, then the fleet's 32). The request must come while the others
-# open (it came with 14 of 32 still to open).
+# one not open yet is held while its log opens next (and told to ask again
+# if that takes longer than an answer may), and the sender is served (the
+# last of 64 here: 32 pools it creates, then the fleet's 32). The request
+# must come while the others open (it came with 14 of 32 still to open).
 start_case "a receiver just started opens the log a sender asks for next and serves it: the last of 64 opens before the ones ahead of it"
 first_conf="$WORK/first.conf"
 {
@@ -315,17 +315,20 @@ if start_recv "$WORK/recv-first.log" --config "$first_conf"; then
 	wait_recv
 	order=$(grep -o "serving log fleet[0-9]*" "$WORK/recv-first.log" | sed 's/serving log //' | tr '\n' ' ')
 	told=$(grep -c "log 'fleet31' is not open yet" "$WORK/recv-first.log")
+	held=$(grep -c "log 'fleet31' is not open yet: the request held" "$WORK/recv-first.log")
 	! grep -q "no answer to the connect request" "$WORK/send-first.log" ||
 		fail "a request went unanswered while the logs opened: $(cat "$WORK/send-first.log")"
 	at31=$(grep -n "serving log fleet31:" "$WORK/recv-first.log" | cut -d: -f1)
 	at30=$(grep -n "serving log fleet30:" "$WORK/recv-first.log" | cut -d: -f1)
 	if [ "$told" = 0 ]; then
 		fail "fleet31 was open before its request (the order: $order): it came after the logs had opened"
+	elif [ "$held" = 0 ]; then
+		fail "the request for fleet31 was not held while its log opened: $(grep "fleet31" "$WORK/recv-first.log")"
 	elif [ -z "$at31" ] || [ -z "$at30" ] || [ "$at31" -gt "$at30" ]; then
 		fail "fleet31 was asked for and opened after fleet30: $order"
 	fi
 	nth=$(grep -o "serving log [a-z]*[0-9]*" "$WORK/recv-first.log" | grep -n " fleet31$" | cut -d: -f1)
-	log "asked while opening: fleet31 opened ${nth:-?}th of 64, the sender told to ask again $told times"
+	log "asked while opening: fleet31 opened ${nth:-?}th of 64; asked $told times while not open, held $held of them"
 else
 	fail "receiver did not start: $(cat "$WORK/recv-first.log")"
 fi

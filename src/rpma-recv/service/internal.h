@@ -8,6 +8,7 @@
 #include "log/worker.h"
 #include "metrics/counters.h"
 #include "service/descriptors.h"
+#include "service/held.h"
 #include "service/opener.h"
 #include "service/service.h"
 #include "service/status_line.h"
@@ -27,6 +28,7 @@ struct served_log {
 struct pending_log {
 	struct pending_log *next;
 	const struct recv_log_settings *settings; /* in service.settings */
+	bool asked; /* a sender asked for it: it opens before the others */
 };
 
 struct service {
@@ -41,6 +43,7 @@ struct service {
 	bool opened;			/* every log opened or failed */
 	uint64_t opening_since_ns;	/* when opening began */
 	uint64_t open_began_ns;		/* when the opener took its log */
+	struct recv_held held;		/* requests waiting for their log */
 	struct recv_threads *threads;	/* serve the logs */
 	struct recv_archiver *archiver; /* archives them */
 	struct rs_listener *listener;
@@ -86,17 +89,22 @@ void recv_service_pend(struct service *svc);
 int recv_service_open_turn(struct service *svc);
 /* Whether the log of that name is configured but could not be opened. */
 bool recv_service_failed_to_open(struct service *svc, const char *name);
-/* The log of that name, still to open, opens next: a sender asked for it
- * (a restarted receiver of a thousand logs opens the ones asked for
- * first, not in the configuration's order). */
+/* The log of that name, still to open, opens after the others asked for
+ * and before the rest: a sender asked for it (a restarted receiver of a
+ * thousand logs opens the ones asked for first, in the order asked, not
+ * in the configuration's order). */
 void recv_service_pend_first(struct service *svc, const char *name);
 /* When the log of that name ("": the first one) will be open, a guess in
- * ms from the pace so far (50 to 2000), or 0 when it is not still to
+ * ms from the pace so far (50 to 10000), or 0 when it is not still to
  * open. */
 uint16_t recv_service_pending_ms(const struct service *svc, const char *name);
 
-/* Checks a connection request and hands it to its log, or refuses it. */
+/* Checks a connection request and hands it to its log, or refuses it,
+ * or holds it while its log opens (service/held.h). */
 void recv_service_route(struct service *svc, struct rs_listener_event *ev);
+/* The held requests that are due routed: served now that their log is
+ * open, or refused (as starting when their time is up). */
+void recv_service_route_held(struct service *svc, uint64_t now_ns);
 
 /* Requests handed over that their log's thread has not taken within
  * RECV_ANSWER_MS (log/config.h) are refused as busy, with a hint of when to ask

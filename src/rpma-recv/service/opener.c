@@ -15,21 +15,36 @@ struct recv_opener {
 	int fd;		       /* eventfd: a result waits */
 	recv_open_fn fn;
 	void *ctx;
-	const struct recv_log_settings *asked; /* NULL: none handed over */
-	bool done; /* asked's result is in `result` */
+	/* handed over and not opened yet, the first one opening now */
+	const struct recv_log_settings *asked[RECV_OPENER_DEPTH];
+	unsigned nasked;
+	/* opened (or failed), not taken yet, oldest first */
+	struct recv_opened results[RECV_OPENER_DEPTH];
+	unsigned nresults;
 	bool stop;
-	struct recv_opened result;
 };
 
-/* The next log handed over, or NULL once stopped. */
+/* The next log to open, or NULL once stopped. */
 static const struct recv_log_settings *next_asked(struct recv_opener *o)
 {
 	pthread_mutex_lock(&o->lock);
-	while (!o->stop && (!o->asked || o->done))
+	while (!o->stop && !o->nasked)
 		pthread_cond_wait(&o->handed, &o->lock);
-	const struct recv_log_settings *s = o->stop ? NULL : o->asked;
+	const struct recv_log_settings *s = o->stop ? NULL : o->asked[0];
 	pthread_mutex_unlock(&o->lock);
 	return s;
+}
+
+/* The open of asked[0] ended with r: a result waits, the next goes on. */
+static void finished(struct recv_opener *o, const struct recv_opened *r)
+{
+	pthread_mutex_lock(&o->lock);
+	o->results[o->nresults++] = *r;
+	o->nasked--;
+	memmove(o->asked, o->asked + 1, o->nasked * sizeof(o->asked[0]));
+	pthread_mutex_unlock(&o->lock);
+	uint64_t one = 1;
+	(void)!write(o->fd, &one, sizeof(one));
 }
 
 static void *run(void *arg)
@@ -41,12 +56,7 @@ static void *run(void *arg)
 		r.rc = o->fn(o->ctx, s, &r.worker, &r.err);
 		if (r.rc)
 			r.worker = NULL;
-		pthread_mutex_lock(&o->lock);
-		o->result = r;
-		o->done = true;
-		pthread_mutex_unlock(&o->lock);
-		uint64_t one = 1;
-		(void)!write(o->fd, &one, sizeof(one));
+		finished(o, &r);
 	}
 	return NULL;
 }
@@ -83,17 +93,43 @@ int recv_opener_start(recv_open_fn fn, void *ctx, struct recv_opener **out,
 const struct recv_log_settings *recv_opener_busy_with(struct recv_opener *o)
 {
 	pthread_mutex_lock(&o->lock);
-	const struct recv_log_settings *s = o->asked;
+	const struct recv_log_settings *s = o->nasked ? o->asked[0] : NULL;
 	pthread_mutex_unlock(&o->lock);
 	return s;
+}
+
+unsigned recv_opener_in_hand(struct recv_opener *o)
+{
+	pthread_mutex_lock(&o->lock);
+	unsigned n = o->nasked + o->nresults;
+	pthread_mutex_unlock(&o->lock);
+	return n;
+}
+
+static bool named(const struct recv_log_settings *s, const char *name)
+{
+	return !name[0] || !strcmp(s->name, name);
+}
+
+bool recv_opener_holds(struct recv_opener *o, const char *name)
+{
+	bool holds = false;
+	pthread_mutex_lock(&o->lock);
+	for (unsigned i = 0; i < o->nasked && !holds; i++)
+		holds = named(o->asked[i], name);
+	for (unsigned i = 0; i < o->nresults && !holds; i++)
+		holds = named(o->results[i].settings, name);
+	pthread_mutex_unlock(&o->lock);
+	return holds;
 }
 
 void recv_opener_open(struct recv_opener *o, const struct recv_log_settings *s)
 {
 	pthread_mutex_lock(&o->lock);
-	o->asked = s;
-	o->done = false;
-	pthread_cond_signal(&o->handed);
+	if (o->nasked + o->nresults < RECV_OPENER_DEPTH) {
+		o->asked[o->nasked++] = s;
+		pthread_cond_signal(&o->handed);
+	}
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -102,11 +138,12 @@ bool recv_opener_take(struct recv_opener *o, struct recv_opened *out)
 	uint64_t n;
 	(void)!read(o->fd, &n, sizeof(n));
 	pthread_mutex_lock(&o->lock);
-	bool done = o->done;
+	bool done = o->nresults > 0;
 	if (done) {
-		*out = o->result;
-		o->asked = NULL;
-		o->done = false;
+		*out = o->results[0];
+		o->nresults--;
+		memmove(o->results, o->results + 1,
+			o->nresults * sizeof(o->results[0]));
 	}
 	pthread_mutex_unlock(&o->lock);
 	return done;
@@ -117,22 +154,23 @@ int recv_opener_fd(const struct recv_opener *o)
 	return o->fd;
 }
 
-void recv_opener_stop(struct recv_opener **p, struct recv_opened *left)
+unsigned recv_opener_stop(struct recv_opener **p,
+			  struct recv_opened left[RECV_OPENER_DEPTH])
 {
 	struct recv_opener *o = *p;
-	memset(left, 0, sizeof(*left));
 	if (!o)
-		return;
+		return 0;
 	pthread_mutex_lock(&o->lock);
 	o->stop = true;
 	pthread_cond_signal(&o->handed);
 	pthread_mutex_unlock(&o->lock);
 	pthread_join(o->thread, NULL);
-	if (o->done)
-		*left = o->result;
+	unsigned n = o->nresults;
+	memcpy(left, o->results, n * sizeof(o->results[0]));
 	close(o->fd);
 	pthread_cond_destroy(&o->handed);
 	pthread_mutex_destroy(&o->lock);
 	free(o);
 	*p = NULL;
+	return n;
 }

@@ -3,8 +3,10 @@
  * make or map on a loaded host ("starting: ask again in N ms"), instead
  * of holding them unread until the sender gives up. The loop keeps the
  * order of the logs still to open (service/opening.c) and hands the
- * opener one at a time; the opener's descriptor is readable when it is
- * done with it. */
+ * opener up to RECV_OPENER_DEPTH at a time: the next one is in hand when
+ * an open ends, so the opener never waits for the loop's turn (a
+ * thousand such waits slowed a restart of a thousand logs by seconds);
+ * its descriptor is readable while a result waits. */
 #ifndef RECV_SERVICE_OPENER_H
 #define RECV_SERVICE_OPENER_H
 
@@ -15,6 +17,9 @@
 
 struct recv_log_worker;
 struct recv_opener;
+
+/* Logs handed over and not taken back, at most. */
+#define RECV_OPENER_DEPTH 2
 
 /* Opens the log s on the opener's thread: 0 with *out, or an rs_errc
  * with err. */
@@ -34,20 +39,28 @@ struct recv_opened {
 int recv_opener_start(recv_open_fn fn, void *ctx, struct recv_opener **out,
 		      struct rs_error *err);
 
-/* The log it opens now, or NULL when it has none (its result taken). */
+/* The log it opens now (or opens next), or NULL when none is to open. */
 const struct recv_log_settings *recv_opener_busy_with(struct recv_opener *o);
 
-/* Hands over s to open (the opener must have none). */
+/* How many logs it has in hand: to open, or opened and not taken. */
+unsigned recv_opener_in_hand(struct recv_opener *o);
+
+/* Whether the log of that name ("": any) is in its hands. */
+bool recv_opener_holds(struct recv_opener *o, const char *name);
+
+/* Hands over s to open, after the others in hand (ignored when
+ * RECV_OPENER_DEPTH are in hand). */
 void recv_opener_open(struct recv_opener *o, const struct recv_log_settings *s);
 
-/* The result of the open handed over, once it ended: true and *out. */
+/* The oldest result not taken: true and *out, false when none waits. */
 bool recv_opener_take(struct recv_opener *o, struct recv_opened *out);
 
 /* Readable while a result waits to be taken. */
 int recv_opener_fd(const struct recv_opener *o);
 
-/* Stops the thread once the open under way ended; its result, if not
- * taken, in *left (left->worker NULL when none). */
-void recv_opener_stop(struct recv_opener **o, struct recv_opened *left);
+/* Stops the thread once the open under way ended: the results not taken
+ * in left (how many returned); the logs not opened yet are dropped. */
+unsigned recv_opener_stop(struct recv_opener **o,
+			  struct recv_opened left[RECV_OPENER_DEPTH]);
 
 #endif

@@ -1,10 +1,11 @@
 /* The logs a receiver serves are opened while it already takes requests:
  * a thousand pools take their time to open, and a restarted receiver
  * answers everyone meanwhile. They open one at a time on the opener's
- * thread (service/opener.h), in the order kept here; a request for one
- * not open yet is refused as "starting", with a hint of when to ask
- * again, which a sender honours without a word (rpma-send:
- * connect/connect.c), and the log asked for opens next. */
+ * thread (service/opener.h), in the order kept here: the logs senders
+ * asked for first, in the order asked, then the others. A request for one
+ * not open yet is held until it opens (service/held.h) or refused as
+ * "starting", with a hint of when to ask again, which a sender honours
+ * without a word (rpma-send: connect/connect.c). */
 #include "service/internal.h"
 
 #include "cli/log.h"
@@ -37,15 +38,23 @@ static struct pending_log **pending_at(struct service *svc, const char *name)
 	return at;
 }
 
+/* The logs asked for open first, in the order they were asked: a fleet
+ * that reconnects at once after a restart asks for a thousand, and each
+ * sender's hint is only right if no later request jumps ahead of it (the
+ * last asked first sent the early askers back again and again). */
 void recv_service_pend_first(struct service *svc, const char *name)
 {
 	struct pending_log **at = pending_at(svc, name);
-	if (!*at || at == &svc->pending)
+	if (!*at || (*at)->asked)
 		return;
 	struct pending_log *p = *at;
 	*at = p->next;
-	p->next = svc->pending;
-	svc->pending = p;
+	struct pending_log **after = &svc->pending;
+	while (*after && (*after)->asked)
+		after = &(*after)->next;
+	p->asked = true;
+	p->next = *after;
+	*after = p;
 }
 
 /* The log the opener has in hand, if any. */
@@ -57,7 +66,10 @@ static const struct recv_log_settings *opening_now(const struct service *svc)
 /* The time to ask again for a log with `ahead` opens before it done:
  * as long as the logs before took, at the pace so far, after the one
  * opening now, as long again as it took so far (a pool being made takes
- * seconds: a sender asking every 50 ms meanwhile only adds load). */
+ * seconds: a sender asking every 50 ms meanwhile only adds load). Up to
+ * 10 s: a fleet of a thousand asks at once after a restart, and each
+ * refusal costs the receiver CPU its opens need (capped at 2 s, each of
+ * scripts/fleet's 1000 asked again every 2 s while the opens took 25 s). */
 static uint16_t pending_guess_ms(const struct service *svc, unsigned ahead,
 				 bool one_opening)
 {
@@ -68,15 +80,19 @@ static uint16_t pending_guess_ms(const struct service *svc, unsigned ahead,
 	uint64_t ms = ahead * each / 1000000ull;
 	if (one_opening)
 		ms += (now - svc->open_began_ns) / 1000000ull;
-	return (uint16_t)(ms < 50 ? 50 : ms > 2000 ? 2000 : ms);
+	return (uint16_t)(ms < 50 ? 50 : ms > 10000 ? 10000 : ms);
 }
 
 uint16_t recv_service_pending_ms(const struct service *svc, const char *name)
 {
 	const struct recv_log_settings *now = opening_now(svc);
-	unsigned ahead = 0;
 	if (now && (!name[0] || !strcmp(now->name, name)))
-		return pending_guess_ms(svc, ahead, true);
+		return pending_guess_ms(svc, 0, true);
+	/* the next one in the opener's hands, or one opened and not served
+	 * yet (this turn serves it) */
+	if (svc->opener && recv_opener_holds(svc->opener, name))
+		return pending_guess_ms(svc, 1, now != NULL);
+	unsigned ahead = svc->opener ? recv_opener_in_hand(svc->opener) : 0;
 	for (const struct pending_log *p = svc->pending; p; p = p->next) {
 		ahead++;
 		if (!name[0] || !strcmp(p->settings->name, name))
@@ -121,12 +137,16 @@ static void opened(struct service *svc, struct recv_opened *r)
 int recv_service_open_turn(struct service *svc)
 {
 	struct recv_opened r;
-	if (svc->opening && recv_opener_take(svc->opener, &r))
+	while (svc->opening && recv_opener_take(svc->opener, &r)) {
 		opened(svc, &r);
-	if (svc->pending && !recv_opener_busy_with(svc->opener)) {
+		svc->open_began_ns = recv_now_ns(); /* the next one's */
+	}
+	while (svc->pending &&
+	       recv_opener_in_hand(svc->opener) < RECV_OPENER_DEPTH) {
 		struct pending_log *p = svc->pending;
 		svc->pending = p->next;
-		svc->open_began_ns = recv_now_ns();
+		if (!recv_opener_in_hand(svc->opener))
+			svc->open_began_ns = recv_now_ns();
 		recv_opener_open(svc->opener, p->settings);
 		free(p);
 	}
@@ -136,9 +156,9 @@ int recv_service_open_turn(struct service *svc)
 
 bool recv_service_failed_to_open(struct service *svc, const char *name)
 {
-	const struct recv_log_settings *now = opening_now(svc);
 	if (!recv_settings_find_log(&svc->settings, name) ||
-	    *pending_at(svc, name) || (now && !strcmp(now->name, name)))
+	    *pending_at(svc, name) ||
+	    (svc->opener && recv_opener_holds(svc->opener, name)))
 		return false;
 	for (const struct served_log *l = svc->logs; l; l = l->next)
 		if (!strcmp(l->settings.name, name))

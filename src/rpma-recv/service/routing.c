@@ -1,16 +1,19 @@
 /* Routing a connection request to its log: by the name the sender gave
  * (none: the only log), if the sender's address is allowed there and the
  * service serves fewer than max-senders. A refused sender learns the
- * names it may use. */
+ * names it may use. One for a log not open yet is held until it opens
+ * (service/held.h). */
 #include "service/internal.h"
 
 #include "cli/log.h"
 #include "error.h"
+#include "metrics/clock.h"
 #include "rdma/conn.h"
 #include "rdma/listener.h"
 #include "session/session.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool allowed(const struct recv_log_settings *log,
@@ -174,24 +177,42 @@ static bool read_request(struct service *svc, struct rs_listener_event *ev,
 	return true;
 }
 
-/* The log the request asks for, or NULL when it was refused: one not open
- * yet (it opens next, the sender told to ask again), or none such. */
-static struct served_log *log_asked(struct service *svc,
-				    struct rs_listener_event *ev,
-				    const char *peer,
-				    const struct rs_connect_req *req)
+/* A request for a log not open yet: its log opens ahead of those no
+ * sender asked for, and the request is held until it does (may_hold, room
+ * permitting; not one that holds the listener's spare descriptor, which
+ * the next such request needs) or refused as starting, the sender told
+ * when to ask again. */
+static void not_open_yet(struct service *svc, struct rs_listener_event *ev,
+			 const char *peer, const struct rs_connect_req *req,
+			 bool may_hold)
+{
+	if (req->log_name[0])
+		recv_service_pend_first(svc, req->log_name);
+	if (may_hold && !ev->out_of_descriptors &&
+	    recv_held_add(&svc->held, ev, req, recv_now_ns())) {
+		rs_verbose("sender %s: log '%s' is not open yet: the request "
+			   "held until it opens",
+			   peer, req->log_name);
+		return;
+	}
+	rs_verbose("sender %s: log '%s' is not open yet: the sender told to "
+		   "ask again",
+		   peer, req->log_name);
+	refuse(svc, ev, 0, req->version, RS_REJECT_STARTING, req->log_name);
+}
+
+/* The log the request asks for, or NULL when it was not served now: one
+ * not open yet (held or refused), or none such (refused). */
+static struct served_log *
+log_asked(struct service *svc, struct rs_listener_event *ev, const char *peer,
+	  const struct rs_connect_req *req, bool may_hold)
 {
 	uint8_t reason = 0;
 	struct served_log *log = find_log(svc, req->log_name, &reason);
 	if (log)
 		return log;
 	if (reason == RS_REJECT_STARTING) {
-		rs_verbose("sender %s: log '%s' is not open yet: it opens "
-			   "next, the sender told to ask again",
-			   peer, req->log_name);
-		if (req->log_name[0])
-			recv_service_pend_first(svc, req->log_name);
-		refuse(svc, ev, 0, req->version, reason, req->log_name);
+		not_open_yet(svc, ev, peer, req, may_hold);
 		return 0;
 	}
 	if (req->log_name[0] && recv_service_failed_to_open(svc, req->log_name))
@@ -248,35 +269,63 @@ static void hand_over(struct service *svc, struct rs_listener_event *ev,
 	memset(&rules.key, 0, sizeof(rules.key));
 }
 
+/* Its sender gave up on it before it was answered (this host short of
+ * CPU): nobody waits for an answer, and it takes no seat: dropped. */
+static bool withdrawn(struct rs_listener_event *ev, const char *peer)
+{
+	if (!rs_conn_withdrawn(ev->conn))
+		return false;
+	rs_verbose("sender %s gave up on its request before it was "
+		   "answered: dropped",
+		   peer);
+	rs_conn_delete(&ev->conn);
+	return true;
+}
+
 /* Refused unless it passes every check, in an order that describes and
  * registers nothing for a sender that may not connect. */
-void recv_service_route(struct service *svc, struct rs_listener_event *ev)
+static void route_request(struct service *svc, struct rs_listener_event *ev,
+			  const char *peer, const struct rs_connect_req *req,
+			  bool may_hold)
 {
-	char peer[64];
-	rs_conn_peer_str(ev->conn, peer, sizeof(peer));
-	/* Its sender gave up on it before it was read (this host short of
-	 * CPU): nobody waits for an answer, and it takes no seat. */
-	if (rs_conn_withdrawn(ev->conn)) {
-		rs_verbose("sender %s gave up on its request before it was "
-			   "read: dropped",
-			   peer);
-		rs_conn_delete(&ev->conn);
-		return;
-	}
-	struct rs_connect_req req;
-	if (!read_request(svc, ev, peer, &req))
-		return;
-	struct served_log *log = log_asked(svc, ev, peer, &req);
-	if (!log || !address_allowed(svc, ev, log, peer, req.version))
+	struct served_log *log = log_asked(svc, ev, peer, req, may_hold);
+	if (!log || !address_allowed(svc, ev, log, peer, req->version))
 		return;
 	if (ev->out_of_descriptors) { /* answered, not served */
 		recv_descriptors_say_starved(&svc->starved, peer);
 		/* No time to ask again: the limit is the operator's to raise
 		 * (said in the log), so the sender ends as refused (exit 5). */
-		struct rs_reject_info full = {.version = req.version,
+		struct rs_reject_info full = {.version = req->version,
 					      .reason = RS_REJECT_LIMIT};
 		refuse_with(svc, ev, log, &full);
 		return;
 	}
-	hand_over(svc, ev, log, peer, &req);
+	hand_over(svc, ev, log, peer, req);
+}
+
+void recv_service_route(struct service *svc, struct rs_listener_event *ev)
+{
+	char peer[64];
+	rs_conn_peer_str(ev->conn, peer, sizeof(peer));
+	struct rs_connect_req req;
+	if (!withdrawn(ev, peer) && read_request(svc, ev, peer, &req))
+		route_request(svc, ev, peer, &req, true);
+}
+
+static bool still_opening(const void *svc, const char *name)
+{
+	return recv_service_pending_ms(svc, name) != 0;
+}
+
+void recv_service_route_held(struct service *svc, uint64_t now_ns)
+{
+	struct recv_held_request *r;
+	while (
+	    (r = recv_held_take_due(&svc->held, still_opening, svc, now_ns))) {
+		char peer[64];
+		rs_conn_peer_str(r->ev.conn, peer, sizeof(peer));
+		if (!withdrawn(&r->ev, peer))
+			route_request(svc, &r->ev, peer, &r->req, false);
+		free(r);
+	}
 }

@@ -233,10 +233,11 @@ static int threads_start(struct service *svc)
 /* Stops every log, then the threads that served them. */
 static void service_close(struct service *svc)
 {
-	struct recv_opened left;
-	recv_opener_stop(&svc->opener, &left);
-	if (left.worker)
-		recv_log_worker_stop(&left.worker);
+	struct recv_opened left[RECV_OPENER_DEPTH];
+	recv_held_drop_all(&svc->held);
+	for (unsigned i = recv_opener_stop(&svc->opener, left); i--;)
+		if (left[i].worker)
+			recv_log_worker_stop(&left[i].worker);
 	while (svc->pending) {
 		struct pending_log *p = svc->pending;
 		svc->pending = p->next;
@@ -390,7 +391,7 @@ static bool any_retired(const struct service *svc)
 
 static unsigned loop_wait_ms(const struct service *svc, bool once)
 {
-	if (atomic_load(&svc->counters.waiting))
+	if (atomic_load(&svc->counters.waiting) || svc->held.count)
 		return RECV_ANSWER_POLL_MS;
 	if (once || any_retired(svc))
 		return RECV_POLL_MS;
@@ -468,6 +469,7 @@ static int serve(struct service *svc, bool once, const sigset_t *awake)
 		 * last to open may have failed, opened for a request). */
 		if ((rc = recv_service_open_turn(svc)))
 			break;
+		recv_service_route_held(svc, recv_now_ns());
 		take_requests(svc, loop_wait_ms(svc, once), awake);
 		recv_service_answer_late(svc, recv_now_ns());
 		reap_retired(svc);

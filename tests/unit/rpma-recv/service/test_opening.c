@@ -48,8 +48,8 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	if (f->svc.opener) {
 		close(f->release[1]); /* the open under way ends */
-		struct recv_opened left;
-		recv_opener_stop(&f->svc.opener, &left);
+		struct recv_opened left[RECV_OPENER_DEPTH];
+		recv_opener_stop(&f->svc.opener, left);
 		close(f->release[0]);
 	}
 	while (f->svc.pending) {
@@ -92,14 +92,23 @@ static void the_log_asked_for_opens_next(void **state)
 	assert_int_equal(recv_service_pending_ms(&f->svc, "l90"), 50);
 }
 
-static void two_asked_open_the_last_asked_first(void **state)
+/* Asked for in turn, they open in that order, whoever asks again: the
+ * hint each sender got stays right. */
+static void the_logs_asked_for_open_in_the_order_asked(void **state)
 {
 	struct fixture *f = *state;
 	recv_service_pend_first(&f->svc, "l50");
 	recv_service_pend_first(&f->svc, "l70");
-	assert_string_equal(nth_pending(&f->svc, 0), "l70");
-	assert_string_equal(nth_pending(&f->svc, 1), "l50");
-	assert_string_equal(nth_pending(&f->svc, 2), "l0");
+	recv_service_pend_first(&f->svc, "l60");
+	recv_service_pend_first(&f->svc, "l50");
+	recv_service_pend_first(&f->svc, "l70");
+	assert_string_equal(nth_pending(&f->svc, 0), "l50");
+	assert_string_equal(nth_pending(&f->svc, 1), "l70");
+	assert_string_equal(nth_pending(&f->svc, 2), "l60");
+	assert_string_equal(nth_pending(&f->svc, 3), "l0");
+	assert_string_equal(nth_pending(&f->svc, 52), "l49");
+	assert_string_equal(nth_pending(&f->svc, 53), "l51");
+	assert_string_equal(nth_pending(&f->svc, 99), "l99");
 }
 
 static void a_name_not_pending_changes_nothing(void **state)
@@ -149,22 +158,54 @@ static void the_loop_goes_on_while_a_log_opens(void **state)
 	struct fixture *f = *state;
 	start_opener(f);
 	assert_int_equal(recv_service_open_turn(&f->svc), 0);
+	/* l0 opens, l1 is in hand for the next */
 	assert_string_equal(recv_opener_busy_with(f->svc.opener)->name, "l0");
-	assert_string_equal(nth_pending(&f->svc, 0), "l1");
+	assert_true(recv_opener_holds(f->svc.opener, "l1"));
+	assert_string_equal(nth_pending(&f->svc, 0), "l2");
 	assert_true(recv_service_pending_ms(&f->svc, "l0") >= 50);
+	assert_true(recv_service_pending_ms(&f->svc, "l1") >= 50);
 	assert_false(recv_service_failed_to_open(&f->svc, "l0"));
+	assert_false(recv_service_failed_to_open(&f->svc, "l1"));
 	recv_service_pend_first(&f->svc, "l42");
 	assert_int_equal(recv_service_open_turn(&f->svc), 0);
 	assert_int_equal(f->svc.opening, NLOGS);
-	/* l0's open ends (failing): said and counted; l42 opens next */
+	/* l0's open ends (failing): said and counted; l1 opens, l42 is in
+	 * hand for the next */
 	assert_int_equal(write(f->release[1], "x", 1), 1);
 	wait_opened(f);
 	assert_int_equal(recv_service_open_turn(&f->svc), 0);
 	assert_int_equal(f->svc.failed, 1);
 	assert_int_equal(f->svc.opening, NLOGS - 1);
 	assert_true(recv_service_failed_to_open(&f->svc, "l0"));
-	assert_string_equal(recv_opener_busy_with(f->svc.opener)->name, "l42");
-	assert_string_equal(nth_pending(&f->svc, 0), "l1");
+	assert_string_equal(recv_opener_busy_with(f->svc.opener)->name, "l1");
+	assert_true(recv_opener_holds(f->svc.opener, "l42"));
+	assert_string_equal(nth_pending(&f->svc, 0), "l2");
+}
+
+/* An open that ends goes on with the next log in hand without waiting
+ * for the loop's turn (a busy loop took its time to hand the next one
+ * over, a thousand times in a restart). */
+static void the_next_open_does_not_wait_for_the_loop(void **state)
+{
+	struct fixture *f = *state;
+	start_opener(f);
+	assert_int_equal(recv_service_open_turn(&f->svc), 0);
+	assert_int_equal(recv_opener_in_hand(f->svc.opener), 2);
+	/* both opens end, no turn of the loop between them */
+	assert_int_equal(write(f->release[1], "xx", 2), 2);
+	struct recv_opened r[2];
+	unsigned taken = 0;
+	for (unsigned i = 0; i < 1000 && taken < 2; i++) {
+		taken += recv_opener_take(f->svc.opener, &r[taken]);
+		if (taken < 2)
+			usleep(10000);
+	}
+	assert_int_equal(taken, 2);
+	assert_string_equal(r[0].settings->name, "l0");
+	assert_string_equal(r[1].settings->name, "l1");
+	assert_int_equal(recv_opener_in_hand(f->svc.opener), 0);
+	/* (opening still counts them: this test took them past the loop) */
+	f->svc.opening -= 2;
 }
 
 /* Every log failed to open: nothing to serve, the last failure's code. */
@@ -192,12 +233,14 @@ int main(void)
 		logs_open_in_the_configurations_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(the_log_asked_for_opens_next, setup,
 					    teardown),
-	    cmocka_unit_test_setup_teardown(two_asked_open_the_last_asked_first,
-					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		the_logs_asked_for_open_in_the_order_asked, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_name_not_pending_changes_nothing,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(the_loop_goes_on_while_a_log_opens,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		the_next_open_does_not_wait_for_the_loop, setup, teardown),
 	    cmocka_unit_test_setup_teardown(no_log_opened_is_the_last_failure,
 					    setup, teardown),
 	};
