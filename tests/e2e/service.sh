@@ -4,7 +4,8 @@
 # second writer on a busy log is refused while the others are served; an
 # unknown or missing name is refused with the names allowed; per-log allow
 # lists and keys hold; a verify reads a log while its writer appends;
-# SIGHUP adds a log without disturbing a running stream; 32 sessions of
+# SIGHUP adds a log without disturbing a running stream, and 32 logs
+# while it serves another; 32 sessions of
 # one rpma-load process, a log each, served by 2 worker threads, exact
 # through a kill -9 of the receiver; a writer's commits go on beside a
 # stream on the same worker thread; a broken
@@ -190,6 +191,44 @@ if start_recv "$WORK/recv.log" --config "$conf"; then
 	check_pool "$WORK/added.pool" "$WORK/small"
 else
 	fail "receiver did not start: $(cat "$WORK/recv.log")"
+fi
+end_case
+
+# A reload opens the logs it adds on the opener's thread, as a start does:
+# the loop answers meanwhile, and a sender into a log already served is
+# served while their pools are made (the reload made them on the loop, so
+# the request waited for the last of them). READY=1 still waits for them
+# (systemd.sh: `systemctl reload` returns with the log served).
+start_case "a reload that adds 32 logs serves a sender into a log already open while their pools are made"
+reload_conf="$WORK/reload.conf"
+printf 'peer-timeout = 5s\n[served]\npool = %s/served.pool\ncreate = 4M\n' "$WORK" >"$reload_conf"
+if start_recv "$WORK/recv-reload.log" --config "$reload_conf"; then
+	for i in $(seq 0 31); do
+		printf '[add%d]\npool = %s/add%d.pool\ncreate = 4M\n' "$i" "$WORK" "$i"
+	done >>"$reload_conf"
+	kill -HUP "$RECV_PID"
+	echo "during the reload" >"$WORK/reload-line"
+	timeout 60 "$SEND" "$RECV_IP/served" "$WORK/reload-line" 2>"$WORK/send-reload.log" ||
+		fail "the sender: $(cat "$WORK/send-reload.log")"
+	wait_for "$WORK/recv-reload.log" "log add31 added" 120 "$RECV_PID" ||
+		fail "the reload did not add its logs: $(tail -n 3 "$WORK/recv-reload.log")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	added=$(grep -c "log add[0-9]* added" "$WORK/recv-reload.log")
+	done_at=$(grep -n "done: .* log served at" "$WORK/recv-reload.log" | head -n 1 | cut -d: -f1)
+	before=$(head -n "${done_at:-0}" "$WORK/recv-reload.log" | grep -c "log add[0-9]* added")
+	if [ "$added" != 32 ]; then
+		fail "$added of 32 logs added: $(grep -v serving "$WORK/recv-reload.log" | tail -n 5)"
+	elif [ -z "$done_at" ]; then
+		fail "the sender's session is not in the receiver's log: $(tail -n 5 "$WORK/recv-reload.log")"
+	elif [ "$before" -ge 32 ]; then
+		fail "the sender was served only once the 32 added logs were open: the reload held the loop"
+	else
+		log "the sender was served with $((32 - before)) of the 32 added logs still to open"
+	fi
+	check_pool "$WORK/served.pool" "$WORK/reload-line"
+else
+	fail "receiver did not start: $(cat "$WORK/recv-reload.log")"
 fi
 end_case
 

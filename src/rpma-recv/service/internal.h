@@ -24,26 +24,33 @@ struct served_log {
 	bool retired; /* removed by a reload: takes no new senders */
 };
 
-/* A log not opened yet (service/opening.c). */
+/* A log not opened yet (service/opening.c): waiting its turn, then in the
+ * opener's hands until its result is taken. */
 struct pending_log {
 	struct pending_log *next;
-	const struct recv_log_settings *settings; /* in service.settings */
+	/* in service.settings, or `added`: a reload's, whose settings the
+	 * reload frees, so its own copy */
+	const struct recv_log_settings *settings;
+	struct recv_log_settings *added;
 	bool asked; /* a sender asked for it: it opens before the others */
 };
 
 struct service {
 	struct recv_settings_source source;
-	struct recv_settings settings;	/* the globals in force */
-	struct served_log *logs;	/* the logs opened */
-	struct pending_log *pending;	/* the ones still to open, in order */
-	struct recv_opener *opener;	/* opens them, one at a time */
-	unsigned opening;		/* those and the one opening now */
-	unsigned failed;		/* could not be opened (said) */
-	int failed_rc;			/* the last such failure's */
-	bool opened;			/* every log opened or failed */
-	uint64_t opening_since_ns;	/* when opening began */
-	uint64_t open_began_ns;		/* when the opener took its log */
-	struct recv_held held;		/* requests waiting for their log */
+	struct recv_settings settings; /* the globals in force */
+	struct served_log *logs;       /* the logs opened */
+	struct pending_log *pending;   /* the ones still to open, in order */
+	struct pending_log *handed;    /* the ones in the opener's hands */
+	struct recv_opener *opener;    /* opens them, one at a time */
+	unsigned opening;	       /* those and the one opening now */
+	unsigned opened_since;	       /* opened since opening_since_ns */
+	unsigned failed;	       /* could not be opened (said) */
+	int failed_rc;		       /* the last such failure's */
+	bool opened;		       /* every log opened or failed */
+	bool ready;		   /* READY=1 said since the last RELOADING=1 */
+	uint64_t opening_since_ns; /* when opening began */
+	uint64_t open_began_ns;	   /* when the opener took its log */
+	struct recv_held held;	   /* requests waiting for their log */
 	struct recv_threads *threads;	/* serve the logs */
 	struct recv_archiver *archiver; /* archives them */
 	struct rs_listener *listener;
@@ -64,12 +71,9 @@ void recv_service_report(struct service *svc, const char *head,
 /* The metrics file once more, as the service stops. */
 void recv_service_report_final(struct service *svc);
 
-/* Opens a log's pool, gives it to a worker thread and says it serves it.
- * The pool was looked at already (once: at the start, before listening,
- * or as a reload adds the log). 0, or the rs_errc of a failure said. */
-int recv_service_log_start(struct service *svc,
-			   const struct recv_log_settings *s);
-/* Its two halves: the opening, on the opener's thread (a recv_open_fn
+/* A log's start, in two halves: the opening of its pool and its worker
+ * (the pool looked at already, at the start before listening or as a
+ * reload adds the log), on the opener's thread (a recv_open_fn
  * whose ctx is the service: it reads only what a start fixes), and the
  * loop's part once it ended (rc, err its result): served and said, or the
  * failure said. */
@@ -83,6 +87,15 @@ int recv_service_log_opened(struct service *svc,
 /* Every configured log is to be opened (service/opening.c): none serves
  * yet. */
 void recv_service_pend(struct service *svc);
+/* A log a reload adds is to be opened, after those pending (its settings
+ * copied: the reload's are freed): the loop answers requests while its
+ * pool is made, and says "log NAME added" once it serves it. 0, or
+ * RS_E_NOMEM said. */
+int recv_service_pend_added(struct service *svc,
+			    const struct recv_log_settings *s);
+/* Frees what is still to open, as the service stops (the opener
+ * stopped). */
+void recv_service_pending_free(struct service *svc);
 /* The loop's part in the opening: a log the opener is done with served
  * (or its failure said), the next one handed to it. 0, or when no log
  * could be opened and none is left, the last failure's rs_errc. */

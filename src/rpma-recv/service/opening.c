@@ -27,6 +27,52 @@ void recv_service_pend(struct service *svc)
 		svc->opening++;
 	}
 	svc->opening_since_ns = recv_now_ns();
+	svc->opened_since = 0;
+}
+
+static void pending_free(struct pending_log *p)
+{
+	if (p->added)
+		memset(&p->added->auth_key, 0, sizeof(p->added->auth_key));
+	free(p->added);
+	free(p);
+}
+
+int recv_service_pend_added(struct service *svc,
+			    const struct recv_log_settings *s)
+{
+	struct pending_log *p = calloc(1, sizeof(*p));
+	if (p)
+		p->added = malloc(sizeof(*p->added));
+	if (!p || !p->added) {
+		free(p);
+		rs_err("log %s: out of memory to add it", s->name);
+		return RS_E_NOMEM;
+	}
+	*p->added = *s;
+	p->settings = p->added;
+	struct pending_log **tail = &svc->pending;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = p;
+	if (!svc->opening) { /* the pace of this reload's opens */
+		svc->opening_since_ns = recv_now_ns();
+		svc->opened_since = 0;
+	}
+	svc->opening++;
+	return 0;
+}
+
+void recv_service_pending_free(struct service *svc)
+{
+	struct pending_log **lists[] = {&svc->pending, &svc->handed};
+	for (unsigned i = 0; i < 2; i++) {
+		while (*lists[i]) {
+			struct pending_log *p = *lists[i];
+			*lists[i] = p->next;
+			pending_free(p);
+		}
+	}
 }
 
 /* The link to the log of that name still to open (*at NULL: none). */
@@ -73,7 +119,7 @@ static const struct recv_log_settings *opening_now(const struct service *svc)
 static uint16_t pending_guess_ms(const struct service *svc, unsigned ahead,
 				 bool one_opening)
 {
-	unsigned opened = svc->settings.nlogs - svc->opening;
+	unsigned opened = svc->opened_since;
 	uint64_t now = recv_now_ns();
 	uint64_t spent = now - svc->opening_since_ns;
 	uint64_t each = opened ? spent / opened : 10000000ull;
@@ -117,17 +163,38 @@ static void all_open(struct service *svc)
 	recv_descriptors_check_room(svc->settings.max_senders);
 }
 
+/* The log handed to the opener with those settings, taken off the
+ * handed list (NULL: none, which cannot be). */
+static struct pending_log *take_handed(struct service *svc,
+				       const struct recv_log_settings *s)
+{
+	for (struct pending_log **at = &svc->handed; *at; at = &(*at)->next) {
+		if ((*at)->settings == s) {
+			struct pending_log *p = *at;
+			*at = p->next;
+			return p;
+		}
+	}
+	return NULL;
+}
+
 /* The opener is done with a log: served, or its failure said and counted.
  * The last one says what is served. */
 static void opened(struct service *svc, struct recv_opened *r)
 {
+	struct pending_log *p = take_handed(svc, r->settings);
 	svc->opening--;
+	svc->opened_since++;
 	int rc = recv_service_log_opened(svc, r->settings, r->worker, r->rc,
 					 &r->err);
 	if (rc) {
 		svc->failed++;
 		svc->failed_rc = rc;
+	} else if (p && p->added) {
+		rs_info("log %s added", p->added->name);
 	}
+	if (p)
+		pending_free(p);
 	if (!svc->opening && !svc->opened) {
 		svc->opened = true;
 		all_open(svc);
@@ -148,7 +215,8 @@ int recv_service_open_turn(struct service *svc)
 		if (!recv_opener_in_hand(svc->opener))
 			svc->open_began_ns = recv_now_ns();
 		recv_opener_open(svc->opener, p->settings);
-		free(p);
+		p->next = svc->handed;
+		svc->handed = p;
 	}
 	/* Nothing opened and nothing left to: nothing to serve. */
 	return svc->logs || svc->opening ? 0 : svc->failed_rc;

@@ -114,15 +114,6 @@ int recv_service_log_opened(struct service *svc,
 	return 0;
 }
 
-int recv_service_log_start(struct service *svc,
-			   const struct recv_log_settings *s)
-{
-	struct rs_error err = {0};
-	struct recv_log_worker *w = NULL;
-	int rc = recv_service_log_open(svc, s, &w, &err);
-	return recv_service_log_opened(svc, s, w, rc, &err);
-}
-
 static void log_free(struct served_log *l)
 {
 	recv_log_worker_stop(&l->worker);
@@ -238,11 +229,7 @@ static void service_close(struct service *svc)
 	for (unsigned i = recv_opener_stop(&svc->opener, left); i--;)
 		if (left[i].worker)
 			recv_log_worker_stop(&left[i].worker);
-	while (svc->pending) {
-		struct pending_log *p = svc->pending;
-		svc->pending = p->next;
-		free(p);
-	}
+	recv_service_pending_free(svc);
 	logs_stop(svc);
 	recv_threads_stop(&svc->threads);
 	recv_archiver_stop(&svc->archiver);
@@ -347,9 +334,8 @@ static void apply(struct service *svc, struct recv_settings *next)
 		struct served_log *l = find_served(svc, &next->logs[i]);
 		if (l)
 			log_update(l, &next->logs[i]);
-		else if (!pool_precheck(svc, &next->logs[i]) &&
-			 !recv_service_log_start(svc, &next->logs[i]))
-			rs_info("log %s added", next->logs[i].name);
+		else if (!pool_precheck(svc, &next->logs[i]))
+			recv_service_pend_added(svc, &next->logs[i]);
 	}
 	if (svc->opened) /* else said once the logs are open */
 		recv_descriptors_check_room(svc->settings.max_senders);
@@ -373,10 +359,10 @@ static void reload(struct service *svc)
 		apply(svc, &next);
 	}
 	recv_settings_free(&next);
-	/* Before READY: `systemctl reload` returns with the status line up
-	 * to date (the loop may sleep a second before its next report). */
-	recv_service_report(svc, 0, recv_now_ns());
-	recv_sd_notify("READY=1");
+	/* READY once the logs it added are open (the loop says it):
+	 * `systemctl reload` returns with them served and the status line
+	 * up to date. */
+	svc->ready = false;
 }
 
 /* ---- the loop ---- */
@@ -454,13 +440,13 @@ static void block_loop_signals(sigset_t *awake)
 static int serve(struct service *svc, bool once, const sigset_t *awake)
 {
 	int rc = 0;
-	bool ready = false;
 	while (!recv_stop_requested &&
 	       !(once && atomic_load(&svc->counters.served))) {
-		/* Ready (systemd) once every log is open; it serves before. */
-		if (!ready && !svc->opening) {
+		/* Ready (systemd) once every log is open, at the start and
+		 * after a reload; it serves before. */
+		if (!svc->ready && !svc->opening) {
 			recv_service_report(svc, "READY=1\n", recv_now_ns());
-			ready = true;
+			svc->ready = true;
 		}
 		/* A reload waits until every log is opened. */
 		if (recv_reload_requested && !svc->opening)

@@ -52,11 +52,7 @@ static int teardown(void **state)
 		recv_opener_stop(&f->svc.opener, left);
 		close(f->release[0]);
 	}
-	while (f->svc.pending) {
-		struct pending_log *p = f->svc.pending;
-		f->svc.pending = p->next;
-		free(p);
-	}
+	recv_service_pending_free(&f->svc);
 	free(f);
 	return 0;
 }
@@ -226,6 +222,60 @@ static void no_log_opened_is_the_last_failure(void **state)
 	assert_true(f->svc.opened);
 }
 
+/* Settings as a reload builds them, then frees (clobbered here). */
+static void add_as_a_reload_does(struct fixture *f, const char *name)
+{
+	struct recv_log_settings *s = calloc(1, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->pool_path, sizeof(s->pool_path), "/nonexistent/%s.pool",
+		 name);
+	assert_int_equal(recv_service_pend_added(&f->svc, s), 0);
+	memset(s, 0xff, sizeof(*s));
+	free(s);
+}
+
+/* A log a reload adds waits its turn after those pending, from its own
+ * copy of its settings (a reload opened it on the loop, which answered
+ * no request while the pool was made). */
+static void a_log_a_reload_adds_opens_after_the_others(void **state)
+{
+	struct fixture *f = *state;
+	add_as_a_reload_does(f, "added");
+	assert_int_equal(f->svc.opening, NLOGS + 1);
+	assert_string_equal(nth_pending(&f->svc, NLOGS), "added");
+	assert_true(recv_service_pending_ms(&f->svc, "added") >= 50);
+	recv_service_pend_first(&f->svc, "added");
+	assert_string_equal(nth_pending(&f->svc, 0), "added");
+}
+
+/* Added once every log is open: it opens on the opener's thread, its
+ * copy kept until its result is taken, the pace counted afresh. */
+static void a_log_added_later_opens_on_the_opener(void **state)
+{
+	struct fixture *f = *state;
+	start_opener(f);
+	while (f->svc.opening) {
+		recv_service_open_turn(&f->svc);
+		assert_int_equal(write(f->release[1], "x", 1), 1);
+		wait_opened(f);
+		recv_service_open_turn(&f->svc);
+	}
+	assert_int_equal(f->svc.failed, NLOGS);
+	add_as_a_reload_does(f, "later");
+	assert_int_equal(f->svc.opened_since, 0);
+	assert_int_equal(recv_service_open_turn(&f->svc), 0);
+	assert_string_equal(recv_opener_busy_with(f->svc.opener)->name,
+			    "later");
+	assert_non_null(f->svc.handed);
+	assert_int_equal(write(f->release[1], "x", 1), 1);
+	wait_opened(f);
+	assert_int_equal(recv_service_open_turn(&f->svc), RS_E_IO);
+	assert_int_equal(f->svc.failed, NLOGS + 1);
+	assert_int_equal(f->svc.opening, 0);
+	assert_int_equal(f->svc.opened_since, 1);
+	assert_null(f->svc.handed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +293,10 @@ int main(void)
 		the_next_open_does_not_wait_for_the_loop, setup, teardown),
 	    cmocka_unit_test_setup_teardown(no_log_opened_is_the_last_failure,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_log_a_reload_adds_opens_after_the_others, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_log_added_later_opens_on_the_opener, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
