@@ -224,6 +224,9 @@ idle_then_stopped_case() {
 	reap "$sender"
 	[ "$REAP_RC" = 7 ] || fail "sender exited $REAP_RC, want 7: $(tail -n 5 "$WORK/send.log")"
 	log "receiver 2 dropped about $dropped_at s after it was stopped"
+	# the loss says why, without -v's lines
+	grep -qE "connection to $RECV_IP:7303.* lost after committing [0-9]+ input bytes: no answer for [0-9]+ ms, though its adapter answers probes of the link: its receiver is not serving" "$WORK/send.log" ||
+		fail "the loss does not say the receiver is not serving: $(grep 'lost after' "$WORK/send.log")"
 	# Within 3 peer timeouts of the lines that found it stopped, the rule's
 	# bound (test_liveness.c); under TCG the guest's processes run in
 	# bursts and the sender, streaming to the other two, counts time it

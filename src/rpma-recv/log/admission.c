@@ -1,6 +1,7 @@
 #include "log/admission.h"
 
 #include "cli/log.h"
+#include "cli/stall.h"
 #include "error.h"
 #include "methods/recv_method.h"
 #include "metrics/clock.h"
@@ -205,10 +206,12 @@ static void log_session_end(const struct recv_admission *adm,
 	}
 }
 
-void recv_admission_watch(struct recv_admission *adm, int epfd, void *owner)
+void recv_admission_watch(struct recv_admission *adm, int epfd, void *owner,
+			  const struct rs_stall *stall)
 {
 	adm->watch_epfd = epfd;
 	adm->watch_owner = owner;
+	adm->stall = stall;
 }
 
 /* Adds a's descriptors to the thread's epoll set, or removes them. */
@@ -384,6 +387,16 @@ static int link_probe(void *ctx)
 	return rs_conn_probe(rs_session_conn(a->rs), RS_POST_SIGNALED);
 }
 
+static int64_t link_stalled_ms(void *ctx, int64_t since_ms)
+{
+	struct recv_sender *a = ctx;
+	const struct rs_stall *st = a->adm->stall;
+	if (!st || since_ms < 0)
+		return 0;
+	return (int64_t)(rs_stall_since(st, (uint64_t)since_ms * 1000000ull) /
+			 1000000ull);
+}
+
 static void link_rewound(void *ctx)
 {
 	struct recv_sender *a = ctx;
@@ -453,6 +466,7 @@ static struct recv_sender *session_new(struct recv_admission *adm,
 	    .window =
 		recv_sender_memory_through_windows(&a->mem) ? link_window : 0,
 	    .probe = link_probe,
+	    .stalled_ms = link_stalled_ms,
 	    .rewound = link_rewound,
 	};
 	recv_session_init(&a->s, &cfg, &link, h->peer, recv_now_ms());

@@ -17,6 +17,8 @@
 #include "rotation/generation.h"
 #include "sender/session.h"
 
+struct rs_stall;
+
 #include <stdbool.h>
 
 #define RECV_LOG_SESSIONS_MAX 64 /* connections of one log at once */
@@ -56,7 +58,8 @@ struct recv_admission {
 	 * this epoll set (data.ptr watch_owner) while it lives; -1: none. */
 	int watch_epfd;
 	void *watch_owner;
-	bool finishing; /* ending every session for good */
+	const struct rs_stall *stall; /* of that thread (cli/stall.h) */
+	bool finishing;		      /* ending every session for good */
 };
 
 void recv_admission_init(struct recv_admission *adm,
@@ -70,7 +73,8 @@ void recv_admission_init(struct recv_admission *adm,
 void recv_admission_fini(struct recv_admission *adm);
 
 /* Each session's descriptors go into epfd from now on, with owner. */
-void recv_admission_watch(struct recv_admission *adm, int epfd, void *owner);
+void recv_admission_watch(struct recv_admission *adm, int epfd, void *owner,
+			  const struct rs_stall *stall);
 
 /* A connection the service handed over: admitted or refused. */
 void recv_admission_admit(struct recv_admission *adm, struct recv_handover *h);

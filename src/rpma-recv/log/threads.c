@@ -5,6 +5,7 @@
 #include "log/threads.h"
 
 #include "cli/log.h"
+#include "cli/stall.h"
 #include "error.h"
 #include "log/worker_run.h"
 #include "metrics/clock.h"
@@ -60,6 +61,7 @@ struct recv_thread {
 	atomic_bool stop;
 	uint64_t timers_due_ns;	     /* the soonest of its logs' timers */
 	struct rs_spin spin;	     /* how long it waits for work */
+	struct rs_stall stall;	     /* how long it could not run */
 	uint64_t idle_since_ns;	     /* when it last found none, or 0 */
 	struct recv_slot *last_busy; /* the log that last had work */
 };
@@ -122,7 +124,8 @@ static void take_pending(struct recv_thread *t)
 		struct recv_slot *next = s->next;
 		s->tag[0] = (struct recv_slot_tag){.slot = s};
 		s->tag[1] = (struct recv_slot_tag){.slot = s, .inbox = true};
-		recv_log_worker_attach(s->w, t->epfd, &s->tag[0], &s->tag[1]);
+		recv_log_worker_attach(s->w, t->epfd, &s->tag[0], &s->tag[1],
+				       &t->stall);
 		s->next = t->slots;
 		t->slots = s;
 		t->timers_due_ns = 0;
@@ -249,7 +252,13 @@ static bool spin_for_completion(struct recv_thread *t)
 static void wait_for_events(struct recv_thread *t, int timeout_ms)
 {
 	struct epoll_event ev[RECV_THREAD_EVENTS];
+	/* a wait that ends late is time its sessions' senders are not
+	 * judged by (sender/session.c) */
+	rs_stall_waits(&t->stall, recv_now_ns(),
+		       (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) *
+			   1000000ull);
 	int n = epoll_wait(t->epfd, ev, RECV_THREAD_EVENTS, timeout_ms);
+	rs_stall_woke(&t->stall, recv_now_ns());
 	for (int i = 0; i < n; i++) {
 		struct recv_slot_tag *tag = ev[i].data.ptr;
 		if (!tag)

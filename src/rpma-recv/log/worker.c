@@ -352,11 +352,11 @@ void recv_log_worker_admit(struct recv_log_worker *w)
 }
 
 void recv_log_worker_attach(struct recv_log_worker *w, int epfd, void *owner,
-			    void *inbox_owner)
+			    void *inbox_owner, const struct rs_stall *stall)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = inbox_owner};
 	w->epfd = epfd;
-	recv_admission_watch(&w->adm, epfd, owner);
+	recv_admission_watch(&w->adm, epfd, owner, stall);
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, w->inbox.fd, &ev))
 		rs_err("log %s: cannot wait for its senders: %s",
 		       w->cfg.pool_path, strerror(errno));

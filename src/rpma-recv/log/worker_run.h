@@ -7,14 +7,17 @@
 
 #include "log/worker.h"
 
+struct rs_stall;
+
 #include <stdbool.h>
 #include <stdint.h>
 
 /* The thread takes the log: it waits for its requests, completions and
  * connection events in epfd (epoll; data.ptr is inbox_owner for its
- * requests, owner for the rest). */
+ * requests, owner for the rest); stall is how long that thread could not
+ * run, which counts as no sender's silence. */
 void recv_log_worker_attach(struct recv_log_worker *w, int epfd, void *owner,
-			    void *inbox_owner);
+			    void *inbox_owner, const struct rs_stall *stall);
 /* Takes the requests handed over (none while a rebase is under way): the
  * thread does this first, before other turns. */
 void recv_log_worker_admit(struct recv_log_worker *w);

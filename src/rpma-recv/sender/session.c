@@ -677,6 +677,20 @@ void recv_session_on_failure(struct recv_session *s, const char *why)
 
 /* ---- a silent sender ---- */
 
+/* How long since from_ms, less the time the log's thread could not run:
+ * on a host short of CPU the sender's adapter (Soft-RoCE: the kernel's
+ * work) and this thread starve together, and a probe answered late there
+ * is no dead link (128 shell pipelines in a 2-CPU guest: sessions ended
+ * after 10 s with the sender alive). */
+static int64_t quiet_ms(const struct recv_session *s, int64_t from_ms,
+			int64_t now_ms)
+{
+	int64_t ms = now_ms - from_ms;
+	int64_t off =
+	    s->link.stalled_ms ? s->link.stalled_ms(s->link.ctx, from_ms) : 0;
+	return ms > off ? ms - off : 0;
+}
+
 /* A sender not heard from for half the peer timeout has its link probed,
  * again half a timeout after each answer while it stays silent: a write of
  * no bytes its adapter answers without waking it, whose completion wakes
@@ -689,11 +703,11 @@ static void probe_if_silent(struct recv_session *s, int64_t now_ms)
 {
 	int64_t half = s->cfg.peer_timeout_ms / 2;
 	int64_t last = s->heard_ms > s->probed_ms ? s->heard_ms : s->probed_ms;
-	if (s->probe_out && now_ms - s->probed_ms >= half) {
+	if (s->probe_out && quiet_ms(s, s->probed_ms, now_ms) >= half) {
 		recv_session_on_probe_failed(s, "no answer", now_ms);
 		return;
 	}
-	if (s->probe_out || now_ms - last < half)
+	if (s->probe_out || quiet_ms(s, last, now_ms) < half)
 		return;
 	s->probed_ms = now_ms;
 	s->probe_out = true;
@@ -710,10 +724,14 @@ void recv_session_on_probe_failed(struct recv_session *s, const char *status,
 				  int64_t now_ms)
 {
 	if (s->state == RECV_SESSION_SERVING)
-		rs_info("sender %s: no word for %lld ms and its link does not "
-			"answer (%s): peer timeout; ending its session, the "
-			"log is free",
-			s->peer, (long long)(now_ms - s->heard_ms), status);
+		rs_info("sender %s: no word for %lld ms (%lld ms of it this "
+			"thread could not run) and its link does not answer "
+			"(%s): peer timeout; ending its session, the log is "
+			"free",
+			s->peer, (long long)(now_ms - s->heard_ms),
+			(long long)(now_ms - s->heard_ms -
+				    quiet_ms(s, s->heard_ms, now_ms)),
+			status);
 	close_with(s, "peer timeout");
 }
 

@@ -77,6 +77,10 @@ struct recv_session_link {
 	/* A probe of a silent sender's link (rs_conn_probe, signaled): its
 	 * completion answers it (recv_session_on_probe_answered or _failed). */
 	int (*probe)(void *ctx);
+	/* How much of [since_ms, now] the log's thread could not run (its
+	 * waits ended late: a host short of CPU, where Soft-RoCE's work
+	 * starves too), which is no sender's silence. NULL: none. */
+	int64_t (*stalled_ms)(void *ctx, int64_t since_ms);
 	/* The pool went back under this writer's request (it started over,
 	 * a replacement switched in): called before the writer hears of it,
 	 * so that no reader's key reaches the bytes it writes next. NULL:

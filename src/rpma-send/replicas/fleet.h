@@ -75,7 +75,7 @@ uint64_t fleet_timeout(const struct fleet *f, uint64_t now_ns,
 		       uint64_t wait_ns);
 /* Around the loop's wait: it waits up to wait_ns from now, and it runs
  * again; what it then did not run counts as no receiver's silence
- * (replicas/stall.h). */
+ * (cli/stall.h). */
 void fleet_waits(struct fleet *f, uint64_t now_ns, uint64_t wait_ns);
 void fleet_woke(struct fleet *f, uint64_t now_ns);
 

@@ -7,6 +7,8 @@
 #include "error.h"
 #include "proto/message.h"
 
+#include <stdio.h>
+
 static enum replica_state state_of(const struct fleet *f,
 				   const struct replica *r)
 {
@@ -71,10 +73,19 @@ static void give_up(struct fleet *f, struct replica *r, int code)
 }
 
 /* Its link is gone and will not be taken up again. */
+/* ": why" when the loss's cause is known, for its message. */
+static const char *because(const struct replica *r, char *buf, size_t size)
+{
+	const char *why = replica_lost_why(r);
+	snprintf(buf, size, "%s%s", *why ? ": " : "", why);
+	return buf;
+}
+
 static void give_up_link(struct fleet *f, struct replica *r, int code)
 {
-	rs_err("connection to %s lost after committing %llu input bytes",
-	       replica_label(r), input_of(f, r));
+	char why[160];
+	rs_err("connection to %s lost after committing %llu input bytes%s",
+	       replica_label(r), input_of(f, r), because(r, why, sizeof(why)));
 	give_up(f, r, code);
 }
 
@@ -86,9 +97,10 @@ void fleet_lose(struct fleet *f, struct replica *r, uint64_t now)
 		give_up_link(f, r, RS_E_LOST);
 		return;
 	}
-	rs_info("connection to %s lost after committing %llu input bytes; "
+	char why[160];
+	rs_info("connection to %s lost after committing %llu input bytes%s; "
 		"reconnecting",
-		replica_label(r), input_of(f, r));
+		replica_label(r), input_of(f, r), because(r, why, sizeof(why)));
 	*retry_of(f, r) = (struct fleet_retry){
 	    .attempts = 0, .backoff_ms = SEND_BACKOFF_FIRST_MS, .at_ns = now};
 }
@@ -256,8 +268,10 @@ static bool make_room_on(struct fleet *f, struct replica *r)
 		return false;
 	if (replica_rebasing(r) || window_inflight_of(f->w, i))
 		return true;
-	if (replica_rebase(r, quorum_replica_offset(window_quorum(f->w), i)))
+	if (replica_rebase(r, quorum_replica_offset(window_quorum(f->w), i))) {
+		replica_lost_because(r, "its rebase could not be asked for");
 		fleet_lose(f, r, send_stats_now_ns());
+	}
 	return true;
 }
 
@@ -337,8 +351,10 @@ void fleet_take_events(struct fleet *f)
 		struct replica *r = f->replicas[i];
 		struct replica_report rep;
 		/* A post that failed left the window counting it lost. */
-		if (replica_connected(r) && state_of(f, r) == REPLICA_LOST)
+		if (replica_connected(r) && state_of(f, r) == REPLICA_LOST) {
+			replica_lost_because(r, "a write could not be posted");
 			fleet_lose(f, r, send_stats_now_ns());
+		}
 		while (replica_connected(r) && window_streaming(f->w) &&
 		       replica_next(r, f->w, &rep))
 			apply(f, r, &rep);
@@ -420,12 +436,12 @@ nfds_t fleet_pollfds(const struct fleet *f, struct pollfd *pfd)
 
 void fleet_waits(struct fleet *f, uint64_t now_ns, uint64_t wait_ns)
 {
-	send_stall_waits(&f->stall, now_ns, wait_ns);
+	rs_stall_waits(&f->stall, now_ns, wait_ns);
 }
 
 void fleet_woke(struct fleet *f, uint64_t now_ns)
 {
-	send_stall_woke(&f->stall, now_ns);
+	rs_stall_woke(&f->stall, now_ns);
 }
 
 uint64_t fleet_timeout(const struct fleet *f, uint64_t now, uint64_t wait)

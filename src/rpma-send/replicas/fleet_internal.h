@@ -27,7 +27,7 @@ struct fleet {
 	struct fleet_retry retry[SEND_REPLICAS_MAX];
 	struct send_window *w;
 	int failure; /* why the last replica given up was: an rs_errc */
-	struct send_stall stall; /* the time its loop could not run */
+	struct rs_stall stall; /* the time its loop could not run */
 };
 
 /* r's link is gone (replicas/fleet_events.c): reconnected with --retry, else

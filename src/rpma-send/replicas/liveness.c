@@ -71,11 +71,11 @@ first_after(const struct send_liveness *l, uint64_t waiting)
 }
 
 /* How long since from, less the time this sender could not run. */
-static uint64_t since(const struct send_stall *stall, uint64_t from_ns,
+static uint64_t since(const struct rs_stall *stall, uint64_t from_ns,
 		      uint64_t now_ns)
 {
 	uint64_t ns = now_ns > from_ns ? now_ns - from_ns : 0;
-	uint64_t off = stall ? send_stall_since(stall, from_ns) : 0;
+	uint64_t off = stall ? rs_stall_since(stall, from_ns) : 0;
 	return ns > off ? ns - off : 0;
 }
 
@@ -83,7 +83,7 @@ static uint64_t since(const struct send_stall *stall, uint64_t from_ns,
  * twice the timeout and said nothing. */
 static bool program_silent(const struct send_liveness *l, uint64_t waiting,
 			   uint64_t now_ns, uint64_t timeout_ns,
-			   const struct send_stall *stall, uint64_t *silent_ns)
+			   const struct rs_stall *stall, uint64_t *silent_ns)
 {
 	const struct send_liveness_probe *p = first_after(l, waiting);
 	if (!p)
@@ -105,7 +105,7 @@ static bool program_silent(const struct send_liveness *l, uint64_t waiting,
 enum send_liveness_verdict
 send_liveness_check(const struct send_liveness *l, uint64_t waiting,
 		    uint64_t now_ns, uint64_t timeout_ns,
-		    const struct send_stall *stall, uint64_t *silent_ns)
+		    const struct rs_stall *stall, uint64_t *silent_ns)
 {
 	if (!waiting)
 		return SEND_LIVE;

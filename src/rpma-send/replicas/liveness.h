@@ -20,7 +20,7 @@
 #ifndef SEND_LIVENESS_H
 #define SEND_LIVENESS_H
 
-#include "replicas/stall.h"
+#include "cli/stall.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -73,6 +73,6 @@ void send_liveness_probe_back(struct send_liveness *l, uint64_t now_ns);
 enum send_liveness_verdict
 send_liveness_check(const struct send_liveness *l, uint64_t waiting,
 		    uint64_t now_ns, uint64_t timeout_ns,
-		    const struct send_stall *stall, uint64_t *silent_ns);
+		    const struct rs_stall *stall, uint64_t *silent_ns);
 
 #endif

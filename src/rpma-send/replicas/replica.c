@@ -13,6 +13,8 @@
 #include "replicas/replica_keys.h"
 #include "session/session.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +51,7 @@ struct replica {
 	struct rs_spin spin;	   /* how long confirmations take */
 	uint64_t posted_ns[SHIP_DEPTH_MAX]; /* per credit slot */
 	struct send_stats stats;	    /* what it confirmed, how fast */
+	char lost_why[128]; /* why its last connection was lost, or "" */
 };
 
 /* Sessions lost to a batch refused as not where the log ends, in a row
@@ -68,6 +71,19 @@ struct replica *replica_new(const struct ship_config *cfg,
 	send_stats_start(&r->stats);
 	rs_target_label(target, r->label, sizeof(r->label));
 	return r;
+}
+
+void replica_lost_because(struct replica *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->lost_why, sizeof(r->lost_why), fmt, ap);
+	va_end(ap);
+}
+
+const char *replica_lost_why(const struct replica *r)
+{
+	return r->lost_why;
 }
 
 void replica_disconnect(struct replica *r)
@@ -119,6 +135,7 @@ const struct rs_accept_info *replica_grant(const struct replica *r)
 int replica_connect(struct replica *r, bool first, uint16_t slots,
 		    int timeout_ms, struct send_hint_wait *later)
 {
+	r->lost_why[0] = 0;
 	struct send_peer peer = {.remote = r->target,
 				 .timeout_ms = timeout_ms,
 				 .key = r->cfg->auth_key,
@@ -390,7 +407,7 @@ int replica_rebase(struct replica *r, uint64_t end)
 	return 0;
 }
 
-void replica_say_silence(const struct replica *r, enum send_liveness_verdict v,
+void replica_say_silence(struct replica *r, enum send_liveness_verdict v,
 			 uint64_t silent_ns)
 {
 	unsigned long long ms = silent_ns / 1000000ull;
@@ -398,14 +415,18 @@ void replica_say_silence(const struct replica *r, enum send_liveness_verdict v,
 		rs_verbose("no answer from %s for %llu ms: probing the link",
 			   r->label, ms);
 	else if (v == SEND_GONE)
-		rs_verbose("no answer from %s for %llu ms, and none to a probe "
-			   "of the link",
-			   r->label, ms);
+		replica_lost_because(r,
+				     "no answer for %llu ms, and none to a "
+				     "probe of the link",
+				     ms);
 	else if (v == SEND_HUNG)
-		rs_verbose("no answer from %s for %llu ms, though its adapter "
-			   "answers probes of the link: its receiver is not "
-			   "serving",
-			   r->label, ms);
+		replica_lost_because(r,
+				     "no answer for %llu ms, though its "
+				     "adapter answers probes of the link: "
+				     "its receiver is not serving",
+				     ms);
+	if (v == SEND_GONE || v == SEND_HUNG)
+		rs_verbose("%s: %s", r->label, r->lost_why);
 }
 
 /* ---- replacing the log (--truncate) ---- */
@@ -593,8 +614,10 @@ static enum replica_news method_news(struct replica *r,
 		chain.n = 0;
 		r->method->then(&m, ev, &chain);
 		if (chain.n &&
-		    chain_post(&chain, r->rs, r->ring_mr, r->words_mr))
+		    chain_post(&chain, r->rs, r->ring_mr, r->words_mr)) {
+			replica_lost_because(r, "a write could not be posted");
 			return REPLICA_LINK_LOST;
+		}
 	}
 	struct method_confirm confirm;
 	struct rs_error err = {0};
@@ -609,6 +632,7 @@ static enum replica_news method_news(struct replica *r,
 			return REPLICA_REFUSED;
 		}
 		rs_warn("%s %s", r->label, err.msg);
+		replica_lost_because(r, "a commit was lost on the way");
 		return REPLICA_LINK_LOST;
 	}
 	if (rc == RS_E_MALFORMED)
@@ -634,6 +658,8 @@ static enum replica_news on_completion(struct replica *r,
 {
 	if (!wc->ok) {
 		rs_verbose("completion error: %s", wc->status);
+		replica_lost_because(r, "a work request failed (%s)",
+				     wc->status);
 		return REPLICA_LINK_LOST;
 	}
 	/* A probe's return first: it says when that probe went out. */
@@ -655,6 +681,19 @@ static enum replica_news on_completion(struct replica *r,
 	return method_news(r, w, &ev, out);
 }
 
+static enum replica_news completions_failed(struct replica *r)
+{
+	replica_lost_because(r, "its completion queue failed");
+	return REPLICA_LINK_LOST;
+}
+
+static enum replica_news closed(struct replica *r)
+{
+	replica_lost_because(r, "the connection was closed (by the receiver "
+				"or its adapter)");
+	return REPLICA_LINK_LOST;
+}
+
 bool replica_next(struct replica *r, const struct send_window *w,
 		  struct replica_report *out)
 {
@@ -666,9 +705,10 @@ bool replica_next(struct replica *r, const struct send_window *w,
 			return false;
 		if (res == RS_WAIT_COMPLETION)
 			out->news = on_completion(r, w, &wc, out);
-		else if (res == RS_WAIT_ERROR ||
-			 rs_conn_next_event(c) == RS_CONN_EVENT_CLOSED)
-			out->news = REPLICA_LINK_LOST;
+		else if (res == RS_WAIT_ERROR)
+			out->news = completions_failed(r);
+		else if (rs_conn_next_event(c) == RS_CONN_EVENT_CLOSED)
+			out->news = closed(r);
 		else
 			out->news = REPLICA_NOTHING;
 		if (out->news != REPLICA_NOTHING)
@@ -695,7 +735,7 @@ bool replica_poll(struct replica *r, const struct send_window *w,
 		out->news = on_completion(r, w, &wc, out);
 		return true;
 	case RS_WAIT_ERROR:
-		out->news = REPLICA_LINK_LOST;
+		out->news = completions_failed(r);
 		return true;
 	default:
 		return false;
@@ -759,8 +799,10 @@ int replica_send_keepalive(struct replica *r, uint64_t now_ns)
 		if (!rc)
 			send_liveness_probed(&r->live, now_ns);
 	}
-	if (rc)
+	if (rc) {
+		replica_lost_because(r, "a keepalive could not be posted");
 		return RS_E_LOST;
+	}
 	r->last_sent_ns = now_ns;
 	return 0;
 }
@@ -786,7 +828,7 @@ static uint64_t oldest_unanswered(const struct replica *r,
 enum send_liveness_verdict replica_liveness(const struct replica *r,
 					    const struct send_window *w,
 					    uint64_t now_ns,
-					    const struct send_stall *stall,
+					    const struct rs_stall *stall,
 					    uint64_t *for_ns)
 {
 	return send_liveness_check(&r->live, oldest_unanswered(r, w), now_ns,
@@ -795,8 +837,11 @@ enum send_liveness_verdict replica_liveness(const struct replica *r,
 
 int replica_probe(struct replica *r, uint64_t now_ns)
 {
-	if (rs_conn_probe(rs_session_conn(r->rs), RS_POST_SIGNALED))
+	if (rs_conn_probe(rs_session_conn(r->rs), RS_POST_SIGNALED)) {
+		replica_lost_because(r, "a probe of the link could not be "
+					"posted");
 		return RS_E_LOST;
+	}
 	send_liveness_probed(&r->live, now_ns);
 	return 0;
 }

@@ -157,15 +157,21 @@ int replica_send_keepalive(struct replica *r, uint64_t now_ns);
 enum send_liveness_verdict replica_liveness(const struct replica *r,
 					    const struct send_window *w,
 					    uint64_t now_ns,
-					    const struct send_stall *stall,
+					    const struct rs_stall *stall,
 					    uint64_t *for_ns);
 /* Probes the link, for replica_liveness. Non-zero: the connection is
  * lost. */
 int replica_probe(struct replica *r, uint64_t now_ns);
 /* Says (-v) what a verdict other than SEND_LIVE means, after silent_ns
- * without an answer. */
-void replica_say_silence(const struct replica *r, enum send_liveness_verdict v,
+ * without an answer; a verdict that ends the connection is its
+ * replica_lost_why. */
+void replica_say_silence(struct replica *r, enum send_liveness_verdict v,
 			 uint64_t silent_ns);
+/* Why its connection was lost, for the message that says so ("" when not
+ * known), and how a caller that finds the loss records it. */
+const char *replica_lost_why(const struct replica *r);
+void replica_lost_because(struct replica *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* The descriptors to poll for its completions and connection events. */
 void replica_fds(const struct replica *r, int *completion_fd, int *event_fd);

@@ -39,6 +39,9 @@ struct fake_link {
 	uint32_t next_key;
 	unsigned moves;
 	unsigned probes; /* of the link */
+	/* The log's thread could not run for stall_ms, its wait ending
+	 * late at stall_at_ms (0: never). */
+	int64_t stall_at_ms, stall_ms;
 };
 
 /* The fake's windows end this far past the head, or the room asked for. */
@@ -95,6 +98,12 @@ static int fake_probe(void *ctx)
 	return 0;
 }
 
+static int64_t fake_stalled_ms(void *ctx, int64_t since_ms)
+{
+	struct fake_link *f = ctx;
+	return f->stall_at_ms > since_ms ? f->stall_ms : 0;
+}
+
 struct fixture {
 	char path[64];
 	struct recv_pmem_target t;
@@ -140,6 +149,7 @@ static void start_windowed(struct fixture *f, bool auth,
 	    .reply = fake_reply,
 	    .window = windows ? fake_window : 0,
 	    .probe = fake_probe,
+	    .stalled_ms = fake_stalled_ms,
 	};
 	recv_session_init(&f->s, &cfg, &link, "192.0.2.2", 1000);
 	assert_int_equal(f->s.state, RECV_SESSION_ADMITTED);
@@ -511,6 +521,24 @@ static void an_unanswered_probe_ends_at_the_peer_timeout(void **state)
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 	assert_int_equal(f->link.probes, 1); /* one at a time */
 	recv_session_on_timer(&f->s, 12000);
+	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
+	assert_string_equal(f->s.why, "peer timeout");
+}
+
+/* The log's thread could not run for 3 s while the probe was out (its
+ * wait ended 3 s late: a host short of CPU, where Soft-RoCE's answer
+ * starves too): that time is no silence, and the probe has 3 s more. */
+static void time_the_thread_could_not_run_is_no_silence(void **state)
+{
+	struct fixture *f = *state;
+	probed_after_a_keepalive(f);
+	f->link.stall_at_ms = 10000;
+	f->link.stall_ms = 3000;
+	recv_session_on_timer(&f->s, 12000);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	recv_session_on_timer(&f->s, 14999);
+	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
+	recv_session_on_timer(&f->s, 15000);
 	assert_int_equal(f->s.state, RECV_SESSION_CLOSING);
 	assert_string_equal(f->s.why, "peer timeout");
 }
@@ -943,6 +971,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(
 		silence_is_probed_a_failed_probe_ends, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		time_the_thread_could_not_run_is_no_silence, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_word_after_a_probe_answers_for_the_link, setup, teardown),
 	    cmocka_unit_test_setup_teardown(

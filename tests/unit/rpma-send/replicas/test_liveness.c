@@ -151,13 +151,13 @@ static void time_the_sender_could_not_run_is_no_silence(void **state)
 {
 	(void)state;
 	struct send_liveness l;
-	struct send_stall st = {0};
+	struct rs_stall st = {0};
 	send_liveness_start(&l, 0);
 	uint64_t posted = 1000 * MS, silent = 0;
 	send_liveness_probed(&l, 6000 * MS);
 	send_liveness_probe_back(&l, 6010 * MS);
-	send_stall_waits(&st, 6100 * MS, 100 * MS);
-	send_stall_woke(&st, 26100 * MS); /* 20 s late */
+	rs_stall_waits(&st, 6100 * MS, 100 * MS);
+	rs_stall_woke(&st, 26100 * MS); /* 20 s late */
 	assert_int_equal(
 	    send_liveness_check(&l, posted, 26100 * MS, TIMEOUT, &st, &silent),
 	    SEND_LIVE);
@@ -167,8 +167,8 @@ static void time_the_sender_could_not_run_is_no_silence(void **state)
 	/* from then on on time: hung twice the timeout after the probe's
 	 * return, and the 19.85 s it could not look (20 s less the slack) */
 	for (uint64_t now = 26100 * MS; now < 50000 * MS; now += 100 * MS) {
-		send_stall_waits(&st, now, 100 * MS);
-		send_stall_woke(&st, now + 100 * MS);
+		rs_stall_waits(&st, now, 100 * MS);
+		rs_stall_woke(&st, now + 100 * MS);
 	}
 	assert_int_equal(
 	    send_liveness_check(&l, posted, 45800 * MS, TIMEOUT, &st, &silent),
