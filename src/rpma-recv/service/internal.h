@@ -100,6 +100,9 @@ void recv_service_pending_free(struct service *svc);
  * (or its failure said), the next one handed to it. 0, or when no log
  * could be opened and none is left, the last failure's rs_errc. */
 int recv_service_open_turn(struct service *svc);
+/* Whether the log of that name ("": any) is still to open: waiting its
+ * turn or in the opener's hands. */
+bool recv_service_still_to_open(const struct service *svc, const char *name);
 /* Whether the log of that name is configured but could not be opened. */
 bool recv_service_failed_to_open(struct service *svc, const char *name);
 /* The log of that name, still to open, opens after the others asked for

@@ -222,11 +222,20 @@ int recv_service_open_turn(struct service *svc)
 	return svc->logs || svc->opening ? 0 : svc->failed_rc;
 }
 
+bool recv_service_still_to_open(const struct service *svc, const char *name)
+{
+	if (svc->opener && recv_opener_holds(svc->opener, name))
+		return true;
+	for (const struct pending_log *p = svc->pending; p; p = p->next)
+		if (!name[0] || !strcmp(p->settings->name, name))
+			return true;
+	return false;
+}
+
 bool recv_service_failed_to_open(struct service *svc, const char *name)
 {
 	if (!recv_settings_find_log(&svc->settings, name) ||
-	    *pending_at(svc, name) ||
-	    (svc->opener && recv_opener_holds(svc->opener, name)))
+	    recv_service_still_to_open(svc, name))
 		return false;
 	for (const struct served_log *l = svc->logs; l; l = l->next)
 		if (!strcmp(l->settings.name, name))

@@ -75,7 +75,8 @@ static struct served_log *find_log(struct service *svc, const char *name,
 	if (!name[0] && only && configured == 1)
 		return only;
 	*reason = name[0] ? RS_REJECT_NO_SUCH_LOG : RS_REJECT_NAME_NEEDED;
-	if ((name[0] || configured == 1) && recv_service_pending_ms(svc, name))
+	if ((name[0] || configured == 1) &&
+	    recv_service_still_to_open(svc, name))
 		*reason = RS_REJECT_STARTING;
 	return 0;
 }
@@ -314,7 +315,7 @@ void recv_service_route(struct service *svc, struct rs_listener_event *ev)
 
 static bool still_opening(const void *svc, const char *name)
 {
-	return recv_service_pending_ms(svc, name) != 0;
+	return recv_service_still_to_open(svc, name);
 }
 
 void recv_service_route_held(struct service *svc, uint64_t now_ns)

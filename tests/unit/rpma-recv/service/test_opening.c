@@ -162,6 +162,12 @@ static void the_loop_goes_on_while_a_log_opens(void **state)
 	assert_true(recv_service_pending_ms(&f->svc, "l1") >= 50);
 	assert_false(recv_service_failed_to_open(&f->svc, "l0"));
 	assert_false(recv_service_failed_to_open(&f->svc, "l1"));
+	/* opening, in hand, waiting its turn; not configured */
+	assert_true(recv_service_still_to_open(&f->svc, "l0"));
+	assert_true(recv_service_still_to_open(&f->svc, "l1"));
+	assert_true(recv_service_still_to_open(&f->svc, "l2"));
+	assert_true(recv_service_still_to_open(&f->svc, ""));
+	assert_false(recv_service_still_to_open(&f->svc, "nosuch"));
 	recv_service_pend_first(&f->svc, "l42");
 	assert_int_equal(recv_service_open_turn(&f->svc), 0);
 	assert_int_equal(f->svc.opening, NLOGS);
@@ -173,6 +179,7 @@ static void the_loop_goes_on_while_a_log_opens(void **state)
 	assert_int_equal(f->svc.failed, 1);
 	assert_int_equal(f->svc.opening, NLOGS - 1);
 	assert_true(recv_service_failed_to_open(&f->svc, "l0"));
+	assert_false(recv_service_still_to_open(&f->svc, "l0"));
 	assert_string_equal(recv_opener_busy_with(f->svc.opener)->name, "l1");
 	assert_true(recv_opener_holds(f->svc.opener, "l42"));
 	assert_string_equal(nth_pending(&f->svc, 0), "l2");
