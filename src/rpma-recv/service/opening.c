@@ -32,8 +32,10 @@ void recv_service_pend(struct service *svc)
 
 static void pending_free(struct pending_log *p)
 {
+	/* its copy holds the log's auth key: none stays in freed heap (as
+	 * recv_settings_free; a memset before free may be left out) */
 	if (p->added)
-		memset(&p->added->auth_key, 0, sizeof(p->added->auth_key));
+		explicit_bzero(p->added, sizeof(*p->added));
 	free(p->added);
 	free(p);
 }

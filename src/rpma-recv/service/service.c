@@ -117,7 +117,8 @@ int recv_service_log_opened(struct service *svc,
 static void log_free(struct served_log *l)
 {
 	recv_log_worker_stop(&l->worker);
-	memset(&l->settings.auth_key, 0, sizeof(l->settings.auth_key));
+	/* a memset before free may be left out (recv_settings_free) */
+	explicit_bzero(&l->settings.auth_key, sizeof(l->settings.auth_key));
 	free(l);
 }
 

@@ -7,8 +7,6 @@
 #include "error.h"
 #include "proto/message.h"
 
-#include <stdio.h>
-
 static enum replica_state state_of(const struct fleet *f,
 				   const struct replica *r)
 {
@@ -72,20 +70,13 @@ static void give_up(struct fleet *f, struct replica *r, int code)
 			quorum_needed(q));
 }
 
-/* Its link is gone and will not be taken up again. */
-/* ": why" when the loss's cause is known, for its message. */
-static const char *because(const struct replica *r, char *buf, size_t size)
-{
-	const char *why = replica_lost_why(r);
-	snprintf(buf, size, "%s%s", *why ? ": " : "", why);
-	return buf;
-}
-
+/* Its link is gone and will not be taken up again. The message ends
+ * with ": why" when the loss's cause is known. */
 static void give_up_link(struct fleet *f, struct replica *r, int code)
 {
-	char why[160];
-	rs_err("connection to %s lost after committing %llu input bytes%s",
-	       replica_label(r), input_of(f, r), because(r, why, sizeof(why)));
+	const char *why = replica_lost_why(r);
+	rs_err("connection to %s lost after committing %llu input bytes%s%s",
+	       replica_label(r), input_of(f, r), *why ? ": " : "", why);
 	give_up(f, r, code);
 }
 
@@ -97,10 +88,10 @@ void fleet_lose(struct fleet *f, struct replica *r, uint64_t now)
 		give_up_link(f, r, RS_E_LOST);
 		return;
 	}
-	char why[160];
-	rs_info("connection to %s lost after committing %llu input bytes%s; "
+	const char *why = replica_lost_why(r);
+	rs_info("connection to %s lost after committing %llu input bytes%s%s; "
 		"reconnecting",
-		replica_label(r), input_of(f, r), because(r, why, sizeof(why)));
+		replica_label(r), input_of(f, r), *why ? ": " : "", why);
 	*retry_of(f, r) = (struct fleet_retry){
 	    .attempts = 0, .backoff_ms = SEND_BACKOFF_FIRST_MS, .at_ns = now};
 }
