@@ -1,6 +1,7 @@
 #include "connect/connect.h"
 
 #include "cli/log.h"
+#include "common/stats.h"
 #include "common/stop.h"
 #include "connect/hint.h"
 #include "error.h"
@@ -59,7 +60,8 @@ static int connect_once_open(struct rs_session_request *r,
 			rs_verbose("%s:%s: connect request answered in %d ms",
 				   r->host, r->port, answer_ms);
 		/* sets w->next_ms on every answer: 0 unless asked again */
-		if (!send_hint_wait_next(w, rc, &refused) ||
+		if (!send_hint_wait_next(w, rc, &refused,
+					 send_stats_now_ns()) ||
 		    send_stop_requested)
 			return rc;
 		rs_verbose("%s:%s %s; asking again in %u ms", r->host, r->port,

@@ -18,12 +18,18 @@ const char *send_hint_of(int rc, const struct rs_reject_info *refused)
 }
 
 bool send_hint_wait_next(struct send_hint_wait *w, int rc,
-			 const struct rs_reject_info *refused)
+			 const struct rs_reject_info *refused, uint64_t now_ns)
 {
 	w->next_ms = 0;
-	if (!send_hint_of(rc, refused) || w->waited_ms >= SEND_HINTED_WAIT_MS)
+	if (!send_hint_of(rc, refused))
+		return false;
+	if (!w->first_ns)
+		w->first_ns = now_ns;
+	uint64_t since_ms =
+	    now_ns > w->first_ns ? (now_ns - w->first_ns) / 1000000u : 0;
+	w->waited_ms = since_ms < UINT32_MAX ? (unsigned)since_ms : UINT32_MAX;
+	if (w->waited_ms >= SEND_HINTED_WAIT_MS)
 		return false;
 	w->next_ms = refused->retry_ms ? refused->retry_ms : 100;
-	w->waited_ms += w->next_ms;
 	return true;
 }
