@@ -52,6 +52,38 @@ recv_down() {
 	return 1
 }
 
+# bounded SECONDS LOG CMD...: CMD, ended by SIGTERM after SECONDS (status
+# 124, as timeout(1)); before it is ended, where it waited goes to LOG:
+# its threads' kernel stacks and a backtrace of each (gdb), so a hang
+# found in a long run says where it was without a replay.
+bounded() {
+	local secs=$1 logf=$2 pid i t rc=0
+	shift 2
+	"$@" &
+	pid=$!
+	for ((i = 0; i < secs * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		nap 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		{
+			echo "bounded: $1 (pid $pid) still running after $secs s; its stacks:"
+			for t in /proc/"$pid"/task/*; do
+				echo "${t##*/} $(cat "$t/wchan" 2>/dev/null)"
+				cat "$t/stack" 2>/dev/null
+			done
+			timeout 60 gdb -q -batch -p "$pid" -ex 'thread apply all bt' 2>&1 | grep -E '^(#|Thread)'
+		} >>"$logf" 2>&1
+		# CONT: a gdb that timed out may leave it stopped
+		kill -TERM "$pid" 2>/dev/null
+		kill -CONT "$pid" 2>/dev/null
+		wait "$pid"
+		return 124
+	fi
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
 # pace FILE SECONDS [PIECE]: FILE on stdout in pieces of PIECE bytes
 # (default 64 KiB), SECONDS apart (one process: a dd per piece would cost
 # more than the pause under TCG). Into a pipe, the pipe holds a whole

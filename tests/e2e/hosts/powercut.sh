@@ -20,8 +20,9 @@
 #   - main (archive + pool, as rpma-recv --export reads it) is a prefix of
 #     the input holding every byte the sender reported committed before
 #     the cut;
-#   - repl holds one replacement whole: the last that ended 0 before the
-#     cut, or the one in flight (its switch was decided).
+#   - repl holds one replacement whole, none older than at the check
+#     before: the last that ended 0 before the cut, one after it whose
+#     sender lost the answer to its switch, or the one in flight.
 # At the end the sender has exited 0 and main is the input exactly
 # (--verify agrees). RPMA_POWERCUT_SEED (default: the run's seed) replays
 # the schedule; what each cut hit is counted from the logs.

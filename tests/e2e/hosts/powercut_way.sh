@@ -47,8 +47,9 @@ on_bg $S "k=0
 	while [ ! -e \$W/repl.stop ]; do
 		k=\$((k + 1))
 		echo \$k | dd oflag=dsync status=none of=\$W/repl.started
+		echo \"round \$k at \$(date +%T)\" >>\$W/repl.log
 		rc=0
-		timeout 300 \$SEND --truncate \$RPMA_IP_${R^^}/repl \$D/repl\$((k % 4)) 2>>\$W/repl.log || rc=\$?
+		bounded 300 \$W/repl.log \$SEND --truncate \$RPMA_IP_${R^^}/repl \$D/repl\$((k % 4)) 2>>\$W/repl.log || rc=\$?
 		echo \"\$k \$rc\" | dd oflag=dsync,append conv=notrunc status=none of=\$W/repl.done
 		nap 0.3
 	done"
@@ -64,8 +65,25 @@ pc_repl_state() {
 	[ "$REPL_NEXT" -gt "$REPL_OK" ] || REPL_NEXT=0
 }
 
+# pc_repl_rounds: the rounds whose content repl may hold after a cut: the
+# one it held at the last check or the last that ended 0, whichever is
+# later; each later one whose sender sent the switch and lost the
+# connection before the answer (it says so: the switch may have been
+# decided); and the one in flight. Newest first.
+pc_repl_rounds() {
+	local base=$((REPL_OK > pc_repl_held ? REPL_OK : pc_repl_held))
+	{
+		echo "$REPL_NEXT"
+		awk -v base="$base" '$1 == "round" { k = $2 }
+			/did not confirm the switch/ && k > base { print k }' "${W[$S]}/repl.log" 2>/dev/null
+		echo "$base"
+	} | awk '!seen[$0]++' | sort -rn | { grep -vx 0 || :; }
+	[ "$base" != 0 ] || echo 0
+}
+
 declare -A pc_hit=()
 pc_checked=0
+pc_repl_held=0
 for ((c = 0; c < pc_cuts; c++)); do
 	want=${pc_at[c]}
 	end=$((SECONDS + 900))
@@ -92,7 +110,7 @@ for ((c = 0; c < pc_cuts; c++)); do
 	committed=$(reported "$slog")
 	partition $R
 	pc_repl_state
-	log "cut $((c + 1)) of $pc_cuts: at ${committed} bytes reported committed (waited for $want, then ${pause} ms); repl: round $REPL_OK ended 0, round $REPL_NEXT in flight"
+	log "cut $((c + 1)) of $pc_cuts at $(date +%T): at ${committed} bytes reported committed (waited for $want, then ${pause} ms); repl: round $REPL_OK ended 0, round $REPL_NEXT in flight"
 	if ! host_boot_ready $R; then
 		fail "$R did not boot again after cut $((c + 1))"
 		break
@@ -119,15 +137,19 @@ for ((c = 0; c < pc_cuts; c++)); do
 		fail "after cut $((c + 1)): main: $out"
 	len=${out%%$'\n'*}
 	[[ $len =~ ^[0-9]+$ ]] && pc_checked=$len
-	# repl: one replacement whole (or nothing yet)
+	# repl: one replacement whole (or nothing yet), none older than what
+	# it held before
+	rounds=$(pc_repl_rounds | tr '\n' ' ')
 	out=$(on $R "\"\$RECV\" --export \$RPMA_TMPDIR/repl \$RPMA_DISK/repl.pool 2>&1 || exit 1
-		for k in $REPL_OK $REPL_NEXT; do
-			[ \$k != 0 ] || { [ -s \$RPMA_TMPDIR/repl ] || exit 0; continue; }
-			cmp -s \$RPMA_TMPDIR/repl \$D/repl\$((k % 4)) && exit 0
+		for k in $rounds; do
+			[ \$k != 0 ] || { [ -s \$RPMA_TMPDIR/repl ] || { echo 0; exit 0; }; continue; }
+			cmp -s \$RPMA_TMPDIR/repl \$D/repl\$((k % 4)) && { echo \$k; exit 0; }
 		done
-		echo \"repl holds \$(stat -c %s \$RPMA_TMPDIR/repl) bytes: neither round $REPL_OK nor round $REPL_NEXT whole\"
-		exit 1" 120) || fail "after cut $((c + 1)): repl: $out"
-	log "after cut $((c + 1)): main holds $len bytes, a prefix (the sender had reported $committed); repl whole"
+		same=\$(for f in 0 1 2 3; do cmp -s \$RPMA_TMPDIR/repl \$D/repl\$f && echo \" (the input of rounds \$f mod 4)\"; done)
+		echo \"repl holds \$(stat -c %s \$RPMA_TMPDIR/repl) bytes\$same: no round of $rounds whole\"
+		exit 1" 120) || fail "after cut $((c + 1)): repl: $out; the rounds since $REPL_OK: $(awk -v k="$REPL_OK" '$1 > k { printf "%s exit %s, ", $1, $2 }' "${W[$S]}/repl.done")"
+	[[ ${out##*$'\n'} =~ ^[0-9]+$ ]] && pc_repl_held=${out##*$'\n'}
+	log "after cut $((c + 1)): main holds $len bytes, a prefix (the sender had reported $committed); repl holds round $pc_repl_held's whole (it may: $rounds)"
 	link_heal >/dev/null 2>&1
 done
 
@@ -147,5 +169,5 @@ log "power cuts: $pc_cuts cut(s) (seed $pc_seed); what they hit: ${hits:-mid-str
 # a replacement's sender (no --retry) whose receiver's host vanished ends
 # on its own (exit 3), within its bounds: none waits for timeout to end it
 grep -q ' 124$' "${W[$S]}/repl.done" 2>/dev/null &&
-	fail "a replacement's sender hung until timeout killed it (rounds $(awk '$2 == 124 { printf "%s ", $1 }' "${W[$S]}/repl.done")): $(grep -v ' committed, ' "${W[$S]}/repl.log" | tail -n 3)"
+	fail "a replacement's sender hung until timeout killed it (rounds $(awk '$2 == 124 { printf "%s ", $1 }' "${W[$S]}/repl.done")): $(grep -v ' committed, ' "${W[$S]}/repl.log" | grep -B3 -A40 -m1 '^bounded:')"
 end_case
