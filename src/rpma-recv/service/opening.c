@@ -111,6 +111,8 @@ static const struct recv_log_settings *opening_now(const struct service *svc)
 	return svc->opener ? recv_opener_busy_with(svc->opener) : NULL;
 }
 
+#define RECV_PENDING_MIN_MS 50
+
 /* The time to ask again for a log with `ahead` opens before it done:
  * as long as the logs before took, at the pace so far, after the one
  * opening now, as long again as it took so far (a pool being made takes
@@ -128,14 +130,21 @@ static uint16_t pending_guess_ms(const struct service *svc, unsigned ahead,
 	uint64_t ms = ahead * each / 1000000ull;
 	if (one_opening)
 		ms += (now - svc->open_began_ns) / 1000000ull;
-	return (uint16_t)(ms < 50 ? 50 : ms > 10000 ? 10000 : ms);
+	if (ms < RECV_PENDING_MIN_MS)
+		ms = RECV_PENDING_MIN_MS;
+	return (uint16_t)(ms > 10000 ? 10000 : ms);
 }
 
 uint16_t recv_service_pending_ms(const struct service *svc, const char *name)
 {
 	const struct recv_log_settings *now = opening_now(svc);
+	/* Its open is under way: asked again at once, the next request is
+	 * held while it opens (up to RECV_ANSWER_MS) and answered the moment
+	 * it is open. A guess of the time left (as long again as it took so
+	 * far) kept a sender away for most of a second after a 200 MiB pool
+	 * was open (issue 71); at most the senders of one log ask so. */
 	if (now && (!name[0] || !strcmp(now->name, name)))
-		return pending_guess_ms(svc, 0, true);
+		return RECV_PENDING_MIN_MS;
 	/* the next one in the opener's hands, or one opened and not served
 	 * yet (this turn serves it) */
 	if (svc->opener && recv_opener_holds(svc->opener, name))
