@@ -41,7 +41,7 @@ static const char doc[] =
 static const char args_doc[] = "[POOL]\n--check-config [FILE]";
 
 enum {
-	OPT_ONCE = 0x100, /* below SETTINGS_FLAGS_KEY, the settings' keys */
+	OPT_ONCE = 0x100, /* below the settings table's keys */
 	OPT_EXPORT,
 	OPT_LOG,
 	OPT_CONFIG,

@@ -17,7 +17,6 @@
 #include "input/input.h"
 #include "options/args.h"
 #include "options/parse.h"
-#include "options/value.h"
 #include "send_exit_status.h"
 
 #include <signal.h>

@@ -2,6 +2,7 @@
  * the file's checks, their argp options built from the rows. */
 #include "config/flags.h"
 
+#include "cli/option_argp.h"
 #include "settings/value.h"
 
 #include <stdio.h>
@@ -14,29 +15,18 @@ void settings_flags_init(struct settings_flags *f)
 	recv_log_settings_init(&f->log);
 }
 
-static int key_of(const struct settings_row *row)
+const struct cli_option *settings_flags_row(int key)
 {
-	return row->short_flag
-		   ? row->short_flag
-		   : SETTINGS_FLAGS_KEY + (int)settings_row_index(row);
+	return cli_option_by_key(&settings_table, key);
 }
 
-const struct settings_row *settings_flags_row(int key)
-{
-	for (size_t i = 0; i < settings_nrows; i++)
-		if (settings_rows[i].flag && key_of(&settings_rows[i]) == key)
-			return &settings_rows[i];
-	return 0;
-}
-
-int settings_flags_parse(struct settings_flags *f,
-			 const struct settings_row *row, const char *arg,
-			 struct rs_error *err)
+int settings_flags_parse(struct settings_flags *f, const struct cli_option *row,
+			 const char *arg, struct rs_error *err)
 {
 	/* `--auth-key ''` must not read as "no key", nor '' as a path. */
 	if (arg && !*arg)
 		return rs_error_set(err, RS_E_INVAL, 0,
-				    "--%s: an empty value; give %s", row->flag,
+				    "--%s: an empty value; give %s", row->name,
 				    row->arg ? row->arg : "a value");
 	struct settings_input in = {row, SETTINGS_FROM_FLAG, 0};
 	bool global = row->scope == SETTINGS_GLOBAL;
@@ -50,29 +40,27 @@ int settings_flags_parse(struct settings_flags *f,
 void settings_flags_override(const struct settings_flags *f,
 			     struct recv_settings *s)
 {
-	for (size_t i = 0; i < settings_nrows; i++)
+	for (size_t i = 0; i < settings_table.nrows; i++)
 		if (f->given & (UINT32_C(1) << i))
-			settings_value_copy(&settings_rows[i], s, &f->globals);
+			settings_value_copy(&settings_table.rows[i], s,
+					    &f->globals);
 }
 
-_Static_assert(SETTINGS_ROWS_MAX <= 32, "given has a bit per row");
+_Static_assert(CLI_OPTION_ROWS_MAX <= 32, "given has a bit per row");
 
 /* ---- argp ---- */
 
 /* The row's help, and its default where there is one to say. */
-static const char *help_of(const struct settings_row *row, char *buf,
-			   size_t len)
+static const char *help_of(const struct cli_option *row, char *buf, size_t len)
 {
 	char def[64];
-	if (!*settings_value_show_default(row, def, sizeof(def)))
-		return row->help;
-	snprintf(buf, len, "%s (default %s)", row->help, def);
-	return buf;
+	settings_value_show_default(row, def, sizeof(def));
+	return cli_option_help_with_default(row, def, buf, len);
 }
 
 static error_t flag_parse(int key, char *arg, struct argp_state *state)
 {
-	const struct settings_row *row = settings_flags_row(key);
+	const struct cli_option *row = settings_flags_row(key);
 	if (!row)
 		return ARGP_ERR_UNKNOWN;
 	struct rs_error err = {0};
@@ -83,23 +71,9 @@ static error_t flag_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp *settings_flags_argp(void)
 {
-	static struct argp_option options[SETTINGS_ROWS_MAX + 1];
-	static char docs[SETTINGS_ROWS_MAX][512];
-	static struct argp argp = {options, flag_parse, 0, 0, 0, 0, 0};
-	if (options[0].name)
-		return &argp;
-	size_t n = 0;
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
-		if (!row->flag)
-			continue;
-		options[n++] =
-		    (struct argp_option){row->flag,
-					 key_of(row),
-					 row->arg,
-					 0,
-					 help_of(row, docs[i], sizeof(docs[i])),
-					 0};
-	}
+	static struct cli_option_argp options;
+	static struct argp argp = {options.options, flag_parse, 0, 0, 0, 0, 0};
+	if (!options.options[0].name)
+		cli_option_argp_fill(&options, &settings_table, help_of);
 	return &argp;
 }

@@ -23,18 +23,16 @@ void settings_flags_init(struct settings_flags *f);
 
 /* The argp parser of the flags, for a child of the program's parser whose
  * input is a struct settings_flags. Its options use the rows' short
- * letters and keys from SETTINGS_FLAGS_KEY up. */
-#define SETTINGS_FLAGS_KEY 0x200
+ * letters and the table's keys (settings/table.h). */
 const struct argp *settings_flags_argp(void);
 
 /* The row of an argp key, NULL if none. */
-const struct settings_row *settings_flags_row(int key);
+const struct cli_option *settings_flags_row(int key);
 
 /* Reads the flag of row (arg NULL for one that takes none) into f; on a
  * bad value RS_E_INVAL with "--FLAG: 'ARG' ..." in err. */
-int settings_flags_parse(struct settings_flags *f,
-			 const struct settings_row *row, const char *arg,
-			 struct rs_error *err);
+int settings_flags_parse(struct settings_flags *f, const struct cli_option *row,
+			 const char *arg, struct rs_error *err);
 
 /* The global settings given as flags, over those in s (the file's). */
 void settings_flags_override(const struct settings_flags *f,

@@ -16,12 +16,12 @@ static int key_unknown(struct settings_reader *r, const char *key)
 {
 	char names[256] = "";
 	enum settings_scope scope = r->in_log ? SETTINGS_LOG : SETTINGS_GLOBAL;
-	for (size_t i = 0; i < settings_nrows; i++) {
-		if (settings_rows[i].scope != scope)
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		if (settings_table.rows[i].scope != scope)
 			continue;
 		size_t used = strlen(names);
 		snprintf(names + used, sizeof(names) - used, "%s%s",
-			 used ? ", " : "", settings_rows[i].name);
+			 used ? ", " : "", settings_table.rows[i].name);
 	}
 	return settings_fail(r, "unknown key '%s' (%s: %s)", key,
 			     r->in_log ? "keys of a log" : "global keys",
@@ -54,18 +54,18 @@ static bool key_is(const char *row_name, const char *key)
 	}
 }
 
-static const struct settings_row *key_find(const char *key)
+static const struct cli_option *key_find(const char *key)
 {
-	for (size_t i = 0; i < settings_nrows; i++)
-		if (key_is(settings_rows[i].name, key))
-			return &settings_rows[i];
+	for (size_t i = 0; i < settings_table.nrows; i++)
+		if (key_is(settings_table.rows[i].name, key))
+			return &settings_table.rows[i];
 	return 0;
 }
 
 int settings_key_apply(struct settings_reader *r, const char *key,
 		       const char *value)
 {
-	const struct settings_row *row = key_find(key);
+	const struct cli_option *row = key_find(key);
 	if (!row)
 		return key_unknown(r, key);
 	if ((row->scope == SETTINGS_LOG) != r->in_log)
@@ -88,13 +88,13 @@ int settings_key_apply(struct settings_reader *r, const char *key,
 
 void settings_keys_forget_log(struct settings_reader *r)
 {
-	for (size_t i = 0; i < settings_nrows; i++)
-		if (settings_rows[i].scope == SETTINGS_LOG)
+	for (size_t i = 0; i < settings_table.nrows; i++)
+		if (settings_table.rows[i].scope == SETTINGS_LOG)
 			r->key_line[i] = 0;
 }
 
 unsigned settings_key_line(const struct settings_reader *r, const char *key)
 {
-	const struct settings_row *row = settings_row_find(key);
+	const struct cli_option *row = cli_option_find(&settings_table, key);
 	return row ? r->key_line[settings_row_index(row)] : 0;
 }

@@ -8,9 +8,9 @@
 #include <string.h>
 
 /* The keys --log takes after POOL: a log's, but its pool. */
-static const struct settings_row *log_key(const char *key)
+static const struct cli_option *log_key(const char *key)
 {
-	const struct settings_row *row = settings_row_find(key);
+	const struct cli_option *row = cli_option_find(&settings_table, key);
 	if (!row || row->scope != SETTINGS_LOG || !strcmp(row->name, "pool"))
 		return 0;
 	return row;
@@ -23,7 +23,7 @@ static int apply_pair(const char *arg, char *pair,
 	char *eq = strchr(pair, '=');
 	if (eq)
 		*eq = '\0';
-	const struct settings_row *row = log_key(pair);
+	const struct cli_option *row = log_key(pair);
 	if (!row)
 		return rs_error_set(err, RS_E_INVAL, 0,
 				    "--log %s: '%s' is not a key of a log; "

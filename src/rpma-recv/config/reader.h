@@ -21,7 +21,7 @@ struct settings_reader {
 	struct recv_log_settings log; /* of the section being read */
 	/* Line that set each row's key, 0: not yet; a log's keys start
 	 * over with each section. */
-	unsigned key_line[SETTINGS_ROWS_MAX];
+	unsigned key_line[CLI_OPTION_ROWS_MAX];
 	struct rs_error *err;
 };
 

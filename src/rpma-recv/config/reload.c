@@ -10,8 +10,8 @@
 void settings_reload_globals(struct recv_settings *in_force,
 			     const struct recv_settings *next)
 {
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
 		if (row->scope == SETTINGS_GLOBAL &&
 		    row->reload == SETTINGS_RELOAD_AT_ONCE)
 			settings_value_copy(row, in_force, next);
@@ -21,8 +21,8 @@ void settings_reload_globals(struct recv_settings *in_force,
 bool settings_reload_same_log(const struct recv_log_settings *served,
 			      const struct recv_log_settings *next)
 {
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
 		if (row->scope == SETTINGS_LOG &&
 		    row->reload == SETTINGS_RELOAD_NEW_LOG &&
 		    !settings_value_equal(row, served, next))
@@ -49,11 +49,11 @@ unsigned settings_reload_log(struct recv_log_settings *served,
 			     char *changed, size_t len)
 {
 	struct recv_log_settings before = *served;
-	const char *names[SETTINGS_ROWS_MAX];
+	const char *names[CLI_OPTION_ROWS_MAX];
 	unsigned n = 0;
 	*served = *next;
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
 		if (row->scope != SETTINGS_LOG ||
 		    row->reload != SETTINGS_RELOAD_RESTART)
 			continue;

@@ -19,8 +19,8 @@ struct number_kind {
 	bool word_in_range; /* "a size from 4K to 1G" (else "1 s to 1 hour") */
 	bool (*read)(const char *text, uint64_t *v); /* any value of the kind */
 	void (*show)(uint64_t v, char *buf, size_t len);
-	void (*store)(const struct settings_row *row, void *field, uint64_t v);
-	uint64_t (*load)(const struct settings_row *row, const void *field);
+	void (*store)(const struct cli_option *row, void *field, uint64_t v);
+	uint64_t (*load)(const struct cli_option *row, const void *field);
 };
 
 /* ---- reading and showing each kind ---- */
@@ -68,7 +68,7 @@ static void percent_show(uint64_t v, char *buf, size_t len)
 
 /* An unsigned field of the row's size (the table keeps every range
  * within its field: test_settings_table.c checks). */
-static void field_store(const struct settings_row *row, void *field, uint64_t v)
+static void field_store(const struct cli_option *row, void *field, uint64_t v)
 {
 	switch (row->size) {
 	case 1:
@@ -85,7 +85,7 @@ static void field_store(const struct settings_row *row, void *field, uint64_t v)
 	}
 }
 
-static uint64_t field_load(const struct settings_row *row, const void *field)
+static uint64_t field_load(const struct cli_option *row, const void *field)
 {
 	switch (row->size) {
 	case 1:
@@ -100,12 +100,12 @@ static uint64_t field_load(const struct settings_row *row, const void *field)
 }
 
 /* The port is text in struct rs_endpoint, as the listener takes it. */
-static void port_store(const struct settings_row *row, void *field, uint64_t v)
+static void port_store(const struct cli_option *row, void *field, uint64_t v)
 {
 	snprintf(field, row->size, "%llu", (unsigned long long)v);
 }
 
-static uint64_t port_load(const struct settings_row *row, const void *field)
+static uint64_t port_load(const struct cli_option *row, const void *field)
 {
 	(void)row;
 	return strtoull(field, 0, 10);
@@ -148,7 +148,7 @@ static const struct number_kind duration = {.word = "duration",
 static void range_say(const struct settings_input *in,
 		      const struct number_kind *k, char *buf, size_t len)
 {
-	const struct settings_row *row = in->row;
+	const struct cli_option *row = in->row;
 	uint64_t min = settings_row_min(row, in->from);
 	bool unbounded = row->max == UINT64_MAX;
 	char kind[32] = "", lo[32], hi[32];
@@ -163,12 +163,12 @@ static void range_say(const struct settings_input *in,
 		snprintf(buf + n, len - (size_t)n, " (%s)", row->note);
 }
 
-static const struct number_kind *kind_of(const struct settings_row *row)
+static const struct number_kind *kind_of(const struct cli_option *row)
 {
 	static const struct number_kind *const kinds[] = {
-	    [SETTINGS_COUNT] = &count,	   [SETTINGS_PORT] = &port,
-	    [SETTINGS_SIZE] = &size,	   [SETTINGS_DURATION] = &duration,
-	    [SETTINGS_PERCENT] = &percent,
+	    [CLI_OPTION_COUNT] = &count,     [CLI_OPTION_PORT] = &port,
+	    [CLI_OPTION_SIZE] = &size,	     [CLI_OPTION_DURATION] = &duration,
+	    [CLI_OPTION_PERCENT] = &percent,
 	};
 	return kinds[row->type];
 }
@@ -176,7 +176,7 @@ static const struct number_kind *kind_of(const struct settings_row *row)
 static int number_parse(const struct settings_input *in, const char *text,
 			void *owner, struct rs_error *err)
 {
-	const struct settings_row *row = in->row;
+	const struct cli_option *row = in->row;
 	const struct number_kind *k = kind_of(row);
 	uint64_t v = 0;
 	bool read = text && k->read(text, &v);
@@ -195,12 +195,12 @@ static int number_parse(const struct settings_input *in, const char *text,
 				  range, like, not_one);
 }
 
-static void number_default(const struct settings_row *row, void *owner)
+static void number_default(const struct cli_option *row, void *owner)
 {
 	kind_of(row)->store(row, settings_row_field(row, owner), row->def);
 }
 
-static bool number_equal(const struct settings_row *row, const void *a,
+static bool number_equal(const struct cli_option *row, const void *a,
 			 const void *b)
 {
 	const struct number_kind *k = kind_of(row);
@@ -210,8 +210,8 @@ static bool number_equal(const struct settings_row *row, const void *a,
 
 /* A default outside the range means "none" (create: the pool must
  * exist), which --help does not say. */
-static const char *number_show_default(const struct settings_row *row,
-				       char *buf, size_t len)
+static const char *number_show_default(const struct cli_option *row, char *buf,
+				       size_t len)
 {
 	if (row->def < row->min || row->def > row->max)
 		return settings_value_no_default(row, buf, len);

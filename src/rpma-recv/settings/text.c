@@ -14,12 +14,12 @@
 #include <strings.h>
 
 /* Zeroes: no address, no path, no key, no range. */
-static void span_clear(const struct settings_row *row, void *owner)
+static void span_clear(const struct cli_option *row, void *owner)
 {
 	memset(settings_row_field(row, owner), 0, row->size);
 }
 
-static const void *field_of(const struct settings_row *row, const void *owner)
+static const void *field_of(const struct cli_option *row, const void *owner)
 {
 	return (const char *)owner + row->offset;
 }
@@ -47,12 +47,12 @@ static int bool_parse(const struct settings_input *in, const char *text,
 				  " must be yes or no (or true, false, 1, 0)");
 }
 
-static void bool_default(const struct settings_row *row, void *owner)
+static void bool_default(const struct cli_option *row, void *owner)
 {
 	*(bool *)settings_row_field(row, owner) = row->def != 0;
 }
 
-static bool bool_equal(const struct settings_row *row, const void *a,
+static bool bool_equal(const struct cli_option *row, const void *a,
 		       const void *b)
 {
 	return *(const bool *)field_of(row, a) ==
@@ -107,20 +107,20 @@ static int address_parse(const struct settings_input *in, const char *text,
 }
 
 /* The host only: the port is the port row's. */
-static void address_default(const struct settings_row *row, void *owner)
+static void address_default(const struct cli_option *row, void *owner)
 {
 	((struct rs_endpoint *)settings_row_field(row, owner))->host[0] = '\0';
 }
 
-static bool address_equal(const struct settings_row *row, const void *a,
+static bool address_equal(const struct cli_option *row, const void *a,
 			  const void *b)
 {
 	const struct rs_endpoint *x = field_of(row, a), *y = field_of(row, b);
 	return !strcmp(x->host, y->host) && !strcmp(x->port, y->port);
 }
 
-static const char *address_show_default(const struct settings_row *row,
-					char *buf, size_t len)
+static const char *address_show_default(const struct cli_option *row, char *buf,
+					size_t len)
 {
 	(void)row;
 	snprintf(buf, len, "all addresses, port %s", RS_DEFAULT_PORT);
@@ -148,7 +148,7 @@ static int path_parse(const struct settings_input *in, const char *text,
 	return 0;
 }
 
-static bool path_equal(const struct settings_row *row, const void *a,
+static bool path_equal(const struct cli_option *row, const void *a,
 		       const void *b)
 {
 	return !strcmp(field_of(row, a), field_of(row, b));
@@ -170,7 +170,7 @@ static int key_file_parse(const struct settings_input *in, const char *text,
 	return rc;
 }
 
-static bool key_file_equal(const struct settings_row *row, const void *a,
+static bool key_file_equal(const struct cli_option *row, const void *a,
 			   const void *b)
 {
 	(void)row;
@@ -233,7 +233,7 @@ static int cidr_list_parse(const struct settings_input *in, const char *text,
 	return list_each(in, text, owner, err, cidr_add);
 }
 
-static bool cidr_list_equal(const struct settings_row *row, const void *a,
+static bool cidr_list_equal(const struct cli_option *row, const void *a,
 			    const void *b)
 {
 	(void)row;
@@ -275,12 +275,12 @@ static int method_list_parse(const struct settings_input *in, const char *text,
 	return rc;
 }
 
-static void method_list_default(const struct settings_row *row, void *owner)
+static void method_list_default(const struct cli_option *row, void *owner)
 {
 	*(uint8_t *)settings_row_field(row, owner) = (uint8_t)row->def;
 }
 
-static bool method_list_equal(const struct settings_row *row, const void *a,
+static bool method_list_equal(const struct cli_option *row, const void *a,
 			      const void *b)
 {
 	return *(const uint8_t *)field_of(row, a) ==

@@ -10,20 +10,20 @@
 #include <string.h>
 
 static const struct settings_value_ops *const type_ops[] = {
-    [SETTINGS_COUNT] = &settings_number_ops,
-    [SETTINGS_PORT] = &settings_number_ops,
-    [SETTINGS_SIZE] = &settings_number_ops,
-    [SETTINGS_DURATION] = &settings_number_ops,
-    [SETTINGS_PERCENT] = &settings_number_ops,
-    [SETTINGS_BOOL] = &settings_bool_ops,
-    [SETTINGS_ADDRESS] = &settings_address_ops,
-    [SETTINGS_PATH] = &settings_path_ops,
-    [SETTINGS_KEY_FILE] = &settings_key_file_ops,
-    [SETTINGS_CIDR_LIST] = &settings_cidr_list_ops,
-    [SETTINGS_METHOD_LIST] = &settings_method_list_ops,
+    [CLI_OPTION_COUNT] = &settings_number_ops,
+    [CLI_OPTION_PORT] = &settings_number_ops,
+    [CLI_OPTION_SIZE] = &settings_number_ops,
+    [CLI_OPTION_DURATION] = &settings_number_ops,
+    [CLI_OPTION_PERCENT] = &settings_number_ops,
+    [CLI_OPTION_BOOL] = &settings_bool_ops,
+    [CLI_OPTION_ADDRESS] = &settings_address_ops,
+    [CLI_OPTION_PATH] = &settings_path_ops,
+    [CLI_OPTION_KEY_FILE] = &settings_key_file_ops,
+    [CLI_OPTION_CIDR_LIST] = &settings_cidr_list_ops,
+    [CLI_OPTION_METHOD_LIST] = &settings_method_list_ops,
 };
 
-static const struct settings_value_ops *ops_of(const struct settings_row *row)
+static const struct settings_value_ops *ops_of(const struct cli_option *row)
 {
 	return type_ops[row->type];
 }
@@ -36,32 +36,32 @@ int settings_value_parse(const struct settings_input *in, const char *text,
 
 void settings_value_defaults(enum settings_scope scope, void *owner)
 {
-	for (size_t i = 0; i < settings_nrows; i++)
-		if (settings_rows[i].scope == scope)
-			ops_of(&settings_rows[i])
-			    ->set_default(&settings_rows[i], owner);
+	for (size_t i = 0; i < settings_table.nrows; i++)
+		if (settings_table.rows[i].scope == scope)
+			ops_of(&settings_table.rows[i])
+			    ->set_default(&settings_table.rows[i], owner);
 }
 
-bool settings_value_equal(const struct settings_row *row, const void *a,
+bool settings_value_equal(const struct cli_option *row, const void *a,
 			  const void *b)
 {
 	return ops_of(row)->equal(row, a, b);
 }
 
-void settings_value_copy(const struct settings_row *row, void *dst,
+void settings_value_copy(const struct cli_option *row, void *dst,
 			 const void *src)
 {
 	memcpy((char *)dst + row->offset, (const char *)src + row->offset,
 	       row->size);
 }
 
-const char *settings_value_show_default(const struct settings_row *row,
-					char *buf, size_t len)
+const char *settings_value_show_default(const struct cli_option *row, char *buf,
+					size_t len)
 {
 	return ops_of(row)->show_default(row, buf, len);
 }
 
-const char *settings_value_no_default(const struct settings_row *row, char *buf,
+const char *settings_value_no_default(const struct cli_option *row, char *buf,
 				      size_t len)
 {
 	(void)row;
@@ -84,7 +84,7 @@ int settings_value_bad(const struct settings_input *in, const char *text,
 {
 	char head[sizeof(err->msg)];
 	if (in->from == SETTINGS_FROM_FLAG)
-		snprintf(head, sizeof(head), "--%s: '%s'", in->row->flag, text);
+		snprintf(head, sizeof(head), "--%s: '%s'", in->row->name, text);
 	else
 		snprintf(head, sizeof(head), "%s '%s'", in->row->name, text);
 	va_list ap;
@@ -99,7 +99,7 @@ int settings_value_bad_name(const struct settings_input *in,
 {
 	char head[64];
 	if (in->from == SETTINGS_FROM_FLAG)
-		snprintf(head, sizeof(head), "--%s", in->row->flag);
+		snprintf(head, sizeof(head), "--%s", in->row->name);
 	else
 		snprintf(head, sizeof(head), "%s", in->row->name);
 	va_list ap;

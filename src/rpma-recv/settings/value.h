@@ -19,7 +19,7 @@
 
 /* A value to read: for which row, from where, in which log. */
 struct settings_input {
-	const struct settings_row *row;
+	const struct cli_option *row;
 	enum settings_source from;
 	const char *log_name; /* the file's section being read, or NULL */
 };
@@ -38,16 +38,16 @@ int settings_value_parse(const struct settings_input *in, const char *text,
 void settings_value_defaults(enum settings_scope scope, void *owner);
 
 /* Whether the row's field holds the same value in a and b (two owners). */
-bool settings_value_equal(const struct settings_row *row, const void *a,
+bool settings_value_equal(const struct cli_option *row, const void *a,
 			  const void *b);
 
 /* The row's field of src into dst (two owners). */
-void settings_value_copy(const struct settings_row *row, void *dst,
+void settings_value_copy(const struct cli_option *row, void *dst,
 			 const void *src);
 
 /* The default as --help says it ("8", "1M", "10 s"), "" where there is
  * none to say (a flag that takes no argument, a path). */
-const char *settings_value_show_default(const struct settings_row *row,
-					char *buf, size_t len);
+const char *settings_value_show_default(const struct cli_option *row, char *buf,
+					size_t len);
 
 #endif

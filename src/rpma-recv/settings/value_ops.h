@@ -10,11 +10,11 @@ struct settings_value_ops {
 	/* settings_value_parse for this type. */
 	int (*parse)(const struct settings_input *in, const char *text,
 		     void *owner, struct rs_error *err);
-	void (*set_default)(const struct settings_row *row, void *owner);
-	bool (*equal)(const struct settings_row *row, const void *a,
+	void (*set_default)(const struct cli_option *row, void *owner);
+	bool (*equal)(const struct cli_option *row, const void *a,
 		      const void *b);
 	/* The default for --help, "" for none. */
-	const char *(*show_default)(const struct settings_row *row, char *buf,
+	const char *(*show_default)(const struct cli_option *row, char *buf,
 				    size_t len);
 };
 
@@ -38,7 +38,7 @@ int settings_value_bad_name(const struct settings_input *in,
     __attribute__((format(printf, 3, 4)));
 
 /* "" for none: a default not to show. */
-const char *settings_value_no_default(const struct settings_row *row, char *buf,
+const char *settings_value_no_default(const struct cli_option *row, char *buf,
 				      size_t len);
 
 #endif

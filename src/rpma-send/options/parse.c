@@ -1,11 +1,14 @@
 /* The table's rows as argp options, and argp's callback. */
 #include "options/parse.h"
 
+#include "cli/option_argp.h"
+#include "cli/option_value.h"
 #include "error.h"
 #include "options/args.h"
 #include "options/check.h"
 #include "options/table.h"
-#include "options/value.h"
+
+#include <string.h>
 
 static const char doc[] =
     "Ship FILE (or standard input with '-' or no FILE) into the PMem log "
@@ -42,10 +45,10 @@ static const char args_doc[] =
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct send_args *a = state->input;
-	const struct send_option_row *row = send_option_by_key(key);
+	const struct cli_option *row = cli_option_by_key(&send_options, key);
 	struct rs_error err = {0};
 	if (row) {
-		if (send_option_parse(a, row, arg, &err))
+		if (cli_option_parse(row, a, arg, &err))
 			argp_error(state, "%s", err.msg);
 		return 0;
 	}
@@ -64,23 +67,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 }
 
+void send_args_init(struct send_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->level = RS_LOG_NORMAL;
+	cli_option_defaults(&send_options, a);
+}
+
 const struct argp *send_options_argp(void)
 {
-	static struct argp_option options[SEND_OPTION_ROWS_MAX + 1];
-	static char help[SEND_OPTION_ROWS_MAX][512];
-	static const struct argp argp = {options, parse_opt, args_doc, doc,
-					 0,	  0,	     0};
-	if (options[0].name)
-		return &argp;
-	for (size_t i = 0; i < send_option_nrows; i++) {
-		const struct send_option_row *row = &send_option_rows[i];
-		options[i] = (struct argp_option){
-		    row->name,
-		    send_option_key(row),
-		    row->arg,
-		    row->arg_optional ? OPTION_ARG_OPTIONAL : 0,
-		    send_option_help(row, help[i], sizeof(help[i])),
-		    0};
-	}
+	static struct cli_option_argp options;
+	static const struct argp argp = {
+	    options.options, parse_opt, args_doc, doc, 0, 0, 0};
+	if (!options.options[0].name)
+		cli_option_argp_fill(&options, &send_options, cli_option_help);
 	return &argp;
 }

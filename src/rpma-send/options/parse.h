@@ -7,6 +7,11 @@
 
 #include <argp.h>
 
+struct send_args;
+
+/* Everything zero, the log level normal, each row's default in its field. */
+void send_args_init(struct send_args *a);
+
 /* The parser; its input is a struct send_args set by send_args_init(). */
 const struct argp *send_options_argp(void);
 

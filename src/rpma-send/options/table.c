@@ -3,11 +3,11 @@
 #include "options/table.h"
 
 #include "cli/log.h"
+#include "cli/option_value.h"
 #include "common/send_config.h"
 #include "error.h"
 #include "input/follow.h"
 #include "options/args.h"
-#include "options/value.h"
 #include "proto/method.h"
 #include "verify/verifier.h"
 
@@ -15,9 +15,10 @@
 
 /* ---- the handlers ---- */
 
-static int set_method(struct send_args *a, const char *arg, uint64_t value,
+static int set_method(void *owner, const char *arg, uint64_t value,
 		      struct rs_error *err)
 {
+	struct send_args *a = owner;
 	(void)value;
 	if (rs_method_parse(arg, &a->cfg.method, 0))
 		return rs_error_set(
@@ -26,9 +27,10 @@ static int set_method(struct send_args *a, const char *arg, uint64_t value,
 	return 0;
 }
 
-static int set_truncate(struct send_args *a, const char *arg, uint64_t value,
+static int set_truncate(void *owner, const char *arg, uint64_t value,
 			struct rs_error *err)
 {
+	struct send_args *a = owner;
 	(void)value;
 	if (arg && strcmp(arg, "in-place"))
 		return rs_error_set(err, RS_E_INVAL, 0,
@@ -41,25 +43,28 @@ static int set_truncate(struct send_args *a, const char *arg, uint64_t value,
 	return 0;
 }
 
-static int set_rotate_wait(struct send_args *a, const char *arg, uint64_t value,
+static int set_rotate_wait(void *owner, const char *arg, uint64_t value,
 			   struct rs_error *err)
 {
+	struct send_args *a = owner;
 	(void)arg, (void)value, (void)err;
 	a->rotate_wait_given = true;
 	return 0;
 }
 
-static int set_stop_wait(struct send_args *a, const char *arg, uint64_t value,
+static int set_stop_wait(void *owner, const char *arg, uint64_t value,
 			 struct rs_error *err)
 {
+	struct send_args *a = owner;
 	(void)arg, (void)value, (void)err;
 	a->stop_wait_given = true;
 	return 0;
 }
 
-static int set_verify(struct send_args *a, const char *arg, uint64_t value,
+static int set_verify(void *owner, const char *arg, uint64_t value,
 		      struct rs_error *err)
 {
+	struct send_args *a = owner;
 	(void)value;
 	a->verify = true;
 	if (arg && verify_method_parse(arg, &a->verify_method))
@@ -69,21 +74,23 @@ static int set_verify(struct send_args *a, const char *arg, uint64_t value,
 }
 
 /* --from=BYTE|end: where a fetch starts. */
-static int set_from(struct send_args *a, const char *arg, uint64_t value,
+static int set_from(void *owner, const char *arg, uint64_t value,
 		    struct rs_error *err)
 {
+	struct send_args *a = owner;
 	(void)value;
 	a->from_given = true;
 	a->from.at_end = strcmp(arg, "end") == 0;
 	if (a->from.at_end)
 		return 0;
-	return send_option_check_count("--from", arg, 0, UINT64_MAX,
-				       &a->from.from, err);
+	return cli_option_check_count("--from", arg, 0, UINT64_MAX,
+				      &a->from.from, err);
 }
 
-static int set_progress(struct send_args *a, const char *arg, uint64_t value,
+static int set_progress(void *owner, const char *arg, uint64_t value,
 			struct rs_error *err)
 {
+	struct send_args *a = owner;
 	(void)value;
 	if (arg && strcmp(arg, "always") != 0 && strcmp(arg, "commits") != 0)
 		return rs_error_set(err, RS_E_INVAL, 0,
@@ -95,17 +102,19 @@ static int set_progress(struct send_args *a, const char *arg, uint64_t value,
 	return 0;
 }
 
-static int set_quiet(struct send_args *a, const char *arg, uint64_t value,
+static int set_quiet(void *owner, const char *arg, uint64_t value,
 		     struct rs_error *err)
 {
+	struct send_args *a = owner;
 	(void)arg, (void)value, (void)err;
 	a->level = RS_LOG_QUIET;
 	return 0;
 }
 
-static int set_verbose(struct send_args *a, const char *arg, uint64_t value,
+static int set_verbose(void *owner, const char *arg, uint64_t value,
 		       struct rs_error *err)
 {
+	struct send_args *a = owner;
 	(void)arg, (void)value, (void)err;
 	a->level = RS_LOG_VERBOSE;
 	return 0;
@@ -122,17 +131,17 @@ static int set_verbose(struct send_args *a, const char *arg, uint64_t value,
 #define ALL SEND_MODE_ALL
 #define BARE_MS "; a bare number is milliseconds"
 
-const struct send_option_row send_option_rows[] = {
+static const struct cli_option rows[] = {
     {.name = "method",
      .arg = "apm|gpspm|staged|flush",
-     .type = SEND_OPTION_TEXT,
+     .type = CLI_OPTION_TEXT,
      .modes = SHIP | VERIFY,
      .handler = set_method,
      .help = "Persistence method; default: the first the receiver allows "
 	     "of flush, apm, gpspm and staged"},
     {.name = "batch",
      .arg = "SIZE",
-     .type = SEND_OPTION_SIZE,
+     .type = CLI_OPTION_SIZE,
      .min = 1,
      .max = 1u << 30,
      .has_default = true,
@@ -143,7 +152,7 @@ const struct send_option_row send_option_rows[] = {
      .help = "Largest batch committed at once"},
     {.name = "depth",
      .arg = "N",
-     .type = SEND_OPTION_COUNT,
+     .type = CLI_OPTION_COUNT,
      .min = 1,
      .max = SHIP_DEPTH_MAX,
      .has_default = true,
@@ -154,7 +163,7 @@ const struct send_option_row send_option_rows[] = {
 	     "(default: about 8 MiB in flight, at least 4 batches)"},
     {.name = "flush-interval",
      .arg = "TIME",
-     .type = SEND_OPTION_DURATION,
+     .type = CLI_OPTION_DURATION,
      .min = 0,
      .max = 60000,
      .has_default = true,
@@ -169,7 +178,7 @@ const struct send_option_row send_option_rows[] = {
     {.name = "truncate",
      .arg = "in-place",
      .arg_optional = true,
-     .type = SEND_OPTION_TEXT,
+     .type = CLI_OPTION_TEXT,
      .modes = SHIP | VERIFY,
      .handler = set_truncate,
      .help = "Replace the remote log's content instead of appending: the "
@@ -179,7 +188,7 @@ const struct send_option_row send_option_rows[] = {
 	     "both (its content is lost if the run fails)"},
     {.name = "timeout",
      .arg = "TIME",
-     .type = SEND_OPTION_DURATION,
+     .type = CLI_OPTION_DURATION,
      .min = 1,
      .max = 600000,
      .has_default = true,
@@ -191,7 +200,7 @@ const struct send_option_row send_option_rows[] = {
      .help = "Give up connecting after this long"},
     {.name = "follow",
      .short_flag = 'f',
-     .type = SEND_OPTION_FLAG,
+     .type = CLI_OPTION_FLAG,
      .modes = SHIP | FETCH,
      FIELD(follow),
      .help = "Keep reading FILE as it grows, across rotation and "
@@ -202,7 +211,7 @@ const struct send_option_row send_option_rows[] = {
 	     "yet"},
     {.name = "rotate-wait",
      .arg = "TIME",
-     .type = SEND_OPTION_DURATION,
+     .type = CLI_OPTION_DURATION,
      .min = 0,
      .max = 3600000,
      .has_default = true,
@@ -216,7 +225,7 @@ const struct send_option_row send_option_rows[] = {
 	     "the new one is read"},
     {.name = "stop-wait",
      .arg = "TIME",
-     .type = SEND_OPTION_DURATION,
+     .type = CLI_OPTION_DURATION,
      .min = 0,
      .max = 3600000,
      .has_default = true,
@@ -229,7 +238,7 @@ const struct send_option_row send_option_rows[] = {
 	     "the files hold then; what is left unread is named at the end "
 	     "(exit 9)"},
     {.name = "resume",
-     .type = SEND_OPTION_FLAG,
+     .type = CLI_OPTION_FLAG,
      .modes = SHIP | FETCH,
      FIELD(resume),
      .help = "Continue a partly shipped FILE: check by hashes that the "
@@ -239,14 +248,14 @@ const struct send_option_row send_option_rows[] = {
 	     "sender was down"},
     {.name = "auth-key",
      .arg = "FILE",
-     .type = SEND_OPTION_TEXT,
+     .type = CLI_OPTION_TEXT,
      .modes = ALL,
      FIELD(auth_key_path),
      .help = "Prove this shared secret to a receiver that requires one (the "
 	     "same file as its --auth-key, readable by its owner only)"},
     {.name = "retry",
      .arg = "N",
-     .type = SEND_OPTION_COUNT,
+     .type = CLI_OPTION_COUNT,
      .min = 0,
      .max = 1000000,
      .has_default = true,
@@ -259,7 +268,7 @@ const struct send_option_row send_option_rows[] = {
 	     "while the others stream on"},
     {.name = "quorum",
      .arg = "K",
-     .type = SEND_OPTION_COUNT,
+     .type = CLI_OPTION_COUNT,
      .min = 1,
      .max = RS_TARGETS_MAX,
      .has_default = true,
@@ -272,14 +281,14 @@ const struct send_option_row send_option_rows[] = {
     {.name = "verify",
      .arg = "hash|read",
      .arg_optional = true,
-     .type = SEND_OPTION_TEXT,
+     .type = CLI_OPTION_TEXT,
      .modes = VERIFY,
      .handler = set_verify,
      .help = "Compare FILE with the remote log instead of sending, like "
 	     "cmp; give FILE before HOST. hash (default): the receiver hashes "
 	     "1 MiB chunks; read: read the replica back with RDMA reads"},
     {.name = "fetch",
-     .type = SEND_OPTION_FLAG,
+     .type = CLI_OPTION_FLAG,
      .modes = FETCH,
      FIELD(fetch),
      .help = "Read the remote log back instead of sending: its committed "
@@ -290,19 +299,19 @@ const struct send_option_row send_option_rows[] = {
 	     "bytes"},
     {.name = "from",
      .arg = "BYTE|end",
-     .type = SEND_OPTION_TEXT,
+     .type = CLI_OPTION_TEXT,
      .modes = FETCH,
      .handler = set_from,
      .help = "With --fetch: start at this byte of the log, or at its end "
 	     "(only what comes next, as tail -f)"},
     {.name = "send",
-     .type = SEND_OPTION_FLAG,
+     .type = CLI_OPTION_FLAG,
      .modes = VERIFY,
      FIELD(send_first),
      .help = "With --verify: ship FILE first (appending), then verify what "
 	     "was shipped"},
     {.name = "busy-poll",
-     .type = SEND_OPTION_FLAG,
+     .type = CLI_OPTION_FLAG,
      .modes = SHIP | VERIFY,
      FIELD(cfg.busy_poll),
      .help = "Spin on the completion queue instead of sleeping: lowest "
@@ -310,7 +319,7 @@ const struct send_option_row send_option_rows[] = {
     {.name = "progress",
      .arg = "always|commits",
      .arg_optional = true,
-     .type = SEND_OPTION_TEXT,
+     .type = CLI_OPTION_TEXT,
      .modes = ALL,
      .handler = set_progress,
      .help = "Show bytes committed, rate and elapsed time on stderr while "
@@ -318,7 +327,7 @@ const struct send_option_row send_option_rows[] = {
 	     "line per commit instead, 'rpma-send: committed N input bytes', "
 	     "N exact (for scripts)"},
     {.name = "stats",
-     .type = SEND_OPTION_FLAG,
+     .type = CLI_OPTION_FLAG,
      .modes = ALL,
      FIELD(stats),
      .help = "Print one summary line at the end: bytes, batches, seconds, "
@@ -328,44 +337,20 @@ const struct send_option_row send_option_rows[] = {
 	     "steps, streaming, teardown)"},
     {.name = "quiet",
      .short_flag = 'q',
-     .type = SEND_OPTION_FLAG,
+     .type = CLI_OPTION_FLAG,
      .modes = ALL,
      .handler = set_quiet,
      .help = "Print errors only"},
     {.name = "verbose",
      .short_flag = 'v',
-     .type = SEND_OPTION_FLAG,
+     .type = CLI_OPTION_FLAG,
      .modes = ALL,
      .handler = set_verbose,
      .help = "Print the negotiated method and sizes"},
 };
 
-const size_t send_option_nrows =
-    sizeof(send_option_rows) / sizeof(*send_option_rows);
+_Static_assert(sizeof(rows) / sizeof(*rows) <= CLI_OPTION_ROWS_MAX,
+	       "raise CLI_OPTION_ROWS_MAX");
 
-_Static_assert(sizeof(send_option_rows) / sizeof(*send_option_rows) <=
-		   SEND_OPTION_ROWS_MAX,
-	       "raise SEND_OPTION_ROWS_MAX");
-
-int send_option_key(const struct send_option_row *row)
-{
-	return row->short_flag
-		   ? row->short_flag
-		   : SEND_OPTION_KEY + (int)(row - send_option_rows);
-}
-
-const struct send_option_row *send_option_by_key(int key)
-{
-	for (size_t i = 0; i < send_option_nrows; i++)
-		if (send_option_key(&send_option_rows[i]) == key)
-			return &send_option_rows[i];
-	return 0;
-}
-
-const struct send_option_row *send_option_find(const char *name)
-{
-	for (size_t i = 0; i < send_option_nrows; i++)
-		if (!strcmp(send_option_rows[i].name, name))
-			return &send_option_rows[i];
-	return 0;
-}
+const struct cli_option_table send_options = {
+    rows, sizeof(rows) / sizeof(*rows), 0x100};

@@ -91,7 +91,7 @@ static int teardown(void **state)
 	return rmdir(dir);
 }
 
-static const struct sample *sample_of(const struct settings_row *row)
+static const struct sample *sample_of(const struct cli_option *row)
 {
 	for (size_t i = 0; i < sizeof(samples) / sizeof(*samples); i++)
 		if (!strcmp(samples[i].name, row->name))
@@ -101,7 +101,7 @@ static const struct sample *sample_of(const struct settings_row *row)
 }
 
 /* text, '@' for the directory, read into owner as a line of the file. */
-static void set(const struct settings_row *row, const char *text, void *owner)
+static void set(const struct cli_option *row, const char *text, void *owner)
 {
 	char value[PATH_MAX];
 	if (text[0] == '@')
@@ -115,7 +115,7 @@ static void set(const struct settings_row *row, const char *text, void *owner)
 }
 
 /* A global: taken at once or kept; the other globals untouched. */
-static void global_case(const struct settings_row *row, const struct sample *x)
+static void global_case(const struct cli_option *row, const struct sample *x)
 {
 	struct recv_settings in_force, next, before;
 	recv_settings_init(&in_force);
@@ -132,7 +132,7 @@ static void global_case(const struct settings_row *row, const struct sample *x)
 
 /* A log's: the log stays or is served anew; one that stays takes the new
  * value, or keeps its own and names the setting. */
-static void log_case(const struct settings_row *row, const struct sample *x)
+static void log_case(const struct cli_option *row, const struct sample *x)
 {
 	struct recv_log_settings served, next, before;
 	recv_log_settings_init(&served);
@@ -165,8 +165,8 @@ static void log_case(const struct settings_row *row, const struct sample *x)
 static void every_row(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
 		const struct sample *x = sample_of(row);
 		assert_int_equal(row->reload, x->reload);
 		if (row->scope == SETTINGS_GLOBAL)
@@ -174,7 +174,8 @@ static void every_row(void **state)
 		else
 			log_case(row, x);
 	}
-	assert_int_equal(settings_nrows, sizeof(samples) / sizeof(*samples));
+	assert_int_equal(settings_table.nrows,
+			 sizeof(samples) / sizeof(*samples));
 }
 
 /* Several changes that need a restart are named together; the rules that
@@ -185,10 +186,12 @@ static void several_changes(void **state)
 	struct recv_log_settings served, next;
 	recv_log_settings_init(&served);
 	recv_log_settings_init(&next);
-	set(settings_row_find("create"), "2M", &next);
-	set(settings_row_find("direct-write-to-pmem"), "yes", &next);
-	set(settings_row_find("methods"), "gpspm", &next);
-	set(settings_row_find("allow"), "10.0.0.0/8, 192.0.2.1", &next);
+	set(cli_option_find(&settings_table, "create"), "2M", &next);
+	set(cli_option_find(&settings_table, "direct-write-to-pmem"), "yes",
+	    &next);
+	set(cli_option_find(&settings_table, "methods"), "gpspm", &next);
+	set(cli_option_find(&settings_table, "allow"), "10.0.0.0/8, 192.0.2.1",
+	    &next);
 	char changed[128];
 	assert_int_equal(
 	    settings_reload_log(&served, &next, changed, sizeof(changed)), 2);

@@ -73,14 +73,15 @@ static const struct documented documented[] = {
 
 static char dir[] = "/tmp/rs-test-table-XXXXXX";
 
-static bool numeric(const struct settings_row *row)
+static bool numeric(const struct cli_option *row)
 {
-	return row->type == SETTINGS_COUNT || row->type == SETTINGS_PORT ||
-	       row->type == SETTINGS_SIZE || row->type == SETTINGS_DURATION ||
-	       row->type == SETTINGS_PERCENT;
+	return row->type == CLI_OPTION_COUNT || row->type == CLI_OPTION_PORT ||
+	       row->type == CLI_OPTION_SIZE ||
+	       row->type == CLI_OPTION_DURATION ||
+	       row->type == CLI_OPTION_PERCENT;
 }
 
-static const struct documented *doc_of(const struct settings_row *row)
+static const struct documented *doc_of(const struct cli_option *row)
 {
 	for (size_t i = 0; i < NDOCUMENTED; i++)
 		if (!strcmp(documented[i].name, row->name))
@@ -90,12 +91,12 @@ static const struct documented *doc_of(const struct settings_row *row)
 }
 
 /* The number in the row's field of owner, read as the test sees it. */
-static uint64_t number_in(const struct settings_row *row, const void *owner)
+static uint64_t number_in(const struct cli_option *row, const void *owner)
 {
 	const char *field = (const char *)owner + row->offset;
-	if (row->type == SETTINGS_PORT)
+	if (row->type == CLI_OPTION_PORT)
 		return strtoull(field, 0, 10);
-	if (row->type == SETTINGS_BOOL)
+	if (row->type == CLI_OPTION_BOOL)
 		return *(const bool *)field;
 	uint64_t v = 0;
 	assert_true(row->size <= sizeof(v));
@@ -103,7 +104,7 @@ static uint64_t number_in(const struct settings_row *row, const void *owner)
 	return v;
 }
 
-static void *owner_of(const struct settings_row *row, struct recv_settings *s,
+static void *owner_of(const struct cli_option *row, struct recv_settings *s,
 		      struct recv_log_settings *log)
 {
 	return row->scope == SETTINGS_GLOBAL ? (void *)s : (void *)log;
@@ -137,43 +138,45 @@ static int teardown(void **state)
 static void table_as_documented(void **state)
 {
 	(void)state;
-	assert_int_equal(settings_nrows, NDOCUMENTED);
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
+	assert_int_equal(settings_table.nrows, NDOCUMENTED);
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
 		const struct documented *d = &documented[i];
 		assert_string_equal(row->name, d->name);
 		assert_int_equal(row->scope, d->scope);
 		assert_int_equal(row->reload, d->reload);
-		assert_ptr_equal(settings_row_find(d->name), row);
+		assert_ptr_equal(cli_option_find(&settings_table, d->name),
+				 row);
 		assert_int_equal(settings_row_index(row), i);
 		if (numeric(row)) {
 			assert_int_equal(row->min, d->min);
 			assert_int_equal(row->max, d->max);
 		}
 		if (d->flag) {
-			assert_string_equal(row->flag, d->flag);
+			assert_false(row->file_only);
+			assert_string_equal(row->name, d->flag);
 			assert_true(row->arg
 					? d->arg && !strcmp(row->arg, d->arg)
 					: !d->arg);
 		} else {
-			assert_null(row->flag);
+			assert_true(row->file_only);
 		}
 		assert_non_null(row->help);
 	}
-	assert_null(settings_row_find("no-such-key"));
+	assert_null(cli_option_find(&settings_table, "no-such-key"));
 }
 
 /* Every number fits its field, and every row lies within its struct. */
 static void fields_hold_the_range(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
 		size_t whole = row->scope == SETTINGS_GLOBAL
 				   ? sizeof(struct recv_settings)
 				   : sizeof(struct recv_log_settings);
 		assert_true(row->size > 0 && row->offset + row->size <= whole);
-		if (!numeric(row) || row->type == SETTINGS_PORT ||
+		if (!numeric(row) || row->type == CLI_OPTION_PORT ||
 		    row->size == 8)
 			continue;
 		assert_true(row->max < (UINT64_C(1) << (8 * row->size)));
@@ -185,14 +188,14 @@ static void fields_hold_the_range(void **state)
 static void expect_defaults(const struct recv_settings *s,
 			    const struct recv_log_settings *log)
 {
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
 		const struct documented *d = doc_of(row);
 		const void *owner = row->scope == SETTINGS_GLOBAL
 					? (const void *)s
 					: (const void *)log;
 		if (d->def != NONE &&
-		    (numeric(row) || row->type == SETTINGS_BOOL))
+		    (numeric(row) || row->type == CLI_OPTION_BOOL))
 			assert_int_equal(number_in(row, owner), d->def);
 	}
 	assert_string_equal(s->listen.host, "");
@@ -234,15 +237,15 @@ static void defaults(void **state)
 
 /* ---- ranges ---- */
 
-static void text_of(const struct settings_row *row, uint64_t v, char *buf,
+static void text_of(const struct cli_option *row, uint64_t v, char *buf,
 		    size_t len)
 {
 	snprintf(buf, len, "%llu%s", (unsigned long long)v,
-		 row->type == SETTINGS_DURATION ? "ms" : "");
+		 row->type == CLI_OPTION_DURATION ? "ms" : "");
 }
 
 /* Loads `key = text` (global, or in [a] on line 3) into *s: its rc. */
-static int file_load(const struct settings_row *row, const char *text,
+static int file_load(const struct cli_option *row, const char *text,
 		     struct recv_settings *s, struct rs_error *err)
 {
 	char path[PATH_MAX], conf[2 * PATH_MAX];
@@ -268,7 +271,7 @@ static void expect_starts(const char *msg, const char *start)
 		fail_msg("want '%s...'\n got '%s'", start, msg);
 }
 
-static void file_case(const struct settings_row *row, uint64_t v, bool taken)
+static void file_case(const struct cli_option *row, uint64_t v, bool taken)
 {
 	char text[32], want[PATH_MAX + 64];
 	text_of(row, v, text, sizeof(text));
@@ -291,7 +294,7 @@ static void file_case(const struct settings_row *row, uint64_t v, bool taken)
 	recv_settings_free(&s);
 }
 
-static void flag_case(const struct settings_row *row, uint64_t v, bool taken)
+static void flag_case(const struct cli_option *row, uint64_t v, bool taken)
 {
 	static struct settings_flags f;
 	char text[32], want[64];
@@ -303,12 +306,12 @@ static void flag_case(const struct settings_row *row, uint64_t v, bool taken)
 	int rc = settings_flags_parse(&f, row, text, &err);
 	if (taken) {
 		if (rc)
-			fail_msg("--%s %s refused: %s", row->flag, text,
+			fail_msg("--%s %s refused: %s", row->name, text,
 				 err.msg);
 		assert_int_equal(number_in(row, owner), v);
 	} else {
 		assert_int_equal(rc, RS_E_INVAL);
-		snprintf(want, sizeof(want), "--%s: '%s' must be ", row->flag,
+		snprintf(want, sizeof(want), "--%s: '%s' must be ", row->name,
 			 text);
 		expect_starts(err.msg, want);
 		assert_int_equal(number_in(row, owner), before);
@@ -321,16 +324,16 @@ static void ranges(void **state)
 {
 	(void)state;
 	unsigned rows = 0;
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
 		if (!numeric(row))
 			continue;
 		rows++;
 		for (int flag = 0; flag < 2; flag++) {
-			if (flag && !row->flag)
+			if (flag && row->file_only)
 				continue;
-			void (*one)(const struct settings_row *, uint64_t,
-				    bool) = flag ? flag_case : file_case;
+			void (*one)(const struct cli_option *, uint64_t, bool) =
+			    flag ? flag_case : file_case;
 			uint64_t min =
 			    settings_row_min(row, flag ? SETTINGS_FROM_FLAG
 						       : SETTINGS_FROM_FILE);
@@ -350,9 +353,9 @@ static void booleans(void **state)
 {
 	(void)state;
 	static struct settings_flags f;
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
-		if (row->type != SETTINGS_BOOL)
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
+		if (row->type != CLI_OPTION_BOOL)
 			continue;
 		struct recv_settings s;
 		struct rs_error err;
@@ -378,11 +381,11 @@ static void expect_flag_error(const char *flag, const char *arg,
 {
 	static struct settings_flags f;
 	settings_flags_init(&f);
-	const struct settings_row *row = 0;
-	for (size_t i = 0; i < settings_nrows && !row; i++)
-		if (settings_rows[i].flag &&
-		    !strcmp(settings_rows[i].flag, flag))
-			row = &settings_rows[i];
+	const struct cli_option *row = 0;
+	for (size_t i = 0; i < settings_table.nrows && !row; i++)
+		if (!settings_table.rows[i].file_only &&
+		    !strcmp(settings_table.rows[i].name, flag))
+			row = &settings_table.rows[i];
 	assert_non_null(row);
 	struct rs_error err = {0};
 	assert_int_equal(settings_flags_parse(&f, row, arg, &err), RS_E_INVAL);
@@ -427,12 +430,14 @@ static void flag_values(void **state)
 	static struct settings_flags f;
 	settings_flags_init(&f);
 	struct rs_error err = {0};
-	assert_int_equal(settings_flags_parse(&f, settings_row_find("listen"),
-					      "[2001:db8::1]:7300", &err),
-			 0);
+	assert_int_equal(
+	    settings_flags_parse(&f, cli_option_find(&settings_table, "listen"),
+				 "[2001:db8::1]:7300", &err),
+	    0);
 	assert_string_equal(f.globals.listen.host, "2001:db8::1");
 	assert_string_equal(f.globals.listen.port, "7300");
-	const struct settings_row *allow = settings_row_find("allow");
+	const struct cli_option *allow =
+	    cli_option_find(&settings_table, "allow");
 	assert_int_equal(
 	    settings_flags_parse(&f, allow, "192.0.2.0/24,10.0.0.1", &err), 0);
 	assert_int_equal(settings_flags_parse(&f, allow, "fe80::/10", &err), 0);
@@ -445,18 +450,20 @@ static void flag_values(void **state)
 	assert_string_equal(err.msg, "--allow: the command line has more than "
 				     "32 allow ranges: merge some into wider "
 				     "ones");
-	assert_int_equal(settings_flags_parse(&f, settings_row_find("auth-key"),
-					      "no/such.key", &err),
+	assert_int_equal(settings_flags_parse(
+			     &f, cli_option_find(&settings_table, "auth-key"),
+			     "no/such.key", &err),
 			 0);
 	assert_string_equal(f.log.auth_key_path, "no/such.key");
 	assert_int_equal(f.log.auth_key.len, 0);
 	/* How a device-DAX, taken whole, is given: not a pool's size. */
 	assert_int_equal(
-	    settings_flags_parse(&f, settings_row_find("create"), "1", &err),
+	    settings_flags_parse(&f, cli_option_find(&settings_table, "create"),
+				 "1", &err),
 	    0);
 	assert_int_equal(f.log.create_size, 1);
-	assert_int_equal(f.given,
-			 1u << settings_row_index(settings_row_find("listen")));
+	assert_int_equal(f.given, 1u << settings_row_index(cli_option_find(
+				      &settings_table, "listen")));
 }
 
 /* Only the globals given as flags replace the file's; --listen gives the
@@ -468,11 +475,13 @@ static void flags_override_the_file(void **state)
 	settings_flags_init(&f);
 	struct rs_error err = {0};
 	assert_int_equal(
-	    settings_flags_parse(&f, settings_row_find("credits"), "5", &err),
+	    settings_flags_parse(
+		&f, cli_option_find(&settings_table, "credits"), "5", &err),
 	    0);
-	assert_int_equal(settings_flags_parse(&f, settings_row_find("listen"),
-					      "192.0.2.9", &err),
-			 0);
+	assert_int_equal(
+	    settings_flags_parse(&f, cli_option_find(&settings_table, "listen"),
+				 "192.0.2.9", &err),
+	    0);
 	struct recv_settings s;
 	recv_settings_init(&s);
 	strcpy(s.listen.host, "192.0.2.1");
@@ -509,12 +518,12 @@ static void help(void **state)
 {
 	(void)state;
 	unsigned flags = 0, options = 0;
-	for (size_t i = 0; i < settings_nrows; i++) {
-		const struct settings_row *row = &settings_rows[i];
-		if (!row->flag)
+	for (size_t i = 0; i < settings_table.nrows; i++) {
+		const struct cli_option *row = &settings_table.rows[i];
+		if (row->file_only)
 			continue;
 		flags++;
-		const struct argp_option *o = option_of(row->flag);
+		const struct argp_option *o = option_of(row->name);
 		assert_non_null(o);
 		assert_ptr_equal(settings_flags_row(o->key), row);
 		assert_true(o->arg ? row->arg && !strcmp(o->arg, row->arg)

@@ -12,10 +12,11 @@
 #include <cmocka.h>
 
 #include "cli/log.h"
+#include "cli/option_value.h"
 #include "error.h"
 #include "options/args.h"
+#include "options/parse.h"
 #include "options/table.h"
-#include "options/value.h"
 #include "proto/method.h"
 
 #include <stdio.h>
@@ -99,8 +100,15 @@ static const struct expected expected[] = {
 };
 #define NEXPECTED (sizeof(expected) / sizeof(*expected))
 
+/* The row's option in a, as argp's callback sets it. */
+static int set_option(struct send_args *a, const struct cli_option *row,
+		      const char *arg, struct rs_error *err)
+{
+	return cli_option_parse(row, a, arg, err);
+}
+
 /* The number in the row's field of a. */
-static uint64_t number_in(const struct send_option_row *row,
+static uint64_t number_in(const struct cli_option *row,
 			  const struct send_args *a)
 {
 	uint64_t v = 0;
@@ -111,13 +119,13 @@ static uint64_t number_in(const struct send_option_row *row,
 }
 
 /* What parsing value as the row's option says: "" when it is taken. */
-static const char *parse(const struct send_option_row *row, const char *value)
+static const char *parse(const struct cli_option *row, const char *value)
 {
 	static struct rs_error err;
 	struct send_args a;
 	send_args_init(&a);
 	memset(&err, 0, sizeof(err));
-	int rc = send_option_parse(&a, row, value, &err);
+	int rc = set_option(&a, row, value, &err);
 	assert_int_equal(rc != 0, err.msg[0] != 0);
 	if (rc)
 		assert_int_equal(rc, RS_E_INVAL);
@@ -127,12 +135,12 @@ static const char *parse(const struct send_option_row *row, const char *value)
 static void table_as_documented(void **state)
 {
 	(void)state;
-	assert_int_equal(send_option_nrows, NEXPECTED);
+	assert_int_equal(send_options.nrows, NEXPECTED);
 	for (size_t i = 0; i < NEXPECTED; i++) {
-		const struct send_option_row *row = &send_option_rows[i];
+		const struct cli_option *row = &send_options.rows[i];
 		const struct expected *e = &expected[i];
 		assert_string_equal(row->name, e->name);
-		assert_ptr_equal(send_option_find(e->name), row);
+		assert_ptr_equal(cli_option_find(&send_options, e->name), row);
 		assert_int_equal(row->short_flag, e->short_flag);
 		if (e->arg)
 			assert_string_equal(row->arg, e->arg);
@@ -140,7 +148,10 @@ static void table_as_documented(void **state)
 			assert_null(row->arg);
 		assert_int_equal(row->arg_optional, e->optional);
 		assert_int_equal(row->modes, e->modes);
-		assert_ptr_equal(send_option_by_key(send_option_key(row)), row);
+		assert_ptr_equal(
+		    cli_option_by_key(&send_options,
+				      cli_option_key(&send_options, row)),
+		    row);
 		assert_non_null(row->help);
 		/* A row sets something. */
 		assert_true(row->size || row->handler);
@@ -155,7 +166,7 @@ static void defaults(void **state)
 	assert_int_equal(a.level, RS_LOG_NORMAL);
 	assert_int_equal(a.cfg.method, RS_METHOD_AUTO);
 	for (size_t i = 0; i < NEXPECTED; i++) {
-		const struct send_option_row *row = &send_option_rows[i];
+		const struct cli_option *row = &send_options.rows[i];
 		if (expected[i].def == NONE || !row->size)
 			continue;
 		if (number_in(row, &a) != expected[i].def)
@@ -165,7 +176,7 @@ static void defaults(void **state)
 	}
 }
 
-static void refused(const struct send_option_row *row, const char *value,
+static void refused(const struct cli_option *row, const char *value,
 		    const char *tail)
 {
 	char want[320];
@@ -177,7 +188,7 @@ static void ranges(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < NEXPECTED; i++) {
-		const struct send_option_row *row = &send_option_rows[i];
+		const struct cli_option *row = &send_options.rows[i];
 		const struct expected *e = &expected[i];
 		if (!e->tail)
 			continue;
@@ -197,8 +208,8 @@ static void bad_values(void **state)
 	for (size_t i = 0; i < NEXPECTED; i++) {
 		const struct expected *e = &expected[i];
 		if (e->bad)
-			assert_string_equal(parse(&send_option_rows[i], e->bad),
-					    e->message);
+			assert_string_equal(
+			    parse(&send_options.rows[i], e->bad), e->message);
 	}
 }
 
@@ -235,10 +246,10 @@ static void values_set(void **state)
 	struct rs_error err = {0};
 	send_args_init(&a);
 	for (size_t i = 0; i < sizeof(args) / sizeof(*args); i++)
-		assert_int_equal(send_option_parse(&a,
-						   send_option_find(args[i][0]),
-						   args[i][1], &err),
-				 0);
+		assert_int_equal(
+		    set_option(&a, cli_option_find(&send_options, args[i][0]),
+			       args[i][1], &err),
+		    0);
 	assert_int_equal(a.cfg.method, RS_METHOD_GPSPM);
 	assert_int_equal(a.cfg.batch_size, 64u << 10);
 	assert_int_equal(a.cfg.depth, 8);
@@ -260,7 +271,8 @@ static void values_set(void **state)
 	assert_true(a.cfg.progress && a.cfg.progress_forced);
 	assert_int_equal(a.level, RS_LOG_VERBOSE);
 	assert_int_equal(
-	    send_option_parse(&a, send_option_find("quiet"), 0, &err), 0);
+	    set_option(&a, cli_option_find(&send_options, "quiet"), 0, &err),
+	    0);
 	assert_int_equal(a.level, RS_LOG_QUIET);
 }
 
@@ -272,17 +284,19 @@ static void values_left_out(void **state)
 	struct rs_error err = {0};
 	send_args_init(&a);
 	assert_int_equal(
-	    send_option_parse(&a, send_option_find("truncate"), 0, &err), 0);
+	    set_option(&a, cli_option_find(&send_options, "truncate"), 0, &err),
+	    0);
 	assert_true(a.cfg.truncate && !a.cfg.truncate_in_place);
-	send_option_parse(&a, send_option_find("progress"), 0, &err);
+	set_option(&a, cli_option_find(&send_options, "progress"), 0, &err);
 	assert_true(a.cfg.progress && !a.cfg.progress_forced);
 	assert_false(a.cfg.progress_commits);
-	send_option_parse(&a, send_option_find("progress"), "commits", &err);
+	set_option(&a, cli_option_find(&send_options, "progress"), "commits",
+		   &err);
 	assert_true(a.cfg.progress_commits && a.cfg.progress_forced);
-	send_option_parse(&a, send_option_find("verify"), 0, &err);
+	set_option(&a, cli_option_find(&send_options, "verify"), 0, &err);
 	assert_true(a.verify);
 	assert_int_equal(a.verify_method, VERIFY_HASH);
-	send_option_parse(&a, send_option_find("from"), "4096", &err);
+	set_option(&a, cli_option_find(&send_options, "from"), "4096", &err);
 	assert_true(a.from_given && !a.from.at_end);
 	assert_int_equal(a.from.from, 4096);
 }
@@ -291,9 +305,9 @@ static void help(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < NEXPECTED; i++) {
-		const struct send_option_row *row = &send_option_rows[i];
+		const struct cli_option *row = &send_options.rows[i];
 		char buf[512], want[512];
-		const char *h = send_option_help(row, buf, sizeof(buf));
+		const char *h = cli_option_help(row, buf, sizeof(buf));
 		if (!expected[i].help_default) {
 			assert_ptr_equal(h, row->help);
 			continue;

@@ -1,21 +1,21 @@
 /* Each type's check, the field's store, the defaults and the help. */
-#include "options/value.h"
+#include "cli/option_value.h"
 
 #include "cli/count.h"
 #include "cli/duration.h"
+#include "cli/option_argp.h"
 #include "cli/size.h"
 #include "error.h"
-#include "options/args.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-int send_option_check_count(const char *opt, const char *arg, uint64_t min,
-			    uint64_t max, uint64_t *v, struct rs_error *err)
+int cli_option_check_count(const char *opt, const char *arg, uint64_t min,
+			   uint64_t max, uint64_t *v, struct rs_error *err)
 {
-	/* Digits only, as rpma-recv takes a count: strtoull would take
-	 * ' 5', '+5' and '-0' too. */
+	/* Digits only, as a configuration file's count: strtoull would
+	 * take ' 5', '+5' and '-0' too. */
 	if (rs_count_parse(arg, min, max, v))
 		return 0;
 	return rs_error_set(
@@ -38,7 +38,8 @@ static int check_size(const char *opt, const char *arg, uint64_t min,
 }
 
 /* A duration as every duration of both programs is written (500ms, 5s,
- * 2m); a bare number is milliseconds here, as it always was. */
+ * 2m); a bare number is milliseconds on the command line, as it always
+ * was for rpma-send's. */
 static int check_duration(const char *opt, const char *arg, uint64_t min,
 			  uint64_t max, uint64_t *v, struct rs_error *err)
 {
@@ -54,34 +55,34 @@ static int check_duration(const char *opt, const char *arg, uint64_t min,
 			    opt, arg, lo, hi);
 }
 
-static int check(const struct send_option_row *row, const char *arg,
-		 uint64_t *v, struct rs_error *err)
+static int check(const struct cli_option *row, const char *arg, uint64_t *v,
+		 struct rs_error *err)
 {
 	char opt[48];
 	snprintf(opt, sizeof(opt), "--%s", row->name);
 	switch (row->type) {
-	case SEND_OPTION_COUNT:
-		return send_option_check_count(opt, arg, row->min, row->max, v,
-					       err);
-	case SEND_OPTION_SIZE:
+	case CLI_OPTION_COUNT:
+		return cli_option_check_count(opt, arg, row->min, row->max, v,
+					      err);
+	case CLI_OPTION_SIZE:
 		return check_size(opt, arg, row->min, row->max, v, err);
-	case SEND_OPTION_DURATION:
+	case CLI_OPTION_DURATION:
 		return check_duration(opt, arg, row->min, row->max, v, err);
-	case SEND_OPTION_FLAG:
+	case CLI_OPTION_FLAG:
 		*v = 1;
 		return 0;
-	case SEND_OPTION_TEXT:
+	default: /* TEXT: the handler reads it */
 		return 0;
 	}
-	return 0;
 }
 
-/* A number or a flag into a field of its size (int and unsigned alike). */
-static void store(const struct send_option_row *row, struct send_args *a,
-		  const char *arg, uint64_t v)
+/* A number or a flag into a field of its size (int and unsigned alike),
+ * a text's pointer into a const char * field. */
+static void store(const struct cli_option *row, void *owner, const char *arg,
+		  uint64_t v)
 {
-	char *field = (char *)a + row->offset;
-	if (row->type == SEND_OPTION_TEXT)
+	char *field = (char *)owner + row->offset;
+	if (row->type == CLI_OPTION_TEXT)
 		memcpy(field, &arg, sizeof(arg));
 	else if (row->size == sizeof(bool))
 		*(bool *)field = v != 0;
@@ -93,52 +94,45 @@ static void store(const struct send_option_row *row, struct send_args *a,
 		*(uint64_t *)field = v;
 }
 
-void send_args_init(struct send_args *a)
+void cli_option_defaults(const struct cli_option_table *t, void *owner)
 {
-	memset(a, 0, sizeof(*a));
-	a->level = RS_LOG_NORMAL;
-	for (size_t i = 0; i < send_option_nrows; i++) {
-		const struct send_option_row *row = &send_option_rows[i];
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cli_option *row = &t->rows[i];
 		if (row->has_default && row->size)
-			store(row, a, 0, row->def);
+			store(row, owner, 0, row->def);
 	}
 }
 
-int send_option_parse(struct send_args *a, const struct send_option_row *row,
-		      const char *arg, struct rs_error *err)
+int cli_option_parse(const struct cli_option *row, void *owner, const char *arg,
+		     struct rs_error *err)
 {
 	uint64_t v = 0;
 	int rc = check(row, arg, &v, err);
 	if (rc)
 		return rc;
 	if (row->size)
-		store(row, a, arg, v);
-	return row->handler ? row->handler(a, arg, v, err) : 0;
+		store(row, owner, arg, v);
+	return row->handler ? row->handler(owner, arg, v, err) : 0;
 }
 
 /* The default as it is typed: 1M, 5ms, 5s. */
-static void show_default(const struct send_option_row *row, char *buf,
-			 size_t len)
+static void show_default(const struct cli_option *row, char *buf, size_t len)
 {
 	unsigned long long v = row->def;
-	if (row->type == SEND_OPTION_SIZE)
+	if (row->type == CLI_OPTION_SIZE)
 		rs_size_show(v, buf, len);
-	else if (row->type == SEND_OPTION_DURATION && v && v % 1000 == 0)
+	else if (row->type == CLI_OPTION_DURATION && v && v % 1000 == 0)
 		snprintf(buf, len, "%llus", v / 1000);
-	else if (row->type == SEND_OPTION_DURATION)
+	else if (row->type == CLI_OPTION_DURATION)
 		snprintf(buf, len, "%llums", v);
 	else
 		snprintf(buf, len, "%llu", v);
 }
 
-const char *send_option_help(const struct send_option_row *row, char *buf,
-			     size_t len)
+const char *cli_option_help(const struct cli_option *row, char *buf, size_t len)
 {
-	if (!row->default_in_help)
-		return row->help;
-	char def[32];
-	show_default(row, def, sizeof(def));
-	snprintf(buf, len, "%s (default %s%s)", row->help, def,
-		 row->default_note ? row->default_note : "");
-	return buf;
+	char def[32] = "";
+	if (row->default_in_help)
+		show_default(row, def, sizeof(def));
+	return cli_option_help_with_default(row, def, buf, len);
 }
