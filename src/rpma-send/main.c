@@ -8,6 +8,7 @@
 #include "cli/version.h"
 #include "commands/fetch.h"
 #include "commands/resume.h"
+#include "commands/ship_stats.h"
 #include "commands/shipper.h"
 #include "commands/verify.h"
 #include "common/phases.h"
@@ -47,49 +48,6 @@ static int report_interrupted(const struct ship_result *r)
 /* When the run began: total_seconds counts from here, so that a run that
  * fails before its stream starts reports its own few seconds. */
 static uint64_t run_start_ns, exec_ns; /* main entered; the age then */
-
-/* One machine-readable line; stats are asked for, so -q does not hide it.
- * MB/s is over the streaming time (first batch posted to last confirmed),
- * as perftest reports; total_seconds is the whole run, connecting and
- * closing included. */
-static void print_stats(const struct ship_result *r)
-{
-	const struct send_stats *st = &r->stats;
-	double secs = send_stats_streaming(st);
-	/* One end for both lines: the phases then add up to total_seconds
-	 * however long the printing takes (a slow stderr, a busy host). */
-	uint64_t end_ns = send_stats_now_ns();
-	fprintf(stderr,
-		"rpma-send: stats: bytes=%llu batches=%llu seconds=%.3f "
-		"MBps=%.2f commit_us_p50=%.1f commit_us_p90=%.1f "
-		"commit_us_p99=%.1f method=%s total_seconds=%.3f\n",
-		(unsigned long long)st->bytes, (unsigned long long)st->batches,
-		secs, secs > 0 ? (double)st->bytes / secs / 1e6 : 0.0,
-		send_stats_percentile(st, 0.50) / 1e3,
-		send_stats_percentile(st, 0.90) / 1e3,
-		send_stats_percentile(st, 0.99) / 1e3,
-		rs_method_name(r->method),
-		(double)(end_ns - run_start_ns) / 1e9);
-	for (unsigned i = 0; r->nreplicas > 1 && i < r->nreplicas; i++) {
-		const struct ship_replica_result *rr = &r->replicas[i];
-		fprintf(stderr,
-			"rpma-send: stats: replica=%s state=%s bytes=%llu "
-			"lag=%llu commit_us_p50=%.1f commit_us_p90=%.1f "
-			"commit_us_p99=%.1f method=%s\n",
-			rr->label, rr->state, (unsigned long long)rr->committed,
-			(unsigned long long)rr->lag,
-			send_stats_percentile(&rr->stats, 0.50) / 1e3,
-			send_stats_percentile(&rr->stats, 0.90) / 1e3,
-			send_stats_percentile(&rr->stats, 0.99) / 1e3,
-			rs_method_name(rr->method));
-	}
-	struct send_phases ph = {.exec_ns = exec_ns,
-				 .main_ns = run_start_ns,
-				 .session = send_connect_first_times(),
-				 .stats = st,
-				 .now_ns = end_ns};
-	send_phases_print(stderr, &ph);
-}
 
 static int report_ship(const struct send_args *a, int rc,
 		       const struct ship_result *r);
@@ -246,8 +204,13 @@ static int report_ship(const struct send_args *a, int rc,
 			rs_method_name(r->method),
 			(unsigned long long)r->log_used,
 			(unsigned long long)r->log_size);
-	if (a->stats)
-		print_stats(r);
+	if (a->stats) {
+		struct send_phases times = {.exec_ns = exec_ns,
+					    .main_ns = run_start_ns,
+					    .session =
+						send_connect_first_times()};
+		ship_stats_print(stderr, r, &times);
+	}
 	if (rc && send_stop_requested && !followed)
 		return report_interrupted(r);
 	return exit_status_send(rc);

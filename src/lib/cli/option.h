@@ -15,7 +15,7 @@
 
 struct rs_error;
 
-/* The kinds of value. The first five are read by cli/option_value.c; the
+/* The kinds of value. The first six are read by cli/option_value.c; the
  * settings' kinds by rpma-recv's settings/ (COUNT, SIZE, DURATION there
  * with the file's messages and a bare number in seconds). */
 enum cli_option_type {
@@ -24,6 +24,7 @@ enum cli_option_type {
 	CLI_OPTION_SIZE,      /* bytes: 64K, 1M, 4096; min to max */
 	CLI_OPTION_DURATION,  /* 500ms, 5s, 2m, min to max */
 	CLI_OPTION_TEXT,      /* a word or a path, read by the handler */
+	CLI_OPTION_CONST,     /* none: the field is set to def (a choice) */
 	CLI_OPTION_PORT,      /* a count kept as an endpoint's port text */
 	CLI_OPTION_PERCENT,   /* a share of something: 75 or 75% */
 	CLI_OPTION_BOOL,      /* yes or no; a flag without argument says yes */

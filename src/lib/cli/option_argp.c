@@ -1,6 +1,9 @@
 /* The rows as argp options, and the help that says a default. */
 #include "cli/option_argp.h"
 
+#include "cli/option_value.h"
+#include "error.h"
+
 #include <stdio.h>
 
 void cli_option_argp_fill(struct cli_option_argp *out,
@@ -21,6 +24,18 @@ void cli_option_argp_fill(struct cli_option_argp *out,
 		    0};
 	}
 	out->options[n] = (struct argp_option){0};
+}
+
+bool cli_option_argp_parse(const struct cli_option_table *t, void *owner,
+			   int key, const char *arg, struct argp_state *state)
+{
+	const struct cli_option *row = cli_option_by_key(t, key);
+	if (!row)
+		return false;
+	struct rs_error err = {0};
+	if (cli_option_parse(row, owner, arg, &err))
+		argp_error(state, "%s", err.msg);
+	return true;
 }
 
 const char *cli_option_help_with_default(const struct cli_option *row,

@@ -7,6 +7,7 @@
 #include "cli/option.h"
 
 #include <argp.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The options (ended by a zeroed one) and the text of their help. */
@@ -23,6 +24,12 @@ typedef const char *(*cli_option_help_of)(const struct cli_option *row,
 void cli_option_argp_fill(struct cli_option_argp *out,
 			  const struct cli_option_table *t,
 			  cli_option_help_of help_of);
+
+/* For argp's callback: when key is a row of t's, sets its option in owner
+ * from arg (cli/option_value.h; a bad value is argp's error, exit status
+ * 2) and returns true; false for any other key. */
+bool cli_option_argp_parse(const struct cli_option_table *t, void *owner,
+			   int key, const char *arg, struct argp_state *state);
 
 /* "HELP (default DEF[NOTE])" in buf, NOTE the row's default_note; just
  * the row's help when def is "". */

@@ -71,6 +71,9 @@ static int check(const struct cli_option *row, const char *arg, uint64_t *v,
 	case CLI_OPTION_FLAG:
 		*v = 1;
 		return 0;
+	case CLI_OPTION_CONST:
+		*v = row->def;
+		return 0;
 	default: /* TEXT: the handler reads it */
 		return 0;
 	}

@@ -1,5 +1,5 @@
 /* An option's value on the command line: its argument checked against
- * its row's type (FLAG, COUNT, SIZE, DURATION or TEXT) and range, stored
+ * its row's type (FLAG, COUNT, SIZE, DURATION, TEXT or CONST) and range, stored
  * in its field, its handler called; the defaults set from the rows; a
  * row's --help. Every message is the one line argp prints after the
  * program's name. (rpma-recv's settings, which a file gives too, have

@@ -45,13 +45,8 @@ static const char args_doc[] =
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct send_args *a = state->input;
-	const struct cli_option *row = cli_option_by_key(&send_options, key);
-	struct rs_error err = {0};
-	if (row) {
-		if (cli_option_parse(row, a, arg, &err))
-			argp_error(state, "%s", err.msg);
+	if (cli_option_argp_parse(&send_options, a, key, arg, state))
 		return 0;
-	}
 	switch (key) {
 	case ARGP_KEY_ARG:
 		if (a->nargs == 2)

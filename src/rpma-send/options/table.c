@@ -102,24 +102,6 @@ static int set_progress(void *owner, const char *arg, uint64_t value,
 	return 0;
 }
 
-static int set_quiet(void *owner, const char *arg, uint64_t value,
-		     struct rs_error *err)
-{
-	struct send_args *a = owner;
-	(void)arg, (void)value, (void)err;
-	a->level = RS_LOG_QUIET;
-	return 0;
-}
-
-static int set_verbose(void *owner, const char *arg, uint64_t value,
-		       struct rs_error *err)
-{
-	struct send_args *a = owner;
-	(void)arg, (void)value, (void)err;
-	a->level = RS_LOG_VERBOSE;
-	return 0;
-}
-
 /* ---- the rows ---- */
 
 #define FIELD(member)                                                          \
@@ -337,15 +319,17 @@ static const struct cli_option rows[] = {
 	     "steps, streaming, teardown)"},
     {.name = "quiet",
      .short_flag = 'q',
-     .type = CLI_OPTION_FLAG,
+     .type = CLI_OPTION_CONST,
+     .def = RS_LOG_QUIET,
      .modes = ALL,
-     .handler = set_quiet,
+     FIELD(level),
      .help = "Print errors only"},
     {.name = "verbose",
      .short_flag = 'v',
-     .type = CLI_OPTION_FLAG,
+     .type = CLI_OPTION_CONST,
+     .def = RS_LOG_VERBOSE,
      .modes = ALL,
-     .handler = set_verbose,
+     FIELD(level),
      .help = "Print the negotiated method and sizes"},
 };
 

@@ -95,8 +95,8 @@ static const struct expected expected[] = {
     {"progress", 0, "always|commits", true, ALL, NONE, 0, 0, 0, 0, 0, "x",
      "--progress: 'x' is not always or commits", 0},
     {"stats", 0, 0, false, ALL, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"quiet", 'q', 0, false, ALL, NONE, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"verbose", 'v', 0, false, ALL, NONE, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"quiet", 'q', 0, false, ALL, RS_LOG_NORMAL, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"verbose", 'v', 0, false, ALL, RS_LOG_NORMAL, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 #define NEXPECTED (sizeof(expected) / sizeof(*expected))
 
