@@ -2,6 +2,7 @@
 #include "cli/option_argp.h"
 
 #include "cli/option_value.h"
+#include "cli/size.h"
 #include "error.h"
 
 #include <stdio.h>
@@ -46,4 +47,26 @@ const char *cli_option_help_with_default(const struct cli_option *row,
 	snprintf(buf, len, "%s (default %s%s)", row->help, def,
 		 row->default_note ? row->default_note : "");
 	return buf;
+}
+
+/* The default as it is typed: 1M, 5ms, 5s. */
+static void show_default(const struct cli_option *row, char *buf, size_t len)
+{
+	unsigned long long v = row->def;
+	if (row->type == CLI_OPTION_SIZE)
+		rs_size_show(v, buf, len);
+	else if (row->type == CLI_OPTION_DURATION && v && v % 1000 == 0)
+		snprintf(buf, len, "%llus", v / 1000);
+	else if (row->type == CLI_OPTION_DURATION)
+		snprintf(buf, len, "%llums", v);
+	else
+		snprintf(buf, len, "%llu", v);
+}
+
+const char *cli_option_help(const struct cli_option *row, char *buf, size_t len)
+{
+	char def[32] = "";
+	if (row->default_in_help)
+		show_default(row, def, sizeof(def));
+	return cli_option_help_with_default(row, def, buf, len);
 }

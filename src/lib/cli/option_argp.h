@@ -31,6 +31,11 @@ void cli_option_argp_fill(struct cli_option_argp *out,
 bool cli_option_argp_parse(const struct cli_option_table *t, void *owner,
 			   int key, const char *arg, struct argp_state *state);
 
+/* The row's --help: its help, with "(default DEF...)" when the row says
+ * so, DEF as it is typed (1M, 5ms, 5s). Returns row->help or buf. */
+const char *cli_option_help(const struct cli_option *row, char *buf,
+			    size_t len);
+
 /* "HELP (default DEF[NOTE])" in buf, NOTE the row's default_note; just
  * the row's help when def is "". */
 const char *cli_option_help_with_default(const struct cli_option *row,

@@ -3,7 +3,6 @@
 
 #include "cli/count.h"
 #include "cli/duration.h"
-#include "cli/option_argp.h"
 #include "cli/size.h"
 #include "error.h"
 
@@ -116,26 +115,4 @@ int cli_option_parse(const struct cli_option *row, void *owner, const char *arg,
 	if (row->size)
 		store(row, owner, arg, v);
 	return row->handler ? row->handler(owner, arg, v, err) : 0;
-}
-
-/* The default as it is typed: 1M, 5ms, 5s. */
-static void show_default(const struct cli_option *row, char *buf, size_t len)
-{
-	unsigned long long v = row->def;
-	if (row->type == CLI_OPTION_SIZE)
-		rs_size_show(v, buf, len);
-	else if (row->type == CLI_OPTION_DURATION && v && v % 1000 == 0)
-		snprintf(buf, len, "%llus", v / 1000);
-	else if (row->type == CLI_OPTION_DURATION)
-		snprintf(buf, len, "%llums", v);
-	else
-		snprintf(buf, len, "%llu", v);
-}
-
-const char *cli_option_help(const struct cli_option *row, char *buf, size_t len)
-{
-	char def[32] = "";
-	if (row->default_in_help)
-		show_default(row, def, sizeof(def));
-	return cli_option_help_with_default(row, def, buf, len);
 }

@@ -1,9 +1,8 @@
 /* An option's value on the command line: its argument checked against
  * its row's type (FLAG, COUNT, SIZE, DURATION, TEXT or CONST) and range, stored
- * in its field, its handler called; the defaults set from the rows; a
- * row's --help. Every message is the one line argp prints after the
- * program's name. (rpma-recv's settings, which a file gives too, have
- * their own: its settings/value.h.) */
+ * in its field, its handler called; the defaults set from the rows. Every
+ * message is the one line argp prints after the program's name. (rpma-recv's
+ * settings, which a file gives too, have their own: its settings/value.h.) */
 #ifndef RS_CLI_OPTION_VALUE_H
 #define RS_CLI_OPTION_VALUE_H
 
@@ -25,10 +24,5 @@ int cli_option_parse(const struct cli_option *row, void *owner, const char *arg,
 /* A count, digits only, from min to max (opt names it in the message). */
 int cli_option_check_count(const char *opt, const char *arg, uint64_t min,
 			   uint64_t max, uint64_t *v, struct rs_error *err);
-
-/* The row's --help: its help, with "(default DEF...)" when the row says
- * so, DEF as it is typed (1M, 5ms, 5s). Returns row->help or buf. */
-const char *cli_option_help(const struct cli_option *row, char *buf,
-			    size_t len);
 
 #endif

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cli/log.h"
+#include "cli/option_argp.h"
 #include "cli/option_value.h"
 #include "error.h"
 #include "options/args.h"
