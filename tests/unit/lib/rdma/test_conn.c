@@ -1,8 +1,9 @@
 /* A connection's posting and polling (src/lib/rdma/conn.c) over a fake
  * verbs device: the queue pair's and completion queues' calls go through
  * the device context's ops, as libibverbs' inline ibv_post_send and
- * ibv_poll_cq call them, so the fake sees each work request as posted and
- * hands back the completions a test queues. No device, no rdma_cm. */
+ * ibv_poll_cq call them, so the fake (fake_verbs.h) sees each work request
+ * as posted and hands back the completions a test queues. No device, no
+ * rdma_cm. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,98 +12,21 @@
 #include <cmocka.h>
 
 #include "error.h"
+#include "fake_verbs.h"
 #include "rdma/internal.h"
 
 #include <errno.h>
 #include <string.h>
 
-#define FAKE_MAX 16
-
-/* What the fake device saw and will answer. */
-struct fake_verbs {
-	struct ibv_context ctx;
-	struct ibv_qp qp;
-	struct ibv_cq cq, send_cq;
-	struct rdma_cm_id id;
-	/* each doorbell (post call) and the requests it carried, copied */
-	unsigned doorbells;
-	struct ibv_send_wr sent[FAKE_MAX];
-	struct ibv_sge sent_sge[FAKE_MAX];
-	unsigned nsent;
-	int post_fails; /* what the next post returns */
-	/* completions waiting in each queue, first first */
-	struct ibv_wc cq_wc[FAKE_MAX], send_wc[FAKE_MAX];
-	unsigned ncq, nsend;
-	int poll_fails; /* what polling returns when set (< 0) */
-	struct ibv_mr mr;
-	struct rs_mr rs_mr;
-	struct rs_conn conn;
-};
-
-static struct fake_verbs *fake_of(struct ibv_context *ctx)
-{
-	return (struct fake_verbs *)((char *)ctx -
-				     offsetof(struct fake_verbs, ctx));
-}
-
-static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			  struct ibv_send_wr **bad)
-{
-	struct fake_verbs *f = fake_of(qp->context);
-	if (f->post_fails) {
-		*bad = wr;
-		return f->post_fails;
-	}
-	f->doorbells++;
-	for (; wr; wr = wr->next) {
-		assert_true(f->nsent < FAKE_MAX);
-		f->sent[f->nsent] = *wr;
-		if (wr->num_sge)
-			f->sent_sge[f->nsent] = wr->sg_list[0];
-		f->nsent++;
-	}
-	return 0;
-}
-
-static int take(struct ibv_wc *queue, unsigned *n, int max, struct ibv_wc *wc)
-{
-	if (!*n || max < 1)
-		return 0;
-	*wc = queue[0];
-	memmove(queue, queue + 1, --*n * sizeof(*queue));
-	return 1;
-}
-
-static int fake_poll_cq(struct ibv_cq *cq, int max, struct ibv_wc *wc)
-{
-	struct fake_verbs *f = fake_of(cq->context);
-	if (f->poll_fails)
-		return f->poll_fails;
-	if (cq == &f->send_cq)
-		return take(f->send_wc, &f->nsend, max, wc);
-	return take(f->cq_wc, &f->ncq, max, wc);
-}
-
 static int setup(void **state)
 {
-	struct fake_verbs *f = test_calloc(1, sizeof(*f));
-	f->ctx.ops.post_send = fake_post_send;
-	f->ctx.ops.poll_cq = fake_poll_cq;
-	f->qp.context = &f->ctx;
-	f->cq.context = &f->ctx;
-	f->send_cq.context = &f->ctx;
-	f->id.qp = &f->qp;
-	f->mr = (struct ibv_mr){.addr = (void *)0x10000, .lkey = 77};
-	f->rs_mr.mr = &f->mr;
-	f->conn.id = &f->id;
-	f->conn.cq = &f->cq;
-	*state = f;
+	*state = fake_verbs_new();
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	test_free(*state);
+	fake_verbs_delete(*state);
 	return 0;
 }
 

@@ -1,0 +1,63 @@
+/* A fake RDMA device under src/lib/rdma, at the verbs: the calls
+ * libibverbs inlines go through the device context's ops (post, poll,
+ * windows), as the real inline functions call them; the others are
+ * wrapped at link time (-Wl,--wrap=ibv_reg_mr and the rest, as librpma's
+ * mocks do: tests/unit/CMakeLists.txt lists them), so that the library's
+ * own objects call this fake instead of the device. It records what was
+ * posted and registered and answers what the test queues. One device, one
+ * queue pair; no rdma_cm. */
+#ifndef TEST_FAKE_VERBS_H
+#define TEST_FAKE_VERBS_H
+
+#include "rdma/internal.h"
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+
+#define FAKE_MAX 16
+
+struct fake_verbs {
+	struct ibv_context ctx;
+	struct ibv_pd pd;
+	struct ibv_qp qp;
+	struct ibv_cq cq, send_cq;
+	struct rdma_cm_id id;
+	/* each doorbell (post call) and the requests it carried, copied */
+	unsigned doorbells;
+	struct ibv_send_wr sent[FAKE_MAX];
+	struct ibv_sge sent_sge[FAKE_MAX];
+	unsigned nsent;
+	int post_fails; /* what the next post returns */
+	/* completions waiting in each queue, first first */
+	struct ibv_wc cq_wc[FAKE_MAX], send_wc[FAKE_MAX];
+	unsigned ncq, nsend;
+	int poll_fails; /* what polling returns when set (< 0) */
+	/* the device: what ibv_query_device says (query_fails: its error) */
+	struct ibv_device_attr attr;
+	int query_fails;
+	/* memory windows: allocation (alloc_errno: it fails so), alive */
+	struct ibv_mw mw;
+	int alloc_errno;
+	enum ibv_mw_type mw_type;
+	unsigned mws;
+	/* registrations: the errno of each next one that fails, first
+	 * first, then they succeed; the flags each asked for; alive */
+	int reg_errno[4];
+	unsigned nreg_fail;
+	int reg_flags[FAKE_MAX];
+	unsigned nreg;
+	struct ibv_mr mrs[FAKE_MAX];
+	unsigned mrs_alive;
+	/* a region and a connection on the queue pair, ready to use */
+	struct ibv_mr mr;
+	struct rs_mr rs_mr;
+	struct rs_conn conn;
+	struct rs_peer peer;
+};
+
+/* The fake, all wired (the conn on the queue pair, the peer on the pd),
+ * the device able to bind type-2 windows. */
+struct fake_verbs *fake_verbs_new(void);
+void fake_verbs_delete(struct fake_verbs *f);
+
+#endif
