@@ -61,7 +61,8 @@ void rs_private_data_copy(const struct rdma_cm_event *ev,
 		len = 0;
 	if (len > sizeof(pd->bytes))
 		len = sizeof(pd->bytes);
-	memcpy(pd->bytes, ev->param.conn.private_data, len);
+	if (len) /* none: memcpy may not be given NULL, even for nothing */
+		memcpy(pd->bytes, ev->param.conn.private_data, len);
 	pd->len = len;
 }
 

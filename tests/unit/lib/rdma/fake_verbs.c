@@ -9,7 +9,13 @@
 #include "fake_verbs.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+/* rdma_cm's calls carry no device: the fake of the test running. */
+static struct fake_verbs *current;
 
 static struct fake_verbs *fake_of(struct ibv_context *ctx)
 {
@@ -96,11 +102,15 @@ struct fake_verbs *fake_verbs_new(void)
 	f->peer.pd = &f->pd;
 	f->attr.device_cap_flags = IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	f->attr.vendor_id = 0x02c9; /* a vendor's, not rxe's */
+	current = f;
 	return f;
 }
 
 void fake_verbs_delete(struct fake_verbs *f)
 {
+	assert_int_equal(f->channels, 0); /* every channel destroyed */
+	assert_int_equal(f->ids, 0);	  /* every id destroyed */
+	current = 0;
 	test_free(f);
 }
 
@@ -166,5 +176,172 @@ int __wrap_ibv_dereg_mr(struct ibv_mr *mr)
 	struct fake_verbs *f = fake_of(mr->context);
 	assert_true(f->mrs_alive > 0);
 	f->mrs_alive--;
+	return 0;
+}
+
+/* ---- rdma_cm, wrapped the same way ---- */
+
+/* Fails the call with e (returns true) when e is set. */
+static bool fails(int e)
+{
+	if (!e)
+		return false;
+	errno = e;
+	return true;
+}
+
+struct rdma_event_channel *__wrap_rdma_create_event_channel(void);
+struct rdma_event_channel *__wrap_rdma_create_event_channel(void)
+{
+	struct fake_verbs *f = current;
+	if (f->nchannel_fail) {
+		errno = f->channel_errno[0];
+		memmove(f->channel_errno, f->channel_errno + 1,
+			--f->nchannel_fail * sizeof(*f->channel_errno));
+		return 0;
+	}
+	struct rdma_event_channel *ch = calloc(1, sizeof(*ch));
+	assert_non_null(ch);
+	ch->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE | EFD_NONBLOCK);
+	assert_true(ch->fd >= 0);
+	if (!f->first_channel)
+		f->first_channel = ch;
+	f->channels++;
+	return ch;
+}
+
+void __wrap_rdma_destroy_event_channel(struct rdma_event_channel *ch);
+void __wrap_rdma_destroy_event_channel(struct rdma_event_channel *ch)
+{
+	struct fake_verbs *f = current;
+	if (f->first_channel == ch)
+		f->first_channel = 0;
+	close(ch->fd);
+	free(ch);
+	f->channels--;
+}
+
+static struct rdma_cm_id *new_id(struct rdma_event_channel *ch, void *ctx)
+{
+	struct rdma_cm_id *id = calloc(1, sizeof(*id));
+	assert_non_null(id);
+	id->channel = ch;
+	id->context = ctx;
+	current->ids++;
+	return id;
+}
+
+int __wrap_rdma_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id,
+			  void *ctx, enum rdma_port_space ps);
+int __wrap_rdma_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id,
+			  void *ctx, enum rdma_port_space ps)
+{
+	(void)ps;
+	if (fails(current->create_id_errno))
+		return -1;
+	*id = new_id(ch, ctx);
+	return 0;
+}
+
+int __wrap_rdma_destroy_id(struct rdma_cm_id *id);
+int __wrap_rdma_destroy_id(struct rdma_cm_id *id)
+{
+	free(id);
+	current->ids--;
+	return 0;
+}
+
+int __wrap_rdma_getaddrinfo(const char *node, const char *service,
+			    const struct rdma_addrinfo *hints,
+			    struct rdma_addrinfo **res);
+int __wrap_rdma_getaddrinfo(const char *node, const char *service,
+			    const struct rdma_addrinfo *hints,
+			    struct rdma_addrinfo **res)
+{
+	(void)node, (void)service, (void)hints;
+	if (fails(current->getaddrinfo_errno))
+		return -1;
+	static struct sockaddr_in any = {.sin_family = AF_INET};
+	*res = calloc(1, sizeof(**res));
+	assert_non_null(*res);
+	(*res)->ai_src_addr = (struct sockaddr *)&any;
+	return 0;
+}
+
+void __wrap_rdma_freeaddrinfo(struct rdma_addrinfo *res);
+void __wrap_rdma_freeaddrinfo(struct rdma_addrinfo *res)
+{
+	free(res);
+}
+
+int __wrap_rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr);
+int __wrap_rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	(void)id, (void)addr;
+	return fails(current->bind_errno) ? -1 : 0;
+}
+
+int __wrap_rdma_listen(struct rdma_cm_id *id, int backlog);
+int __wrap_rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	(void)id, (void)backlog;
+	return fails(current->listen_errno) ? -1 : 0;
+}
+
+void fake_cm_request(struct fake_verbs *f, const void *priv, uint8_t len)
+{
+	assert_true(f->nevents < FAKE_MAX);
+	assert_non_null(f->first_channel);
+	struct rdma_cm_event *ev = &f->events[f->nevents++];
+	*ev = (struct rdma_cm_event){.event = RDMA_CM_EVENT_CONNECT_REQUEST,
+				     .id = new_id(f->first_channel, 0)};
+	ev->param.conn.private_data = priv;
+	ev->param.conn.private_data_len = len;
+	uint64_t one = 1;
+	assert_int_equal(write(f->first_channel->fd, &one, sizeof(one)),
+			 sizeof(one));
+}
+
+int __wrap_rdma_get_cm_event(struct rdma_event_channel *ch,
+			     struct rdma_cm_event **event);
+int __wrap_rdma_get_cm_event(struct rdma_event_channel *ch,
+			     struct rdma_cm_event **event)
+{
+	struct fake_verbs *f = current;
+	uint64_t one;
+	if (read(ch->fd, &one, sizeof(one)) != sizeof(one) || !f->nevents)
+		return fails(EAGAIN) ? -1 : 0;
+	struct rdma_cm_event *ev = malloc(sizeof(*ev));
+	assert_non_null(ev);
+	*ev = f->events[0];
+	memmove(f->events, f->events + 1, --f->nevents * sizeof(*ev));
+	*event = ev;
+	return 0;
+}
+
+int __wrap_rdma_ack_cm_event(struct rdma_cm_event *event);
+int __wrap_rdma_ack_cm_event(struct rdma_cm_event *event)
+{
+	free(event);
+	current->acked++;
+	return 0;
+}
+
+int __wrap_rdma_migrate_id(struct rdma_cm_id *id,
+			   struct rdma_event_channel *ch);
+int __wrap_rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *ch)
+{
+	if (fails(current->migrate_errno))
+		return -1;
+	id->channel = ch;
+	current->migrated++;
+	return 0;
+}
+
+int __wrap_rdma_reject(struct rdma_cm_id *id, const void *priv, uint8_t len);
+int __wrap_rdma_reject(struct rdma_cm_id *id, const void *priv, uint8_t len)
+{
+	(void)id, (void)priv, (void)len;
+	current->rejected++;
 	return 0;
 }

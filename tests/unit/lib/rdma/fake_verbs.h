@@ -5,7 +5,9 @@
  * mocks do: tests/unit/CMakeLists.txt lists them), so that the library's
  * own objects call this fake instead of the device. It records what was
  * posted and registered and answers what the test queues. One device, one
- * queue pair; no rdma_cm. */
+ * queue pair; rdma_cm's event channels and ids as a listener uses them
+ * (each channel's descriptor a real eventfd, so that poll(2) works), one
+ * fake at a time. */
 #ifndef TEST_FAKE_VERBS_H
 #define TEST_FAKE_VERBS_H
 
@@ -48,6 +50,19 @@ struct fake_verbs {
 	unsigned nreg;
 	struct ibv_mr mrs[FAKE_MAX];
 	unsigned mrs_alive;
+	/* rdma_cm: the errno of each next channel that cannot be made,
+	 * first first; channels and ids alive; the errno a call fails with
+	 * (0: it succeeds); the events queued, delivered in order on any
+	 * channel (each counted on the first channel's descriptor); what was
+	 * done with requests */
+	int channel_errno[4];
+	unsigned nchannel_fail;
+	unsigned channels, ids;
+	int create_id_errno, getaddrinfo_errno, bind_errno, listen_errno,
+	    migrate_errno;
+	struct rdma_event_channel *first_channel;
+	struct rdma_cm_event events[FAKE_MAX];
+	unsigned nevents, acked, migrated, rejected;
 	/* a region and a connection on the queue pair, ready to use */
 	struct ibv_mr mr;
 	struct rs_mr rs_mr;
@@ -59,5 +74,9 @@ struct fake_verbs {
  * the device able to bind type-2 windows. */
 struct fake_verbs *fake_verbs_new(void);
 void fake_verbs_delete(struct fake_verbs *f);
+
+/* A sender's connect request with that private data, on a new id, queued
+ * for the first channel made. */
+void fake_cm_request(struct fake_verbs *f, const void *priv, uint8_t len);
 
 #endif
