@@ -8,40 +8,65 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+/* A log handed over, opening or waiting for a thread. */
+struct handed {
+	const struct recv_log_settings *settings;
+	bool opening;
+};
+
 struct recv_opener {
-	pthread_t thread;
+	pthread_t threads[RECV_OPENER_THREADS_MAX];
+	unsigned nthreads;
 	pthread_mutex_t lock;
 	pthread_cond_t handed; /* a log to open, or the stop */
 	int fd;		       /* eventfd: a result waits */
 	recv_open_fn fn;
 	void *ctx;
-	/* handed over and not opened yet, the first one opening now */
-	const struct recv_log_settings *asked[RECV_OPENER_DEPTH];
+	/* handed over and not opened yet, oldest first */
+	struct handed asked[RECV_OPENER_DEPTH_MAX];
 	unsigned nasked;
 	/* opened (or failed), not taken yet, oldest first */
-	struct recv_opened results[RECV_OPENER_DEPTH];
+	struct recv_opened results[RECV_OPENER_DEPTH_MAX];
 	unsigned nresults;
 	bool stop;
 };
 
-/* The next log to open, or NULL once stopped. */
+/* The oldest log no thread opens yet, or NULL. */
+static struct handed *waiting(struct recv_opener *o)
+{
+	for (unsigned i = 0; i < o->nasked; i++)
+		if (!o->asked[i].opening)
+			return &o->asked[i];
+	return NULL;
+}
+
+/* The next log to open, taken by this thread, or NULL once stopped. */
 static const struct recv_log_settings *next_asked(struct recv_opener *o)
 {
 	pthread_mutex_lock(&o->lock);
-	while (!o->stop && !o->nasked)
+	struct handed *h = NULL;
+	while (!o->stop && !(h = waiting(o)))
 		pthread_cond_wait(&o->handed, &o->lock);
-	const struct recv_log_settings *s = o->stop ? NULL : o->asked[0];
+	const struct recv_log_settings *s = NULL;
+	if (!o->stop) {
+		h->opening = true;
+		s = h->settings;
+	}
 	pthread_mutex_unlock(&o->lock);
 	return s;
 }
 
-/* The open of asked[0] ended with r: a result waits, the next goes on. */
+/* The open of s ended with r: a result waits, the thread goes on. */
 static void finished(struct recv_opener *o, const struct recv_opened *r)
 {
 	pthread_mutex_lock(&o->lock);
 	o->results[o->nresults++] = *r;
+	unsigned i = 0;
+	while (i < o->nasked && o->asked[i].settings != r->settings)
+		i++;
 	o->nasked--;
-	memmove(o->asked, o->asked + 1, o->nasked * sizeof(o->asked[0]));
+	memmove(o->asked + i, o->asked + i + 1,
+		(o->nasked - i) * sizeof(o->asked[0]));
 	pthread_mutex_unlock(&o->lock);
 	uint64_t one = 1;
 	(void)!write(o->fd, &one, sizeof(one));
@@ -61,8 +86,28 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int recv_opener_start(recv_open_fn fn, void *ctx, struct recv_opener **out,
-		      struct rs_error *err)
+/* Stops and joins the threads started (the lock held by none). */
+static void join_all(struct recv_opener *o)
+{
+	pthread_mutex_lock(&o->lock);
+	o->stop = true;
+	pthread_cond_broadcast(&o->handed);
+	pthread_mutex_unlock(&o->lock);
+	for (unsigned i = 0; i < o->nthreads; i++)
+		pthread_join(o->threads[i], NULL);
+}
+
+static void opener_free(struct recv_opener *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	pthread_cond_destroy(&o->handed);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
+}
+
+int recv_opener_start(recv_open_fn fn, void *ctx, unsigned nthreads,
+		      struct recv_opener **out, struct rs_error *err)
 {
 	struct recv_opener *o = calloc(1, sizeof(*o));
 	if (!o)
@@ -73,16 +118,18 @@ int recv_opener_start(recv_open_fn fn, void *ctx, struct recv_opener **out,
 	int e = o->fd < 0 ? errno : 0;
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_cond_init(&o->handed, NULL);
-	if (!e)
-		e = pthread_create(&o->thread, NULL, run, o);
+	if (nthreads < 1)
+		nthreads = 1;
+	if (nthreads > RECV_OPENER_THREADS_MAX)
+		nthreads = RECV_OPENER_THREADS_MAX;
+	while (!e && o->nthreads < nthreads &&
+	       !(e = pthread_create(&o->threads[o->nthreads], NULL, run, o)))
+		o->nthreads++;
 	if (e) {
-		if (o->fd >= 0)
-			close(o->fd);
-		pthread_cond_destroy(&o->handed);
-		pthread_mutex_destroy(&o->lock);
-		free(o);
+		join_all(o);
+		opener_free(o);
 		return rs_error_set(err, RS_E_NOMEM, e,
-				    "cannot start the thread that opens the "
+				    "cannot start the threads that open the "
 				    "logs: %s",
 				    strerror(e));
 	}
@@ -90,10 +137,16 @@ int recv_opener_start(recv_open_fn fn, void *ctx, struct recv_opener **out,
 	return 0;
 }
 
+unsigned recv_opener_depth(const struct recv_opener *o)
+{
+	return 2 * o->nthreads;
+}
+
 const struct recv_log_settings *recv_opener_busy_with(struct recv_opener *o)
 {
 	pthread_mutex_lock(&o->lock);
-	const struct recv_log_settings *s = o->nasked ? o->asked[0] : NULL;
+	const struct recv_log_settings *s =
+	    o->nasked ? o->asked[0].settings : NULL;
 	pthread_mutex_unlock(&o->lock);
 	return s;
 }
@@ -111,12 +164,23 @@ static bool named(const struct recv_log_settings *s, const char *name)
 	return !name[0] || !strcmp(s->name, name);
 }
 
+bool recv_opener_opening(struct recv_opener *o, const char *name)
+{
+	bool opening = false;
+	pthread_mutex_lock(&o->lock);
+	for (unsigned i = 0; i < o->nasked && !opening; i++)
+		opening =
+		    o->asked[i].opening && named(o->asked[i].settings, name);
+	pthread_mutex_unlock(&o->lock);
+	return opening;
+}
+
 bool recv_opener_holds(struct recv_opener *o, const char *name)
 {
 	bool holds = false;
 	pthread_mutex_lock(&o->lock);
 	for (unsigned i = 0; i < o->nasked && !holds; i++)
-		holds = named(o->asked[i], name);
+		holds = named(o->asked[i].settings, name);
 	for (unsigned i = 0; i < o->nresults && !holds; i++)
 		holds = named(o->results[i].settings, name);
 	pthread_mutex_unlock(&o->lock);
@@ -126,8 +190,8 @@ bool recv_opener_holds(struct recv_opener *o, const char *name)
 void recv_opener_open(struct recv_opener *o, const struct recv_log_settings *s)
 {
 	pthread_mutex_lock(&o->lock);
-	if (o->nasked + o->nresults < RECV_OPENER_DEPTH) {
-		o->asked[o->nasked++] = s;
+	if (o->nasked + o->nresults < recv_opener_depth(o)) {
+		o->asked[o->nasked++] = (struct handed){.settings = s};
 		pthread_cond_signal(&o->handed);
 	}
 	pthread_mutex_unlock(&o->lock);
@@ -155,22 +219,15 @@ int recv_opener_fd(const struct recv_opener *o)
 }
 
 unsigned recv_opener_stop(struct recv_opener **p,
-			  struct recv_opened left[RECV_OPENER_DEPTH])
+			  struct recv_opened left[RECV_OPENER_DEPTH_MAX])
 {
 	struct recv_opener *o = *p;
 	if (!o)
 		return 0;
-	pthread_mutex_lock(&o->lock);
-	o->stop = true;
-	pthread_cond_signal(&o->handed);
-	pthread_mutex_unlock(&o->lock);
-	pthread_join(o->thread, NULL);
+	join_all(o);
 	unsigned n = o->nresults;
 	memcpy(left, o->results, n * sizeof(o->results[0]));
-	close(o->fd);
-	pthread_cond_destroy(&o->handed);
-	pthread_mutex_destroy(&o->lock);
-	free(o);
+	opener_free(o);
 	*p = NULL;
 	return n;
 }

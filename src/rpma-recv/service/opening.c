@@ -105,10 +105,16 @@ void recv_service_pend_first(struct service *svc, const char *name)
 	*after = p;
 }
 
-/* The log the opener has in hand, if any. */
+/* The log the opener has had longest in hand, if any. */
 static const struct recv_log_settings *opening_now(const struct service *svc)
 {
 	return svc->opener ? recv_opener_busy_with(svc->opener) : NULL;
+}
+
+/* Whether the log of that name ("": any) is being opened now. */
+static bool opens_now(const struct service *svc, const char *name)
+{
+	return svc->opener && recv_opener_opening(svc->opener, name);
 }
 
 #define RECV_PENDING_MIN_MS 50
@@ -142,8 +148,9 @@ uint16_t recv_service_pending_ms(const struct service *svc, const char *name)
 	 * held while it opens (up to RECV_ANSWER_MS) and answered the moment
 	 * it is open. A guess of the time left (as long again as it took so
 	 * far) kept a sender away for most of a second after a 200 MiB pool
-	 * was open (issue 71); at most the senders of one log ask so. */
-	if (now && (!name[0] || !strcmp(now->name, name)))
+	 * was open (issue 71); at most the senders of the logs opening now
+	 * ask so. */
+	if (opens_now(svc, name))
 		return RECV_PENDING_MIN_MS;
 	/* the next one in the opener's hands, or one opened and not served
 	 * yet (this turn serves it) */
@@ -219,8 +226,8 @@ int recv_service_open_turn(struct service *svc)
 		opened(svc, &r);
 		svc->open_began_ns = recv_now_ns(); /* the next one's */
 	}
-	while (svc->pending &&
-	       recv_opener_in_hand(svc->opener) < RECV_OPENER_DEPTH) {
+	while (svc->pending && recv_opener_in_hand(svc->opener) <
+				   recv_opener_depth(svc->opener)) {
 		struct pending_log *p = svc->pending;
 		svc->pending = p->next;
 		if (!recv_opener_in_hand(svc->opener))

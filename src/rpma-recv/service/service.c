@@ -225,7 +225,7 @@ static int threads_start(struct service *svc)
 /* Stops every log, then the threads that served them. */
 static void service_close(struct service *svc)
 {
-	struct recv_opened left[RECV_OPENER_DEPTH];
+	struct recv_opened left[RECV_OPENER_DEPTH_MAX];
 	recv_held_drop_all(&svc->held);
 	for (unsigned i = recv_opener_stop(&svc->opener, left); i--;)
 		if (left[i].worker)
@@ -275,7 +275,9 @@ static int service_open(struct service *svc)
 	rc = threads_start(svc);
 	if (!rc && (rc = rs_listener_open(svc->listener, &err)))
 		rs_err("%s", err.msg);
+	/* as many opens at once as threads serve the logs */
 	if (!rc && (rc = recv_opener_start(recv_service_log_open, svc,
+					   recv_threads_count(svc->threads),
 					   &svc->opener, &err)))
 		rs_err("%s", err.msg);
 	if (!rc) {
