@@ -117,7 +117,7 @@ bool session_change(struct recv_session *s, uint16_t slot,
 		break;
 	}
 	if (ok && reply->status == RS_MSG_OK && s->cfg.windows &&
-	    s->keys.newest)
+	    s->keys.ids.newest)
 		ok = session_window_to_head(s, true, 0, reply);
 	return ok;
 }
@@ -138,7 +138,7 @@ void session_rebase_answer(struct recv_session *s)
 			       .status = status,
 			       .offset = status == RS_MSG_OK ? base : 0};
 	bool ok = true;
-	if (status == RS_MSG_OK && s->cfg.windows && s->keys.newest)
+	if (status == RS_MSG_OK && s->cfg.windows && s->keys.ids.newest)
 		ok = session_window_to_head(s, true, 0, &reply);
 	session_count_head(s);
 	session_answer(s, s->rebasing.slot, req, &reply, ok, false);

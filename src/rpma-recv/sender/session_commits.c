@@ -97,10 +97,10 @@ bool session_keepalive(struct recv_session *s, const struct rs_msg *req,
 		session_close_with(s, "refused request");
 		return false;
 	}
-	if (req->key == s->keys.newest &&
+	if (req->key == s->keys.ids.newest &&
 	    recv_window_keys_behind(&s->keys, session_head_of(&s->cfg)))
 		return session_window_to_head(s, false, 0, reply);
-	reply->key = s->keys.newest;
+	reply->key = s->keys.ids.newest;
 	reply->key_end = s->key_end;
 	return true;
 }
@@ -134,7 +134,8 @@ bool session_commit(struct recv_session *s, const struct rs_msg *req,
 		       "%#x, which it does not hold (newest %#x, before %#x)",
 		       s->peer, (unsigned)req->seq,
 		       (unsigned long long)req->offset, (unsigned)req->key,
-		       (unsigned)s->keys.newest, (unsigned)s->keys.before);
+		       (unsigned)s->keys.ids.newest,
+		       (unsigned)s->keys.ids.before);
 		*reply = (struct rs_msg){.type = RS_MSG_COMMIT_DONE,
 					 .seq = req->seq,
 					 .status = RS_MSG_BAD_REQUEST};
@@ -143,10 +144,10 @@ bool session_commit(struct recv_session *s, const struct rs_msg *req,
 		recv_counters_committed(c->counters, req->length,
 					recv_now_ns() - start);
 	bool lone = req->flags & RS_MSG_LONE;
-	if (ok && c->windows && (lone || req->key == s->keys.newest)) {
+	if (ok && c->windows && (lone || req->key == s->keys.ids.newest)) {
 		ok = session_window_to_head(s, lone, req->length, reply);
 	} else if (ok && c->windows) {
-		reply->key = s->keys.newest;
+		reply->key = s->keys.ids.newest;
 		reply->key_end = s->key_end;
 	}
 	return ok;

@@ -2,7 +2,7 @@
 
 bool recv_window_keys_holds(const struct recv_window_keys *k, uint32_t key)
 {
-	return key && (key == k->newest || key == k->before);
+	return rs_window_keys_hold(&k->ids, key);
 }
 
 /* A window bound at bound_head at bound_ns covered the committed bytes
@@ -24,15 +24,14 @@ void recv_window_keys_bound(struct recv_window_keys *k, uint32_t key,
 {
 	/* The window that moved is the one the key before named; a reset
 	 * takes the newest key's away too. */
-	if (k->before)
+	if (k->ids.before)
 		note_reach(k, k->before_head, k->before_ns, head, now);
-	if (reset && k->newest)
+	if (reset && k->ids.newest)
 		note_reach(k, k->newest_head, k->newest_ns, head, now);
-	k->before = reset ? 0 : k->newest;
+	rs_window_keys_bind(&k->ids, key, reset);
 	k->before_head = k->newest_head;
 	k->before_ns = k->newest_ns;
 	k->before_at = k->newest_at;
-	k->newest = key;
 	k->newest_head = reach;
 	k->newest_ns = now;
 	k->newest_at = head;
@@ -40,14 +39,14 @@ void recv_window_keys_bound(struct recv_window_keys *k, uint32_t key,
 
 bool recv_window_keys_behind(const struct recv_window_keys *k, uint64_t head)
 {
-	return k->before && k->before_at < head;
+	return k->ids.before && k->before_at < head;
 }
 
 void recv_window_keys_end(struct recv_window_keys *k, uint64_t head,
 			  uint64_t now)
 {
-	if (k->before)
+	if (k->ids.before)
 		note_reach(k, k->before_head, k->before_ns, head, now);
-	if (k->newest)
+	if (k->ids.newest)
 		note_reach(k, k->newest_head, k->newest_ns, head, now);
 }

@@ -1,24 +1,28 @@
 /* A windowed writer's keys as its session sees them (methods/write_windows.h
  * binds them): the newest handed out and the one before, which batches
- * sent before the writer heard of the newest still use; where and when
+ * sent before the writer heard of the newest still use (the rule both
+ * ends follow: lib/session's window_keys.h); where and when
  * each window was bound; and how far behind the head, and how long, a
  * window still covered committed bytes before it moved past them (the
  * bound the man page gives, measured). Pure: no connection. */
 #ifndef RECV_WINDOW_KEYS_H
 #define RECV_WINDOW_KEYS_H
 
+#include "session/window_keys.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
 struct recv_window_keys {
-	uint32_t newest, before;	   /* 0: none */
+	struct rs_window_keys ids;	   /* the newest and the one before */
 	uint64_t newest_head, before_head; /* where each reaches from */
 	uint64_t newest_at, before_at;	   /* the log's head when bound */
 	uint64_t newest_ns, before_ns;
 	uint64_t reach_bytes_max, reach_ns_max;
 };
 
-/* Whether a writer may name key: the newest or the one before. */
+/* Whether a writer may name key: the newest or the one before
+ * (rs_window_keys_hold). */
 bool recv_window_keys_holds(const struct recv_window_keys *k, uint32_t key);
 
 /* A window was bound at now with key, reaching from reach (the head then,

@@ -310,10 +310,10 @@ static struct method_ctx method_ctx_of(const struct replica *r,
 	const struct rs_accept_info *grant = replica_grant(r);
 	struct rs_mr_desc data = grant->data;
 	if (grant->peer_flags & RS_PEER_WINDOWS)
-		data.rkey = r->keys.newest;
+		data.rkey = r->keys.ids.newest;
 	return (struct method_ctx){.grant = grant,
 				   .data = data,
-				   .key = r->keys.newest,
+				   .key = r->keys.ids.newest,
 				   .log_start = r->log_start,
 				   .pos_base = r->pos_base,
 				   .pool_at = r->pool_at,

@@ -10,11 +10,23 @@ void replica_keys_start(struct replica_keys *k)
 	*k = (struct replica_keys){0};
 }
 
+/* Whether the key msg brings revoked every older one, as its receiver
+ * binds it: the reply to what was sent with nothing else in flight (a lone
+ * commit, a window request, a rebase, replacement or switch); a stream's
+ * commits and keepalives keep the key before. */
+static bool revokes_older(const struct replica_keys *k,
+			  const struct rs_msg *msg)
+{
+	if (msg->type == RS_MSG_COMMIT_DONE)
+		return k->lone_out;
+	return msg->type != RS_MSG_KEEPALIVE_DONE;
+}
+
 void replica_keys_heard(struct replica_keys *k, const struct rs_msg *msg,
 			uint64_t now_ns)
 {
-	if (msg->key && msg->key != k->newest) {
-		k->newest = msg->key;
+	if (msg->key && msg->key != k->ids.newest) {
+		rs_window_keys_bind(&k->ids, msg->key, revokes_older(k, msg));
 		k->newest_end = msg->key_end;
 		k->heard_ns = now_ns;
 	}
@@ -22,7 +34,7 @@ void replica_keys_heard(struct replica_keys *k, const struct rs_msg *msg,
 	 * so the new one needs no keepalive to name it. */
 	if (msg->type == RS_MSG_COMMIT_DONE && k->lone_out) {
 		k->lone_out = false;
-		k->named = k->newest;
+		k->named = k->ids.newest;
 	}
 	if (msg->type == RS_MSG_KEEPALIVE_DONE)
 		k->keepalive_ns = 0;
@@ -30,7 +42,7 @@ void replica_keys_heard(struct replica_keys *k, const struct rs_msg *msg,
 
 void replica_keys_posted(struct replica_keys *k, bool lone)
 {
-	k->named = k->newest;
+	k->named = k->ids.newest;
 	if (lone)
 		k->lone_out = true;
 }
@@ -39,7 +51,7 @@ void replica_keys_posted(struct replica_keys *k, bool lone)
  * and no lone commit out to revoke it. */
 static bool names_a_key(const struct replica_keys *k)
 {
-	return k->newest != k->named && !k->lone_out;
+	return k->ids.newest != k->named && !k->lone_out;
 }
 
 uint64_t replica_keys_keepalive_at(const struct replica_keys *k,
@@ -57,7 +69,7 @@ uint64_t replica_keys_keepalive_at(const struct replica_keys *k,
 
 uint32_t replica_keys_keepalive_sent(struct replica_keys *k, uint64_t now_ns)
 {
-	uint32_t key = names_a_key(k) ? k->newest : 0;
+	uint32_t key = names_a_key(k) ? k->ids.newest : 0;
 	if (key)
 		k->named = key;
 	k->keepalive_ns = now_ns;

@@ -8,13 +8,17 @@
 #ifndef SEND_REPLICA_KEYS_H
 #define SEND_REPLICA_KEYS_H
 
+#include "session/window_keys.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
 struct rs_msg;
 
 struct replica_keys {
-	uint32_t newest;       /* heard last, or 0 */
+	/* the newest heard and the one before, as the receiver holds them
+	 * (lib/session's window_keys.h: the rule both ends follow) */
+	struct rs_window_keys ids;
 	uint64_t newest_end;   /* where its window ends, absolute */
 	uint64_t heard_ns;     /* when the newest was heard */
 	uint32_t named;	       /* the last one a commit or keepalive named */

@@ -776,7 +776,7 @@ static void writer_commits(struct fixture *f, struct replica_keys *k,
 			   uint32_t seq, bool lone)
 {
 	struct rs_msg m = commit_of(f, seq, 100);
-	m.key = k->newest;
+	m.key = k->ids.newest;
 	m.flags = lone ? RS_MSG_LONE : 0;
 	recv_session_on_message(&f->s, 0, &m, 1200 + seq);
 	assert_int_equal(f->link.last_reply.status, RS_MSG_OK);
@@ -829,7 +829,10 @@ static void a_keepalive_answered_during_a_request_frees_the_next(void **state)
 	writer_hears(f, &k, 5 * MS); /* the window's: a new key */
 	assert_int_equal(replica_keys_keepalive_at(&k, 5 * MS, PEER_TIMEOUT_NS),
 			 7 * MS);
-	assert_true(recv_window_keys_holds(&f->s.keys, k.newest));
+	assert_true(recv_window_keys_holds(&f->s.keys, k.ids.newest));
+	/* both ends hold the same two keys by the same rule */
+	assert_int_equal(k.ids.newest, f->s.keys.ids.newest);
+	assert_int_equal(k.ids.before, f->s.keys.ids.before);
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 }
 
@@ -851,14 +854,18 @@ static void a_keepalive_behind_a_lone_commit_names_no_key(void **state)
 	assert_false(recv_window_keys_holds(&f->s.keys, k3)); /* revoked */
 	/* The writer hears the keepalive's answer before the lone reply. */
 	replica_keys_heard(&k, &ka_done, 4 * MS);
-	assert_int_equal(k.newest, k3);
+	assert_int_equal(k.ids.newest, k3);
 	uint64_t at = replica_keys_keepalive_at(&k, 3 * MS, PEER_TIMEOUT_NS);
 	assert_int_equal(at, 3 * MS + PEER_TIMEOUT_NS / 4);	  /* not soon */
 	assert_int_equal(replica_keys_keepalive_sent(&k, at), 0); /* probe */
 	replica_keys_probe_answered(&k);
 	writer_hears(f, &k, at + 1 * MS); /* the lone reply: k4 */
-	assert_true(recv_window_keys_holds(&f->s.keys, k.newest));
-	assert_int_equal(k.named, k.newest); /* nothing left to name */
+	assert_true(recv_window_keys_holds(&f->s.keys, k.ids.newest));
+	assert_int_equal(k.named, k.ids.newest); /* nothing left to name */
+	/* both ends hold the same keys by the same rule: k4 alone */
+	assert_int_equal(k.ids.newest, f->s.keys.ids.newest);
+	assert_int_equal(k.ids.before, f->s.keys.ids.before);
+	assert_int_equal(k.ids.before, 0);
 	assert_int_equal(f->s.state, RECV_SESSION_SERVING);
 }
 

@@ -1,6 +1,9 @@
-/* A replica's keepalives while its rebase is out (replicas/replica_keys.h):
- * its program is asked every half peer timeout, one at a time, so that a
- * seal that takes long is heard and a hung receiver is found. */
+/* A replica's keys and keepalives (replicas/replica_keys.h): the keys it
+ * hears kept by the rule its receiver holds them by (lib/session's
+ * window_keys.h), a lone commit's reply revoking the older; while its
+ * rebase is out, its program asked every half peer timeout, one at a
+ * time, so that a seal that takes long is heard and a hung receiver is
+ * found. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +17,36 @@
 
 #define MS 1000000ull
 #define TIMEOUT (10000 * MS)
+
+/* The keys heard, as the receiver holds them: a reply's new key is the
+ * newest, the one before still holds; the reply to a lone commit leaves
+ * only its own; a keepalive names a key no commit named yet. */
+static void keys_heard_by_the_receivers_rule(void **state)
+{
+	(void)state;
+	struct replica_keys k;
+	replica_keys_start(&k);
+	struct rs_msg done = {.type = RS_MSG_COMMIT_DONE, .key = 0x101};
+	replica_keys_heard(&k, &done, 1);
+	replica_keys_posted(&k, false);
+	done.key = 0x202;
+	replica_keys_heard(&k, &done, 2);
+	assert_true(rs_window_keys_hold(&k.ids, 0x101));
+	assert_true(rs_window_keys_hold(&k.ids, 0x202));
+	/* a keepalive now names 0x202, which no commit named yet */
+	assert_int_equal(replica_keys_keepalive_sent(&k, 3), 0x202);
+	done.type = RS_MSG_KEEPALIVE_DONE;
+	replica_keys_heard(&k, &done, 4);
+	/* a lone commit: nothing named until its reply, which revokes */
+	replica_keys_posted(&k, true);
+	assert_int_equal(replica_keys_keepalive_sent(&k, 5), 0);
+	done = (struct rs_msg){.type = RS_MSG_COMMIT_DONE, .key = 0x303};
+	replica_keys_heard(&k, &done, 6);
+	assert_false(rs_window_keys_hold(&k.ids, 0x202));
+	assert_true(rs_window_keys_hold(&k.ids, 0x303));
+	assert_int_equal(k.ids.before, 0);
+	assert_false(k.lone_out);
+}
 
 static void asked_each_half_timeout_one_at_a_time(void **state)
 {
@@ -92,6 +125,7 @@ static void a_long_seal_is_heard_a_hang_is_found(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(keys_heard_by_the_receivers_rule),
 	    cmocka_unit_test(asked_each_half_timeout_one_at_a_time),
 	    cmocka_unit_test(a_long_seal_is_heard_a_hang_is_found),
 	};
