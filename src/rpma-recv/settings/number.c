@@ -67,7 +67,7 @@ static void percent_show(uint64_t v, char *buf, size_t len)
 /* ---- where a number is kept ---- */
 
 /* An unsigned field of the row's size (the table keeps every range
- * within its field: test_settings_table.c checks). */
+ * within its field: settings/test_table.c checks). */
 static void field_store(const struct cli_option *row, void *field, uint64_t v)
 {
 	switch (row->size) {
