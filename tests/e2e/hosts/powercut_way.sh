@@ -38,8 +38,10 @@ slog=${W[$S]}/send-power.log
 # share written through (dd oflag=dsync): Debian 13's 9p (cache=mmap, on
 # netfs) keeps a file's writes in the guest's page cache until writeback,
 # so the driver saw none of b's progress and b's stream ended before the
-# first position (CI, stop 77).
-on_bg $S "pace \$D/power 0.25 1048576 | timeout 3000 \$SEND --retry 1000 --progress=commits \$RPMA_IP_${R^^}/main - 2> >(dd oflag=dsync bs=64K status=none of=\$W/send-power.log); echo \"exit \$?\""
+# first position (CI, stop 77). Its time bound grows with the cuts (each
+# costs the stream a boot, the checks and a reconnect, 30 to 40 s under
+# TCG): a fixed 3000 s ended a campaign of 100 cuts at its 82nd.
+on_bg $S "pace \$D/power 0.25 1048576 | timeout $((1800 + pc_cuts * 120)) \$SEND --retry 1000 --progress=commits \$RPMA_IP_${R^^}/main - 2> >(dd oflag=dsync bs=64K status=none of=\$W/send-power.log); echo \"exit \$?\""
 pc_sender=$JOB
 # the replacements: round K ships repl(K mod 4) with --truncate; its start
 # and its end are written down (through, as above) before and after
