@@ -321,6 +321,8 @@ append_only_run() {
 		end_case
 		return
 	fi
+	# (the logs open side by side: audit is not always the first served)
+	wait_for "$rlog" "all logs opened" 60 "$RECV_PID" || fail "the logs did not open: $(cat "$rlog")"
 	grep -q "log audit is append-only" "$rlog" || fail "no append-only line: $(cat "$rlog")"
 	# and what gpspm writers reach on each device, at start
 	grep -q "RDMA device rxe0 .*append-only logs take staged commits only there\|RDMA device rxe0: gpspm writers reach only the unused tail" "$rlog" ||

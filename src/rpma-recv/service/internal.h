@@ -19,6 +19,7 @@ struct rs_listener_event;
 /* A log as the service knows it: its settings and its worker. */
 struct served_log {
 	struct served_log *next;
+	unsigned order; /* its place in the configuration (a reload's: after) */
 	struct recv_log_settings settings;
 	struct recv_log_worker *worker;
 	bool retired; /* removed by a reload: takes no new senders */
@@ -38,10 +39,11 @@ struct pending_log {
 struct service {
 	struct recv_settings_source source;
 	struct recv_settings settings; /* the globals in force */
-	struct served_log *logs;       /* the logs opened */
+	struct served_log *logs;       /* the logs opened, the last first */
 	struct pending_log *pending;   /* the ones still to open, in order */
 	struct pending_log *handed;    /* the ones in the opener's hands */
-	struct recv_opener *opener;    /* opens them, one at a time */
+	struct recv_opener *opener;    /* opens them, side by side */
+	unsigned added_opened;	       /* a reload's logs opened, for order */
 	unsigned opening;	       /* those and the one opening now */
 	unsigned opened_since;	       /* opened since opening_since_ns */
 	unsigned failed;	       /* could not be opened (said) */

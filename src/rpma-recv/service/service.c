@@ -92,6 +92,17 @@ int recv_service_log_open(void *ctx, const struct recv_log_settings *s,
 				     err);
 }
 
+/* A log's place in the configuration in force; a log a reload added comes
+ * after them, in the order they opened. */
+static unsigned config_order(struct service *svc,
+			     const struct recv_log_settings *s)
+{
+	for (unsigned i = 0; i < svc->settings.nlogs; i++)
+		if (&svc->settings.logs[i] == s)
+			return i;
+	return svc->settings.nlogs + svc->added_opened++;
+}
+
 int recv_service_log_opened(struct service *svc,
 			    const struct recv_log_settings *s,
 			    struct recv_log_worker *w, int rc,
@@ -108,8 +119,14 @@ int recv_service_log_opened(struct service *svc,
 	}
 	l->settings = *s;
 	l->worker = w;
-	l->next = svc->logs;
-	svc->logs = l;
+	l->order = config_order(svc, s);
+	/* In the configuration's order, the last first, however the opens
+	 * end: the status line and the metrics file list them so. */
+	struct served_log **at = &svc->logs;
+	while (*at && (*at)->order > l->order)
+		at = &(*at)->next;
+	l->next = *at;
+	*at = l;
 	print_serving(svc, l);
 	return 0;
 }
