@@ -46,8 +46,6 @@ void settings_flags_override(const struct settings_flags *f,
 					    &f->globals);
 }
 
-_Static_assert(CLI_OPTION_ROWS_MAX <= 32, "given has a bit per row");
-
 /* ---- argp ---- */
 
 /* The row's help, and its default where there is one to say. */

@@ -223,6 +223,7 @@ static const struct cli_option rows[] = {
 
 _Static_assert(sizeof(rows) / sizeof(*rows) <= CLI_OPTION_ROWS_MAX,
 	       "raise CLI_OPTION_ROWS_MAX");
+/* config/flags.c keeps a bit per row given on the command line */
 _Static_assert(sizeof(rows) / sizeof(*rows) <= 32, "a bit per row in a set");
 
 const struct cli_option_table settings_table = {
