@@ -260,6 +260,31 @@ int scenario_unflushed_offset(struct rogue *r, const char *arg)
 	return rc;
 }
 
+/* An honest batch, adopted (a reader is told of it); then, at the test's
+ * sync point "stopped" (the receiver stopped, so that it never sees the
+ * word), an offset below it stored and made persistent by the writer
+ * itself, and the writer gone. The test then cuts the PMem with the word
+ * as the writer left it: the receiver's next open must put back the floor
+ * (pool/pmem_target.c), which only a persistent floor can say. */
+int scenario_offset_backwards_at_cut(struct rogue *r, const char *arg)
+{
+	uint8_t m = os_method(arg);
+	uint64_t good = 0;
+	int rc = os_open_batch(r, m, "a word below the floor at a cut", &good);
+	if (!rc)
+		rc = os_end_is(r, good, "after an honest batch");
+	if (rc || sync_point("stopped")) {
+		rogue_close(r);
+		return rc ? rc : ROGUE_NORUN;
+	}
+	note("%s stores write offset %llu, below what was committed, and "
+	     "makes it persistent while the receiver is stopped",
+	     rs_method_name((enum rs_method)m), (unsigned long long)(good - 8));
+	rc = os_store_offset(r, m, good - 8, true) ? ROGUE_NORUN : ROGUE_SAFE;
+	rogue_close(r);
+	return rc;
+}
+
 /* ---- a writer taken over, with the keys it kept ---- */
 
 /* b connects as the writer taking over the session whose grant was old. */

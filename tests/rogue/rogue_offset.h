@@ -30,6 +30,7 @@ int scenario_offset_past_end(struct rogue *r, const char *arg);
 int scenario_offset_before_start(struct rogue *r, const char *arg);
 int scenario_offset_backwards(struct rogue *r, const char *arg);
 int scenario_unflushed_offset(struct rogue *r, const char *arg);
+int scenario_offset_backwards_at_cut(struct rogue *r, const char *arg);
 int scenario_stale_keys_reader(struct rogue *r, const char *arg);
 
 #endif

@@ -1224,6 +1224,9 @@ static const struct scenario {
     {"unflushed-offset", scenario_unflushed_offset,
      "(apm|flush) a batch whose offset is stored, not made persistent, "
      "and the writer gone: a reader is granted it"},
+    {"offset-backwards-at-cut", scenario_offset_backwards_at_cut,
+     "(apm|flush) an honest batch, then at sync point \"stopped\" a "
+     "write offset below it made persistent, and the writer gone"},
     {"stale-keys-reader", scenario_stale_keys_reader,
      "(apm|flush) a writer taken over writes, stores and flushes with its "
      "old keys through a reader's session and its new one"},

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,13 +60,19 @@ static uint8_t *map_file(const char *file, int flags, size_t size)
 	return p == MAP_FAILED ? 0 : p;
 }
 
-/* Writes NAME.path (the pool's path) into dir. */
+/* Writes NAME.path (the pool's path) into dir, whole or not at all: a new
+ * file renamed over the old, so a cut while it is written leaves the old. */
 static int write_path(const char *dir, const char *path)
 {
-	char pathf[4096];
+	char pathf[4096], fresh[4096 + 4];
 	shadow_file(pathf, sizeof(pathf), dir, path, "path");
-	FILE *f = fopen(pathf, "we");
-	if (!f || fprintf(f, "%s\n", path) < 0 || fclose(f)) {
+	snprintf(fresh, sizeof(fresh), "%s.new", pathf);
+	FILE *f = fopen(fresh, "we");
+	bool ok = f && fprintf(f, "%s\n", path) >= 0 && !fflush(f) &&
+		  !fsync(fileno(f));
+	if (f && fclose(f))
+		ok = false;
+	if (!ok || rename(fresh, pathf)) {
 		fprintf(stderr, "persist-shadow: cannot write %s\n", pathf);
 		return -1;
 	}
@@ -76,15 +83,28 @@ static int write_path(const char *dir, const char *path)
  * or -1 with a line on stderr. O_DSYNC: on a 9p share (cache=mmap) a write
  * may wait in the guest's page cache; without it, a cut of a Debian 13
  * host found the mirror's offset word 8-10 MiB behind the data written
- * through after it, a loss the receiver never made. */
+ * through after it, a loss the receiver never made. Written as NAME.img.new
+ * and renamed over NAME.img once whole: a cut while a receiver starts
+ * (tens of MiB through the share under TCG) must leave the last mirror,
+ * which is what the pool holds then, not a part of the new one (a
+ * campaign's restore found a mirror cut short, 60923904 bytes, and could
+ * not map the device-DAX by its length). */
 static int mirror_open(const char *dir, const char *path, const uint8_t *now,
 		       size_t size)
 {
-	char img[4096];
+	char img[4096], fresh[4096 + 4];
 	shadow_file(img, sizeof(img), dir, path, "img");
-	int fd =
-	    open(img, O_WRONLY | O_CREAT | O_TRUNC | O_DSYNC | O_CLOEXEC, 0600);
-	if (fd < 0 || pwrite_all(fd, now, 0, size) || write_path(dir, path)) {
+	snprintf(fresh, sizeof(fresh), "%s.new", img);
+	/* the whole image in one write and one sync (O_DSYNC would sync
+	 * each piece 9p cuts it into), then the descriptor persists follow */
+	int fd = open(fresh, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	bool whole = fd >= 0 && !pwrite_all(fd, now, 0, size) && !fdatasync(fd);
+	if (fd >= 0)
+		close(fd);
+	fd = whole && !rename(fresh, img)
+		 ? open(img, O_WRONLY | O_DSYNC | O_CLOEXEC)
+		 : -1;
+	if (fd < 0 || write_path(dir, path)) {
 		fprintf(stderr, "persist-shadow: cannot write the mirror %s\n",
 			img);
 		if (fd >= 0)
@@ -135,8 +155,10 @@ void shadow_store_close(struct shadow *s)
 	*s = (struct shadow){.mirror = -1};
 }
 
-/* Puts the pool named in DIR/ENTRY (a NAME.path) back as NAME.img says. */
-static int restore_one(const char *dir, const char *entry)
+/* Puts the pool named in DIR/ENTRY (a NAME.path) back as NAME.img says,
+ * but for [keep_from, keep_to). */
+static int restore_one(const char *dir, const char *entry, uint64_t keep_from,
+		       uint64_t keep_to)
 {
 	char file[4096], path[4096] = "";
 	snprintf(file, sizeof(file), "%s/%s", dir, entry);
@@ -163,18 +185,22 @@ static int restore_one(const char *dir, const char *entry)
 			munmap(shadow, size);
 		return -1;
 	}
+	size_t from = keep_from < size ? (size_t)keep_from : size;
+	size_t to = keep_to < size ? (size_t)keep_to : size;
+	to = to > from ? to : from;
 	size_t lost = 0, first = 0, last = 0;
 	for (size_t b = 0; b < size; b += 4096) {
 		size_t end = b + 4096 < size ? b + 4096 : size;
 		if (!memcmp(pool + b, shadow + b, end - b))
 			continue; /* most of a pool: quick */
 		for (size_t i = b; i < end; i++)
-			if (pool[i] != shadow[i]) {
+			if (pool[i] != shadow[i] && (i < from || i >= to)) {
 				first = lost++ ? first : i;
 				last = i;
 			}
 	}
-	memcpy(pool, shadow, size);
+	memcpy(pool, shadow, from); /* [from, to) as the pool holds it */
+	memcpy(pool + to, shadow + to, size - to);
 	/* a device-DAX takes its stores as they come (and no msync) */
 	int rc = stat(path, &st) || !S_ISCHR(st.st_mode)
 		     ? msync(pool, size, MS_SYNC)
@@ -192,7 +218,7 @@ static int restore_one(const char *dir, const char *entry)
 	return 0;
 }
 
-int shadow_restore(const char *dir)
+int shadow_restore(const char *dir, uint64_t keep_from, uint64_t keep_to)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
@@ -205,7 +231,9 @@ int shadow_restore(const char *dir)
 	while (n >= 0 && (e = readdir(d))) {
 		size_t len = strlen(e->d_name);
 		if (len > 5 && !strcmp(e->d_name + len - 5, ".path"))
-			n = restore_one(dir, e->d_name) ? -1 : n + 1;
+			n = restore_one(dir, e->d_name, keep_from, keep_to)
+				? -1
+				: n + 1;
 	}
 	closedir(d);
 	return n;

@@ -33,9 +33,12 @@ void shadow_store_copy(const struct shadow *s, const uint8_t *pool,
 		       uint64_t from, uint64_t to);
 void shadow_store_close(struct shadow *s);
 
-/* Puts every pool with a shadow in dir back as its shadow says; one line
- * per pool on stdout with the bytes that changed (the stores a cut lost).
- * Returns the number of pools restored, or -1 with a line on stderr. */
-int shadow_restore(const char *dir);
+/* Puts every pool with a shadow in dir back as its shadow says, but for
+ * the file range [keep_from, keep_to) of each, left as the pool holds it
+ * (what a one-sided writer made persistent through the RDMA device, which
+ * the model cannot see; an empty range: none); one line per pool on stdout
+ * with the bytes that changed (the stores a cut lost). Returns the number
+ * of pools restored, or -1 with a line on stderr. */
+int shadow_restore(const char *dir, uint64_t keep_from, uint64_t keep_to);
 
 #endif

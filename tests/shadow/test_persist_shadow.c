@@ -16,9 +16,11 @@
 #include <endian.h>
 #include <fcntl.h>
 #include <libpmem2.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,14 +85,20 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The power goes: the mapping ends as a killed receiver's would, the pool
- * is put back as its shadow says. */
-static void cut(struct fixture *f)
+/* The mapping ends, as a killed receiver's would. */
+static void unmap(struct fixture *f)
 {
 	pmem2_map_delete(&f->map);
 	pmem2_source_delete(&f->src);
 	close(f->fd);
-	assert_int_equal(shadow_restore(f->dir), 1);
+}
+
+/* The power goes: the mapping ends as a killed receiver's would, the pool
+ * is put back as its shadow says. */
+static void cut(struct fixture *f)
+{
+	unmap(f);
+	assert_int_equal(shadow_restore(f->dir, 0, 0), 1);
 }
 
 /* Whether the pool holds n bytes of c at off after the cut. */
@@ -214,9 +222,18 @@ static void a_read_only_look_is_not_followed(void **state)
 	assert_int_equal(unlink(img), 0); /* the writer's shadow, gone */
 	open_pool(f, O_RDONLY);
 	assert_int_equal(access(img, F_OK), -1); /* none made for the look */
-	pmem2_map_delete(&f->map);
-	pmem2_source_delete(&f->src);
-	close(f->fd);
+	unmap(f);
+}
+
+/* The pool mapped again with its shadow written through to a mirror in
+ * the folder mirror (made in the test's folder). */
+static void reopen_with_mirror(struct fixture *f, char *mirror, size_t cap)
+{
+	snprintf(mirror, cap, "%s/mirror", f->dir);
+	assert_int_equal(mkdir(mirror, 0700), 0);
+	unmap(f);
+	setenv("RPMA_SHADOW_MIRROR", mirror, 1);
+	open_pool(f, O_RDWR);
 }
 
 /* A cut of the whole host: the shadow (in the machine's tmpfs) goes with
@@ -226,23 +243,57 @@ static void a_mirror_restores_what_was_persisted(void **state)
 {
 	struct fixture *f = *state;
 	char mirror[160];
-	snprintf(mirror, sizeof(mirror), "%s/mirror", f->dir);
-	assert_int_equal(mkdir(mirror, 0700), 0);
-	pmem2_map_delete(&f->map);
-	pmem2_source_delete(&f->src);
-	close(f->fd);
-	setenv("RPMA_SHADOW_MIRROR", mirror, 1);
-	open_pool(f, O_RDWR);
+	reopen_with_mirror(f, mirror, sizeof(mirror));
 	pmem2_persist_fn persist = pmem2_get_persist_fn(f->map);
 	memset(f->base + DATA_START, 'A', 64);
 	persist(f->base + DATA_START, 64);
 	memset(f->base + DATA_START + 64, 'B', 64);
-	pmem2_map_delete(&f->map);
-	pmem2_source_delete(&f->src);
-	close(f->fd);
-	assert_int_equal(shadow_restore(mirror), 1);
+	unmap(f);
+	assert_int_equal(shadow_restore(mirror, 0, 0), 1);
 	assert_true(holds(f, DATA_START, 'A', 64));
 	assert_true(holds(f, DATA_START + 64, 0, 64));
+}
+
+/* A receiver's start cut short while it writes a new mirror (tens of MiB
+ * through the test bed's share: it happens): the mirror before it stays
+ * whole, and restores the pool. The write is cut short here by the
+ * file-size limit, past which the new mirror cannot grow. */
+static void a_mirror_cut_short_leaves_the_one_before(void **state)
+{
+	struct fixture *f = *state;
+	char mirror[160];
+	reopen_with_mirror(f, mirror, sizeof(mirror));
+	uint8_t *tail = f->base + POOL_SIZE - 4096;
+	memset(tail, 'A', 64);
+	pmem2_get_persist_fn(f->map)(tail, 64);
+	memset(tail, 'Z', 64); /* on the PMem when the next start maps it */
+	struct shadow sh;
+	struct rlimit was;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+	struct rlimit half = {POOL_SIZE / 2, was.rlim_max};
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &half), 0);
+	int rc = shadow_store_open(f->dir, f->pool, f->base, POOL_SIZE, &sh);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+	assert_int_equal(rc, -1);
+	unmap(f);
+	assert_int_equal(shadow_restore(mirror, 0, 0), 1);
+	assert_true(holds(f, POOL_SIZE - 4096, 'A', 64));
+}
+
+/* A word the writer made persistent through the device (--keep-word)
+ * stays as the pool holds it; the bytes around it go back as persisted. */
+static void a_kept_range_stays_as_the_pool_holds_it(void **state)
+{
+	struct fixture *f = *state;
+	memset(f->base + RS_LOG_WRITE_OFFSET - 8, 'W', 24);
+	unmap(f);
+	assert_int_equal(shadow_restore(f->dir, RS_LOG_WRITE_OFFSET,
+					RS_LOG_WRITE_OFFSET + 8),
+			 1);
+	assert_true(holds(f, RS_LOG_WRITE_OFFSET, 'W', 8));
+	assert_true(holds(f, RS_LOG_WRITE_OFFSET - 8, 0, 8));
+	assert_true(holds(f, RS_LOG_WRITE_OFFSET + 8, 0, 8));
 }
 
 int main(void)
@@ -264,8 +315,12 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_mirror_restores_what_was_persisted, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_mirror_cut_short_leaves_the_one_before, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_read_only_look_is_not_followed,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_kept_range_stays_as_the_pool_holds_it, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

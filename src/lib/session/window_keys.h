@@ -6,7 +6,7 @@
  * nothing else in flight (a commit sent alone, RS_MSG_LONE; a window
  * request; a rebase, replacement or switch) revokes every older key: only
  * the new one holds. The receiver checks each commit's key by it
- * (rpma-recv's sender/window_keys.h); the sender follows it as it hears
+ * (rpma-recv's reach/window_keys.h); the sender follows it as it hears
  * the replies (rpma-send's replicas/replica_keys.h). Pure. */
 #ifndef RS_SESSION_WINDOW_KEYS_H
 #define RS_SESSION_WINDOW_KEYS_H

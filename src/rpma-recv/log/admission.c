@@ -6,6 +6,7 @@
 #include "methods/recv_method.h"
 #include "metrics/clock.h"
 #include "pool/offset_word.h"
+#include "pool/stop_at.h"
 #include "rdma/conn.h"
 #include "rotation/rotation.h"
 #include "session/session.h"
@@ -331,6 +332,7 @@ static int take_over(struct recv_admission *adm, struct recv_sender *a)
 		old->taken_over = true;
 		recv_seat_pass(&adm->counters->senders, &old->seat, &a->seat);
 		recv_admission_end(adm, old);
+		recv_stop_at("takeover-old-ended");
 	}
 	if (!seat_taken(adm, &a->seat))
 		return RS_E_BUSY;

@@ -1,7 +1,7 @@
 /* Admitting senders to one log: who may write now (one holder, or its own
  * sender taking over), seats, tokens and refusals, setting up each
  * accepted session with its grant, and ending sessions. What memory each
- * is shown on the RDMA device it comes in on is log/memory.h's, called
+ * is shown on the RDMA device it comes in on is reach/memory.h's, called
  * from here only. This module owns a log's sessions; the log's loop
  * (log/worker.c) feeds them their events. */
 #ifndef RECV_LOG_ADMISSION_H
@@ -10,10 +10,10 @@
 #include "log/config.h"
 #include "log/held_token.h"
 #include "log/inbox.h"
-#include "log/memory.h"
 #include "log/seats.h"
 #include "metrics/counters.h"
 #include "pool/pmem_target.h"
+#include "reach/memory.h"
 #include "rotation/generation.h"
 #include "sender/session.h"
 

@@ -4,9 +4,9 @@
 #ifndef RECV_LOG_CONFIG_H
 #define RECV_LOG_CONFIG_H
 
-#include "methods/exposure.h"
 #include "proto/auth.h"
 #include "proto/descriptor.h"
+#include "reach/exposure.h"
 #include "rotation/rotation.h"
 
 #include <limits.h>

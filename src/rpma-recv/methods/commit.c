@@ -1,6 +1,7 @@
 #include "methods/commit.h"
 
 #include "methods/recv_method.h"
+#include "pool/stop_at.h"
 #include "proto/pool_layout.h"
 #include "rotation/generation.h"
 
@@ -36,7 +37,9 @@ bool recv_commit_apply_to(struct recv_pmem_target *target,
 	if (reply->status == RS_MSG_OK) {
 		/* Data first, then the offset that covers it: the log's, or
 		 * the replacement's (switched in once whole). */
+		recv_stop_at("commit-data-landed");
 		m->persist(target, staging, req);
+		recv_stop_at("commit-data-persisted");
 		if (replacing)
 			gen->end = req->offset + req->length;
 		else

@@ -2,7 +2,7 @@
  * (RS_MSG_COMMIT) the receiver to persist it in place and commit the
  * offset. Correct on any platform, page-cache files included; needs a pool
  * the device can register. Where the device binds memory windows the
- * sender writes through them (methods/write_windows.h), else with the pool's
+ * sender writes through them (reach/write_windows.h), else with the pool's
  * key. */
 #include "methods/recv_method.h"
 

@@ -1,10 +1,11 @@
 /* The receiver's persistence methods behind one table of operations, one
  * file each (methods/apm.c, methods/gpspm.c, methods/staged.c,
  * methods/flush.c) and a row each in methods/recv_method.c. A method says
- * whether a device and a pool can offer it, what it registers and describes to
- * a sender besides the log's data range, and which commit request it takes and
- * how that request's bytes become persistent. A session's method is chosen
- * once, when it is admitted. A new method is a new file and a row of the table.
+ * whether a device and a pool can offer it, what it needs registered besides
+ * the log's data range (reach/ registers it), and which commit request it
+ * takes and how that request's bytes become persistent. A session's method is
+ * chosen once, when it is admitted. A new method is a new file and a row of the
+ * table.
  */
 #ifndef RECV_METHOD_H
 #define RECV_METHOD_H
@@ -19,7 +20,13 @@
 #include <stdint.h>
 
 struct rs_error;
-struct recv_exposure;
+
+/* Memory a method needs registered of its own on a device, besides the
+ * pool: each kind registered and described by reach/own_memory.c. */
+enum recv_own_memory {
+	RECV_OWN_NONE = 0,
+	RECV_OWN_STAGING_RING, /* staged: the DRAM ring a writer writes into */
+};
 
 /* What decides whether a method can be offered on a device. */
 struct recv_offer {
@@ -43,7 +50,7 @@ struct recv_method {
 	enum rs_method id;
 	/* What it registers is DRAM of its own, not the pool (staged: its
 	 * ring): taken only while a session that commits by it is connected
-	 * (methods/exposure.h: recv_exposure_take), so that a fleet of
+	 * (reach/exposure.h: recv_exposure_take), so that a fleet of
 	 * writers that commit otherwise costs none of it. */
 	bool on_demand;
 	/* True when it can be offered. When not, why holds a notice worth
@@ -53,13 +60,10 @@ struct recv_method {
 	/* Its notice is for -v only: it is offered by default, not asked
 	 * for, so most receivers that cannot offer it need not say so. */
 	bool notice_verbose;
-	/* Registers what it needs of its own on the exposure's device (NULL:
-	 * nothing); 0 or a negative rs_errc with the reason in err. */
-	int (*expose)(struct recv_exposure *e, struct rs_error *err);
-	/* Describes what it registered to a sender (NULL: nothing). */
-	void (*describe)(const struct recv_exposure *e,
-			 struct rs_accept_info *info);
-	/* What its writer's own keys (methods/writer_keys.h), registered for
+	/* What it needs registered of its own on a device besides the pool
+	 * (reach/own_memory.h registers and describes each kind). */
+	enum recv_own_memory own_memory;
+	/* What its writer's own keys (reach/writer_keys.h), registered for
 	 * its session alone, allow (rdma/mr.h; 0: no such key): to the whole
 	 * data range (unless windows reach it), and to the write offset's
 	 * word, for a writer that stores it itself. */

@@ -10,6 +10,7 @@
  * the others go on with the other logs. */
 #include "rotation/archiver.h"
 
+#include "pool/stop_at.h"
 #include "rotation/internal.h"
 
 #include "cli/log.h"
@@ -69,7 +70,7 @@ int rotation_copy_more(struct recv_rotation *r, uint64_t n,
 	 * thread or the writer's rebase copied them). */
 	if (!rc && !r->stopped_copy) {
 		r->stopped_copy = true;
-		rotation_stop_at("archive-copy");
+		recv_stop_at("archive-copy");
 	}
 	return rc;
 }

@@ -64,8 +64,6 @@ struct recv_rotation {
 
 /* What the files share (rotation/state.c). How messages name the log. */
 const char *rotation_label(const struct recv_rotation *r);
-/* The tests' knob (RPMA_RECV_STOP_AT): stops the process at step. */
-void rotation_stop_at(const char *step);
 /* Stores the record with the next sequence number, and publishes. */
 void rotation_store(struct recv_rotation *r, uint64_t base);
 /* The pool's committed bytes. */

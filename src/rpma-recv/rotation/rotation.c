@@ -2,6 +2,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "pool/stop_at.h"
 #include "proto/message.h"
 
 #include <errno.h>
@@ -112,7 +113,7 @@ uint8_t rotation_seal_step(struct recv_rotation *r, uint64_t write, bool *done)
 	if (!*done)
 		return RS_MSG_OK;
 	atomic_store(&r->copied, 0);
-	rotation_stop_at("archive-sealed");
+	recv_stop_at("archive-sealed");
 	return RS_MSG_OK;
 }
 
@@ -170,9 +171,9 @@ static uint8_t rebase_finish(struct recv_rotation *r, uint64_t write,
 	rotation_publish(r);
 	/* Durable in the archive: only now is the pool's space reused. */
 	recv_pmem_target_commit(t, t->start);
-	rotation_stop_at("pool-rewound");
+	recv_stop_at("pool-rewound");
 	rotation_store(r, r->state.base + (write - t->start));
-	rotation_stop_at("base-recorded");
+	recv_stop_at("base-recorded");
 	r->failed = false;
 	r->stopped_copy = false;
 	*base = r->state.base;

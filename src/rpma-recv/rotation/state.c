@@ -1,5 +1,5 @@
 /* What rotation's files share about one log's rotation (rotation/internal.h):
- * how messages name the log, the tests' stop knob, storing the record and
+ * how messages name the log, storing the record and
  * publishing its figures, the pool's committed bytes, dropping the open
  * stretch. rotation/rotation.c, rotation/archiver.c and rotation/switch.c call
  * these; this file calls none of theirs. */
@@ -7,10 +7,8 @@
 
 #include "cli/log.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The figures other threads read, after they changed. */
@@ -27,30 +25,6 @@ void rotation_publish(struct recv_rotation *r)
 const char *rotation_label(const struct recv_rotation *r)
 {
 	return r->name[0] ? r->name : r->t->path;
-}
-
-/* The tests' knob: stop here (SIGSTOP) when asked to, so that a test can
- * kill the receiver at exactly this step. While the file named by
- * RPMA_RECV_HOLD_FILE exists, only this thread waits instead (until it is
- * removed): the log's thread goes on answering, as it does while a slow
- * archive seals. */
-void rotation_stop_at(const char *step)
-{
-	const char *want = getenv("RPMA_RECV_STOP_AT");
-	if (!want || strcmp(want, step))
-		return;
-	const char *hold = getenv("RPMA_RECV_HOLD_FILE");
-	if (hold && access(hold, F_OK) == 0) {
-		rs_info("holding at %s while %s exists (RPMA_RECV_HOLD_FILE)",
-			step, hold);
-		struct timespec nap = {.tv_nsec = 10 * 1000 * 1000};
-		while (access(hold, F_OK) == 0)
-			nanosleep(&nap, 0);
-		rs_info("going on from %s", step);
-		return;
-	}
-	rs_info("stopping at %s (RPMA_RECV_STOP_AT)", step);
-	raise(SIGSTOP);
 }
 
 void rotation_store(struct recv_rotation *r, uint64_t base)

@@ -8,6 +8,7 @@
 
 #include "cli/log.h"
 #include "error.h"
+#include "pool/stop_at.h"
 #include "proto/message.h"
 
 #include <inttypes.h>
@@ -32,7 +33,7 @@ static void move_chunks(struct recv_rotation *r)
 				  t->base + sw.src + off, n, 0);
 		sw.done++;
 		store_switch(r, r->state.base, &sw);
-		rotation_stop_at("switch-moving");
+		recv_stop_at("switch-moving");
 	}
 }
 
@@ -42,7 +43,7 @@ static void finish(struct recv_rotation *r)
 	struct rs_error err = {0};
 	move_chunks(r);
 	recv_pmem_target_commit(r->t, r->t->start + r->state.sw.len);
-	rotation_stop_at("switch-committed");
+	recv_stop_at("switch-committed");
 	if (r->archive && archive_remove_all(r->archive, &err))
 		rs_err("log %s: %s", rotation_label(r), err.msg);
 	if (r->state.sw.len) /* (an emptying is said by its caller) */
@@ -85,7 +86,7 @@ uint8_t recv_rotation_switch(struct recv_rotation *r, uint64_t src,
 	rotation_abandon_stretch(r);
 	/* Decided: from here on the next open finishes it. */
 	store_switch(r, r->state.base, &sw);
-	rotation_stop_at("switch-recorded");
+	recv_stop_at("switch-recorded");
 	finish(r);
 	pthread_mutex_unlock(&r->lock);
 	return RS_MSG_OK;

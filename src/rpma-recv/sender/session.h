@@ -20,7 +20,7 @@
  *
  * An idle sender keeps its session with keepalives, answered here; a
  * writer granted windows asks for its first key and gets the next with
- * its commits (methods/write_windows.h); a writer whose pool is full asks it to
+ * its commits (reach/write_windows.h); a writer whose pool is full asks it to
  * be started over (rotation/rotation.h: the archiver's thread does the slow
  * part, the answer goes from the timer once it is over); a
  * writer replacing the log places its replacement and switches it in once
@@ -34,9 +34,9 @@
 #include "pool/offset_word.h"
 #include "pool/pmem_target.h"
 #include "proto/message.h"
+#include "reach/window_keys.h"
 #include "sender/session_times.h"
 #include "sender/verify_reply.h"
-#include "sender/window_keys.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,7 +67,7 @@ struct recv_session_link {
 	int (*send_grant)(void *ctx); /* truncates first when asked */
 	int (*reply)(void *ctx, uint16_t slot, const struct rs_msg *reply,
 		     bool signaled);
-	/* A writer's windows (methods/write_windows.h): the one without the
+	/* A writer's windows (reach/write_windows.h): the one without the
 	 * newest key moved to the head, with need bytes of room at least, the
 	 * other's key dead too when reset; the binding (its key, where its
 	 * accesses begin and end) in *b. Posted before the reply that carries

@@ -2,8 +2,8 @@
  * windows moved (or reset) to the log's head when it moves. */
 #include "sender/session_internal.h"
 
-#include "methods/write_windows.h"
 #include "metrics/clock.h"
+#include "reach/write_windows.h"
 #include "rotation/generation.h"
 
 uint64_t session_head_of(const struct recv_session_config *c)

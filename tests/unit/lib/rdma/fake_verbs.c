@@ -62,6 +62,21 @@ static int fake_poll_cq(struct ibv_cq *cq, int max, struct ibv_wc *wc)
 	return take(f->cq_wc, &f->ncq, max, wc);
 }
 
+static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad)
+{
+	(void)bad;
+	for (; wr; wr = wr->next)
+		fake_of(qp->context)->recvs_posted++;
+	return 0;
+}
+
+static int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq, (void)solicited_only;
+	return 0;
+}
+
 static struct ibv_mw *fake_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 {
 	struct fake_verbs *f = fake_of(pd->context);
@@ -87,6 +102,8 @@ struct fake_verbs *fake_verbs_new(void)
 	struct fake_verbs *f = test_calloc(1, sizeof(*f));
 	f->ctx.ops.post_send = fake_post_send;
 	f->ctx.ops.poll_cq = fake_poll_cq;
+	f->ctx.ops.post_recv = fake_post_recv;
+	f->ctx.ops.req_notify_cq = fake_req_notify_cq;
 	f->ctx.ops.alloc_mw = fake_alloc_mw;
 	f->ctx.ops.dealloc_mw = fake_dealloc_mw;
 	f->pd.context = &f->ctx;
@@ -102,6 +119,7 @@ struct fake_verbs *fake_verbs_new(void)
 	f->peer.pd = &f->pd;
 	f->attr.device_cap_flags = IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	f->attr.vendor_id = 0x02c9; /* a vendor's, not rxe's */
+	f->id.verbs = &f->ctx;
 	current = f;
 	return f;
 }
@@ -110,6 +128,9 @@ void fake_verbs_delete(struct fake_verbs *f)
 {
 	assert_int_equal(f->channels, 0); /* every channel destroyed */
 	assert_int_equal(f->ids, 0);	  /* every id destroyed */
+	assert_int_equal(f->qps, 0);	  /* every queue pair destroyed */
+	assert_int_equal(f->cqs, 0);
+	assert_int_equal(f->comp_channels, 0);
 	current = 0;
 	test_free(f);
 }
@@ -125,6 +146,31 @@ int __wrap_ibv_query_device(struct ibv_context *ctx,
 	if (f->query_fails)
 		return f->query_fails;
 	*attr = f->attr;
+	return 0;
+}
+
+struct ibv_pd *__wrap_ibv_alloc_pd(struct ibv_context *ctx);
+struct ibv_pd *__wrap_ibv_alloc_pd(struct ibv_context *ctx)
+{
+	struct fake_verbs *f = fake_of(ctx);
+	if (f->alloc_pd_errno) {
+		errno = f->alloc_pd_errno;
+		return 0;
+	}
+	assert_true(f->npds < FAKE_MAX);
+	struct ibv_pd *pd = &f->pds[f->npds++];
+	pd->context = ctx;
+	f->pds_alive++;
+	return pd;
+}
+
+int __wrap_ibv_dealloc_pd(struct ibv_pd *pd);
+int __wrap_ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct fake_verbs *f = fake_of(pd->context);
+	if (f->dealloc_pd_rc)
+		return f->dealloc_pd_rc;
+	f->pds_alive--;
 	return 0;
 }
 
@@ -227,6 +273,7 @@ static struct rdma_cm_id *new_id(struct rdma_event_channel *ch, void *ctx)
 	assert_non_null(id);
 	id->channel = ch;
 	id->context = ctx;
+	id->verbs = &current->ctx; /* the one device */
 	current->ids++;
 	return id;
 }
@@ -302,6 +349,15 @@ void fake_cm_request(struct fake_verbs *f, const void *priv, uint8_t len)
 			 sizeof(one));
 }
 
+void fake_cm_event(struct fake_verbs *f, struct rdma_event_channel *ch,
+		   enum rdma_cm_event_type type)
+{
+	assert_true(f->nevents < FAKE_MAX);
+	f->events[f->nevents++] = (struct rdma_cm_event){.event = type};
+	uint64_t one = 1;
+	assert_int_equal(write(ch->fd, &one, sizeof(one)), sizeof(one));
+}
+
 int __wrap_rdma_get_cm_event(struct rdma_event_channel *ch,
 			     struct rdma_cm_event **event);
 int __wrap_rdma_get_cm_event(struct rdma_event_channel *ch,
@@ -341,7 +397,144 @@ int __wrap_rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *ch)
 int __wrap_rdma_reject(struct rdma_cm_id *id, const void *priv, uint8_t len);
 int __wrap_rdma_reject(struct rdma_cm_id *id, const void *priv, uint8_t len)
 {
-	(void)id, (void)priv, (void)len;
+	(void)id;
+	if (len)
+		memcpy(current->reject_priv, priv, len);
+	current->reject_len = len;
 	current->rejected++;
+	return 0;
+}
+
+int __wrap_rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *attr,
+			     int *mask);
+int __wrap_rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *attr,
+			     int *mask)
+{
+	(void)id, (void)attr, (void)mask;
+	return fails(current->init_qp_attr_errno) ? -1 : 0;
+}
+
+/* ---- an accepted connection's queues ---- */
+
+struct ibv_comp_channel *__wrap_ibv_create_comp_channel(struct ibv_context *c);
+struct ibv_comp_channel *__wrap_ibv_create_comp_channel(struct ibv_context *c)
+{
+	struct ibv_comp_channel *ch = calloc(1, sizeof(*ch));
+	assert_non_null(ch);
+	ch->context = c;
+	ch->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	fake_of(c)->comp_channels++;
+	return ch;
+}
+
+int __wrap_ibv_destroy_comp_channel(struct ibv_comp_channel *ch);
+int __wrap_ibv_destroy_comp_channel(struct ibv_comp_channel *ch)
+{
+	fake_of(ch->context)->comp_channels--;
+	close(ch->fd);
+	free(ch);
+	return 0;
+}
+
+struct ibv_cq *__wrap_ibv_create_cq(struct ibv_context *c, int cqe,
+				    void *cq_context,
+				    struct ibv_comp_channel *ch, int vector);
+struct ibv_cq *__wrap_ibv_create_cq(struct ibv_context *c, int cqe,
+				    void *cq_context,
+				    struct ibv_comp_channel *ch, int vector)
+{
+	(void)vector;
+	struct ibv_cq *cq = calloc(1, sizeof(*cq));
+	assert_non_null(cq);
+	*cq = (struct ibv_cq){
+	    .context = c, .channel = ch, .cq_context = cq_context, .cqe = cqe};
+	fake_of(c)->cqs++;
+	return cq;
+}
+
+int __wrap_ibv_destroy_cq(struct ibv_cq *cq);
+int __wrap_ibv_destroy_cq(struct ibv_cq *cq)
+{
+	fake_of(cq->context)->cqs--;
+	free(cq);
+	return 0;
+}
+
+int __wrap_rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
+			  struct ibv_qp_init_attr *attr);
+int __wrap_rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
+			  struct ibv_qp_init_attr *attr)
+{
+	struct fake_verbs *f = fake_of(pd->context);
+	struct ibv_qp *qp = calloc(1, sizeof(*qp));
+	assert_non_null(qp);
+	*qp = (struct ibv_qp){.context = pd->context,
+			      .pd = pd,
+			      .send_cq = attr->send_cq,
+			      .recv_cq = attr->recv_cq,
+			      .qp_num = 100 + f->qps,
+			      .qp_type = attr->qp_type};
+	id->qp = qp;
+	f->qps++;
+	return 0;
+}
+
+void __wrap_rdma_destroy_qp(struct rdma_cm_id *id);
+void __wrap_rdma_destroy_qp(struct rdma_cm_id *id)
+{
+	fake_of(id->qp->context)->qps--;
+	free(id->qp);
+	id->qp = 0;
+}
+
+/* Soft-RoCE's port: Ethernet. */
+int __wrap_ibv_query_port(struct ibv_context *c, uint8_t port,
+			  struct _compat_ibv_port_attr *attr);
+int __wrap_ibv_query_port(struct ibv_context *c, uint8_t port,
+			  struct _compat_ibv_port_attr *attr)
+{
+	(void)c, (void)port;
+	struct ibv_port_attr *a = (struct ibv_port_attr *)attr;
+	memset(a, 0, sizeof(*a));
+	a->state = IBV_PORT_ACTIVE;
+	a->active_mtu = IBV_MTU_1024;
+	a->link_layer = IBV_LINK_LAYER_ETHERNET;
+	return 0;
+}
+
+int __wrap_ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+int __wrap_ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
+{
+	(void)qp, (void)attr, (void)mask;
+	return 0;
+}
+
+int __wrap_rdma_set_option(struct rdma_cm_id *id, int level, int name,
+			   void *val, size_t len);
+int __wrap_rdma_set_option(struct rdma_cm_id *id, int level, int name,
+			   void *val, size_t len)
+{
+	(void)id, (void)level, (void)name, (void)val, (void)len;
+	return 0;
+}
+
+int __wrap_rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param);
+int __wrap_rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
+{
+	struct fake_verbs *f = current;
+	(void)id;
+	f->accept_len = param->private_data_len;
+	if (param->private_data_len)
+		memcpy(f->accept_priv, param->private_data,
+		       param->private_data_len);
+	f->accepted++;
+	return 0;
+}
+
+int __wrap_rdma_disconnect(struct rdma_cm_id *id);
+int __wrap_rdma_disconnect(struct rdma_cm_id *id)
+{
+	(void)id;
+	current->disconnected++;
 	return 0;
 }

@@ -16,7 +16,7 @@
 #include <infiniband/verbs.h>
 #include <stdbool.h>
 
-#define FAKE_MAX 16
+#define FAKE_MAX 64
 
 struct fake_verbs {
 	struct ibv_context ctx;
@@ -37,6 +37,12 @@ struct fake_verbs {
 	/* the device: what ibv_query_device says (query_fails: its error) */
 	struct ibv_device_attr attr;
 	int query_fails;
+	/* protection domains beyond pd: the errno an allocation fails with
+	 * (0: it succeeds), what freeing one returns (EBUSY: something is
+	 * still on it), how many live */
+	struct ibv_pd pds[FAKE_MAX];
+	int alloc_pd_errno, dealloc_pd_rc;
+	unsigned npds, pds_alive;
 	/* memory windows: allocation (alloc_errno: it fails so), alive */
 	struct ibv_mw mw;
 	int alloc_errno;
@@ -63,6 +69,18 @@ struct fake_verbs {
 	struct rdma_event_channel *first_channel;
 	struct rdma_cm_event events[FAKE_MAX];
 	unsigned nevents, acked, migrated, rejected;
+	/* the private data of the last refusal */
+	uint8_t reject_priv[UINT8_MAX];
+	uint8_t reject_len;
+	/* what rdma_init_qp_attr fails with (0: it succeeds): EINVAL for a
+	 * request whose sender gave up on it */
+	int init_qp_attr_errno;
+	/* an accepted connection's queues (each made and destroyed by the
+	 * library, counted here), its receives posted, and the private data
+	 * of the last accept; disconnects asked for */
+	unsigned comp_channels, cqs, qps, recvs_posted, accepted, disconnected;
+	uint8_t accept_priv[UINT8_MAX];
+	uint8_t accept_len;
 	/* a region and a connection on the queue pair, ready to use */
 	struct ibv_mr mr;
 	struct rs_mr rs_mr;
@@ -78,5 +96,9 @@ void fake_verbs_delete(struct fake_verbs *f);
 /* A sender's connect request with that private data, on a new id, queued
  * for the first channel made. */
 void fake_cm_request(struct fake_verbs *f, const void *priv, uint8_t len);
+/* An event of that type queued on the channel of a connection (a
+ * request's sender disconnecting: RDMA_CM_EVENT_DISCONNECTED). */
+void fake_cm_event(struct fake_verbs *f, struct rdma_event_channel *ch,
+		   enum rdma_cm_event_type type);
 
 #endif

@@ -10,9 +10,10 @@
 #include "../temp_pool.h"
 #include "cli/log.h"
 #include "error.h"
+#include "fake_link.h"
 #include "methods/recv_method.h"
-#include "methods/write_windows.h"
 #include "proto/pool_layout.h"
+#include "reach/write_windows.h"
 #include "replicas/replica_keys.h"
 #include "sender/session.h"
 
@@ -21,88 +22,6 @@
 #include <string.h>
 
 #define POOL_SIZE (8u << 20)
-
-struct fake_link {
-	bool auth_ok; /* what the key check says */
-	unsigned grants;
-	unsigned replies;
-	unsigned signaled;
-	bool last_signaled;
-	struct rs_msg last_reply;
-	/* The writer's two windows, as a fake binds them: each one's key
-	 * and first byte, 0 when it reaches nothing. */
-	uint32_t key[2];
-	uint64_t head[2];
-	uint64_t end[2]; /* and where it ends */
-	uint64_t last_need;
-	unsigned newest;
-	uint32_t next_key;
-	unsigned moves;
-	unsigned probes; /* of the link */
-	/* The log's thread could not run for stall_ms, its wait ending
-	 * late at stall_at_ms (0: never). */
-	int64_t stall_at_ms, stall_ms;
-};
-
-/* The fake's windows end this far past the head, or the room asked for. */
-#define FAKE_REACH (64u << 10)
-
-static int fake_window(void *ctx, uint64_t head, uint64_t need, bool reset,
-		       struct recv_window_binding *b)
-{
-	struct fake_link *f = ctx;
-	unsigned other = f->newest ^ 1u;
-	f->key[other] = b->key = ++f->next_key;
-	f->head[other] = b->reach = head;
-	f->end[other] = b->end = head + (need > FAKE_REACH ? need : FAKE_REACH);
-	f->last_need = need;
-	f->newest = other;
-	f->moves++;
-	if (reset)
-		f->key[other ^ 1u] = 0;
-	return 0;
-}
-
-static int fake_check_auth(void *ctx, const struct rs_msg *msg,
-			   struct rs_error *err)
-{
-	struct fake_link *f = ctx;
-	if (msg->type != RS_MSG_AUTH || !f->auth_ok)
-		return rs_error_set(err, RS_E_AUTH, 0, "wrong auth key");
-	return 0;
-}
-
-static int fake_send_grant(void *ctx)
-{
-	struct fake_link *f = ctx;
-	f->grants++;
-	return 0;
-}
-
-static int fake_reply(void *ctx, uint16_t slot, const struct rs_msg *reply,
-		      bool signaled)
-{
-	(void)slot;
-	struct fake_link *f = ctx;
-	f->replies++;
-	f->signaled += signaled;
-	f->last_signaled = signaled;
-	f->last_reply = *reply;
-	return 0;
-}
-
-static int fake_probe(void *ctx)
-{
-	struct fake_link *f = ctx;
-	f->probes++;
-	return 0;
-}
-
-static int64_t fake_stalled_ms(void *ctx, int64_t since_ms)
-{
-	struct fake_link *f = ctx;
-	return f->stall_at_ms > since_ms ? f->stall_ms : 0;
-}
 
 struct fixture {
 	char path[64];
@@ -142,15 +61,7 @@ static void start_windowed(struct fixture *f, bool auth,
 	    .deadline_ms = 5000,
 	    .peer_timeout_ms = 10000,
 	};
-	struct recv_session_link link = {
-	    .ctx = &f->link,
-	    .check_auth = fake_check_auth,
-	    .send_grant = fake_send_grant,
-	    .reply = fake_reply,
-	    .window = windows ? fake_window : 0,
-	    .probe = fake_probe,
-	    .stalled_ms = fake_stalled_ms,
-	};
+	struct recv_session_link link = fake_link_ops(&f->link, windows);
 	recv_session_init(&f->s, &cfg, &link, "192.0.2.2", 1000);
 	assert_int_equal(f->s.state, RECV_SESSION_ADMITTED);
 }

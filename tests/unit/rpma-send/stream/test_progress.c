@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "../../stderr_capture.h"
+
 #include "stream/progress.h"
 
 #include <stdio.h>
@@ -18,39 +20,13 @@
 
 #define SEC 1000000000ull
 
-/* What the calls in between wrote to stderr: start, then its text. */
-static FILE *capture;
-static int saved = -1;
-
-static void capture_start(void)
-{
-	fflush(stderr);
-	capture = tmpfile();
-	assert_non_null(capture);
-	saved = dup(STDERR_FILENO);
-	dup2(fileno(capture), STDERR_FILENO);
-}
-
-static const char *capture_end(void)
-{
-	static char text[1024];
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(capture);
-	size_t n = fread(text, 1, sizeof(text) - 1, capture);
-	text[n] = '\0';
-	fclose(capture);
-	return text;
-}
-
 static void only_when_asked(void **state)
 {
 	(void)state;
 	struct send_progress p;
-	capture_start(); /* stderr no terminal */
+	stderr_capture_start(); /* stderr no terminal */
 	send_progress_init(&p, true, false);
-	capture_end();
+	stderr_capture_end();
 	assert_false(p.enabled);
 	assert_false(send_progress_due(&p, 5 * SEC));
 	send_progress_init(&p, false, true);
@@ -68,9 +44,9 @@ static void a_line_a_second(void **state)
 	send_progress_init(&p, true, true);
 	st.start_ns = send_stats_now_ns() - 65 * SEC; /* 1:05 ago */
 	st.bytes = 65u << 20;
-	capture_start();
+	stderr_capture_start();
 	send_progress_draw(&p, &st, ", replica b 1 MiB behind");
-	const char *line = capture_end();
+	const char *line = stderr_capture_end();
 	assert_non_null(strstr(line, "\rrpma-send: "));
 	assert_non_null(strstr(line, " committed, 1.0 MB/s, 1:05 elapsed, "
 				     "replica b 1 MiB behind "));
@@ -78,9 +54,9 @@ static void a_line_a_second(void **state)
 	assert_false(send_progress_due(&p, p.last_ns + SEC / 2));
 	assert_true(send_progress_due(&p, p.last_ns + SEC));
 	p.what = "fetched";
-	capture_start();
+	stderr_capture_start();
 	send_progress_finish(&p, &st, "");
-	line = capture_end();
+	line = stderr_capture_end();
 	assert_non_null(strstr(line, " fetched, "));
 	assert_int_equal(line[strlen(line) - 1], '\n');
 }
@@ -88,9 +64,9 @@ static void a_line_a_second(void **state)
 static void a_commit_line_is_exact(void **state)
 {
 	(void)state;
-	capture_start();
+	stderr_capture_start();
 	send_progress_commit_line(1234567890123ull);
-	assert_string_equal(capture_end(),
+	assert_string_equal(stderr_capture_end(),
 			    "rpma-send: committed 1234567890123 input bytes\n");
 }
 

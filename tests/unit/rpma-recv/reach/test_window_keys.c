@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "sender/window_keys.h"
+#include "reach/window_keys.h"
 
 /* Two keys live at a time: each binding retires the key two back. */
 static void the_newest_and_the_one_before(void **state)

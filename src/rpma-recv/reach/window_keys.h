@@ -1,4 +1,4 @@
-/* A windowed writer's keys as its session sees them (methods/write_windows.h
+/* A windowed writer's keys as its session sees them (reach/write_windows.h
  * binds them): the newest handed out and the one before, which batches
  * sent before the writer heard of the newest still use (the rule both
  * ends follow: lib/session's window_keys.h); where and when

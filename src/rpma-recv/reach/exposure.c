@@ -1,16 +1,53 @@
-#include "methods/exposure_internal.h"
+/* What the receiver exposes of a log on one RDMA device (exposure.h). */
+#include "reach/exposure.h"
 
 #include "cli/log.h"
 #include "error.h"
+#include "methods/commit.h"
 #include "methods/recv_method.h"
+#include "pool/pmem_target.h"
+#include "proto/method.h"
 #include "proto/pool_layout.h"
 #include "rdma/mr.h"
 #include "rdma/mw.h"
 #include "rdma/peer.h"
+#include "reach/own_memory.h"
+#include "reach/write_windows.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What an exposure is made of (opaque to everyone else). */
+struct recv_exposure {
+	/* The protection domain of the log's writers that write through
+	 * windows or a ring (gpspm, staged) and of every writer's queue pair
+	 * in its auth challenge: what is registered here with remote access
+	 * is the staging ring while a staged writer holds it; the pool's
+	 * regions are registered for windows only (no key of their own). */
+	struct rs_peer *peer;
+	const struct recv_pmem_target *target;
+	struct recv_exposure_config cfg;
+	/* [start, end) of the log registered with spare_access (to learn what
+	 * the device takes: pool_writable, pool_flushable) on a protection
+	 * domain of its own, spare_pd, where no queue pair lives: the next
+	 * writer that needs a key to all of it (apm, flush, gpspm without
+	 * windows) takes both as its own, its queue pair made there, so that
+	 * no other queue pair ever reaches the region (reach/writer_keys.h).
+	 * Made anew after such a writer's session. */
+	struct rs_peer *spare_pd;
+	struct rs_mr *spare;
+	unsigned spare_access;
+	bool windows;
+	bool windows_bounded; /* the device keeps them to their range */
+	bool pool_writable;
+	bool pool_flushable; /* it takes RDMA FLUSH to persistence */
+	struct recv_own_region own[RS_METHOD_COUNT]; /* by method id */
+	unsigned users[RS_METHOD_COUNT]; /* sessions of an on-demand method */
+	struct recv_staging staging;	 /* what staged commits copy from */
+	uint8_t methods;		 /* RS_METHOD_BIT() of each offered */
+};
 
 /* Whether writers reach the pool through memory windows on this device:
  * when it binds them and the user did not turn them off (to measure what
@@ -68,7 +105,7 @@ static int make_spare(struct recv_exposure *e, struct rs_error *err)
 
 /* Whether the device can register the pool for windows: one page of it,
  * given back at once (each writer registers the part of the tail it
- * reaches: methods/write_windows.h). */
+ * reaches: reach/write_windows.h). */
 static bool windows_registrable(struct recv_exposure *e, struct rs_error *err)
 {
 	const struct recv_pmem_target *t = e->target;
@@ -121,6 +158,15 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 			strerror(err.sys_errno), err.msg);
 }
 
+/* What m needs of its own registered on e's device (own_memory.h). */
+static int expose_own(struct recv_exposure *e, const struct recv_method *m,
+		      struct rs_error *err)
+{
+	return recv_own_memory_expose(m, e->peer,
+				      recv_exposure_ring_len(&e->cfg),
+				      &e->own[m->id], &e->staging, err);
+}
+
 /* Offers m when it can be offered and registers what it needs (an
  * on-demand method: when a session takes it). */
 static void offer(struct recv_exposure *e, const struct recv_method *m,
@@ -134,7 +180,7 @@ static void offer(struct recv_exposure *e, const struct recv_method *m,
 			rs_info("%s", why.msg);
 		return;
 	}
-	if (!m->on_demand && m->expose && m->expose(e, &why))
+	if (!m->on_demand && expose_own(e, m, &why))
 		rs_info("%s", why.msg);
 	else
 		e->methods |= RS_METHOD_BIT(m->id);
@@ -188,12 +234,7 @@ int recv_exposure_new(const struct rs_conn *conn,
 /* What method m registered of its own, given back. */
 static void withdraw(struct recv_exposure *e, enum rs_method m)
 {
-	struct recv_exposure_own *own = &e->own[m];
-	if (own->mem && e->staging.ring == own->mem)
-		e->staging = (struct recv_staging){0};
-	rs_mr_dereg(&own->mr);
-	free(own->mem);
-	own->mem = NULL;
+	recv_own_memory_withdraw(&e->own[m], &e->staging);
 }
 
 int recv_exposure_take(struct recv_exposure *e, enum rs_method m,
@@ -202,7 +243,7 @@ int recv_exposure_take(struct recv_exposure *e, enum rs_method m,
 	const struct recv_method *method = recv_method_get(m);
 	if (!method || !method->on_demand || e->users[m]++)
 		return 0;
-	int rc = method->expose(e, err);
+	int rc = expose_own(e, method, err);
 	if (rc) {
 		withdraw(e, m);
 		e->users[m] = 0;
@@ -338,8 +379,9 @@ void recv_exposure_describe(const struct recv_exposure *e,
 	for (size_t i = 0; recv_methods[i]; i++) {
 		const struct recv_method *m = recv_methods[i];
 		bool held = !m->on_demand || e->users[m->id];
-		if ((e->methods & RS_METHOD_BIT(m->id)) && m->describe && held)
-			m->describe(e, info);
+		if ((e->methods & RS_METHOD_BIT(m->id)) && held)
+			recv_own_memory_describe(m, &e->own[m->id],
+						 e->cfg.slot_size, info);
 	}
 	info->start_offset = t->start;
 	info->end_offset = t->end;

@@ -4,7 +4,7 @@
  * window up to the new head (its old key dies), so a committed byte leaves
  * the writer's reach within two moves, and a queue pair that is not the
  * writer's reaches nothing. The windows are bound to regions registered
- * over part of the tail only (methods/write_reach.h): a window's end is
+ * over part of the tail only (reach/write_reach.h): a window's end is
  * where its region ends, told to the writer with its key. The session
  * decides when (sender/session.c); this module posts the bindings, on the
  * writer's queue pair, before the reply that hands out the key. */

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "methods/write_reach.h"
+#include "reach/write_reach.h"
 
 #define START 8192u
 #define MIB (1ull << 20)

@@ -1,10 +1,10 @@
-#include "methods/write_windows.h"
+#include "reach/write_windows.h"
 
 #include "error.h"
-#include "methods/write_reach.h"
 #include "rdma/conn.h"
 #include "rdma/mr.h"
 #include "rdma/mw.h"
+#include "reach/write_reach.h"
 
 #include <errno.h>
 #include <stdlib.h>

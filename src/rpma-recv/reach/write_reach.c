@@ -1,4 +1,4 @@
-#include "methods/write_reach.h"
+#include "reach/write_reach.h"
 
 #define REACH_PAGE 4096u
 

@@ -1,5 +1,5 @@
 /* How much of a log's tail a gpspm writer's windows reach: the plan, with
- * no verbs (methods/write_windows.c registers what it says). A writer's
+ * no verbs (reach/write_windows.c registers what it says). A writer's
  * windows are bound to a region registered over part of the unused tail,
  * from the head's page, not to the whole data range: an idle writer pins
  * a little of its pool, not all of it, and on a device that keeps no
@@ -26,7 +26,7 @@ struct recv_write_reach recv_write_reach_init(uint64_t start, uint64_t end,
 					      uint32_t credits);
 /* A batch of length bytes was written, or room for it asked: later
  * regions are long enough for the writer to keep its credits of them in
- * flight without waiting for a key (methods/write_reach.c says why). */
+ * flight without waiting for a key (reach/write_reach.c says why). */
 void recv_write_reach_note(struct recv_write_reach *p, uint64_t length);
 /* Bytes a region registered now spans, at most the data range. */
 uint64_t recv_write_reach_span(const struct recv_write_reach *p);

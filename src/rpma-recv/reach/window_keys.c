@@ -1,4 +1,4 @@
-#include "sender/window_keys.h"
+#include "reach/window_keys.h"
 
 bool recv_window_keys_holds(const struct recv_window_keys *k, uint32_t key)
 {

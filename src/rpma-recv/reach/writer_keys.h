@@ -27,7 +27,7 @@ struct recv_writer_keys {
 
 /* Registers on peer what a writer of method m needs of t that k does not
  * hold yet (its own protection domain may have come with the key to the
- * whole range: methods/exposure.h, recv_exposure_own_peer); a windowed
+ * whole range: reach/exposure.h, recv_exposure_own_peer); a windowed
  * writer needs no key to the pool: its windows are its reach. 0, or a
  * negative rs_errc with the reason in err (k then holds nothing). */
 int recv_writer_keys_take(struct rs_peer *peer,

@@ -1,4 +1,4 @@
-#include "methods/writer_keys.h"
+#include "reach/writer_keys.h"
 
 #include "error.h"
 #include "methods/recv_method.h"

@@ -1,18 +1,18 @@
 /* What memory a log shows its senders, and to whom: what the device a
- * sender comes in on is given (methods/exposure.h), the methods offered
+ * sender comes in on is given (reach/exposure.h), the methods offered
  * there, and for each sender what it holds of it (its protection domain,
  * its keys or windows, a reader's prefix and ring) and how its grant
  * describes it. Admission (log/admission.h) decides who; this module only
  * shows and takes back, and calls nothing of admission's. */
-#ifndef RECV_LOG_MEMORY_H
-#define RECV_LOG_MEMORY_H
+#ifndef RECV_REACH_MEMORY_H
+#define RECV_REACH_MEMORY_H
 
-#include "methods/exposure.h"
 #include "methods/recv_method.h"
-#include "methods/write_windows.h"
-#include "methods/writer_keys.h"
 #include "pool/pmem_target.h"
 #include "proto/descriptor.h"
+#include "reach/exposure.h"
+#include "reach/write_windows.h"
+#include "reach/writer_keys.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -109,7 +109,7 @@ int recv_sender_memory_describe(struct recv_sender_memory *m,
  * now. Its queue pair then reads the pool in place no more. */
 bool recv_sender_memory_prefix_ends(struct recv_sender_memory *m);
 /* Moves (or with reset, resets) its windows on c from head, with need
- * bytes of room (methods/write_windows.h). */
+ * bytes of room (reach/write_windows.h). */
 int recv_sender_memory_window(struct recv_sender_memory *m, struct rs_conn *c,
 			      uint64_t head, uint64_t need, bool reset,
 			      struct recv_window_binding *b);

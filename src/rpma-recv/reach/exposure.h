@@ -7,9 +7,9 @@
 #define RECV_EXPOSURE_H
 
 #include "methods/commit.h"
-#include "methods/write_windows.h"
 #include "pool/pmem_target.h"
 #include "proto/descriptor.h"
+#include "reach/write_windows.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,7 +65,7 @@ struct rs_peer *recv_exposure_own_peer(struct recv_exposure *e, unsigned access,
 void recv_exposure_drop_own_peer(struct recv_exposure *e, struct rs_peer **peer,
 				 bool refill);
 /* Whether writers reach the pool through memory windows on this device,
- * and what their windows are made for (methods/write_windows.h). */
+ * and what their windows are made for (reach/write_windows.h). */
 bool recv_exposure_windows(const struct recv_exposure *e);
 struct recv_write_windows_config
 recv_exposure_windows_config(const struct recv_exposure *e);

@@ -1,4 +1,4 @@
-#include "log/memory.h"
+#include "reach/memory.h"
 
 #include "cli/log.h"
 #include "error.h"
@@ -143,7 +143,7 @@ static bool needs_whole_key(const struct recv_sender_memory *m)
 /* Where the session's queue pair and registrations live: a reader's, and
  * a writer's that holds a key to the whole data range, on a protection
  * domain of its own (no other queue pair reaches what is registered
- * there; the writer's may come with its key: methods/exposure.h); other
+ * there; the writer's may come with its key: reach/exposure.h); other
  * writers' on the log's device's shared one. */
 static int pick_peer(struct recv_sender_memory *m)
 {
