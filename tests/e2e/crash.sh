@@ -5,7 +5,11 @@
 # with PMDK's tools, its content is an exact prefix of the input, and it
 # holds at least every byte the sender reported committed. Then power cuts
 # of the PMem under the persistence model (model_cut_lib.sh): 4 into a
-# device-DAX with gpspm, 3 into fsdax with staged, 5 into a rotating fsdax
+# device-DAX with gpspm (the first aimed inside a commit before its batch
+# is persistent, the second between its data persisted and its write
+# offset moved), 3 into fsdax with staged, 2 into a
+# device-DAX log whose writer's session is taken over (the first inside
+# the takeover), 5 into a rotating fsdax
 # log (4 aimed at a rotation's steps; RPMA_CRASH_CUTS=N runs N of each,
 # at least the 4 aimed), 3 inside a --truncate switch (one
 # at each of its steps), and the self-tests that must find a loss. Runs
@@ -24,8 +28,7 @@ head -c 8M /dev/urandom >"$input"
 # input, at least MIN bytes long.
 check_prefix() {
 	local pool="$1" min="${2:-0}" out="$WORK/dump"
-	pmempool check -v "$pool" >"$WORK/check" 2>&1
-	grep -q consistent "$WORK/check" || fail "pool not consistent: $(cat "$WORK/check")"
+	pool_consistent "$pool" || fail "pool not consistent: $(cat "$WORK/check")"
 	pool_data "$pool" "$out" || { fail "pmempool dump failed"; return; }
 	local len
 	len=$(stat -c %s "$out")
@@ -143,8 +146,13 @@ fi
 # Power cuts of the PMem: the receiver's persists, as the model keeps them
 . "$(dirname "$0")/model_cut_lib.sh"
 more=${RPMA_CRASH_CUTS:-}
-model_cut_case "$RPMA_DEVDAX" gpspm "${more:-4}"
+# the first cut aimed inside a commit before any of its batch is
+# persistent, the second between its data persisted and its offset
+MODEL_AIMS="commit-data-landed commit-data-persisted" model_cut_case "$RPMA_DEVDAX" gpspm "${more:-4}"
 model_cut_case "$fsdax" staged "${more:-3}"
+# a cut inside a takeover: the writer's session given up for a silent
+# receiver and taken over with its token, cut once the old one ended
+MODEL_AIMS=takeover-old-ended model_cut_case "$RPMA_DEVDAX" gpspm 2 --peer-timeout 2
 model_rotation_case "$RPMA_FSDAX_DIR/rotate.pool" staged "$(((${more:-5} > 4 ? ${more:-5} : 4)))"
 model_self_test "$RPMA_DEVDAX" gpspm 10 word
 model_self_test "$fsdax" staged 10 data

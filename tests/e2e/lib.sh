@@ -117,11 +117,17 @@ stop_feed() {
 	wait "$FEED_PID" 2>/dev/null
 }
 
+# pool_consistent POOL: PMDK's check of POOL passes: its exit status and
+# its verdict (": consistent"; "not consistent" holds the word too); what
+# it said in $WORK/check.
+pool_consistent() {
+	pmempool check -v "$1" >"$WORK/check" 2>&1 && grep -q ': consistent$' "$WORK/check"
+}
+
 # check_pool POOL EXPECTED: the pool checks clean and holds exactly EXPECTED.
 check_pool() {
 	local out="$WORK/dump"
-	pmempool check -v "$1" >"$WORK/check" 2>&1 || fail "pmempool check failed: $(cat "$WORK/check")"
-	grep -q consistent "$WORK/check" || fail "pool not consistent: $(cat "$WORK/check")"
+	pool_consistent "$1" || fail "pool not consistent: $(cat "$WORK/check")"
 	pool_data "$1" "$out" || { fail "pmempool dump failed"; return; }
 	cmp "$out" "$2" >&2 || fail "pool content differs from $2 ($(stat -c %s "$out") vs $(stat -c %s "$2") bytes)"
 }
@@ -177,6 +183,35 @@ link_up() {
 	for v in veth0 veth1; do
 		tc filter del dev $v ingress pref 1 2>/dev/null
 	done
+}
+
+# disconnects_lost / disconnects_pass: rdma_cm's disconnect requests (a
+# DREQ: the CM MAD, attribute 0x0015, to queue pair 1 in a RoCE v2 UDP
+# datagram, port 4791) dropped on each veth's way in, everything else let
+# through: a peer that gives a connection up is not heard doing so, as when
+# its DREQ is lost on a wire, while its next connection is. Offsets from
+# the IPv4 header (20 bytes, no options): UDP 8, BTH 12 (destination queue
+# pair at 4), DETH 8, then the MAD (attribute id at 16).
+disconnects_lost() {
+	local v
+	for v in veth0 veth1; do
+		tc filter replace dev $v ingress pref 2 protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u32 0x00000001 0x00ffffff at 32 \
+			match u16 0x0015 0xffff at 64 action drop
+	done
+}
+
+# disconnects_pass says how many were dropped meanwhile.
+disconnects_pass() {
+	local v n=0 k
+	for v in veth0 veth1; do
+		k=$(tc -s filter show dev $v ingress pref 2 2>/dev/null |
+			sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n 1)
+		n=$((n + ${k:-0}))
+		tc filter del dev $v ingress pref 2 2>/dev/null
+	done
+	log "disconnect requests dropped: $n"
 }
 
 # cpu_ms PID: the CPU time PID has used, in milliseconds (all its threads).

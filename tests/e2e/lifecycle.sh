@@ -34,8 +34,7 @@ log_content() {
 # check_log ARCHIVE POOL EXPECTED: the pool checks clean, and archive plus
 # pool are EXPECTED.
 check_log() {
-	pmempool check -v "$2" >"$WORK/check" 2>&1
-	grep -q consistent "$WORK/check" || fail "pool not consistent: $(cat "$WORK/check")"
+	pool_consistent "$2" || fail "pool not consistent: $(cat "$WORK/check")"
 	log_content "$1" "$2" "$WORK/content"
 	cmp "$WORK/content" "$3" >&2 ||
 		fail "archive + pool ($(stat -c %s "$WORK/content") bytes) differ from $3 ($(stat -c %s "$3") bytes)"

@@ -4,7 +4,7 @@
 # device-DAX, three rounds; per session, the receiver's CPU and the wall
 # time of a sender from start to exit. For the one-sided methods (apm,
 # flush) each session registers the log's whole data range as its own
-# keys (methods/writer_keys.h): this shows what that costs.
+# keys (reach/writer_keys.h): this shows what that costs.
 #   scripts/vm-run --memory 3G --pmem-size 1G -- tests/load/session_start.sh BUILD N METHOD [LOG OPTIONS]
 # e.g. ... session_start.sh build/release 10 apm direct-write-to-pmem=yes
 BUILD="$1" N=$2 METHOD=$3 OPTS=${4:+,$4}

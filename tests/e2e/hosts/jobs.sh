@@ -34,6 +34,10 @@ recv_up() {
 		return 1
 	fi
 	echo "$RECV_PID" >"$W/recv.pid"
+	# what it said while starting (a rotation or a switch a cut left
+	# half done, finished), seen from the driver's side: Debian 13's 9p
+	# keeps a file's writes in the guest's page cache until writeback
+	sync "$logf" 2>/dev/null || :
 }
 
 # recv_down [SIGNAL]: the receiver of recv_up ends (SIGTERM unless told),
@@ -115,6 +119,12 @@ log_prefix() {
 	args=("$pool")
 	[ -z "${4:-}" ] || args=(--log "$5=$pool,archive=$4")
 	if ! "$RECV" --export "$out" "${args[@]}" 2>"$out.err"; then
+		# a pool a cut caught before it was made holds nothing: right
+		# only when nothing was committed to it
+		if [ "$min" = 0 ] && grep -q "no PMEMLOG signature" "$out.err"; then
+			echo 0
+			return 0
+		fi
 		echo "--export failed: $(cat "$out.err")"
 		return 1
 	fi

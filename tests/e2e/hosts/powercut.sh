@@ -12,7 +12,8 @@
 # RPMA_POWERCUT_CUTS times (default 1 each way; scripts/powercut runs 20) at seeded moments: when
 # the stream has reached a position drawn from the seed, plus a drawn
 # pause, so cuts fall mid-stream, mid-rotation, mid-archive and during a
-# replacement. Each time R boots again on the same NVDIMM and disk,
+# replacement; the first ones at the steps RPMA_POWERCUT_AIMS names, where
+# R's receiver stops itself (powercut_way.sh). Each time R boots again on the same NVDIMM and disk,
 # partitioned until it is checked: its pools go back as the mirror says
 # (what the receiver never made persistent is lost), pmempool checks
 # main's pool, its receiver starts from the configuration on its disk

@@ -16,12 +16,19 @@ pc_skip=${RPMA_POWERCUT_SKIP:-}
 rm -rf "$D/shadow-$R"
 mkdir -p "$D/shadow-$R"
 
-# pc_recv: $R's receiver under the model, from the configuration on its
-# disk, as the host starts it at boot; its log is recv-BOOT.log.
+# Aimed cuts (RPMA_POWERCUT_AIMS, words: scripts/powercut names them for
+# a campaign): the first cuts each way come where R's receiver stops
+# itself at the named step (RPMA_RECV_STOP_AT, rpma-recv(1)), one step a
+# cut, in order; the others at the seeded positions.
+read -r -a pc_aims <<<"${RPMA_POWERCUT_AIMS:-}"
+
+# pc_recv [AIM]: $R's receiver under the model, from the configuration on
+# its disk, as the host starts it at boot, stopping at AIM if given; its
+# log is recv-BOOT.log.
 pc_recv() {
 	on $R "mkdir -p \$RPMA_TMPDIR/shadow
-	printf '#!/bin/sh\nexec env LD_PRELOAD=%q RPMA_SHADOW_DIR=%q RPMA_SHADOW_MIRROR=%q RPMA_SHADOW_SKIP=%q %q \"\$@\"\n' \
-		\$BUILD/tests/shadow/librpma_persist_shadow.so \$RPMA_TMPDIR/shadow \$D/shadow-$R '$pc_skip' \$RECV >\$W/model-recv
+	printf '#!/bin/sh\nexec env LD_PRELOAD=%q RPMA_SHADOW_DIR=%q RPMA_SHADOW_MIRROR=%q RPMA_SHADOW_SKIP=%q RPMA_RECV_STOP_AT=%q %q \"\$@\"\n' \
+		\$BUILD/tests/shadow/librpma_persist_shadow.so \$RPMA_TMPDIR/shadow \$D/shadow-$R '$pc_skip' '${1:-}' \$RECV >\$W/model-recv
 	chmod +x \$W/model-recv
 	RECV=\$W/model-recv RECV_OPTS=(-v); recv_up recv-${HOST_BOOTS[$R]}.log --config \$RPMA_DISK/rpma-recv.conf" 180
 }
@@ -31,7 +38,7 @@ out=$(on $R "mkdir -p \$RPMA_DISK/archive && cat >\$RPMA_DISK/rpma-recv.conf <<E
 $pc_conf
 EOF
 sync" 60) || fail "$R's configuration: $out"
-out=$(pc_recv) || fail "$R's receiver did not start: $out"
+out=$(pc_recv "${pc_aims[0]:-}") || fail "$R's receiver did not start: $out"
 slog=${W[$S]}/send-power.log
 # paced (4 MiB/s, in pieces of 1 MiB): the cuts, which wait for positions,
 # land near them however fast the machine streams. Its progress reaches the
@@ -83,27 +90,37 @@ pc_repl_rounds() {
 	[ "$base" != 0 ] || echo 0
 }
 
-declare -A pc_hit=()
-pc_checked=0
-pc_repl_held=0
-for ((c = 0; c < pc_cuts; c++)); do
-	want=${pc_at[c]}
-	end=$((SECONDS + 900))
+# pc_stopped AIM: R's receiver said it stops at AIM (read on R: Debian
+# 13's 9p keeps the guest's writes from the driver until writeback),
+# within 300 s, while the stream runs
+pc_stopped() {
+	local end=$((SECONDS + 300))
+	while [ "$SECONDS" -lt "$end" ] && ! job_done $S "$pc_sender"; do
+		on $R "grep -q 'stopping at $1' \$W/recv-${HOST_BOOTS[$R]}.log" 30 >/dev/null 2>&1 && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# pc_cut_at_position: cut C (0-based) once the stream has reached its
+# drawn position, after a drawn pause; 1 when it cannot be (said)
+pc_cut_at_position() {
+	local want=${pc_at[c]} end=$((SECONDS + 900)) pause
 	while [ "$(reported "$slog")" -lt "$want" ] && ! job_done $S "$pc_sender"; do
 		[ "$SECONDS" -lt "$end" ] && host_up $R || break
 		sleep 0.2
 	done
 	if ! host_up $R; then
 		fail "before cut $((c + 1)): host $R went down by itself"
-		break
+		return 1
 	fi
 	if [ "$(reported "$slog")" -lt "$want" ] && ! job_done $S "$pc_sender"; then
 		fail "cut $((c + 1)): the stream did not reach $want bytes committed in 900 s (at $(reported "$slog")): not cut"
-		break
+		return 1
 	fi
 	if job_done $S "$pc_sender"; then
 		fail "the sender ended before cut $((c + 1)): $(job_wait $S "$pc_sender" 1)"
-		break
+		return 1
 	fi
 	pause=$((RANDOM % 1500))
 	sleep "$((pause / 1000)).$(printf %03d $((pause % 1000)))"
@@ -113,9 +130,16 @@ for ((c = 0; c < pc_cuts; c++)); do
 	partition $R
 	pc_repl_state
 	log "cut $((c + 1)) of $pc_cuts at $(date +%T): at ${committed} bytes reported committed (waited for $want, then ${pause} ms); repl: round $REPL_OK ended 0, round $REPL_NEXT in flight"
+}
+
+# pc_after_cut: R boots again; its pools go back as the model says, are
+# checked, its receiver starts, and main and repl are checked; then the
+# receiver starts again to stop at the next cut's aim, if any; 1 when the
+# campaign cannot go on
+pc_after_cut() {
 	if ! host_boot_ready $R; then
 		fail "$R did not boot again after cut $((c + 1))"
-		break
+		return 1
 	fi
 	# what the cut left, before the receiver repairs it
 	parts=$(on $R 'ls -a "$RPMA_DISK/archive" | grep -c "\.part$"' 60)
@@ -126,11 +150,20 @@ for ((c = 0; c < pc_cuts; c++)); do
 		fail "after cut $((c + 1)): the model's restore: $out"
 	log "after cut $((c + 1)): ${out//$'\n'/; }"
 	# the pool as the cut left it, before the receiver repairs anything
-	out=$(on $R 'pmempool check -v "$RPMA_DEVDAX" 2>&1' 120)
-	grep -q consistent <<<"$out" || fail "after cut $((c + 1)): pmempool check of main's pool before the receiver starts: $out"
+	# (its exit status: "not consistent" holds "consistent"); a pool
+	# the cut caught before it was made is empty, right only when
+	# nothing was committed to it
+	out=$(on $R 'pmempool check -v "$RPMA_DEVDAX" 2>&1; echo "exit $?"' 120)
+	if [ "${out##*$'\n'}" != "exit 0" ] || ! grep -q ': consistent$' <<<"$out"; then
+		if [ "$committed" = 0 ] && grep -q "empty pool hdr" <<<"$out"; then
+			log "after cut $((c + 1)): main's pool was not made yet, and nothing was committed to it"
+		else
+			fail "after cut $((c + 1)): pmempool check of main's pool before the receiver starts: $out"
+		fi
+	fi
 	out=$(pc_recv) || {
 		fail "$R's receiver did not start after cut $((c + 1)): $out"
-		break
+		return 1
 	}
 	rlog=${W[$R]}/recv-${HOST_BOOTS[$R]}.log
 	grep -q "finishing a rotation cut short" "$rlog" && pc_hit[mid-rotation]=$((${pc_hit[mid-rotation]:-0} + 1))
@@ -152,10 +185,46 @@ for ((c = 0; c < pc_cuts; c++)); do
 		exit 1" 120) || fail "after cut $((c + 1)): repl: $out; the rounds since $REPL_OK: $(awk -v k="$REPL_OK" '$1 > k { printf "%s exit %s, ", $1, $2 }' "${W[$S]}/repl.done")"
 	[[ ${out##*$'\n'} =~ ^[0-9]+$ ]] && pc_repl_held=${out##*$'\n'}
 	log "after cut $((c + 1)): main holds $len bytes, a prefix (the sender had reported $committed); repl holds round $pc_repl_held's whole (it may: $rounds)"
+	# the next aim in a receiver started again once this one finished
+	# what the cut left half done (which may pass that very step)
+	if [ -n "${pc_aims[c + 1]:-}" ]; then
+		out=$(on $R "recv_down || echo 'the receiver did not stop'" 120)
+		[ -z "$out" ] && out=$(pc_recv "${pc_aims[c + 1]}") || {
+			fail "$R's receiver did not start again to stop at ${pc_aims[c + 1]}: $out"
+			return 1
+		}
+	fi
 	link_heal >/dev/null 2>&1
+}
+
+declare -A pc_hit=()
+pc_broke=
+pc_checked=0
+pc_repl_held=0
+for ((c = 0; c < pc_cuts; c++)); do
+	aim=${pc_aims[c]:-}
+	if [ -n "$aim" ]; then
+		# an aimed cut: where the receiver stopped itself, at once
+		pc_stopped "$aim" || {
+			fail "cut $((c + 1)): $R's receiver never stopped at $aim: $(tail -n 2 "${W[$R]}/recv-${HOST_BOOTS[$R]}.log")"
+			pc_broke=1
+			break
+		}
+		host_cut $R
+		committed=$(reported "$slog")
+		partition $R
+		pc_repl_state
+		pc_hit[at $aim]=$((${pc_hit[at $aim]:-0} + 1))
+		log "cut $((c + 1)) of $pc_cuts at $(date +%T): at $aim, ${committed} bytes reported committed; repl: round $REPL_OK ended 0, round $REPL_NEXT in flight"
+	else
+		pc_cut_at_position || { pc_broke=1; break; }
+	fi
+	pc_after_cut || { pc_broke=1; break; }
 done
 
-out=$(job_wait $S "$pc_sender" 2400)
+# (after a failed step, no longer than it takes to say so: a sender with
+# --retry 1000 waits for a receiver that may not come back)
+out=$(job_wait $S "$pc_sender" "$([ -n "$pc_broke" ] && echo 30 || echo 2400)")
 [ "$out" = "exit 0" ] || fail "the sender: $out, want exit 0: $(grep -v '^rpma-send: committed ' "$slog" | tail -n 5)"
 : >"${W[$S]}/repl.stop"
 job_wait $S "$pc_repl" 400 >/dev/null || fail "the replacement loop did not end"
