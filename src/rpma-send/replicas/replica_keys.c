@@ -36,8 +36,10 @@ void replica_keys_heard(struct replica_keys *k, const struct rs_msg *msg,
 		k->lone_out = false;
 		k->named = k->ids.newest;
 	}
-	if (msg->type == RS_MSG_KEEPALIVE_DONE)
+	if (msg->type == RS_MSG_KEEPALIVE_DONE) {
 		k->keepalive_ns = 0;
+		k->keepalive_asks = false;
+	}
 }
 
 void replica_keys_posted(struct replica_keys *k, bool lone)
@@ -73,6 +75,7 @@ uint32_t replica_keys_keepalive_sent(struct replica_keys *k, uint64_t now_ns)
 	if (key)
 		k->named = key;
 	k->keepalive_ns = now_ns;
+	k->keepalive_asks = key != 0;
 	return key;
 }
 
@@ -90,9 +93,11 @@ uint64_t replica_keys_rebase_keepalive_at(const struct replica_keys *k,
 void replica_keys_asked(struct replica_keys *k, uint64_t now_ns)
 {
 	k->keepalive_ns = now_ns;
+	k->keepalive_asks = true;
 }
 
 void replica_keys_probe_answered(struct replica_keys *k)
 {
-	k->keepalive_ns = 0;
+	if (!k->keepalive_asks)
+		k->keepalive_ns = 0;
 }

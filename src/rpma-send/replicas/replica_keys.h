@@ -24,6 +24,7 @@ struct replica_keys {
 	uint32_t named;	       /* the last one a commit or keepalive named */
 	bool lone_out;	       /* a lone commit: nothing else until its reply */
 	uint64_t keepalive_ns; /* one unanswered, or 0 */
+	bool keepalive_asks;   /* it is a message, not a probe of the link */
 };
 
 /* A fresh session: no key, nothing out. */
@@ -65,7 +66,11 @@ uint64_t replica_keys_rebase_keepalive_at(const struct replica_keys *k,
 /* That keepalive goes now. */
 void replica_keys_asked(struct replica_keys *k, uint64_t now_ns);
 
-/* A keepalive's probe of the link completed. */
+/* A keepalive's probe of the link completed: the next may go. A
+ * keepalive message stays out until its program answers it: each takes
+ * one of the receives its receiver posted, and a stopped receiver gives
+ * none back, so a second would wait for one (receiver-not-ready) and hold
+ * back every probe of the link behind it. */
 void replica_keys_probe_answered(struct replica_keys *k);
 
 #endif

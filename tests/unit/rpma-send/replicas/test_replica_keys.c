@@ -68,10 +68,42 @@ static void asked_each_half_timeout_one_at_a_time(void **state)
 			 rebase + TIMEOUT);
 }
 
+/* A keepalive message out to a program that does not answer: the
+ * probes of the link that come back send no second one (it would take a
+ * receive the stopped receiver never gives back, and hold back every
+ * probe behind it); its answer does. A keepalive that is a probe is
+ * answered by the probe's return. */
+static void a_message_out_until_its_program_answers(void **state)
+{
+	(void)state;
+	struct replica_keys k;
+	replica_keys_start(&k);
+	uint64_t rebase = 1000 * MS, asked = rebase + TIMEOUT / 2;
+	replica_keys_asked(&k, asked);
+	replica_keys_probe_answered(&k);
+	assert_int_equal(
+	    replica_keys_rebase_keepalive_at(&k, rebase, asked, TIMEOUT), 0);
+	struct rs_msg done = {.type = RS_MSG_KEEPALIVE_DONE};
+	replica_keys_heard(&k, &done, asked + MS);
+	assert_int_equal(
+	    replica_keys_rebase_keepalive_at(&k, rebase, asked, TIMEOUT),
+	    asked + TIMEOUT / 2);
+	/* no key to name: the keepalive is a probe */
+	assert_int_equal(replica_keys_keepalive_sent(&k, asked + 2 * MS), 0);
+	assert_int_equal(replica_keys_keepalive_at(&k, asked, TIMEOUT), 0);
+	replica_keys_probe_answered(&k);
+	assert_int_equal(replica_keys_keepalive_at(&k, asked, TIMEOUT),
+			 asked + TIMEOUT / 4);
+}
+
 /* The schedule a rebase out for ten peer timeouts makes, with the
  * receiver's program answering each keepalive in 5 ms: never hung; and
  * the same with a program that stopped answering at 4 timeouts: hung
- * within three peer timeouts of its last answer. */
+ * within three peer timeouts of its last answer, having asked it once
+ * since (replica.c's probes return through replica_keys_probe_answered
+ * too). */
+static unsigned asked_unanswered;
+
 static enum send_liveness_verdict rebase_of(uint64_t answers_until,
 					    uint64_t *hung_at)
 {
@@ -95,6 +127,8 @@ static enum send_liveness_verdict rebase_of(uint64_t answers_until,
 			last_sent = now;
 			if (now < answers_until)
 				answer_at = now + 5 * MS;
+			else
+				asked_unanswered++;
 		}
 		uint64_t waiting = k.keepalive_ns && k.keepalive_ns < rebase
 				       ? k.keepalive_ns
@@ -104,6 +138,7 @@ static enum send_liveness_verdict rebase_of(uint64_t answers_until,
 		if (v == SEND_PROBE) {
 			send_liveness_probed(&l, now);
 			send_liveness_probe_back(&l, now + MS);
+			replica_keys_probe_answered(&k);
 		} else if (v == SEND_HUNG || v == SEND_GONE) {
 			*hung_at = now;
 			return v;
@@ -118,8 +153,10 @@ static void a_long_seal_is_heard_a_hang_is_found(void **state)
 	uint64_t hung_at = 0;
 	assert_int_equal(rebase_of(UINT64_MAX, &hung_at), SEND_LIVE);
 	uint64_t stop = 1000 * MS + 4 * TIMEOUT;
+	asked_unanswered = 0;
 	assert_int_equal(rebase_of(stop, &hung_at), SEND_HUNG);
 	assert_true(hung_at < stop + 3 * TIMEOUT);
+	assert_int_equal(asked_unanswered, 1);
 }
 
 int main(void)
@@ -127,6 +164,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(keys_heard_by_the_receivers_rule),
 	    cmocka_unit_test(asked_each_half_timeout_one_at_a_time),
+	    cmocka_unit_test(a_message_out_until_its_program_answers),
 	    cmocka_unit_test(a_long_seal_is_heard_a_hang_is_found),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
