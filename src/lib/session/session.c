@@ -5,10 +5,12 @@
 #include "rdma/peer.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t now_ns(void)
 {
@@ -123,9 +125,29 @@ uint16_t rs_session_control_slot(const struct rs_session *s)
 	return s->slots;
 }
 
+/* RPMA_TRACE_MESSAGES set: each message sent and taken, one line on
+ * stderr with its time on CLOCK_MONOTONIC, so that a commit's time can be
+ * split between the two ends where both run on one clock (one host, or
+ * one guest: scripts/benchmark/lone-line). */
+static void trace(const char *verb, const struct rs_msg *msg)
+{
+	static atomic_int on = -1; /* looked up once, by any thread */
+	int tracing = atomic_load(&on);
+	if (tracing < 0) {
+		tracing = getenv("RPMA_TRACE_MESSAGES") != NULL;
+		atomic_store(&on, tracing);
+	}
+	if (!tracing)
+		return;
+	fprintf(stderr, "rpma-trace: %ld %s type %u seq %u at %llu\n",
+		(long)getpid(), verb, (unsigned)msg->type, (unsigned)msg->seq,
+		(unsigned long long)now_ns());
+}
+
 int rs_session_send(struct rs_session *s, uint16_t slot,
 		    const struct rs_msg *msg, uint64_t wr_id, unsigned flags)
 {
+	trace("send", msg);
 	rs_msg_encode(msg, s->bufs + out_offset(slot), RS_MSG_SIZE);
 	return rs_conn_send(s->conn, s->bufs_mr, out_offset(slot), RS_MSG_SIZE,
 			    wr_id, flags);
@@ -139,6 +161,7 @@ int rs_session_take(struct rs_session *s, const struct rs_completion *wc,
 	    rs_msg_decode(s->bufs + in_offset(*slot), wc->byte_len, msg, err);
 	if (rc)
 		return rc;
+	trace("take", msg);
 	if (post_recv(s, *slot))
 		return rs_error_set(err, RS_E_LOST, errno,
 				    "cannot post a receive: %s",

@@ -17,8 +17,10 @@
 #include "rdma/peer.h"
 #include "session/session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SLOTS 3
 
@@ -354,7 +356,8 @@ static void accepts_with_the_grant(void **state)
 	assert_int_equal(fake.recvs[0].len, RS_MSG_SIZE);
 }
 
-/* A message into a slot: decoded, and the slot's receive posted again. */
+/* A message into a slot: decoded, the slot's receive posted again, and
+ * traced. */
 static void takes_a_message_into_its_slot(void **state)
 {
 	struct receiver *rv = *state;
@@ -369,11 +372,27 @@ static void takes_a_message_into_its_slot(void **state)
 	    RS_WAIT_COMPLETION);
 	struct rs_msg msg;
 	uint16_t slot = 99;
-	assert_int_equal(rs_session_take(rv->s, &wc, &msg, &slot, 0), 0);
+	/* RPMA_TRACE_MESSAGES is set for this program (main): the take is
+	 * a line on stderr, caught in a file here */
+	FILE *caught = tmpfile();
+	assert_non_null(caught);
+	int saved = dup(STDERR_FILENO);
+	dup2(fileno(caught), STDERR_FILENO);
+	int rc = rs_session_take(rv->s, &wc, &msg, &slot, 0);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	assert_int_equal(rc, 0);
 	assert_int_equal(slot, 0);
 	assert_int_equal(msg.seq, 5);
 	assert_int_equal(fake.nrecvs, SLOTS + 1);
 	assert_int_equal(fake.recvs[SLOTS].wr_id, 0);
+	char line[160] = "", want[64];
+	rewind(caught);
+	assert_non_null(fgets(line, sizeof(line), caught));
+	fclose(caught);
+	snprintf(want, sizeof(want), "rpma-trace: %ld take type %u seq 5 at ",
+		 (long)getpid(), (unsigned)RS_MSG_COMMIT);
+	assert_memory_equal(line, want, strlen(want));
 }
 
 /* What a sender with key k answers to the challenge the receiver sent. */
@@ -454,6 +473,8 @@ static void no_queue_pair_is_refused(void **state)
 
 int main(void)
 {
+	/* each message sent and taken traced (takes_a_message_into_its_slot) */
+	setenv("RPMA_TRACE_MESSAGES", "1", 1);
 	const struct CMUnitTest tests[] = {
 	    SENDER_TEST(takes_the_grant_of_the_accept),
 	    SENDER_TEST(a_busy_receiver_is_busy),

@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# scripts/benchmark/guest's many senders at once (a busy fleet) (sourced by it;
+# its variables and helpers are the guest's).
+
+# --- many senders at once (issue 60's row): N rpma-send processes started
+# together, each streaming busy_bytes into a log of its own of one receiver
+# (plain tmpfs pools), against ib_write_bw -q N (N QPs) right before. Each
+# reads a pipe that is fed once all N are connected (or after 300 s), so
+# that the streams overlap as ib_write_bw's N QPs do: the steady figure is
+# then the link shared by N, not N start-ups one after the other.
+busy_bytes=$((4 << 20))
+
+# busy_ceiling N: ib_write_bw -R -s 64K -q N, about busy_bytes per QP;
+# prints its average MiB/s, or nothing
+busy_ceiling() {
+	local n=$1 log="$LOGS/ib_write_bw-q$1.log" try f=()
+	for try in 1 2 3; do
+		f=()
+		perftest_pair ib_write_bw "$log" -s 65536 -n $((busy_bytes / 65536)) -q "$n" || continue
+		read -r -a f <<<"$(result_line "$log" 65536)"
+		[[ ${f[3]:-} =~ ^[0-9.]+$ ]] && [[ ${f[3]} != 0.00 ]] && break
+		cp "$log" "$log.try$try"
+		f=()
+	done
+	echo "${f[3]:-}"
+}
+
+# pctl P FILE: the P-th percentile of FILE's numbers (one a line, sorted)
+pctl() {
+	local n
+	n=$(wc -l <"$2")
+	[ "$n" -gt 0 ] || { echo NA; return; }
+	sed -n "$(((n * $1 + 99) / 100))p" "$2"
+}
+
+# busy_steady N: the N senders' bytes over the time data moved: from the
+# first batch any of them posted to the last any had confirmed, each
+# moment its start's time (the log's first line) plus its --stats phases
+# up to to_first_write, and streaming; MB/s.
+busy_steady() {
+	local f
+	for f in "$LOGS"/busy-"$1"-*.log; do
+		awk '/^started=/ { split($0, s, "="); t0 = s[2] }
+			/stats: bytes=/ { for (i = 1; i <= NF; i++) if ($i ~ /^bytes=/) { split($i, b, "="); bytes = b[2] } }
+			/stats: phases_ms / {
+				for (i = 4; i <= NF; i++) {
+					split($i, kv, "=")
+					if (kv[1] == "streaming") stream = kv[2]
+					else if (kv[1] != "teardown") up += kv[2]
+				}
+			}
+			END { if (t0 && stream != "") printf "%.6f %.6f %d\n", t0 + up / 1e3, t0 + (up + stream) / 1e3, bytes }' "$f"
+	done | awk '{ if (!n++ || $1 < a) a = $1; if ($2 > b) b = $2; total += $3 }
+		END { if (b > a) printf "%.2f", total / (b - a) / 1e6; else printf "NA" }'
+}
+
+# busy_feed N RLOG: once the receiver (-v, its log RLOG) says N senders
+# connected, or after 300 s, each sender's pipe gets the input at once.
+busy_feed() {
+	local i end=$((SECONDS + 300))
+	while [ "$(grep -c ' connected at write offset' "$2")" -lt "$1" ] && [ "$SECONDS" -lt "$end" ]; do
+		nap 0.2
+	done
+	for ((i = 0; i < $1; i++)); do
+		cat "$WORK/busy.in" >"$WORK/busy-$i.fifo" &
+	done
+	wait_fed=$(grep -c ' connected at write offset' "$2")
+}
+
+# busy_run N: the N senders; records aggregate MB/s (all bytes over the wall
+# time from the first start to the last exit, process start-up included),
+# steady MB/s (busy_steady: start-up and teardown apart), the ceiling, connect answers p50/p99 (rpma-send
+# -v), sessions lost, refusals and exits other than 0
+busy_run() {
+	local n=$1 key="busy kind=busy topology=$topo senders=$1" conf=$WORK/busy.conf
+	local rlog=$LOGS/rpma-recv-busy-$1.log bw i pids=() rc bad=0 w0 w1 secs wait_fed=0
+	stop_receiver
+	bw=$(busy_ceiling "$n")
+	{
+		printf 'listen = %s\nport = 7213\nmax-senders = %d\n' "$server_ip" $((n + 8))
+		for ((i = 0; i < n; i++)); do
+			printf '[b%d]\npool = %s/busy-%d.pool\ncreate = %dM\n' "$i" "$WORK" "$i" $(((busy_bytes >> 20) + 2))
+		done
+	} >"$conf"
+	head -c "$busy_bytes" "$input" >"$WORK/busy.in"
+	if ! start_recv "$rlog" -v --config "$conf" || ! wait_for "$rlog" "all logs opened" 600 "$RECV_PID"; then
+		record "$key status=fail why=receiver"
+		kill "$RECV_PID" 2>/dev/null
+		reap "$RECV_PID" 2>/dev/null
+		rm -f "$WORK"/busy-*.pool
+		return
+	fi
+	recv_pid[busy]=$RECV_PID
+	w0=$EPOCHREALTIME
+	for ((i = 0; i < n; i++)); do
+		rm -f "$WORK/busy-$i.fifo"
+		mkfifo "$WORK/busy-$i.fifo"
+		# its start's time first: --stats' phases count from there
+		bash -c 'f=$1; shift; echo "started=$EPOCHREALTIME"; cat "$f" | "$@"' - "$WORK/busy-$i.fifo" \
+			timeout 600 "$SEND" -v --stats --retry 20 "$server_ip:7213/b$i" - \
+			>"$LOGS/busy-$n-$i.log" 2>&1 &
+		pids+=($!)
+	done
+	busy_feed "$n" "$rlog"
+	for i in "${pids[@]}"; do
+		rc=0
+		wait "$i" || rc=$?
+		[ "$rc" = 0 ] || bad=$((bad + 1))
+	done
+	w1=$EPOCHREALTIME
+	stop_receiver busy
+	rm -f "$WORK"/busy-*.pool "$WORK"/busy-*.fifo
+	cat "$LOGS"/busy-"$n"-*.log | sed -n 's/.*connect request answered in \([0-9]*\) ms.*/\1/p' |
+		sort -n >"$WORK/busy.answers"
+	secs=$(awk -v a="${w0/,/.}" -v b="${w1/,/.}" 'BEGIN { printf "%.3f", b - a }')
+	record "$key status=$([ "$bad" = 0 ] && echo ok || echo fail) exits_not_0=$bad" \
+		"bytes=$((n * busy_bytes)) seconds=$secs" \
+		"MBps=$(awk -v b=$((n * busy_bytes)) -v t="$secs" 'BEGIN { printf "%.2f", b / t / 1e6 }')" \
+		"steady_MBps=$(busy_steady "$n")" \
+		"bw_MiBps=${bw:-NA} connected_when_fed=$wait_fed connects=$(wc -l <"$WORK/busy.answers")" \
+		"connect_p50_ms=$(pctl 50 "$WORK/busy.answers") connect_p99_ms=$(pctl 99 "$WORK/busy.answers")" \
+		"lost=$(cat "$LOGS"/busy-"$n"-*.log | grep -c 'lost after committing')" \
+		"refused=$(cat "$LOGS"/busy-"$n"-*.log | grep -c 'refused the connection')" \
+		"qp_failures=$(grep -c 'cannot create a queue pair' "$rlog")"
+}
+
+# replicas_stream NAMES REP N: one `rpma-send --stats --truncate` of the input to
+# the logs NAMES (comma-separated) of the multi receiver; prints its MB/s
