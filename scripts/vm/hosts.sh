@@ -164,7 +164,9 @@ host_boot() {
 		printf ' %q' "${rw[@]}"
 		printf ' )\n'
 	} | base64 -w0)
-	append="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off rpma.setup=$HOSTS_VM/host-setup rpma.job=$job" # as scripts/vm/run
+	# as scripts/vm/run, and what host_stuck needs on the console: SysRq's
+	# task dumps allowed, a task blocked 30 s reported (an error: loglevel 4)
+	append="console=ttyS0 quiet loglevel=4 panic=-1 mitigations=off sysctl.kernel.sysrq=1 sysctl.kernel.hung_task_timeout_secs=30 rpma.setup=$HOSTS_VM/host-setup rpma.job=$job"
 	verdict=$("$HOSTS_VM/accel" "${HOST_KDIR[$name]}/boot/vmlinuz-${HOST_KVER[$name]}" "${HOST_INITRD[$name]}" 2>/dev/null) || return 1
 	eval "$verdict"
 	# shellcheck disable=SC2054 # the commas are qemu's
@@ -276,6 +278,7 @@ job_wait() {
 	until [ -e "$jobs/$job.rc" ]; do
 		if [ "$SECONDS" -ge "$end" ]; then
 			cat "$jobs/$job.out" 2>/dev/null
+			host_stuck "$name" "job $job ran out of its ${3:-600} s"
 			return 124
 		fi
 		if [ -z "${HOST_PID[$name]}" ] || ! kill -0 "${HOST_PID[$name]}" 2>/dev/null; then
@@ -287,6 +290,19 @@ job_wait() {
 	cat "$jobs/$job.out"
 	rc=$(cat "$jobs/$job.rc")
 	return "$rc"
+}
+
+# host_stuck NAME WHY: what NAME's guest shows when it stopped answering
+# (seen once in CI: a Debian 13 host, booted again after a cut, took no job
+# and answered no connect request for minutes, and nothing said why): its
+# blocked tasks' stacks (SysRq w, pressed through QMP) and the console's
+# last lines, on stderr.
+host_stuck() {
+	local console=$HOSTS_RUN/$1/console.${HOST_BOOTS[$1]}
+	hosts_log "host $1: $2; its blocked tasks and console follow"
+	qmp "$1" '{"execute":"send-key","arguments":{"keys":[{"type":"qcode","data":"alt"},{"type":"qcode","data":"sysrq"},{"type":"qcode","data":"w"}]}}' 2>/dev/null
+	sleep 3
+	tail -n 60 "$console" 2>/dev/null | sed "s/^/  $1 console: /" >&2
 }
 
 # job_done NAME JOB: job JOB of NAME has ended.

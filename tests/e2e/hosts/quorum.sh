@@ -42,7 +42,7 @@ log "b is back; meanwhile the sender reported ${back_at} bytes committed"
 out=$(on b 'RECV_OPTS=(-v --listen "$RPMA_HOST_IP:7302"); recv_up recv.log "$RPMA_DEVDAX"' 120) ||
 	fail "b's receiver did not start on its pool after the cut: $out"
 out=$(job_wait a "$sender" 600)
-[ "$out" = "exit 0" ] || fail "the sender: $out, want exit 0: $(tr '\r' '\n' <"$slog" | tail -n 5)"
+[ "$out" = "exit 0" ] || fail "the sender: $out, want exit 0: $(tr '\r' '\n' <"$slog" | tail -n 5); b's receiver said last: $(tail -n 5 "${W[b]}/recv.log" 2>&1)"
 grep -q "reconnected to ${HOST_IP[b]}:7302" "$slog" ||
 	fail "b's replica did not rejoin: $(tr '\r' '\n' <"$slog" | grep -v MiB | tail -n 5)"
 out=$(on a "timeout 300 \$SEND --verify \$D/quorum $targets 2>&1" 320) ||
