@@ -206,10 +206,19 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 	};
 	if (peer->flush_ops && rs_conn_create_qp_ex(c, peer, &attr) == 0)
 		return 0;
-	if (rdma_create_qp(c->id, peer->pd, &attr))
-		return rs_error_set(err, RS_E_PROVIDER, errno,
+	if (rdma_create_qp(c->id, peer->pd, &attr)) {
+		int e = errno;
+		/* rdma_cm let go of the request while it was being set up:
+		 * its sender gave up on it (a host short of CPU), not a limit
+		 * of the device, which fails with EINVAL too. */
+		if (e == EINVAL && rs_conn_withdrawn(c))
+			return rs_error_set(err, RS_E_LOST, ECONNABORTED,
+					    "its sender withdrew the request "
+					    "while its queue pair was made");
+		return rs_error_set(err, RS_E_PROVIDER, e,
 				    "cannot create a queue pair: %s",
-				    strerror(errno));
+				    strerror(e));
+	}
 	return 0;
 }
 

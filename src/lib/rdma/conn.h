@@ -8,8 +8,10 @@
 #ifndef RS_CONN_H
 #define RS_CONN_H
 
+#include "error.h"
 #include "proto/descriptor.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +66,13 @@ void rs_conn_reject(struct rs_conn *c, const void *priv, uint8_t priv_len);
  * its queue pair cannot be made any more (rdma_cm's attributes for it
  * fail with EINVAL). Takes no time: only what has arrived is read. */
 bool rs_conn_withdrawn(struct rs_conn *c);
+/* Whether err, from setting up an accepted connection
+ * (rs_conn_create_qp), says its sender withdrew the request meanwhile:
+ * there is no one to refuse, and nothing failed here. */
+static inline bool rs_conn_withdrawn_error(const struct rs_error *err)
+{
+	return err && err->code == RS_E_LOST && err->sys_errno == ECONNABORTED;
+}
 
 void rs_conn_disconnect(struct rs_conn *c);
 void rs_conn_delete(struct rs_conn **c);

@@ -554,7 +554,9 @@ int rs_session_prepare(struct rs_conn **conn, const struct rs_session_accept *a,
 	/* Per request a reply and, for a windowed writer, a window's
 	 * invalidation and binding: one reply in `slots` is signaled. */
 	int rc = setup(s, 4u * (s->slots + 1u), err);
-	if (rc)
+	if (rc && rs_conn_withdrawn_error(err))
+		rs_session_delete(&s); /* no one to tell */
+	else if (rc)
 		rs_session_refuse_prepared(&s, setup_refusal(err));
 	*session = s;
 	return rc;

@@ -497,13 +497,20 @@ static void refuse(struct recv_admission *adm, struct recv_handover *h,
 }
 
 /* The connection could not be set up: said, with how long its request
- * waited (a sender that gave up waiting withdrew it, and its queue pair
- * can no longer be made). */
-static void setup_failed(const struct recv_sender *a, const char *why)
+ * waited. A sender that gave up waiting withdrew it: found only now when
+ * it did so after the log's thread took the request (withdrawn() found
+ * nothing then), it is no failure here, and said only with -v. */
+static void setup_failed(const struct recv_sender *a,
+			 const struct rs_error *err)
 {
-	rs_err(
-	    "sender %s: %s (its request waited %llu ms)", a->s.peer, why,
-	    (unsigned long long)((recv_now_ns() - a->asked_ns) / 1000000ull));
+	unsigned long long ms = (recv_now_ns() - a->asked_ns) / 1000000ull;
+	if (rs_conn_withdrawn_error(err))
+		rs_verbose("sender %s gave up on its request after %llu ms, "
+			   "while it was set up: dropped",
+			   a->s.peer, ms);
+	else
+		rs_err("sender %s: %s (its request waited %llu ms)", a->s.peer,
+		       err->msg, ms);
 }
 
 /* Accepts a checked request: the session starts ADMITTED. Without a key
@@ -537,7 +544,7 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h,
 	    .presented = &h->req.token};
 	struct rs_error err = {0};
 	if (rs_session_prepare(&h->conn, &acc, &a->rs, &err)) {
-		setup_failed(a, err.msg);
+		setup_failed(a, &err);
 		recv_admission_end(adm, a);
 		return;
 	}
@@ -551,7 +558,7 @@ static void accept_session(struct recv_admission *adm, struct recv_handover *h,
 	    !presents_token_of(&h->req, adm->holder))
 		adm->holder = a;
 	if (rs_session_answer(&a->rs, &acc, &err)) {
-		setup_failed(a, err.msg);
+		setup_failed(a, &err);
 		recv_admission_end(adm, a);
 		return;
 	}

@@ -466,6 +466,10 @@ int __wrap_rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 			  struct ibv_qp_init_attr *attr)
 {
 	struct fake_verbs *f = fake_of(pd->context);
+	if (f->withdraw_at_create_qp)
+		f->init_qp_attr_errno = EINVAL;
+	if (fails(f->init_qp_attr_errno) || fails(f->create_qp_errno))
+		return -1;
 	struct ibv_qp *qp = calloc(1, sizeof(*qp));
 	assert_non_null(qp);
 	*qp = (struct ibv_qp){.context = pd->context,

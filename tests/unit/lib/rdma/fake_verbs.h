@@ -75,6 +75,12 @@ struct fake_verbs {
 	/* what rdma_init_qp_attr fails with (0: it succeeds): EINVAL for a
 	 * request whose sender gave up on it */
 	int init_qp_attr_errno;
+	/* what rdma_create_qp fails with (0: it succeeds, unless
+	 * init_qp_attr_errno is set: librdmacm asks rdma_cm the queue pair's
+	 * attributes first), and whether the request's sender withdraws it
+	 * while its queue pair is made (init_qp_attr_errno becomes EINVAL) */
+	int create_qp_errno;
+	bool withdraw_at_create_qp;
 	/* an accepted connection's queues (each made and destroyed by the
 	 * library, counted here), its receives posted, and the private data
 	 * of the last accept; disconnects asked for */

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "../../lib/rdma/fake_verbs.h"
+#include "../../stderr_capture.h"
 #include "../temp_pool.h"
 #include "error.h"
 #include "log/admission.h"
@@ -169,6 +170,48 @@ static void a_request_whose_queue_pair_cannot_be_made_is_dropped(void **state)
 	assert_int_equal(x->f->rejected, 0);
 	request_gone(x, 0);
 	test_free(h);
+}
+
+/* Withdrawn after the log's thread took the request, while its queue
+ * pair was made (seen under load: the request waited 11.8 s, its sender
+ * had given up at 5 s, rdma_create_qp failed with EINVAL): dropped as
+ * above, no one refused, its seat free, no error said. */
+static void a_request_withdrawn_while_it_is_set_up_is_dropped(void **state)
+{
+	struct fixture *x = *state;
+	struct recv_handover *h = request(x, 0, 0);
+	x->f->withdraw_at_create_qp = true;
+	stderr_capture_start();
+	recv_admission_admit(&x->adm, h);
+	const char *said = stderr_capture_end();
+	test_free(h);
+	assert_int_equal(x->f->rejected, 0);
+	assert_int_equal(x->f->accepted, 0);
+	assert_int_equal(x->f->qps, 0);
+	assert_null(x->adm.holder);
+	assert_int_equal(x->adm.nsessions, 0);
+	assert_int_equal(atomic_load(&x->counters.senders), 0);
+	assert_null(strstr(said, "queue pair"));
+}
+
+/* The device refuses the queue pair (EINVAL too, the request still
+ * held): a failure, said with how long the request waited, and refused. */
+static void a_queue_pair_the_device_refuses_is_said_and_refused(void **state)
+{
+	struct fixture *x = *state;
+	struct recv_handover *h = request(x, 0, 0);
+	x->f->create_qp_errno = EINVAL;
+	stderr_capture_start();
+	recv_admission_admit(&x->adm, h);
+	const char *said = stderr_capture_end();
+	test_free(h);
+	assert_int_equal(refusal(x).reason, RS_REJECT_INTERNAL);
+	assert_int_equal(x->f->accepted, 0);
+	assert_int_equal(x->adm.nsessions, 0);
+	assert_int_equal(atomic_load(&x->counters.senders), 0);
+	assert_non_null(
+	    strstr(said, "cannot create a queue pair: Invalid argument"));
+	assert_non_null(strstr(said, "its request waited"));
 }
 
 static void a_writer_while_another_holds_the_log_is_refused_busy(void **state)
@@ -346,6 +389,12 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_request_whose_queue_pair_cannot_be_made_is_dropped, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_request_withdrawn_while_it_is_set_up_is_dropped, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_queue_pair_the_device_refuses_is_said_and_refused, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_writer_while_another_holds_the_log_is_refused_busy, setup,
