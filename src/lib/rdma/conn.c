@@ -166,6 +166,19 @@ int rs_conn_resolve(const char *host, const char *port, int timeout_ms,
 	return rc;
 }
 
+/* rdma_cm let go of a request while it was being set up: its sender gave
+ * up on it (a host short of CPU). The calls that need it then fail with
+ * EINVAL, as a limit of the device does: told apart by asking whether the
+ * request is still held. Says so in err (rs_conn_withdrawn_error). */
+static bool withdrawn_meanwhile(struct rs_conn *c, int e, struct rs_error *err)
+{
+	if (e != EINVAL || !rs_conn_withdrawn(c))
+		return false;
+	rs_error_set(err, RS_E_LOST, ECONNABORTED,
+		     "its sender withdrew the request while it was set up");
+	return true;
+}
+
 int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 		      uint32_t send_depth, uint32_t recv_depth,
 		      struct rs_error *err)
@@ -208,13 +221,8 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 		return 0;
 	if (rdma_create_qp(c->id, peer->pd, &attr)) {
 		int e = errno;
-		/* rdma_cm let go of the request while it was being set up:
-		 * its sender gave up on it (a host short of CPU), not a limit
-		 * of the device, which fails with EINVAL too. */
-		if (e == EINVAL && rs_conn_withdrawn(c))
-			return rs_error_set(err, RS_E_LOST, ECONNABORTED,
-					    "its sender withdrew the request "
-					    "while its queue pair was made");
+		if (withdrawn_meanwhile(c, e, err))
+			return RS_E_LOST;
 		return rs_error_set(err, RS_E_PROVIDER, e,
 				    "cannot create a queue pair: %s",
 				    strerror(e));
@@ -372,6 +380,8 @@ int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 	set_ack_timeout(c->id);
 	struct rdma_conn_param param = conn_param(c, priv, priv_len);
 	int rc = ready_qp(c, &param, access);
+	if (rc && withdrawn_meanwhile(c, rc, err))
+		return RS_E_LOST;
 	if (rc)
 		return rs_error_set(err, RS_E_PROVIDER, rc,
 				    "cannot make the queue pair ready: %s",
@@ -384,6 +394,8 @@ int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 	rc = rdma_accept(c->id, &param);
 	int e = errno;
 	c->id->qp = qp;
+	if (rc && withdrawn_meanwhile(c, e, err))
+		return RS_E_LOST;
 	if (rc)
 		return rs_error_set(err, RS_E_PROVIDER, e, "accept failed: %s",
 				    strerror(e));

@@ -480,6 +480,8 @@ int __wrap_rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 			      .qp_type = attr->qp_type};
 	id->qp = qp;
 	f->qps++;
+	if (f->withdraw_after_create_qp)
+		f->init_qp_attr_errno = EINVAL;
 	return 0;
 }
 

@@ -78,9 +78,10 @@ struct fake_verbs {
 	/* what rdma_create_qp fails with (0: it succeeds, unless
 	 * init_qp_attr_errno is set: librdmacm asks rdma_cm the queue pair's
 	 * attributes first), and whether the request's sender withdraws it
-	 * while its queue pair is made (init_qp_attr_errno becomes EINVAL) */
+	 * while its queue pair is made, or once it is made, before the
+	 * accept (init_qp_attr_errno becomes EINVAL then) */
 	int create_qp_errno;
-	bool withdraw_at_create_qp;
+	bool withdraw_at_create_qp, withdraw_after_create_qp;
 	/* an accepted connection's queues (each made and destroyed by the
 	 * library, counted here), its receives posted, and the private data
 	 * of the last accept; disconnects asked for */

@@ -172,15 +172,17 @@ static void a_request_whose_queue_pair_cannot_be_made_is_dropped(void **state)
 	test_free(h);
 }
 
-/* Withdrawn after the log's thread took the request, while its queue
- * pair was made (seen under load: the request waited 11.8 s, its sender
- * had given up at 5 s, rdma_create_qp failed with EINVAL): dropped as
- * above, no one refused, its seat free, no error said. */
-static void a_request_withdrawn_while_it_is_set_up_is_dropped(void **state)
+/* Withdrawn after the log's thread took the request, while it was set up
+ * (seen under load: the request waited 11.8 s, its sender had given up
+ * at 5 s, rdma_create_qp failed with EINVAL): dropped as above, no one
+ * refused, its seat free, no error said; as its queue pair was made, or
+ * once made, before the accept. */
+static void withdrawn_while_set_up(void **state, bool after_create_qp)
 {
 	struct fixture *x = *state;
 	struct recv_handover *h = request(x, 0, 0);
-	x->f->withdraw_at_create_qp = true;
+	x->f->withdraw_at_create_qp = !after_create_qp;
+	x->f->withdraw_after_create_qp = after_create_qp;
 	stderr_capture_start();
 	recv_admission_admit(&x->adm, h);
 	const char *said = stderr_capture_end();
@@ -192,6 +194,16 @@ static void a_request_withdrawn_while_it_is_set_up_is_dropped(void **state)
 	assert_int_equal(x->adm.nsessions, 0);
 	assert_int_equal(atomic_load(&x->counters.senders), 0);
 	assert_null(strstr(said, "queue pair"));
+}
+
+static void a_request_withdrawn_while_it_is_set_up_is_dropped(void **state)
+{
+	withdrawn_while_set_up(state, false);
+}
+
+static void a_request_withdrawn_before_its_accept_is_dropped(void **state)
+{
+	withdrawn_while_set_up(state, true);
 }
 
 /* The device refuses the queue pair (EINVAL too, the request still
@@ -392,6 +404,9 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_request_withdrawn_while_it_is_set_up_is_dropped, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_request_withdrawn_before_its_accept_is_dropped, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_queue_pair_the_device_refuses_is_said_and_refused, setup,
