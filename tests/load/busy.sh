@@ -16,8 +16,11 @@
 # DRIVER (busy_drive.py, one Python process for all senders, or shell:
 # busy_shell.sh, a shell pipeline per sender, a host short of CPU) and
 # RETRY (--retry, 20; 0: no session may be lost to be found again) and
-# HOGS (processes that spin, `yes > /dev/null`, meanwhile: 0).
-#   scripts/vm-run --memory 8G -- tests/load/busy.sh BUILD [SENDERS [KEEP [DRIVER [RETRY [HOGS]]]]]
+# HOGS (processes that spin, `yes > /dev/null`, meanwhile: 0) and
+# SOFTIRQ_NICE (the nice of the guest's ksoftirqd threads while the senders
+# run, unset: left at 0; Soft-RoCE's packets, a probe's answer among them,
+# are worked there, where an RNIC works them without the host's CPU).
+#   scripts/vm-run --memory 8G -- tests/load/busy.sh BUILD [SENDERS [KEEP [DRIVER [RETRY [HOGS [SOFTIRQ_NICE]]]]]]
 # scripts/busy-fleet runs it (long: not in the suite).
 BUILD=$1
 SENDERS=${2:-128}
@@ -25,6 +28,7 @@ KEEP=${3:-}
 DRIVER=${4:-python}
 RETRY=${5:-20}
 HOGS=${6:-0}
+SOFTIRQ_NICE=${7:-}
 . "$(dirname "$0")/../e2e/lib.sh"
 RECV_TIMEOUT=3600
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -86,6 +90,10 @@ sleep 5
 # receiver that cannot run for two peer timeouts is dropped as hung. Each
 # thread's (the nice of a process is its threads').
 for t in /proc/"$RECV_PID"/task/*; do renice -n -10 -p "${t##*/}" >/dev/null; done
+if [ -n "$SOFTIRQ_NICE" ]; then
+	for p in $(pgrep -x 'ksoftirqd/[0-9]+'); do renice -n "$SOFTIRQ_NICE" -p "$p" >/dev/null; done
+	log "(ksoftirqd at nice $SOFTIRQ_NICE:$(ps -o ni=,comm= -p "$(pgrep -d, -x 'ksoftirqd/[0-9]+')" | tr -s ' \n' ' '))"
+fi
 idle=$(rss_kib "$RECV_PID")
 idle_parts=$(rss_parts "$RECV_PID")
 log "(the receiver serves $SENDERS logs; resident $((idle / 1024)) MiB idle)"
