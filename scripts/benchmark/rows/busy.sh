@@ -13,16 +13,9 @@ busy_bytes=$((4 << 20))
 # busy_ceiling N: ib_write_bw -R -s 64K -q N, about busy_bytes per QP;
 # prints its average MiB/s, or nothing
 busy_ceiling() {
-	local n=$1 log="$LOGS/ib_write_bw-q$1.log" try f=()
-	for try in 1 2 3; do
-		f=()
-		perftest_pair ib_write_bw "$log" -s 65536 -n $((busy_bytes / 65536)) -q "$n" || continue
-		read -r -a f <<<"$(result_line "$log" 65536)"
-		[[ ${f[3]:-} =~ ^[0-9.]+$ ]] && [[ ${f[3]} != 0.00 ]] && break
-		cp "$log" "$log.try$try"
-		f=()
-	done
-	echo "${f[3]:-}"
+	local n=$1
+	bw_tries "$LOGS/ib_write_bw-q$1.log" 65536 -n $((busy_bytes / 65536)) -q "$n"
+	echo "${BW_FIELDS[3]:-}"
 }
 
 # pctl P FILE: the P-th percentile of FILE's numbers (one a line, sorted)

@@ -6,19 +6,11 @@
 # service, --config), against ib_write_bw -q 4 (four QPs) on the same link.
 # bwq_run REP: ib_write_bw -s 1M -q 4, about as many bytes as the four streams
 bwq_run() {
-	local rep=$1 sz=1048576 log="$LOGS/ib_write_bw-q4-$1.log" try f=()
+	local rep=$1 sz=1048576 log="$LOGS/ib_write_bw-q4-$1.log"
 	local n=$((size / sz))
 	[ "$n" -ge 16 ] || n=16
-	for try in 1 2 3; do
-		f=()
-		perftest_pair ib_write_bw "$log" -s "$sz" -n "$n" -q 4 || continue
-		read -r -a f <<<"$(result_line "$log" "$sz")"
-		[[ ${f[3]:-} =~ ^[0-9.]+$ ]] && [[ ${f[3]} != 0.00 ]] && break
-		cp "$log" "$log.try$try"
-		f=()
-	done
-	if [ -n "${f[3]:-}" ]; then
-		record "bwq kind=bwq topology=$topo batch=$sz qps=4 rep=$rep status=ok MiBps=${f[3]} peak_MiBps=${f[2]} tries=$try"
+	if bw_tries "$log" "$sz" -n "$n" -q 4; then
+		record "bwq kind=bwq topology=$topo batch=$sz qps=4 rep=$rep status=ok MiBps=${BW_FIELDS[3]} peak_MiBps=${BW_FIELDS[2]} tries=$BW_TRIES"
 	else
 		record "bwq kind=bwq topology=$topo batch=$sz qps=4 rep=$rep status=fail"
 		note "ib_write_bw -q 4 failed 3 times: see $log*"

@@ -40,23 +40,34 @@ result_line() {
 	echo "${line:-}"
 }
 
+# bw_tries LOG SIZE ARGS...: ib_write_bw -s SIZE ARGS... (both ends, the
+# client's output in LOG), up to 3 tries, as perftest now and then reports
+# 0.00 (its cycle counter under TCG; a failed try's log kept as
+# LOG.tryN); sets BW_FIELDS to the result row (#bytes #iterations BW-peak
+# BW-average MsgRate, in MiB/s; empty when every try failed) and
+# BW_TRIES; returns 1 when every try failed.
+bw_tries() {
+	local log=$1 sz=$2 try
+	shift 2
+	for try in 1 2 3; do
+		BW_TRIES=$try
+		BW_FIELDS=()
+		perftest_pair ib_write_bw "$log" -s "$sz" "$@" || continue
+		read -r -a BW_FIELDS <<<"$(result_line "$log" "$sz")"
+		[[ ${BW_FIELDS[3]:-} =~ ^[0-9.]+$ ]] && [[ ${BW_FIELDS[3]} != 0.00 ]] && return 0
+		cp "$log" "$log.try$try"
+	done
+	BW_FIELDS=()
+	return 1
+}
+
 bw_run() {
 	local sz=$1 rep=$2 log="$LOGS/ib_write_bw-$topo-$1-$2.log"
 	# about as many bytes as the streamed file, and enough messages
-	local n=$((size / sz)) try f
+	local n=$((size / sz))
 	[ "$n" -ge 16 ] || n=16
-	# perftest now and then reports 0.00 (its cycle counter under TCG): retry
-	for try in 1 2 3; do
-		f=()
-		perftest_pair ib_write_bw "$log" -s "$sz" -n "$n" || continue
-		# columns: #bytes #iterations BW-peak BW-average MsgRate, in MiB/s
-		read -r -a f <<<"$(result_line "$log" "$sz")"
-		[[ ${f[3]:-} =~ ^[0-9.]+$ ]] && [[ ${f[3]} != 0.00 ]] && break
-		cp "$log" "$log.try$try"
-		f=()
-	done
-	if [ -n "${f[3]:-}" ]; then
-		record "bw kind=bw topology=$topo batch=$sz rep=$rep status=ok MiBps=${f[3]} peak_MiBps=${f[2]} iters=${f[1]} tries=$try"
+	if bw_tries "$log" "$sz" -n "$n"; then
+		record "bw kind=bw topology=$topo batch=$sz rep=$rep status=ok MiBps=${BW_FIELDS[3]} peak_MiBps=${BW_FIELDS[2]} iters=${BW_FIELDS[1]} tries=$BW_TRIES"
 	else
 		record "bw kind=bw topology=$topo batch=$sz rep=$rep status=fail"
 		note "ib_write_bw -s $sz ($topo) failed 3 times: see $log*"
