@@ -16,7 +16,8 @@
 # A path whose directory appears 5 s later. And --resume -f after rotations
 # while the sender was down, or when the copy it needs was compressed
 # meanwhile. A file rotated and compressed before it was read: named at
-# the end (under -q too), exit 8; copytruncate's own loss likewise.
+# the end (under -q too), exit 8; copytruncate's own loss likewise; and
+# lines written to a rotated file after the sender left it.
 # copytruncate twice (numbered copies) while the sender cannot look. A
 # stop with a backlog: named, exit 9, and --resume -f ships the rest.
 # Runs inside the VM test bed: scripts/vm-run -- tests/e2e/follow.sh BUILD
@@ -674,6 +675,43 @@ lost_case() {
 	end_case
 }
 
+# late_write_case: the application writes on to its rotated file after
+# the sender left it (held up past --rotate-wait and the second look): the
+# sender names those bytes at the end, exit 8, not a silent loss; the
+# lines before and after them are shipped.
+late_write_case() {
+	local dir="$WORK/late" sender
+	start_case "-f: lines written to a rotated file after the sender left it are named at the end, exit 8"
+	mkdir -p "$dir"
+	if ! one_log_receiver late "$dir/late.pool" 16M; then
+		end_case
+		return
+	fi
+	: >"$dir/app.log"
+	exec 7>>"$dir/app.log" # the application's descriptor
+	printf 'line 000001\n' >&7
+	spawn 60 "$dir/send" "$SEND" -v -f --rotate-wait 1s "$RECV_IP/late" "$dir/app.log"
+	sender=$SPAWN_PID
+	wait_for "$WORK/recv.log" "connected at" 30 || fail "the sender did not connect"
+	mv "$dir/app.log" "$dir/app.log.1"
+	printf 'line 000003\n' >"$dir/app.log"
+	wait_for "$dir/send" "app.log.1 (quiet" 30 "$sender" ||
+		fail "the sender did not leave app.log.1: $(cat "$dir/send")"
+	printf 'line 000002\n' >&7 # held up until now
+	exec 7>&-
+	nap 1
+	kill -INT "$sender"
+	reap "$sender"
+	[ "$REAP_RC" = 8 ] || fail "the sender exited $REAP_RC, not 8: $(cat "$dir/send")"
+	grep -q "^rpma-send: 1 stretch of followed files was not shipped: .*/app.log.1 bytes 12 to 24" "$dir/send" ||
+		fail "no line naming the late bytes: $(cat "$dir/send")"
+	kill -TERM "$RECV_PID"
+	wait_recv
+	printf 'line %06d\n' 1 3 >"$dir/want"
+	check_pool "$dir/late.pool" "$dir/want"
+	end_case
+}
+
 # copytruncate_twice_case: logrotate's copytruncate twice while the sender
 # is stopped (it cannot look between them): both copies and the file are
 # shipped, every line once, in order, exit 0.
@@ -750,12 +788,12 @@ backlog_case() {
 # The cases to run (the arguments after BUILD, else FOLLOW_CASES, else
 # all), for a quick look: the rotation kinds, burst (20 rotations 0.1 s
 # apart, within the grace period, made as logrotate makes them but in one
-# process), outage, late-dir, resume, resume-refused, lost,
+# process), outage, late-dir, resume, resume-refused, lost, late-write,
 # copytruncate-twice, backlog.
 kinds="create copytruncate dateext-olddir delaycompress
 	copytruncate-dateext-compress copytruncate-olddir-extension nocreate
 	deleted symlink burst:20:0.1"
-all_cases="kinds outage late-dir resume resume-refused lost
+all_cases="kinds outage late-dir resume resume-refused lost late-write
 	copytruncate-twice backlog"
 shift # BUILD
 # shellcheck disable=SC2086 # one word a kind
@@ -768,6 +806,7 @@ for c in ${*:-${FOLLOW_CASES:-$all_cases}}; do
 	resume) resume_case ;;
 	resume-refused) resume_refused_case ;;
 	lost) lost_case ;;
+	late-write) late_write_case ;;
 	copytruncate-twice) copytruncate_twice_case ;;
 	backlog) backlog_case ;;
 	*) rotation_case "$c" ;;

@@ -30,6 +30,7 @@ void follower_notice_locked(struct follower *f)
 {
 	follow_track_notice(f);
 	follow_truncate_check(f);
+	follow_left_expire(&f->left, f->rotate_wait_ms, &f->q, &f->losses);
 }
 
 void follower_notice(struct follower *f)
@@ -48,21 +49,65 @@ uint64_t follower_look_ms(const struct follower *f)
 					      : FOLLOW_POLL_MS;
 }
 
-/* The file being read is at its end: done with it when a newer one
- * waits and it has been quiet long enough (a copytruncate copy at
- * once). */
-static bool done_with_current(struct follower *f)
+static uint64_t confirm_ms(const struct follower *f)
+{
+	return f->rotate_wait_ms < FOLLOW_CONFIRM_MS ? f->rotate_wait_ms
+						     : FOLLOW_CONFIRM_MS;
+}
+
+static int64_t ms_since(struct timespec t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)(now.tv_sec - t.tv_sec) * 1000 +
+	       (now.tv_nsec - t.tv_nsec) / 1000000;
+}
+
+/* Milliseconds before the file at the front, at its end, may be left:
+ * until it has been quiet for the wait by its times, then until the
+ * second look (a copytruncate copy at once). */
+static int64_t leave_in_ms(const struct follower *f)
 {
 	const struct follow_file *ff = &f->q.files[0];
-	if (f->q.n < 2 ||
-	    (!ff->copy && follow_file_quiet_in_ms(ff, f->rotate_wait_ms) > 0))
+	if (ff->copy)
+		return 0;
+	int64_t quiet = follow_file_quiet_in_ms(ff, f->rotate_wait_ms);
+	if (quiet > 0 || confirm_ms(f) == 0)
+		return quiet;
+	if (!ff->quiet_at.tv_sec && !ff->quiet_at.tv_nsec)
+		return 0; /* the first look is now */
+	int64_t left = (int64_t)confirm_ms(f) - ms_since(ff->quiet_at);
+	return left > 0 ? left : 0;
+}
+
+/* The file being read is at its end: done with it when a newer one
+ * waits and it has been quiet long enough, at two looks. */
+static bool done_with_current(struct follower *f)
+{
+	struct follow_file *ff = &f->q.files[0];
+	if (f->q.n < 2)
 		return false;
+	bool first_look = !ff->quiet_at.tv_sec && !ff->quiet_at.tv_nsec;
+	if (leave_in_ms(f) > 0) {
+		if (follow_file_quiet_in_ms(ff, f->rotate_wait_ms) > 0)
+			ff->quiet_at = (struct timespec){0, 0}; /* written */
+		return false;
+	}
+	if (!ff->copy && confirm_ms(f) > 0 && first_look) {
+		clock_gettime(CLOCK_MONOTONIC, &ff->quiet_at);
+		return false; /* looked at again after confirm_ms */
+	}
 	char was[PATH_MAX], next[PATH_MAX];
 	rs_info("done with %s (%s, %llu bytes); reading %s",
 		follow_file_where(ff, was, sizeof(was)),
 		ff->copy ? "the copy of a truncated file" : "quiet",
 		(unsigned long long)ff->pos,
 		follow_file_where(&f->q.files[1], next, sizeof(next)));
+	if (!ff->copy && f->rotate_wait_ms > 0) {
+		follow_left_hold(&f->left, ff->fd, ff->id, was, ff->pos, &f->q,
+				 &f->losses);
+		ff->fd = -1; /* held now */
+	}
 	return true;
 }
 
@@ -128,6 +173,7 @@ void follower_free(struct follower *f)
 	if (!f)
 		return;
 	follow_background_stop(f);
+	follow_left_release(&f->left, &f->q, &f->losses);
 	pthread_mutex_destroy(&f->lock);
 	follow_queue_free(&f->q);
 	follow_truncate_forget(&f->candidates);
@@ -184,11 +230,9 @@ static uint64_t recheck_locked(const struct follower *f)
 	uint64_t ms = follower_look_ms(f);
 	const struct follow_file *ff = &f->q.files[0];
 	if (f->q.n > 1 && ff->fd >= 0 && ff->at_end) {
-		uint64_t quiet = ff->copy ? 0
-					  : (uint64_t)follow_file_quiet_in_ms(
-						ff, f->rotate_wait_ms);
-		if (quiet < ms)
-			ms = quiet;
+		uint64_t leave = (uint64_t)leave_in_ms(f);
+		if (leave < ms)
+			ms = leave;
 	}
 	return ms;
 }

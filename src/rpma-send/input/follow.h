@@ -31,6 +31,10 @@
 #include <sys/types.h>
 
 #define FOLLOW_ROTATE_WAIT_DEFAULT_MS 5000 /* as Fluent Bit's Rotate_Wait */
+/* A rotated file quiet for the wait is left only if a second look this
+ * much later (at most the wait) finds it quiet still: a writer held up
+ * with the reader (a stalled machine, a starved CPU) writes again first. */
+#define FOLLOW_CONFIRM_MS 250
 /* Files --resume starts with at most (follower_start_at); a follower
  * holds as many as come. */
 #define FOLLOW_FILES_MAX 8

@@ -53,6 +53,9 @@ struct follow_file {
 	bool fresh;	 /* read again after a truncation: skip a hole */
 	bool superseded; /* a newer file came to the name at `since` */
 	struct timespec since;
+	/* The first look that found it quiet since it last grew
+	 * (CLOCK_MONOTONIC; 0: none): input/follow.c's second look. */
+	struct timespec quiet_at;
 	/* While it is being opened (input/follow_track.c): a descriptor on
 	 * the name it had, kept unless events say the name changed hands. */
 	int try_fd;

@@ -8,6 +8,7 @@
 #define SEND_FOLLOW_INTERNAL_H
 
 #include "input/follow_background.h"
+#include "input/follow_left.h"
 #include "input/follow_losses.h"
 #include "input/follow_queue.h"
 #include "input/follow_truncate.h"
@@ -33,6 +34,7 @@ struct follower {
 	struct timespec settled_at;
 	bool told_no_fds;	     /* said that files wait for descriptors */
 	struct follow_losses losses; /* what went before it was read */
+	struct follow_left left;     /* the file last left as quiet */
 	/* The reader found nothing to read: its thread wakes it when events
 	 * come (else they come while the sender cannot read anyway). */
 	bool reader_waits;

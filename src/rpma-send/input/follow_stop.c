@@ -11,6 +11,9 @@
 void follower_stop_waiting(struct follower *f)
 {
 	pthread_mutex_lock(&f->lock);
+	/* What was written to the file left before the signal counts; what
+	 * comes after it is not the sender's to read. */
+	follow_left_release(&f->left, &f->q, &f->losses);
 	f->rotate_wait_ms = 0;
 	for (int i = 0; i < f->q.n; i++) {
 		struct follow_file *ff = &f->q.files[i];
@@ -27,6 +30,7 @@ void follower_stop_waiting(struct follower *f)
 unsigned follower_losses(struct follower *f, char *buf, size_t len)
 {
 	pthread_mutex_lock(&f->lock);
+	follow_left_release(&f->left, &f->q, &f->losses);
 	unsigned n = f->losses.n;
 	if (n)
 		follow_losses_describe(&f->losses, "not shipped", buf, len);

@@ -96,6 +96,16 @@ static void follow(struct fixture *x)
 	assert_non_null(x->f);
 }
 
+/* The grace period waited out, the first look that finds a rotated file
+ * quiet made (a read), then the wait for the second (FOLLOW_CONFIRM_MS):
+ * a rotated file quiet since is done at the next read. */
+static void wait_quiet(struct fixture *x)
+{
+	sleep_ms(GRACE_MS + 100);
+	drain(x);
+	sleep_ms(FOLLOW_CONFIRM_MS + 50);
+}
+
 /* Reads with no descriptor to spare (the soft limit within the reserve):
  * no file can be opened meanwhile. */
 static void drain_with_no_descriptor(struct fixture *x)
@@ -147,12 +157,63 @@ static void a_renamed_file_is_read_until_quiet(void **state)
 	append(x->path1, "a2\n"); /* before the application reopened */
 	drain(x);
 	assert_string_equal(x->got, "a1\na2\n");
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
 	assert_string_equal(x->got, "a1\na2\nb1\n");
 	append(x->path, "b2\n");
 	drain(x);
 	assert_string_equal(x->got, "a1\na2\nb1\nb2\n");
+}
+
+/* The writer held up as long as the reader (a stalled machine, a starved
+ * CPU: both wake together, the reader first): the rotated file looked
+ * quiet for the wait, but a second look FOLLOW_CONFIRM_MS later finds what
+ * the writer wrote meanwhile, read before the new file. */
+static void
+a_rotated_file_written_before_the_second_look_is_read_on(void **state)
+{
+	struct fixture *x = *state;
+	append(x->path, "a1\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	append(x->path, "b1\n");
+	drain(x); /* the rotation noticed: the wait runs from here */
+	sleep_ms(GRACE_MS + 100);
+	drain(x);		  /* quiet for the wait: the first look */
+	append(x->path1, "a2\n"); /* the writer, woken after the reader */
+	drain(x);
+	assert_string_equal(x->got, "a1\na2\n");
+	wait_quiet(x);
+	drain(x);
+	assert_string_equal(x->got, "a1\na2\nb1\n");
+	char lost[512];
+	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
+}
+
+/* Written to after it was left (its writer held up past the wait and the
+ * second look): not read any more, but named at the end (exit 8), not
+ * lost unsaid; a file left that grows no more is no loss. */
+static void what_a_left_file_gets_later_is_named_a_loss(void **state)
+{
+	struct fixture *x = *state;
+	append(x->path, "a1\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	append(x->path, "b1\n");
+	drain(x); /* the rotation noticed: the wait runs from here */
+	wait_quiet(x);
+	drain(x);
+	assert_string_equal(x->got, "a1\nb1\n");
+	append(x->path1, "late\n");
+	append(x->path, "b2\n");
+	drain(x);
+	assert_string_equal(x->got, "a1\nb1\nb2\n");
+	char lost[1024], want[1024];
+	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 1);
+	snprintf(want, sizeof(want), "%s bytes 3 to 8", x->path1);
+	assert_non_null(strstr(lost, want));
 }
 
 /* Rotated twice before the first old file was done: each file in turn. */
@@ -173,9 +234,9 @@ static void rotations_in_a_row_keep_their_order(void **state)
 	append(path2, "a+\n");
 	append(x->path1, "b+\n");
 	drain(x);
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
 	assert_string_equal(x->got, "a\na+\nb\nb+\nc\n");
 }
@@ -201,9 +262,9 @@ static void a_file_that_held_the_name_for_a_moment_is_read(void **state)
 	append(x->path, "c\n"); /* logrotate's file, written on */
 	drain(x);
 	assert_string_equal(x->got, "a\n");
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
 	assert_string_equal(x->got, "a\nb\nc\n");
 	/* The file being read renamed away: the same file, not a new one. */
@@ -212,7 +273,7 @@ static void a_file_that_held_the_name_for_a_moment_is_read(void **state)
 	append(x->path1, "c2\n");
 	append(x->path, "d\n");
 	drain(x);
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
 	assert_string_equal(x->got, "a\nb\nc\nc2\nd\n");
 }
@@ -235,18 +296,18 @@ static void late_deleted_and_symlinked_files_follow(void **state)
 	 * poll); the grace period runs from then. */
 	append(x->path, "3\n"); /* it appears */
 	drain(x);
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
 	assert_int_equal(unlink(x->path), 0);
 	append(x->path, "4\n"); /* deleted and created again */
 	drain(x);
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
 	append(other, "5\n");
 	assert_int_equal(unlink(x->path), 0);
 	assert_int_equal(symlink(other, x->path), 0);
 	drain(x);
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
 	append(other, "6\n");
 	drain(x);
@@ -450,7 +511,7 @@ static void a_file_found_by_its_time_is_opened_when_it_can_be(void **state)
 	assert_string_equal(x->got, "A\n");
 	for (int i = 0; i < 3; i++) { /* each file done when quiet */
 		drain(x);
-		sleep_ms(GRACE_MS + 100);
+		wait_quiet(x);
 	}
 	drain(x);
 	unsetenv("RPMA_SEND_FOLLOW_POLL");
@@ -472,17 +533,19 @@ static void a_finished_file_that_comes_back_is_not_read_twice(void **state)
 	assert_int_equal(rename(x->path, away), 0);
 	append(x->path, "two\n");
 	drain(x);
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x); /* the first is done: quiet, a newer one waits */
 	assert_string_equal(x->got, "one\ntwo\n");
 	assert_int_equal(rename(away, x->path), 0);
 	append(x->path, "three\n");
 	for (int i = 0; i < 2; i++) {
 		drain(x);
-		sleep_ms(GRACE_MS + 100);
+		wait_quiet(x);
 	}
 	drain(x);
 	assert_string_equal(x->got, "one\ntwo\nthree\n");
+	char lost[512]; /* held when it was left, read again: no loss */
+	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
 }
 
 /* The first truncation noticed only after logrotate's next copy was made
@@ -587,7 +650,7 @@ static void starts_in_a_rotated_copy(void **state)
 	assert_true(follower_start_at(x->f, paths, 2, 7));
 	drain(x);
 	assert_string_equal(x->got, "|unshipped\n");
-	sleep_ms(GRACE_MS + 100);
+	wait_quiet(x);
 	drain(x);
 	assert_string_equal(x->got, "|unshipped\nlive\n");
 }
@@ -682,6 +745,11 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(reads_growth, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_renamed_file_is_read_until_quiet,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_rotated_file_written_before_the_second_look_is_read_on, setup,
+		teardown),
+	    cmocka_unit_test_setup_teardown(
+		what_a_left_file_gets_later_is_named_a_loss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rotations_in_a_row_keep_their_order,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
