@@ -1,6 +1,7 @@
 #!/bin/bash
-# scripts/bench's --rows and --methods (no VM, no RDMA): a list word it does
-# not know is refused before anything runs, --help names both, and the
+# scripts/bench's --rows, --methods and --softirq-nice (no VM, no RDMA): a
+# list word it does not know, or a nice value out of range, is refused
+# before anything runs, --help names them, and the
 # report of a partial run (tests/testbed/fixtures/bench-partial.raw: a real
 # `--rows stream --methods "flush gpspm" --size 16M --batches 64K` run in
 # the Debian 13 guest) says so, leaves what was not asked for "not
@@ -20,9 +21,11 @@ refused() {
 }
 refused rows --rows "stream latencies"
 refused methods --methods "flush rdma"
+refused softirq-nice --softirq-nice -30
+refused softirq-nice --softirq-nice high
 "$SRC/scripts/bench" --help >"$tmp/help"
-for opt in --rows --methods; do
-	check "--help names $opt" "$(ok grep -q -- "$opt LIST" "$tmp/help")" "$(cat "$tmp/help")"
+for opt in "--rows LIST" "--methods LIST" "--softirq-nice N"; do
+	check "--help names $opt" "$(ok grep -q -- "$opt" "$tmp/help")" "$(cat "$tmp/help")"
 done
 
 mkdir -p "$tmp/run"

@@ -18,6 +18,35 @@ busy_ceiling() {
 	echo "${BW_FIELDS[3]:-}"
 }
 
+# link_counters: Soft-RoCE's counters summed over the guest's devices
+# (rdma statistic) and the kernel's backlog drops (softnet_stat's second
+# column, each CPU's), as "name value" lines: what the link did meanwhile
+link_counters() {
+	local _ dropped total=0
+	rdma statistic show 2>/dev/null |
+		awk '{ for (i = 3; i < NF; i += 2) s[$i] += $(i + 1) } END { for (k in s) print k, s[k] }'
+	while read -r _ dropped _; do
+		total=$((total + 16#$dropped))
+	done </proc/net/softnet_stat
+	echo "backlog_drops $total"
+}
+
+# link_delta BEFORE PREFIX: the counters that tell lost packets and their
+# retries, since link_counters wrote BEFORE, as PREFIX_NAME=N fields
+link_delta() {
+	link_counters | awk -v p="$2" 'NR == FNR { was[$1] = $2; next }
+		$1 ~ /^(backlog_drops|rcvd_seq_err|out_of_seq_request|duplicate_request|retry_exceeded_err|completer_retry_err|rcvd_rnr_err|sent_pkts)$/ {
+			printf "%s%s_%s=%d", sep, p, $1, $2 - was[$1]; sep = " " }' "$1" -
+}
+
+# softirq_nice N: the guest's ksoftirqd threads at nice N (Soft-RoCE's
+# packets are worked there: starved among N senders, its acknowledgements
+# come late and the requesters send again)
+softirq_nice() {
+	local p
+	for p in $(pgrep -x 'ksoftirqd/[0-9]+'); do renice -n "$1" -p "$p" >/dev/null; done
+}
+
 # pctl P FILE: the P-th percentile of FILE's numbers (one a line, sorted)
 pctl() {
 	local n
@@ -67,8 +96,12 @@ busy_feed() {
 busy_run() {
 	local n=$1 key="busy kind=busy topology=$topo senders=$1" conf=$WORK/busy.conf
 	local rlog=$LOGS/rpma-recv-busy-$1.log bw i pids=() rc bad=0 w0 w1 secs wait_fed=0
+	local bw_link senders_link
 	stop_receiver
+	softirq_nice "${RPMA_BENCH_SOFTIRQ_NICE:-0}"
+	link_counters >"$WORK/link.before"
 	bw=$(busy_ceiling "$n")
+	bw_link=$(link_delta "$WORK/link.before" ceiling)
 	{
 		printf 'listen = %s\nport = 7213\nmax-senders = %d\n' "$server_ip" $((n + 8))
 		for ((i = 0; i < n; i++)); do
@@ -84,6 +117,7 @@ busy_run() {
 		return
 	fi
 	recv_pid[busy]=$RECV_PID
+	link_counters >"$WORK/link.before"
 	w0=$EPOCHREALTIME
 	for ((i = 0; i < n; i++)); do
 		rm -f "$WORK/busy-$i.fifo"
@@ -101,12 +135,15 @@ busy_run() {
 		[ "$rc" = 0 ] || bad=$((bad + 1))
 	done
 	w1=$EPOCHREALTIME
+	senders_link=$(link_delta "$WORK/link.before" senders)
+	softirq_nice 0
 	stop_receiver busy
 	rm -f "$WORK"/busy-*.pool "$WORK"/busy-*.fifo
 	cat "$LOGS"/busy-"$n"-*.log | sed -n 's/.*connect request answered in \([0-9]*\) ms.*/\1/p' |
 		sort -n >"$WORK/busy.answers"
 	secs=$(awk -v a="${w0/,/.}" -v b="${w1/,/.}" 'BEGIN { printf "%.3f", b - a }')
 	record "$key status=$([ "$bad" = 0 ] && echo ok || echo fail) exits_not_0=$bad" \
+		"softirq_nice=${RPMA_BENCH_SOFTIRQ_NICE:-0}" \
 		"bytes=$((n * busy_bytes)) seconds=$secs" \
 		"MBps=$(awk -v b=$((n * busy_bytes)) -v t="$secs" 'BEGIN { printf "%.2f", b / t / 1e6 }')" \
 		"steady_MBps=$(busy_steady "$n")" \
@@ -114,7 +151,8 @@ busy_run() {
 		"connect_p50_ms=$(pctl 50 "$WORK/busy.answers") connect_p99_ms=$(pctl 99 "$WORK/busy.answers")" \
 		"lost=$(cat "$LOGS"/busy-"$n"-*.log | grep -c 'lost after committing')" \
 		"refused=$(cat "$LOGS"/busy-"$n"-*.log | grep -c 'refused the connection')" \
-		"qp_failures=$(grep -c 'cannot create a queue pair' "$rlog")"
+		"qp_failures=$(grep -c 'cannot create a queue pair' "$rlog")" \
+		"$bw_link $senders_link"
 }
 
 # replicas_stream NAMES REP N: one `rpma-send --stats --truncate` of the input to
