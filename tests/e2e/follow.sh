@@ -595,6 +595,17 @@ one_log_receiver() {
 	return 1
 }
 
+# log_case TITLE NAME POOL SIZE: a case of one log: its folder ($dir) and
+# a receiver serving log NAME on POOL (created SIZE); returns 1, the case
+# ended as failed, when the receiver does not start.
+log_case() {
+	start_case "$1"
+	mkdir -p "$dir"
+	one_log_receiver "$2" "$3" "$4" && return 0
+	end_case
+	return 1
+}
+
 # sender_done SENDER LOG: a following sender stopped by SIGINT, which must
 # exit 0 (its stderr in LOG), then the receiver.
 sender_done() {
@@ -609,12 +620,7 @@ sender_done() {
 # created 5 s later; then the writer and a rotation: every line.
 late_dir_case() {
 	local dir="$WORK/late" logdir="$WORK/late/not-yet/logs" writer sender
-	start_case "-f on a path whose directory is created 5 s later: every line"
-	mkdir -p "$dir"
-	if ! one_log_receiver late "$dir/late.pool" 16M; then
-		end_case
-		return
-	fi
+	log_case "-f on a path whose directory is created 5 s later: every line" late "$dir/late.pool" 16M || return 0
 	spawn 120 "$dir/send" "$SEND" -f --rotate-wait "$GRACE" \
 		"$RECV_IP/late" "$logdir/sig.log"
 	sender=$SPAWN_PID
@@ -643,12 +649,7 @@ late_dir_case() {
 # 8; the lines before and after it are shipped.
 lost_case() {
 	local dir="$WORK/lost" sender
-	start_case "-q -f: a file rotated and compressed before it was read is named at the end, exit 8"
-	mkdir -p "$dir"
-	if ! one_log_receiver lost "$dir/lost.pool" 16M; then
-		end_case
-		return
-	fi
+	log_case "-q -f: a file rotated and compressed before it was read is named at the end, exit 8" lost "$dir/lost.pool" 16M || return 0
 	printf 'line 000001\n' >"$dir/app.log"
 	spawn 60 "$dir/send" "$SEND" -q -f --rotate-wait 1s "$RECV_IP/lost" "$dir/app.log"
 	sender=$SPAWN_PID
@@ -680,17 +681,12 @@ lost_case() {
 # sender names those bytes at the end, exit 8, not a silent loss; the
 # lines before and after them are shipped.
 late_write_case() {
-	local dir="$WORK/late" sender
-	start_case "-f: lines written to a rotated file after the sender left it are named at the end, exit 8"
-	mkdir -p "$dir"
-	if ! one_log_receiver late "$dir/late.pool" 16M; then
-		end_case
-		return
-	fi
+	local dir="$WORK/late-write" sender
+	log_case "-f: lines written to a rotated file after the sender left it are named at the end, exit 8" written "$dir/written.pool" 16M || return 0
 	: >"$dir/app.log"
 	exec 7>>"$dir/app.log" # the application's descriptor
 	printf 'line 000001\n' >&7
-	spawn 60 "$dir/send" "$SEND" -v -f --rotate-wait 1s "$RECV_IP/late" "$dir/app.log"
+	spawn 60 "$dir/send" "$SEND" -v -f --rotate-wait 1s "$RECV_IP/written" "$dir/app.log"
 	sender=$SPAWN_PID
 	wait_for "$WORK/recv.log" "connected at" 30 || fail "the sender did not connect"
 	mv "$dir/app.log" "$dir/app.log.1"
@@ -708,7 +704,7 @@ late_write_case() {
 	kill -TERM "$RECV_PID"
 	wait_recv
 	printf 'line %06d\n' 1 3 >"$dir/want"
-	check_pool "$dir/late.pool" "$dir/want"
+	check_pool "$dir/written.pool" "$dir/want"
 	end_case
 }
 
@@ -755,12 +751,7 @@ copytruncate_twice_case() {
 # reached), exit 9; --resume -f then ships exactly the rest.
 backlog_case() {
 	local dir="$WORK/backlog" sender size
-	start_case "-f --stop-wait 0: a stop with a backlog names what is left, exit 9; --resume -f ships the rest"
-	mkdir -p "$dir"
-	if ! one_log_receiver backlog "$dir/backlog.pool" 80M; then
-		end_case
-		return
-	fi
+	log_case "-f --stop-wait 0: a stop with a backlog names what is left, exit 9; --resume -f ships the rest" backlog "$dir/backlog.pool" 80M || return 0
 	head -c 36M /dev/urandom | base64 >"$dir/app.log"
 	size=$(stat -c %s "$dir/app.log")
 	spawn 120 "$dir/send" "$SEND" -v -f --stop-wait 0 "$RECV_IP/backlog" "$dir/app.log"

@@ -165,6 +165,19 @@ static void a_renamed_file_is_read_until_quiet(void **state)
 	assert_string_equal(x->got, "a1\na2\nb1\nb2\n");
 }
 
+/* a1 read from the file, which is renamed to path1 (the application still
+ * writes to it), and b1 in a new one at the path: the rotation noticed,
+ * the grace period runs from here. */
+static void rotate_once(struct fixture *x)
+{
+	append(x->path, "a1\n");
+	follow(x);
+	drain(x);
+	assert_int_equal(rename(x->path, x->path1), 0);
+	append(x->path, "b1\n");
+	drain(x);
+}
+
 /* The writer held up as long as the reader (a stalled machine, a starved
  * CPU: both wake together, the reader first): the rotated file looked
  * quiet for the wait, but a second look FOLLOW_CONFIRM_MS later finds what
@@ -173,12 +186,7 @@ static void
 a_rotated_file_written_before_the_second_look_is_read_on(void **state)
 {
 	struct fixture *x = *state;
-	append(x->path, "a1\n");
-	follow(x);
-	drain(x);
-	assert_int_equal(rename(x->path, x->path1), 0);
-	append(x->path, "b1\n");
-	drain(x); /* the rotation noticed: the wait runs from here */
+	rotate_once(x);
 	sleep_ms(GRACE_MS + 100);
 	drain(x);		  /* quiet for the wait: the first look */
 	append(x->path1, "a2\n"); /* the writer, woken after the reader */
@@ -197,12 +205,7 @@ a_rotated_file_written_before_the_second_look_is_read_on(void **state)
 static void what_a_left_file_gets_later_is_named_a_loss(void **state)
 {
 	struct fixture *x = *state;
-	append(x->path, "a1\n");
-	follow(x);
-	drain(x);
-	assert_int_equal(rename(x->path, x->path1), 0);
-	append(x->path, "b1\n");
-	drain(x); /* the rotation noticed: the wait runs from here */
+	rotate_once(x);
 	wait_quiet(x);
 	drain(x);
 	assert_string_equal(x->got, "a1\nb1\n");
