@@ -47,6 +47,38 @@ softirq_nice() {
 	for p in $(pgrep -x 'ksoftirqd/[0-9]+'); do renice -n "$1" -p "$p" >/dev/null; done
 }
 
+# guest_cpu: the guest's CPU time so far (/proc/stat's cpu line: user nice
+# system idle iowait irq softirq steal), in ticks
+guest_cpu() {
+	local _ rest
+	read -r _ rest </proc/stat
+	echo "$rest"
+}
+
+# guest_cpu_delta BEFORE: where the guest's CPU went since guest_cpu said
+# BEFORE, as fields: percent of it all in user, system and softirq time,
+# and idle
+guest_cpu_delta() {
+	echo "$1 $(guest_cpu)" | awk '{ n = (NF) / 2
+		for (i = 1; i <= 8; i++) d[i] = $(n + i) - $i
+		t = 0; for (i = 1; i <= 8; i++) t += d[i]
+		if (t <= 0) { print "guest_cpu=NA"; exit }
+		printf "guest_user_pct=%.0f guest_system_pct=%.0f guest_softirq_pct=%.0f guest_idle_pct=%.0f",
+			100 * (d[1] + d[2]) / t, 100 * (d[3] + d[6]) / t, 100 * d[7] / t, 100 * (d[4] + d[5]) / t }'
+}
+
+# busy_sender_cpu N: the N senders' user and system seconds, summed (each
+# sender's /usr/bin/time file)
+busy_sender_cpu() {
+	local f u s su=0 ss=0
+	for f in "$LOGS"/busy-"$1"-*.time; do
+		read -r u s _ < <(tail -n 1 "$f") || continue
+		su=$(awk -v a="$su" -v b="$u" 'BEGIN { print a + b }')
+		ss=$(awk -v a="$ss" -v b="$s" 'BEGIN { print a + b }')
+	done
+	echo "senders_user_s=$su senders_sys_s=$ss"
+}
+
 # pctl P FILE: the P-th percentile of FILE's numbers (one a line, sorted)
 pctl() {
 	local n
@@ -96,7 +128,7 @@ busy_feed() {
 busy_run() {
 	local n=$1 key="busy kind=busy topology=$topo senders=$1" conf=$WORK/busy.conf
 	local rlog=$LOGS/rpma-recv-busy-$1.log bw i pids=() rc bad=0 w0 w1 secs wait_fed=0
-	local bw_link senders_link
+	local bw_link senders_link recv0 cpu0 cpu_use
 	stop_receiver
 	softirq_nice "${RPMA_BENCH_SOFTIRQ_NICE:-0}"
 	link_counters >"$WORK/link.before"
@@ -124,11 +156,13 @@ busy_run() {
 		mkfifo "$WORK/busy-$i.fifo"
 		# its start's time first: --stats' phases count from there
 		bash -c 'f=$1; shift; echo "started=$EPOCHREALTIME"; cat "$f" | "$@"' - "$WORK/busy-$i.fifo" \
+			/usr/bin/time -f "$TIMEFMT" -o "$LOGS/busy-$n-$i.time" \
 			timeout 600 "$SEND" -v --stats --retry 20 "$server_ip:7213/b$i" - \
 			>"$LOGS/busy-$n-$i.log" 2>&1 &
 		pids+=($!)
 	done
 	busy_feed "$n" "$rlog"
+	recv0=$(recv_ticks busy) cpu0=$(guest_cpu)
 	for i in "${pids[@]}"; do
 		rc=0
 		wait "$i" || rc=$?
@@ -136,6 +170,7 @@ busy_run() {
 	done
 	w1=$EPOCHREALTIME
 	senders_link=$(link_delta "$WORK/link.before" senders)
+	cpu_use="$(guest_cpu_delta "$cpu0") recv_cpu_s=$(awk -v t=$(($(recv_ticks busy) - recv0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }') $(busy_sender_cpu "$n")"
 	softirq_nice 0
 	stop_receiver busy
 	rm -f "$WORK"/busy-*.pool "$WORK"/busy-*.fifo
@@ -152,7 +187,7 @@ busy_run() {
 		"lost=$(cat "$LOGS"/busy-"$n"-*.log | grep -c 'lost after committing')" \
 		"refused=$(cat "$LOGS"/busy-"$n"-*.log | grep -c 'refused the connection')" \
 		"qp_failures=$(grep -c 'cannot create a queue pair' "$rlog")" \
-		"$bw_link $senders_link"
+		"$bw_link $senders_link $cpu_use"
 }
 
 # replicas_stream NAMES REP N: one `rpma-send --stats --truncate` of the input to
