@@ -2,6 +2,7 @@
 
 #include "cli/fd_limit.h"
 #include "cli/log.h"
+#include "common/stats.h"
 #include "input/follow_fds.h"
 #include "input/follow_internal.h"
 #include "input/follow_track.h"
@@ -55,12 +56,16 @@ static uint64_t confirm_ms(const struct follower *f)
 						     : FOLLOW_CONFIRM_MS;
 }
 
-static int64_t ms_since(struct timespec t)
+/* Milliseconds until the second look at the front file, whose first
+ * found it quiet at quiet_at_ns (0 then: none yet). */
+static int64_t second_look_in_ms(const struct follower *f,
+				 const struct follow_file *ff)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (int64_t)(now.tv_sec - t.tv_sec) * 1000 +
-	       (now.tv_nsec - t.tv_nsec) / 1000000;
+	if (!ff->quiet_at_ns)
+		return 0;
+	uint64_t since_ms = (send_stats_now_ns() - ff->quiet_at_ns) / 1000000u;
+	return since_ms < confirm_ms(f) ? (int64_t)(confirm_ms(f) - since_ms)
+					: 0;
 }
 
 /* Milliseconds before the file at the front, at its end, may be left:
@@ -72,12 +77,25 @@ static int64_t leave_in_ms(const struct follower *f)
 	if (ff->copy)
 		return 0;
 	int64_t quiet = follow_file_quiet_in_ms(ff, f->rotate_wait_ms);
-	if (quiet > 0 || confirm_ms(f) == 0)
-		return quiet;
-	if (!ff->quiet_at.tv_sec && !ff->quiet_at.tv_nsec)
-		return 0; /* the first look is now */
-	int64_t left = (int64_t)confirm_ms(f) - ms_since(ff->quiet_at);
-	return left > 0 ? left : 0;
+	return quiet > 0 ? quiet : second_look_in_ms(f, ff);
+}
+
+/* Whether the file at the front, at its end, was quiet for the wait at
+ * two looks confirm_ms apart: the first starts the second's wait, and
+ * anything written to it meanwhile starts it all over. */
+static bool quiet_at_two_looks(struct follower *f, struct follow_file *ff)
+{
+	if (follow_file_quiet_in_ms(ff, f->rotate_wait_ms) > 0) {
+		ff->quiet_at_ns = 0; /* written meanwhile */
+		return false;
+	}
+	if (confirm_ms(f) == 0)
+		return true;
+	if (!ff->quiet_at_ns) {
+		ff->quiet_at_ns = send_stats_now_ns();
+		return false; /* looked at again after confirm_ms */
+	}
+	return second_look_in_ms(f, ff) == 0;
 }
 
 /* The file being read is at its end: done with it when a newer one
@@ -85,18 +103,8 @@ static int64_t leave_in_ms(const struct follower *f)
 static bool done_with_current(struct follower *f)
 {
 	struct follow_file *ff = &f->q.files[0];
-	if (f->q.n < 2)
+	if (f->q.n < 2 || (!ff->copy && !quiet_at_two_looks(f, ff)))
 		return false;
-	bool first_look = !ff->quiet_at.tv_sec && !ff->quiet_at.tv_nsec;
-	if (leave_in_ms(f) > 0) {
-		if (follow_file_quiet_in_ms(ff, f->rotate_wait_ms) > 0)
-			ff->quiet_at = (struct timespec){0, 0}; /* written */
-		return false;
-	}
-	if (!ff->copy && confirm_ms(f) > 0 && first_look) {
-		clock_gettime(CLOCK_MONOTONIC, &ff->quiet_at);
-		return false; /* looked at again after confirm_ms */
-	}
 	char was[PATH_MAX], next[PATH_MAX];
 	rs_info("done with %s (%s, %llu bytes); reading %s",
 		follow_file_where(ff, was, sizeof(was)),
@@ -153,7 +161,7 @@ struct follower *follower_new(const char *path, uint64_t rotate_wait_ms)
 		return NULL;
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->rotate_wait_ms = rotate_wait_ms;
-	f->bg.stop_fd = f->bg.wake_fd = -1;
+	f->bg.stop_fd = f->bg.wake_fd = f->left.fd = -1;
 	pthread_mutex_init(&f->lock, NULL);
 	rs_fd_limit_raise(); /* each file held costs one (input/follow_fds.h) */
 	follow_watch_open(&f->watch, path);

@@ -38,7 +38,7 @@ static void account(struct follow_file *ff, const uint8_t *p, size_t n)
 {
 	XXH3_64bits_update(ff->hash, p, n);
 	ff->pos += n;
-	ff->quiet_at = (struct timespec){0, 0}; /* it grew */
+	ff->quiet_at_ns = 0; /* it grew */
 }
 
 bool follow_file_take(struct follow_file *ff, int fd, const char *name,

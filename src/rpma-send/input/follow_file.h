@@ -54,8 +54,8 @@ struct follow_file {
 	bool superseded; /* a newer file came to the name at `since` */
 	struct timespec since;
 	/* The first look that found it quiet since it last grew
-	 * (CLOCK_MONOTONIC; 0: none): input/follow.c's second look. */
-	struct timespec quiet_at;
+	 * (send_stats_now_ns; 0: none): input/follow.c's second look. */
+	uint64_t quiet_at_ns;
 	/* While it is being opened (input/follow_track.c): a descriptor on
 	 * the name it had, kept unless events say the name changed hands. */
 	int try_fd;

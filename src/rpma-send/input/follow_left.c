@@ -1,6 +1,7 @@
 #include "input/follow_left.h"
 
 #include "cli/log.h"
+#include "common/stats.h"
 
 #include <stdio.h>
 #include <sys/stat.h>
@@ -15,17 +16,16 @@ void follow_left_hold(struct follow_left *l, int fd, struct follow_id id,
 	if (fd < 0)
 		return;
 	l->fd = fd;
-	l->held = true;
 	l->id = id;
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->pos = pos;
-	clock_gettime(CLOCK_MONOTONIC, &l->at);
+	l->at_ns = send_stats_now_ns();
 }
 
 void follow_left_release(struct follow_left *l, const struct follow_queue *q,
 			 struct follow_losses *losses)
 {
-	if (!l->held)
+	if (l->fd < 0)
 		return;
 	struct stat st;
 	if (fstat(l->fd, &st) == 0 && (uint64_t)st.st_size > l->pos &&
@@ -40,22 +40,15 @@ void follow_left_release(struct follow_left *l, const struct follow_queue *q,
 	}
 	close(l->fd);
 	l->fd = -1;
-	l->held = false;
 }
 
 void follow_left_expire(struct follow_left *l, uint64_t wait_ms,
 			const struct follow_queue *q,
 			struct follow_losses *losses)
 {
-	if (!l->held)
-		return;
 	uint64_t hold = wait_ms * FOLLOW_LEFT_HOLD_WAITS;
 	if (hold < FOLLOW_LEFT_HOLD_MIN_MS)
 		hold = FOLLOW_LEFT_HOLD_MIN_MS;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	int64_t held_ms = (int64_t)(now.tv_sec - l->at.tv_sec) * 1000 +
-			  (now.tv_nsec - l->at.tv_nsec) / 1000000;
-	if (held_ms >= (int64_t)hold)
+	if (l->fd >= 0 && send_stats_now_ns() - l->at_ns >= hold * 1000000u)
 		follow_left_release(l, q, losses);
 }

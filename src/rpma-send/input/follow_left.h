@@ -13,20 +13,17 @@
 #include "input/follow_queue.h"
 
 #include <limits.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #define FOLLOW_LEFT_HOLD_WAITS 10
 #define FOLLOW_LEFT_HOLD_MIN_MS 10000
 
 struct follow_left {
-	bool held; /* a file is held: */
-	int fd;
+	int fd; /* the file held, or -1 (set so by follower_new) */
 	struct follow_id id;
 	char name[PATH_MAX]; /* where it was when left */
 	uint64_t pos;	     /* what was read of it */
-	struct timespec at;  /* when it was left (CLOCK_MONOTONIC) */
+	uint64_t at_ns;	     /* when it was left (send_stats_now_ns) */
 };
 
 /* Holds fd (taken over), file `name` left read to pos; the file held

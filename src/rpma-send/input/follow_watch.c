@@ -1,12 +1,13 @@
 #include "input/follow_watch.h"
 
+#include "common/stats.h"
+
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <time.h>
 #include <unistd.h>
 
 /* A name in the directory that comes, goes or changes what it names, and
@@ -22,13 +23,6 @@
 /* A rename's two halves are queued by one system call: a first half left
  * alone this long was a move out of the directory. */
 #define HALF_RENAME_NS 50000000ull
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 /* The nearest existing ancestor of the directory, watched for what comes
  * to it (the next step down, perhaps). */
@@ -149,7 +143,7 @@ static void name_event(struct follow_watch *w, const struct inotify_event *ev,
 	if (ev->mask & IN_MOVED_FROM) {
 		w->cookie = ev->cookie ? ev->cookie : 1;
 		snprintf(w->moved_from, sizeof(w->moved_from), "%s", ev->name);
-		w->moved_from_ns = now_ns();
+		w->moved_from_ns = send_stats_now_ns();
 	} else if (ev->mask & (IN_CREATE | IN_MOVED_TO)) {
 		tell(fn, ctx, FOLLOW_CAME, (ev->mask & IN_CREATE) != 0,
 		     ev->name, NULL);
@@ -197,14 +191,14 @@ int follow_watch_drain(struct follow_watch *w, follow_event_fn fn, void *ctx)
 	 * long after it. Not the time of this check: a thread held off the
 	 * CPU between the two (as under emulation) would take a rename for
 	 * a departure. */
-	uint64_t asked = now_ns();
+	uint64_t asked = send_stats_now_ns();
 	while ((got = read(w->fd, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + got; n++) {
 			const struct inotify_event *ev = (const void *)p;
 			take_event(w, ev, fn, ctx);
 			p += sizeof(*ev) + ev->len;
 		}
-		asked = now_ns();
+		asked = send_stats_now_ns();
 	}
 	if (w->cookie && asked >= w->moved_from_ns + HALF_RENAME_NS)
 		half_went(w, fn, ctx);
