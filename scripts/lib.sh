@@ -20,6 +20,14 @@
 exec {nap_fd}<> <(:)
 nap() { read -r -t "$1" -u "$nap_fd" || :; }
 
+# softirq_nice N: the kernel's ksoftirqd threads at nice N (Soft-RoCE
+# works its packets there, where an RNIC needs no host CPU: starved among
+# many busy processes, its acknowledgements come late).
+softirq_nice() {
+	local p
+	for p in $(pgrep -x 'ksoftirqd/[0-9]+'); do renice -n "$1" -p "$p" >/dev/null; done
+}
+
 # contains FILE TEXT: FILE (which may not exist yet) holds TEXT, a fixed
 # string.
 contains() {

@@ -91,7 +91,7 @@ sleep 5
 # thread's (the nice of a process is its threads').
 for t in /proc/"$RECV_PID"/task/*; do renice -n -10 -p "${t##*/}" >/dev/null; done
 if [ -n "$SOFTIRQ_NICE" ]; then
-	for p in $(pgrep -x 'ksoftirqd/[0-9]+'); do renice -n "$SOFTIRQ_NICE" -p "$p" >/dev/null; done
+	softirq_nice "$SOFTIRQ_NICE"
 	log "(ksoftirqd at nice $SOFTIRQ_NICE:$(ps -o ni=,comm= -p "$(pgrep -d, -x 'ksoftirqd/[0-9]+')" | tr -s ' \n' ' '))"
 fi
 idle=$(rss_kib "$RECV_PID")

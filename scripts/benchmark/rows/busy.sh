@@ -39,14 +39,6 @@ link_delta() {
 			printf "%s%s_%s=%d", sep, p, $1, $2 - was[$1]; sep = " " }' "$1" -
 }
 
-# softirq_nice N: the guest's ksoftirqd threads at nice N (Soft-RoCE's
-# packets are worked there: starved among N senders, its acknowledgements
-# come late and the requesters send again)
-softirq_nice() {
-	local p
-	for p in $(pgrep -x 'ksoftirqd/[0-9]+'); do renice -n "$1" -p "$p" >/dev/null; done
-}
-
 # guest_cpu: the guest's CPU time so far (/proc/stat's cpu line: user nice
 # system idle iowait irq softirq steal), in ticks
 guest_cpu() {
@@ -67,16 +59,11 @@ guest_cpu_delta() {
 			100 * (d[1] + d[2]) / t, 100 * (d[3] + d[6]) / t, 100 * d[7] / t, 100 * (d[4] + d[5]) / t }'
 }
 
-# busy_sender_cpu N: the N senders' user and system seconds, summed (each
-# sender's /usr/bin/time file)
+# busy_sender_cpu N: the N senders' user and system seconds, summed (the
+# last line of each sender's /usr/bin/time file)
 busy_sender_cpu() {
-	local f u s su=0 ss=0
-	for f in "$LOGS"/busy-"$1"-*.time; do
-		read -r u s _ < <(tail -n 1 "$f") || continue
-		su=$(awk -v a="$su" -v b="$u" 'BEGIN { print a + b }')
-		ss=$(awk -v a="$ss" -v b="$s" 'BEGIN { print a + b }')
-	done
-	echo "senders_user_s=$su senders_sys_s=$ss"
+	tail -q -n 1 "$LOGS"/busy-"$1"-*.time |
+		awk '{ u += $1; s += $2 } END { printf "senders_user_s=%g senders_sys_s=%g", u, s }'
 }
 
 # pctl P FILE: the P-th percentile of FILE's numbers (one a line, sorted)
