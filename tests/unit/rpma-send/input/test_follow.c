@@ -96,6 +96,13 @@ static void follow(struct fixture *x)
 	assert_non_null(x->f);
 }
 
+/* The follower has no loss to say (follow_losses.h). */
+static void assert_nothing_lost(struct fixture *x)
+{
+	char lost[512];
+	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
+}
+
 /* The grace period waited out, the first look that finds a rotated file
  * quiet made (a read), then the wait for the second (FOLLOW_CONFIRM_MS):
  * a rotated file quiet since is done at the next read. */
@@ -195,8 +202,7 @@ a_rotated_file_written_before_the_second_look_is_read_on(void **state)
 	wait_quiet(x);
 	drain(x);
 	assert_string_equal(x->got, "a1\na2\nb1\n");
-	char lost[512];
-	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
+	assert_nothing_lost(x);
 }
 
 /* Written to after it was left (its writer held up past the wait and the
@@ -340,8 +346,7 @@ static void a_truncated_file_ships_its_unread_tail_from_the_copy(void **state)
 	assert_int_equal(x->got_len, 10004);
 	assert_memory_equal(x->got, text, 10000);
 	assert_string_equal(x->got + 10000, "new\n");
-	char lost[256];
-	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
+	assert_nothing_lost(x);
 }
 
 /* The file read in part, then copytruncate twice before the follower
@@ -369,8 +374,7 @@ static void copytruncated_twice(struct fixture *x, const char *second)
 	assert_string_equal(x->got, "first generation, read in part\n"
 				    "second generation, never seen\n"
 				    "third\n");
-	char lost[256];
-	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
+	assert_nothing_lost(x);
 }
 
 /* Issue 70 item 3: the second copy beside the first. */
@@ -429,8 +433,7 @@ static void hundreds_of_rotations_in_one_look_are_all_read(void **state)
 	drain(x);
 	assert_int_equal(x->got_len, len + 5);
 	assert_memory_equal(x->got, want, len + 5);
-	char lost[256];
-	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
+	assert_nothing_lost(x);
 }
 
 /* Events lost (inotify's queue overflowed), then one that tells of a file
@@ -461,8 +464,7 @@ static void a_file_told_of_after_lost_events_is_read_after_them(void **state)
 	for (int i = 0; i < 3; i++)
 		drain(x);
 	assert_string_equal(x->got, "A\nB\nC\n");
-	char said[256];
-	assert_int_equal(follower_losses(x->f, said, sizeof(said)), 0);
+	assert_nothing_lost(x);
 }
 
 /* Events lost, and the file at the name cannot be opened when it is
@@ -547,8 +549,7 @@ static void a_finished_file_that_comes_back_is_not_read_twice(void **state)
 	}
 	drain(x);
 	assert_string_equal(x->got, "one\ntwo\nthree\n");
-	char lost[512]; /* held when it was left, read again: no loss */
-	assert_int_equal(follower_losses(x->f, lost, sizeof(lost)), 0);
+	assert_nothing_lost(x); /* held when it was left, read again: no loss */
 }
 
 /* The first truncation noticed only after logrotate's next copy was made
