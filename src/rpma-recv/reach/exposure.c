@@ -35,8 +35,7 @@ struct recv_exposure {
 	 * writer that needs a key to all of it (apm, flush, gpspm without
 	 * windows) takes both as its own, its queue pair made there, so that
 	 * no other queue pair ever reaches the region (reach/writer_keys.h).
-	 * Taken back as it is once that writer's queue pair is destroyed
-	 * (recv_exposure_take_back), else made anew after its session. */
+	 * Made anew after such a writer's session. */
 	struct rs_peer *spare_pd;
 	struct rs_mr *spare;
 	unsigned spare_access;
@@ -317,20 +316,6 @@ struct rs_peer *recv_exposure_own_peer(struct recv_exposure *e, unsigned access,
 	if (rs_peer_new_like(e->peer, &p, err))
 		return 0;
 	return p;
-}
-
-bool recv_exposure_take_back(struct recv_exposure *e, struct rs_peer **peer,
-			     struct rs_mr **whole)
-{
-	/* The target is mapped once for the exposure's life: a key lent
-	 * still covers its data range. */
-	if (e->spare || !*whole)
-		return false;
-	e->spare_pd = *peer;
-	e->spare = *whole;
-	*peer = 0;
-	*whole = 0;
-	return true;
 }
 
 void recv_exposure_drop_own_peer(struct recv_exposure *e, struct rs_peer **peer,

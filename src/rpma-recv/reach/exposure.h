@@ -59,15 +59,6 @@ struct rs_peer *recv_exposure_peer(const struct recv_exposure *e);
 struct rs_peer *recv_exposure_own_peer(struct recv_exposure *e, unsigned access,
 				       struct rs_mr **whole,
 				       struct rs_error *err);
-/* Takes back a domain lent with the key to the whole range, as it is, for
- * the next writer that needs one: only once the queue pair made on it is
- * destroyed and every other registration on it is gone, so that it holds
- * one writer's queue pair at a time (a key works only through a queue
- * pair of its own domain: the writer gone reaches nothing with it). true
- * when taken (*peer and *whole are then NULL); false when one is held
- * already (the caller frees them). */
-bool recv_exposure_take_back(struct recv_exposure *e, struct rs_peer **peer,
-			     struct rs_mr **whole);
 /* Frees such a domain once its queue pair and every registration on it
  * are gone (one still in use is kept, and said); with refill, registers
  * the whole data range ahead again for the next writer that needs it. */

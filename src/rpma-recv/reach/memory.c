@@ -156,7 +156,6 @@ static int pick_peer(struct recv_sender_memory *m)
 		m->peer =
 		    recv_exposure_own_peer(e, access, &m->keys.pool, &err);
 		m->owns_peer = m->peer != 0;
-		m->whole_lent = m->keys.pool != 0;
 	} else {
 		m->peer = recv_exposure_peer(e);
 	}
@@ -362,15 +361,6 @@ unsigned recv_sender_memory_qp_access(const struct recv_sender_memory *m)
 
 void recv_sender_memory_drop_keys(struct recv_sender_memory *m, bool refill)
 {
-	/* Its queue pair is gone. A domain lent with the key to the whole
-	 * range goes back as it is once the offset word's key is gone too:
-	 * registering the range anew costs the receiver about a quarter of a
-	 * second of CPU a GiB (Soft-RoCE under TCG), a session's worth. */
-	rs_mr_dereg(&m->keys.word);
-	if (refill && m->whole_lent && m->owns_peer &&
-	    recv_exposure_take_back(m->exposure, &m->peer, &m->keys.pool))
-		m->owns_peer = false;
-	m->whole_lent = false;
 	recv_writer_keys_drop(&m->keys);
 	m->refill = refill;
 }

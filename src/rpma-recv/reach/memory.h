@@ -50,9 +50,6 @@ struct recv_sender_memory {
 	struct rs_peer *peer; /* its queue pair's protection domain */
 	bool owns_peer;	      /* one of its own (a reader, whole key) */
 	bool refill; /* at its end, a key it took made anew for the next */
-	/* keys.pool came with its domain from the exposure (a registration
-	 * of the whole range made ahead): both go back there at its end */
-	bool whole_lent;
 	struct rs_mr *read_mr;	    /* the log, readable: verify only */
 	uint64_t read_rewinds;	    /* the pool's rewinds when made */
 	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
@@ -127,10 +124,9 @@ unsigned recv_sender_memory_qp_access(const struct recv_sender_memory *m);
 
 /* Its end, in three steps around its queue pair's: the windows before
  * (a bound window holds its queue pair), its keys after (with refill, a
- * key to the whole range it was lent goes back with its domain, which no
- * queue pair uses now, for the next writer that needs one; else one is
- * registered anew for it), and last what it read through, its protection
- * domain and its method's own memory. */
+ * key to the whole range registered anew for the next writer that needs
+ * one), and last what it read through, its protection domain and its
+ * method's own memory. */
 void recv_sender_memory_drop_windows(struct recv_sender_memory *m);
 void recv_sender_memory_drop_keys(struct recv_sender_memory *m, bool refill);
 void recv_sender_memory_release(struct recv_sender_memory *m);

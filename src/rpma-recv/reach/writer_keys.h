@@ -1,14 +1,11 @@
 /* A writer's own keys to the log: the whole data range (apm, flush, and
  * gpspm where the device binds no memory windows) and, for a writer that
  * stores the write offset itself (apm, flush), the pool's offset word.
- * On a protection domain where only that writer's queue pair lives, and
- * dropped when its session ends, after its queue pair: the key to the
- * whole range may have come registered ahead with its domain, and goes
- * back with it, unused by any queue pair, for the next such writer
- * (reach/exposure.h); the word's is the session's own. So a writer gone
- * reaches nothing with the keys it kept, and no other connection (a
- * reader's, another writer's, a peer's in its auth challenge) reaches
- * these regions with any key. What each method needs is
+ * Registered for one writer's session on a protection domain of its own,
+ * where no other queue pair lives, and deregistered when it ends, after its
+ * queue pair: no key outlives the session it was given to, and no other
+ * connection (a reader's, a later writer's, a peer's in its auth challenge)
+ * reaches them with any key. What each method needs is
  * its row in the table (methods/recv_method.h: pool_access, word_access). */
 #ifndef RECV_WRITER_KEYS_H
 #define RECV_WRITER_KEYS_H

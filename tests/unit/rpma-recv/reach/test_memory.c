@@ -6,8 +6,7 @@
  * bound on its queue pair and no key to the pool, a staged writer's ring
  * taken for it and given back, a reader on a domain of its own that can
  * write nothing and whose key to the committed prefix ends when the pool
- * goes back; a key to the whole range kept with its domain for the next
- * writer that needs one; and everything registered given back at the end. */
+ * goes back; and everything registered given back at the end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -59,20 +58,6 @@ static void end_sender(struct fixture *x)
 	recv_sender_memory_drop_windows(&x->m);
 	recv_sender_memory_drop_keys(&x->m, false);
 	recv_sender_memory_release(&x->m);
-	x->held = false;
-}
-
-/* o's end, its queue pair gone, on a log that goes on (refill). */
-static void end_going_on(struct recv_sender_memory *o)
-{
-	recv_sender_memory_drop_windows(o);
-	recv_sender_memory_drop_keys(o, true);
-	recv_sender_memory_release(o);
-}
-
-static void end_sender_going_on(struct fixture *x)
-{
-	end_going_on(&x->m);
 	x->held = false;
 }
 
@@ -198,57 +183,6 @@ static void without_windows_a_gpspm_writer_has_a_key_of_its_own(void **state)
 	assert_int_equal(x->f->mws, 0);
 }
 
-/* A second sender beside x->m, of the same request, prepared. */
-static void another_sender(struct fixture *x, struct recv_sender_memory *o)
-{
-	struct recv_device_exposure *d =
-	    recv_log_memory_expose_on(&x->lm, &x->f->conn);
-	assert_non_null(d);
-	recv_sender_memory_init(o, &x->lm, d, &x->req, RS_METHOD_ALL,
-				"192.0.2.8");
-	assert_int_equal(recv_sender_memory_prepare(o, &x->f->conn), 0);
-}
-
-/* The key to the whole range registered ahead goes back with its domain
- * when its writer's queue pair is gone, for the next such writer: the
- * range is not registered again (a quarter of a second of the receiver's
- * CPU a GiB). A writer that came while it was lent registers its own,
- * which is dropped at its end, as is what comes back while one is kept. */
-static void a_key_to_the_whole_range_goes_back_for_the_next(void **state)
-{
-	struct fixture *x = *state;
-	x->f->attr.device_cap_flags = 0; /* no memory windows */
-	x->req.method = RS_METHOD_GPSPM;
-	sender(x);
-	struct rs_accept_info first = grant(x);
-	struct rs_peer *lent = x->m.peer;
-	unsigned pds = x->f->pds_alive, mrs = x->f->mrs_alive;
-	end_sender_going_on(x);
-	/* kept: its domain and region alive, no registration made */
-	assert_int_equal(x->f->pds_alive, pds);
-	assert_int_equal(x->f->mrs_alive, mrs);
-	unsigned regs = x->f->nreg;
-	sender(x);
-	struct rs_accept_info second = grant(x);
-	assert_ptr_equal(x->m.peer, lent);
-	assert_int_equal(second.data.rkey, first.data.rkey);
-	assert_int_equal(x->f->nreg, regs);
-	/* one beside it registers its own on a domain of its own */
-	struct recv_sender_memory o;
-	another_sender(x, &o);
-	struct rs_accept_info info;
-	assert_int_equal(recv_sender_memory_describe(&o, &info), 0);
-	assert_ptr_not_equal(o.peer, lent);
-	assert_int_equal(x->f->nreg, regs + 1);
-	end_going_on(&o); /* the exposure holds none: one made anew */
-	assert_int_equal(x->f->nreg, regs + 2);
-	pds = x->f->pds_alive;
-	mrs = x->f->mrs_alive;
-	end_sender_going_on(x); /* one is held: what comes back is freed */
-	assert_int_equal(x->f->pds_alive, pds - 1);
-	assert_int_equal(x->f->mrs_alive, mrs - 1);
-}
-
 /* The staged ring is registered while a staged writer holds it, and
  * given back after. */
 static void a_staged_writers_ring_is_taken_and_given_back(void **state)
@@ -311,9 +245,6 @@ int main(void)
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		without_windows_a_gpspm_writer_has_a_key_of_its_own, setup,
-		teardown),
-	    cmocka_unit_test_setup_teardown(
-		a_key_to_the_whole_range_goes_back_for_the_next, setup,
 		teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_staged_writers_ring_is_taken_and_given_back, setup, teardown),
