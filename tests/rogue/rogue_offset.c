@@ -350,7 +350,9 @@ static int stale_op_judged(struct rogue *r, const char *via,
 
 /* Each operation from first on, on a session of its own (the first
  * refusal ends a session): a reader's, or a later writer's of the old
- * writer's method (its word key, and for flush a FLUSH with its key). */
+ * writer's method (a WRITE with its data key, a store with its word key,
+ * and for flush a FLUSH with its data key): a later writer is handed keys
+ * of its own, never the old ones again. */
 static int through_sessions(const struct rogue *r,
 			    const struct rs_accept_info *old, uint8_t m,
 			    enum stale_op first, bool as_writer)
@@ -437,6 +439,6 @@ int scenario_stale_keys_reader(struct rogue *r, const char *arg)
 	rc = worse(rc, live_key_through_reader(r, &b.info));
 	rc = worse(rc, stale_op_judged(&b, "the new writer's session", &old, m,
 				       STALE_WRITE));
-	rc = worse(rc, through_sessions(r, &old, m, STALE_OFFSET, true));
+	rc = worse(rc, through_sessions(r, &old, m, STALE_WRITE, true));
 	return worse(rc, os_end_is(r, good, "then"));
 }
