@@ -374,11 +374,10 @@ static int ready_qp(struct rs_conn *c, const struct rdma_conn_param *param,
 	return rc;
 }
 
-int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
-		   unsigned access, struct rs_error *err)
+int rs_conn_ready(struct rs_conn *c, unsigned access, struct rs_error *err)
 {
 	set_ack_timeout(c->id);
-	struct rdma_conn_param param = conn_param(c, priv, priv_len);
+	struct rdma_conn_param param = conn_param(c, 0, 0);
 	int rc = ready_qp(c, &param, access);
 	if (rc && withdrawn_meanwhile(c, rc, err))
 		return RS_E_LOST;
@@ -386,12 +385,26 @@ int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		return rs_error_set(err, RS_E_PROVIDER, rc,
 				    "cannot make the queue pair ready: %s",
 				    strerror(rc));
+	return 0;
+}
+
+int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
+		   unsigned access, struct rs_error *err)
+{
+	int rc = rs_conn_ready(c, access, err);
+	return rc ? rc : rs_conn_answer(c, priv, priv_len, err);
+}
+
+int rs_conn_answer(struct rs_conn *c, const void *priv, uint8_t priv_len,
+		   struct rs_error *err)
+{
+	struct rdma_conn_param param = conn_param(c, priv, priv_len);
 	/* Shown no queue pair, rdma_accept leaves it as it is and answers
 	 * with the number given (librdmacm reads id->qp only in the call). */
 	struct ibv_qp *qp = c->id->qp;
 	param.qp_num = qp->qp_num;
 	c->id->qp = NULL;
-	rc = rdma_accept(c->id, &param);
+	int rc = rdma_accept(c->id, &param);
 	int e = errno;
 	c->id->qp = qp;
 	if (rc && withdrawn_meanwhile(c, e, err))

@@ -55,6 +55,13 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
  * only that, never with rdma_cm's every access. */
 int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
 		   unsigned access, struct rs_error *err);
+/* rs_conn_accept in two steps: the queue pair made ready (RTS) with
+ * access, and later the answer with priv. Work posted between the two (a
+ * memory window's binding, rdma/mw.h) is done before the peer hears of
+ * the connection. */
+int rs_conn_ready(struct rs_conn *c, unsigned access, struct rs_error *err);
+int rs_conn_answer(struct rs_conn *c, const void *priv, uint8_t priv_len,
+		   struct rs_error *err);
 /* Changes what the peer may do through an accepted queue pair (as
  * rs_conn_accept's access), e.g. once it has proved a key. */
 int rs_conn_set_access(struct rs_conn *c, unsigned access,

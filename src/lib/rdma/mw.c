@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct rs_mw {
 	struct ibv_mw *mw;
@@ -97,8 +98,14 @@ void rs_mw_delete(struct rs_mw **mw)
 
 static unsigned window_access(unsigned access)
 {
-	return ((access & RS_MR_REMOTE_WRITE) ? IBV_ACCESS_REMOTE_WRITE : 0) |
-	       ((access & RS_MR_REMOTE_READ) ? IBV_ACCESS_REMOTE_READ : 0);
+	unsigned flags =
+	    ((access & RS_MR_REMOTE_WRITE) ? IBV_ACCESS_REMOTE_WRITE : 0) |
+	    ((access & RS_MR_REMOTE_READ) ? IBV_ACCESS_REMOTE_READ : 0);
+#ifdef RS_HAVE_IBV_FLUSH
+	if (access & RS_MR_FLUSH)
+		flags |= IBV_ACCESS_FLUSH_PERSISTENT;
+#endif
+	return flags;
 }
 
 int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
@@ -143,6 +150,44 @@ int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
 	mw->addr = addr;
 	mw->length = length;
 	return 0;
+}
+
+/* The work request id of a binding waited for at once ("bindnow"). */
+#define BIND_NOW_WR_ID UINT64_C(0x62696e646e6f77)
+
+int rs_mw_bind_now(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
+		   size_t offset, size_t length, unsigned access,
+		   int timeout_ms, struct rs_error *err)
+{
+	if (rs_mw_bind(c, mw, mr, offset, length, access, BIND_NOW_WR_ID,
+		       RS_POST_SIGNALED))
+		return rs_error_set(err, RS_E_LOST, errno,
+				    "cannot bind a memory window: %s",
+				    strerror(errno));
+	/* A provider may do it on a thread of its own (rxe on Linux 6.12):
+	 * looked for every 50 us, not spun on. */
+	struct timespec nap = {.tv_nsec = 50000};
+	for (int waited_us = 0; waited_us <= timeout_ms * 1000;
+	     waited_us += 50) {
+		struct rs_completion wc;
+		enum rs_wait_result r = rs_conn_poll_sends(c, &wc);
+		if (r == RS_WAIT_ERROR)
+			break;
+		if (r == RS_WAIT_COMPLETION && wc.wr_id == BIND_NOW_WR_ID) {
+			if (wc.ok)
+				return 0;
+			return rs_error_set(err, RS_E_PROVIDER, EINVAL,
+					    "the RDMA device did not bind a "
+					    "memory window: %s",
+					    wc.status);
+		}
+		if (r != RS_WAIT_COMPLETION)
+			nanosleep(&nap, 0);
+	}
+	return rs_error_set(err, RS_E_PROVIDER, ETIMEDOUT,
+			    "the RDMA device did not bind a memory window "
+			    "within %d ms",
+			    timeout_ms);
 }
 
 int rs_mw_revoke(struct rs_conn *c, struct rs_mw *mw, uint64_t wr_id,

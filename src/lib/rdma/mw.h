@@ -43,7 +43,8 @@ int rs_mw_new(struct rs_peer *peer, struct rs_mw **mw, struct rs_error *err);
 void rs_mw_delete(struct rs_mw **mw);
 
 /* Posts, on c's queue pair, the binding of mw to [offset, +length) of mr
- * for access (RS_MR_REMOTE_WRITE and/or RS_MR_REMOTE_READ), invalidating
+ * for access (RS_MR_REMOTE_WRITE, RS_MR_REMOTE_READ, RS_MR_FLUSH where the
+ * build has it), invalidating
  * its binding before, if any, first. The work requests posted after it on
  * c see it done. flags: RS_POST_SIGNALED, RS_POST_MORE (held back to go
  * with c's next post, one doorbell for both). From now on rs_mw_describe
@@ -51,6 +52,16 @@ void rs_mw_delete(struct rs_mw **mw);
 int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
 	       size_t offset, size_t length, unsigned access, uint64_t wr_id,
 	       unsigned flags);
+
+/* rs_mw_bind, signaled, and waits up to timeout_ms for it to be done:
+ * for a queue pair made ready and not answered yet (rdma/conn.h,
+ * rs_conn_ready), whose peer must find the window bound from its first
+ * request on, or one whose peer waits for the key. c's sends are quiet
+ * (rs_conn_quiet_sends): their completion queue holds nothing else that
+ * is awaited. 0, or a negative rs_errc with the reason in err. */
+int rs_mw_bind_now(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
+		   size_t offset, size_t length, unsigned access,
+		   int timeout_ms, struct rs_error *err);
 
 /* Posts the invalidation of mw's binding: its key reaches nothing. */
 int rs_mw_revoke(struct rs_conn *c, struct rs_mw *mw, uint64_t wr_id,

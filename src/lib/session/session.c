@@ -554,6 +554,10 @@ int rs_session_prepare(struct rs_conn **conn, const struct rs_session_accept *a,
 	/* Per request a reply and, for a windowed writer, a window's
 	 * invalidation and binding: one reply in `slots` is signaled. */
 	int rc = setup(s, 4u * (s->slots + 1u), err);
+	/* Ready before the answer: what the receiver binds for the grant is
+	 * bound before the sender hears of it. */
+	if (!rc)
+		rc = rs_conn_ready(s->conn, a->access, err);
 	if (rc && rs_conn_withdrawn_error(err))
 		rs_session_delete(&s); /* no one to tell */
 	else if (rc)
@@ -582,17 +586,18 @@ int rs_session_answer(struct rs_session **session,
 		rs_session_refuse_prepared(session, RS_REJECT_INTERNAL);
 		return rc;
 	}
-	rc = rs_conn_accept(s->conn, buf, (uint8_t)len, a->access, err);
-	if (rc)
-		rs_session_delete(session);
-	return rc;
+	/* Left to the caller when it fails: a memory window it bound on the
+	 * queue pair goes before the queue pair does. */
+	return rs_conn_answer(s->conn, buf, (uint8_t)len, err);
 }
 
 int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 		      struct rs_session **session, struct rs_error *err)
 {
 	int rc = rs_session_prepare(conn, a, session, err);
-	return rc ? rc : rs_session_answer(session, a, err);
+	if (!rc && (rc = rs_session_answer(session, a, err)))
+		rs_session_delete(session);
+	return rc;
 }
 
 int rs_session_check_auth(struct rs_session *s, const struct rs_msg *msg,

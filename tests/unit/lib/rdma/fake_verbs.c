@@ -39,6 +39,12 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		if (wr->num_sge)
 			f->sent_sge[f->nsent] = wr->sg_list[0];
 		f->nsent++;
+		if (f->binds_complete && wr->opcode == IBV_WR_BIND_MW &&
+		    (wr->send_flags & IBV_SEND_SIGNALED))
+			f->send_wc[f->nsend++] =
+			    (struct ibv_wc){.wr_id = wr->wr_id,
+					    .status = IBV_WC_SUCCESS,
+					    .opcode = IBV_WC_BIND_MW};
 	}
 	return 0;
 }

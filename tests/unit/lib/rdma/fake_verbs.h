@@ -30,6 +30,9 @@ struct fake_verbs {
 	struct ibv_sge sent_sge[FAKE_MAX];
 	unsigned nsent;
 	int post_fails; /* what the next post returns */
+	/* a signaled binding posted is done at once: its completion waits
+	 * in send_wc (where the device binds on a thread of its own) */
+	bool binds_complete;
 	/* completions waiting in each queue, first first */
 	struct ibv_wc cq_wc[FAKE_MAX], send_wc[FAKE_MAX];
 	unsigned ncq, nsend;
