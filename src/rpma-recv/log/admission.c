@@ -151,7 +151,7 @@ static int grant(struct recv_sender *a, struct rs_accept_info *info)
 		rs_info("log %s truncated at the request of %s", log_label(adm),
 			a->s.peer);
 	}
-	rc = recv_sender_memory_describe(&a->mem, info);
+	rc = recv_sender_memory_describe(&a->mem, rs_session_conn(a->rs), info);
 	if (rc)
 		return rc;
 	info->log_base = recv_rotation_base(adm->rotation);

@@ -31,14 +31,22 @@ struct recv_exposure {
 	struct recv_exposure_config cfg;
 	/* [start, end) of the log registered with spare_access (to learn what
 	 * the device takes: pool_writable, pool_flushable) on a protection
-	 * domain of its own, spare_pd, where no queue pair lives: the next
-	 * writer that needs a key to all of it (apm, flush, gpspm without
-	 * windows) takes both as its own, its queue pair made there, so that
-	 * no other queue pair ever reaches the region (reach/writer_keys.h).
-	 * Made anew after such a writer's session. */
+	 * domain of its own, spare_pd, where no queue pair lives, on a device
+	 * that binds no windows: the next writer that needs a key to all of
+	 * it (apm, flush, gpspm) takes both as its own, its queue pair made
+	 * there, so that no other queue pair ever reaches the region
+	 * (reach/writer_keys.h). Made anew after such a writer's session. */
 	struct rs_peer *spare_pd;
 	struct rs_mr *spare;
 	unsigned spare_access;
+	/* Where the device binds windows, instead of the spare: [start, end)
+	 * registered once for windows only (no key of its own; with flush
+	 * where the device takes it) on a protection domain of the log's
+	 * apm and flush writers, one granted at a time: each reaches it
+	 * through a window bound on its queue pair for its session alone
+	 * (reach/memory.c), so no registration is made a session. */
+	struct rs_peer *one_sided_pd;
+	struct rs_mr *one_sided_range;
 	bool windows;
 	bool windows_bounded; /* the device keeps them to their range */
 	bool pool_writable;
@@ -90,17 +98,51 @@ static bool windows_wanted(struct recv_exposure *e)
 /* A protection domain of its own, with the whole data range registered
  * on it with e->spare_access, for the next writer that needs a key to all
  * of it. 0, or a negative rs_errc with the reason in err. */
-static int make_spare(struct recv_exposure *e, struct rs_error *err)
+static int register_range(struct recv_exposure *e, struct rs_peer **pd,
+			  struct rs_mr **mr, unsigned access,
+			  struct rs_error *err)
 {
 	const struct recv_pmem_target *t = e->target;
-	int rc = rs_peer_new_like(e->peer, &e->spare_pd, err);
+	int rc = rs_peer_new_like(e->peer, pd, err);
 	if (rc)
 		return rc;
-	rc = rs_mr_reg(e->spare_pd, t->base + t->start, t->end - t->start,
-		       e->spare_access, &e->spare, err);
+	rc = rs_mr_reg(*pd, t->base + t->start, t->end - t->start, access, mr,
+		       err);
 	if (rc)
-		rs_peer_delete(&e->spare_pd);
+		rs_peer_delete(pd);
 	return rc;
+}
+
+static int make_spare(struct recv_exposure *e, struct rs_error *err)
+{
+	return register_range(e, &e->spare_pd, &e->spare, e->spare_access, err);
+}
+
+/* The whole range registered ahead for the writers that write all of it:
+ * for windows over it (windows) or as the next such writer's key, with
+ * flush where the device takes it (pool_flushable), else without;
+ * pool_writable when either was registered. */
+static void register_whole(struct recv_exposure *e, bool windows,
+			   bool flush_possible, struct rs_error *flush_err,
+			   struct rs_error *whole_err)
+{
+	struct rs_peer **pd = windows ? &e->one_sided_pd : &e->spare_pd;
+	struct rs_mr **mr = windows ? &e->one_sided_range : &e->spare;
+	unsigned base = windows ? RS_MR_BIND : RS_MR_REMOTE_WRITE;
+	struct rs_error err = {0};
+	e->spare_access = RS_MR_REMOTE_WRITE | RS_MR_FLUSH;
+	if (flush_possible) {
+		e->pool_flushable =
+		    register_range(e, pd, mr, base | RS_MR_FLUSH, &err) == 0;
+		if (!e->pool_flushable)
+			*flush_err = err;
+	}
+	if (!*mr) {
+		e->spare_access = RS_MR_REMOTE_WRITE;
+		if (register_range(e, pd, mr, base, &err))
+			*whole_err = err;
+	}
+	e->pool_writable = *mr != 0;
 }
 
 /* Whether the device can register the pool for windows: one page of it,
@@ -136,26 +178,18 @@ static void register_pool(struct recv_exposure *e, bool apm_possible,
 	e->windows = windows_wanted(e);
 	if (e->cfg.append_only && !e->windows)
 		return;
-	bool whole = !e->cfg.append_only &&
-		     (!e->windows || apm_possible || flush_possible);
-	e->spare_access = RS_MR_REMOTE_WRITE | RS_MR_FLUSH;
-	if (whole && flush_possible) {
-		e->pool_flushable = make_spare(e, &err) == 0;
-		if (!e->pool_flushable)
-			*flush_err = err;
-	}
-	if (whole && !e->spare) {
-		e->spare_access = RS_MR_REMOTE_WRITE;
-		if (make_spare(e, &err))
-			*whole_err = err;
-	}
-	e->pool_writable = e->spare != 0;
+	bool one_sided =
+	    !e->cfg.append_only && (apm_possible || flush_possible);
+	if (!e->cfg.append_only && (!e->windows || one_sided))
+		register_whole(e, e->windows, flush_possible, flush_err,
+			       whole_err);
 	if (e->windows && !windows_registrable(e, &err))
 		e->windows = e->windows_bounded = false;
+	const struct rs_error *why = err.msg[0] ? &err : whole_err;
 	if (!e->windows && !e->pool_writable)
 		rs_info("cannot register the pool for direct writes (%s): %s; "
 			"offering the staged method only",
-			strerror(err.sys_errno), err.msg);
+			strerror(why->sys_errno), why->msg);
 }
 
 /* What m needs of its own registered on e's device (own_memory.h). */
@@ -282,6 +316,8 @@ void recv_exposure_delete(struct recv_exposure **ep)
 		return;
 	rs_mr_dereg(&e->spare);
 	drop_peer(e, &e->spare_pd);
+	rs_mr_dereg(&e->one_sided_range);
+	drop_peer(e, &e->one_sided_pd);
 	for (size_t i = 0; i < RS_METHOD_COUNT; i++)
 		withdraw(e, (enum rs_method)i);
 	drop_peer(e, &e->peer);
@@ -327,6 +363,13 @@ void recv_exposure_drop_own_peer(struct recv_exposure *e, struct rs_peer **peer,
 	struct rs_error err = {0};
 	if (refill && e->pool_writable && !e->spare)
 		make_spare(e, &err);
+}
+
+struct rs_peer *recv_exposure_one_sided_peer(const struct recv_exposure *e,
+					     struct rs_mr **range)
+{
+	*range = e->one_sided_range;
+	return e->one_sided_range ? e->one_sided_pd : 0;
 }
 
 bool recv_exposure_windows(const struct recv_exposure *e)

@@ -3,6 +3,7 @@
 #include "cli/log.h"
 #include "error.h"
 #include "rdma/mr.h"
+#include "rdma/mw.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,12 +133,25 @@ bool recv_sender_memory_through_windows(const struct recv_sender_memory *m)
 	return windowed(m) && method->id == RS_METHOD_GPSPM;
 }
 
+/* Whether the writer writes all of the data range (apm, flush) through a
+ * window of its own, over the range registered once for windows on the
+ * device (reach/exposure.h). */
+static bool whole_windowed(const struct recv_sender_memory *m)
+{
+	const struct recv_method *method = recv_sender_memory_method(m);
+	struct rs_mr *range;
+	return method &&
+	       (RS_METHOD_BIT(method->id) & RS_METHOD_SENDER_COMMITS) &&
+	       recv_exposure_one_sided_peer(m->exposure, &range);
+}
+
 /* Whether the writer needs a key to the whole data range (apm, flush,
  * gpspm where the device binds no windows). */
 static bool needs_whole_key(const struct recv_sender_memory *m)
 {
 	const struct recv_method *method = recv_sender_memory_method(m);
-	return method && method->pool_access && !windowed(m);
+	return method && method->pool_access && !windowed(m) &&
+	       !whole_windowed(m);
 }
 
 /* Where the session's queue pair and registrations live: a reader's, and
@@ -156,6 +170,9 @@ static int pick_peer(struct recv_sender_memory *m)
 		m->peer =
 		    recv_exposure_own_peer(e, access, &m->keys.pool, &err);
 		m->owns_peer = m->peer != 0;
+	} else if (whole_windowed(m)) {
+		struct rs_mr *range;
+		m->peer = recv_exposure_one_sided_peer(e, &range);
 	} else {
 		m->peer = recv_exposure_peer(e);
 	}
@@ -261,7 +278,33 @@ static void describe_windows(struct rs_accept_info *info)
 	info->data.rkey = 0;
 }
 
+/* How long the binding of a writer's window may take before its session
+ * is refused (rxe on Linux 6.12 binds on a thread of its own). */
+#define WHOLE_WINDOW_BIND_MS 1000
+
+/* An apm or flush writer's window over the whole data range, bound on its
+ * queue pair (ready, its peer not told yet, or waiting for the grant), to
+ * be named in the grant: its key reaches nothing once the session ends (the
+ * window goes before its queue pair). */
+static int bind_whole_window(struct recv_sender_memory *m, struct rs_conn *conn,
+			     const struct recv_method *method)
+{
+	const struct recv_pmem_target *t = m->log->target;
+	struct rs_mr *range;
+	struct rs_error err = {0};
+	recv_exposure_one_sided_peer(m->exposure, &range);
+	if (rs_mw_new(m->peer, &m->whole_window, &err) ||
+	    rs_mw_bind_now(conn, m->whole_window, range, 0, t->end - t->start,
+			   method->pool_access, WHOLE_WINDOW_BIND_MS, &err)) {
+		rs_err("sender %s: %s", m->who, err.msg);
+		rs_mw_delete(&m->whole_window);
+		return err.code ? err.code : RS_E_PROVIDER;
+	}
+	return 0;
+}
+
 int recv_sender_memory_describe(struct recv_sender_memory *m,
+				struct rs_conn *conn,
 				struct rs_accept_info *info)
 {
 	struct recv_exposure *e = m->exposure;
@@ -273,12 +316,20 @@ int recv_sender_memory_describe(struct recv_sender_memory *m,
 	if (m->took != RS_METHOD_STAGED)
 		info->staging = (struct rs_mr_desc){0};
 	struct rs_error err = {0};
+	bool whole_window = whole_windowed(m);
 	if (method && recv_writer_keys_take(m->peer, m->log->target, method,
-					    windowed(m), &m->keys, &err)) {
+					    windowed(m) || whole_window,
+					    &m->keys, &err)) {
 		rs_err("sender %s: %s", m->who, err.msg);
 		return err.code;
 	}
 	recv_writer_keys_describe(&m->keys, info);
+	if (whole_window && !m->whole_window &&
+	    bind_whole_window(m, conn, method))
+		return RS_E_PROVIDER;
+	if (whole_window)
+		info->data =
+		    rs_mw_describe(m->whole_window, RS_MR_USAGE_WRITE_DST);
 	if (is_reader(m)) {
 		register_read_prefix(m, info->write_offset_value);
 		describe_read(m, info);
@@ -349,6 +400,7 @@ void recv_sender_memory_say_reach(const struct recv_sender_memory *m,
 void recv_sender_memory_drop_windows(struct recv_sender_memory *m)
 {
 	recv_write_windows_delete(&m->windows);
+	rs_mw_delete(&m->whole_window);
 }
 
 unsigned recv_sender_memory_qp_access(const struct recv_sender_memory *m)

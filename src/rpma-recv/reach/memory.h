@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 struct rs_conn;
+struct rs_mw;
 struct rs_mr;
 struct rs_peer;
 
@@ -55,7 +56,9 @@ struct recv_sender_memory {
 	uint8_t *read_ring;	    /* verify, where the pool cannot be read */
 	struct rs_mr *read_ring_mr; /* directly: ranges are copied here */
 	struct recv_write_windows *windows; /* a gpspm writer's reach */
-	struct recv_writer_keys keys;	    /* a writer's, its own */
+	struct rs_mw *whole_window;   /* an apm or flush writer's, on a device
+				       * that binds windows */
+	struct recv_writer_keys keys; /* a writer's, its own */
 	/* Its method's own memory (the staging ring) taken for it: given
 	 * back at its end. RS_METHOD_AUTO: none. */
 	enum rs_method took;
@@ -101,8 +104,12 @@ bool recv_sender_memory_through_windows(const struct recv_sender_memory *m);
 int recv_sender_memory_prepare(struct recv_sender_memory *m,
 			       const struct rs_conn *conn);
 /* The memory part of its grant, as of now (write_offset_value: the log's
- * committed end). 0, or an rs_errc with the error said. */
+ * committed end). An apm or flush writer's window over the data range is
+ * bound on conn's queue pair here, before the grant that names it is
+ * sent: conn is ready (rs_session_prepare). 0, or an rs_errc with the
+ * error said. */
 int recv_sender_memory_describe(struct recv_sender_memory *m,
+				struct rs_conn *conn,
 				struct rs_accept_info *info);
 /* A reader's key to the pool's committed prefix ends once the pool went
  * back since its grant (pool/pmem_target.h: rewinds): true when it did

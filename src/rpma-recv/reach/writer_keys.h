@@ -1,6 +1,8 @@
 /* A writer's own keys to the log: the whole data range (apm, flush, and
- * gpspm where the device binds no memory windows) and, for a writer that
- * stores the write offset itself (apm, flush), the pool's offset word.
+ * gpspm, where the device binds no memory windows; where it does, an apm
+ * or flush writer's is a window of its own: reach/memory.c) and, for a
+ * writer that stores the write offset itself (apm, flush), the pool's
+ * offset word.
  * Registered for one writer's session on a protection domain of its own,
  * where no other queue pair lives, and deregistered when it ends, after its
  * queue pair: no key outlives the session it was given to, and no other

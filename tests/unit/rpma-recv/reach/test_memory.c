@@ -6,7 +6,8 @@
  * bound on its queue pair and no key to the pool, a staged writer's ring
  * taken for it and given back, a reader on a domain of its own that can
  * write nothing and whose key to the committed prefix ends when the pool
- * goes back; and everything registered given back at the end. */
+ * goes back; an apm writer's key a window of its own over the range
+ * registered once; and everything registered given back at the end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -104,7 +105,8 @@ static void commit(struct fixture *x, uint64_t len)
 static struct rs_accept_info grant(struct fixture *x)
 {
 	struct rs_accept_info info;
-	assert_int_equal(recv_sender_memory_describe(&x->m, &info), 0);
+	assert_int_equal(recv_sender_memory_describe(&x->m, &x->f->conn, &info),
+			 0);
 	return info;
 }
 
@@ -183,6 +185,48 @@ static void without_windows_a_gpspm_writer_has_a_key_of_its_own(void **state)
 	assert_int_equal(x->f->mws, 0);
 }
 
+/* Where the device binds windows, an apm writer's key to the data range
+ * is a window of its own over the range registered once for windows (on
+ * the log's apm and flush writers' domain, not the gpspm writers'),
+ * bound on its queue pair before its grant is made, freed at its end: a
+ * session registers only the offset word. */
+static void an_apm_writers_key_is_a_window_of_its_own(void **state)
+{
+	struct fixture *x = *state;
+	x->t.granularity = PMEM2_GRANULARITY_BYTE; /* as on device-DAX */
+	x->cfg.direct_write_to_pmem = true;	   /* read when exposed */
+	x->f->binds_complete = true;
+	x->f->conn.send_cq = &x->f->send_cq;
+	x->req.method = RS_METHOD_APM;
+	for (int session = 0; session < 2; session++) {
+		struct recv_device_exposure *d = sender(x);
+		assert_true(recv_log_memory_offered(d, &x->req, RS_METHOD_ALL) &
+			    RS_METHOD_BIT(RS_METHOD_APM));
+		assert_ptr_not_equal(x->m.peer,
+				     recv_exposure_peer(x->m.exposure));
+		unsigned regs = x->f->nreg, sent = x->f->nsent;
+		struct rs_accept_info info = grant(x);
+		assert_int_equal(info.methods, RS_METHOD_BIT(RS_METHOD_APM));
+		assert_int_equal(x->f->nreg, regs + 1); /* the word only */
+		assert_int_equal(x->f->mws, 1);
+		assert_int_equal(x->f->mw_type, IBV_MW_TYPE_2);
+		/* bound with write access over all of the range ... */
+		assert_int_equal(x->f->nsent, sent + 1);
+		struct ibv_send_wr *bind = &x->f->sent[sent];
+		assert_int_equal(bind->opcode, IBV_WR_BIND_MW);
+		assert_int_equal(bind->bind_mw.bind_info.length,
+				 x->t.end - x->t.start);
+		assert_int_equal(bind->bind_mw.bind_info.mw_access_flags,
+				 IBV_ACCESS_REMOTE_WRITE);
+		/* ... and that window is the key the grant names */
+		assert_int_equal(info.data.rkey, bind->bind_mw.rkey);
+		assert_int_equal(info.data.length, x->t.end - x->t.start);
+		assert_false(info.peer_flags & RS_PEER_WINDOWS);
+		end_sender(x);
+		assert_int_equal(x->f->mws, 0); /* its key reaches nothing */
+	}
+}
+
 /* The staged ring is registered while a staged writer holds it, and
  * given back after. */
 static void a_staged_writers_ring_is_taken_and_given_back(void **state)
@@ -246,6 +290,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		without_windows_a_gpspm_writer_has_a_key_of_its_own, setup,
 		teardown),
+	    cmocka_unit_test_setup_teardown(
+		an_apm_writers_key_is_a_window_of_its_own, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		a_staged_writers_ring_is_taken_and_given_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_reader_can_write_nothing, setup,
