@@ -555,9 +555,11 @@ int rs_session_prepare(struct rs_conn **conn, const struct rs_session_accept *a,
 	 * invalidation and binding: one reply in `slots` is signaled. */
 	int rc = setup(s, 4u * (s->slots + 1u), err);
 	/* Ready before the answer: what the receiver binds for the grant is
-	 * bound before the sender hears of it. */
+	 * bound before the sender hears of it. Allowed nothing until then:
+	 * what is decided meanwhile (a takeover) ends the session it
+	 * replaces before this queue pair may do anything. */
 	if (!rc)
-		rc = rs_conn_ready(s->conn, a->access, err);
+		rc = rs_conn_ready(s->conn, 0, err);
 	if (rc && rs_conn_withdrawn_error(err))
 		rs_session_delete(&s); /* no one to tell */
 	else if (rc)
@@ -588,6 +590,8 @@ int rs_session_answer(struct rs_session **session,
 	}
 	/* Left to the caller when it fails: a memory window it bound on the
 	 * queue pair goes before the queue pair does. */
+	if (a->access && (rc = rs_conn_set_access(s->conn, a->access, err)))
+		return rc;
 	return rs_conn_answer(s->conn, buf, (uint8_t)len, err);
 }
 

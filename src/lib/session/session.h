@@ -126,9 +126,10 @@ int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
 /* The same in two steps, so that nothing is decided for a sender whose
  * connection cannot be set up (one that gave up waiting has its request
  * withdrawn: its queue pair cannot be made): the session set up (queue
- * pair, made ready with a->access, and slots; a->grant not read yet: a
- * memory window the grant names can be bound before it is sent), then the
- * accept sent with a->grant.
+ * pair, made ready allowing the peer nothing yet, and slots; a->grant not
+ * read yet: a memory window the grant names can be bound before it is
+ * sent), then the accept sent with a->grant, the queue pair allowing
+ * a->access from then on.
  * A failure of the first refuses and deletes the connection; of the second
  * leaves the session to the caller to delete (rs_session_delete), once
  * what it bound on the queue pair is gone. Between the two,
