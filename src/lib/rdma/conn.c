@@ -315,21 +315,6 @@ int rs_conn_connect(struct rs_conn *c, const void *priv, uint8_t priv_len,
 				: rdma_event_str(got));
 }
 
-/* A queue pair's access flags for what rdma/mr.h's flags let a peer do. */
-static int qp_access(unsigned access)
-{
-	int flags = 0;
-	if (access & RS_MR_REMOTE_WRITE)
-		flags |= IBV_ACCESS_REMOTE_WRITE;
-	if (access & RS_MR_REMOTE_READ)
-		flags |= IBV_ACCESS_REMOTE_READ;
-#ifdef RS_HAVE_IBV_FLUSH
-	if (access & RS_MR_FLUSH)
-		flags |= IBV_ACCESS_FLUSH_PERSISTENT;
-#endif
-	return flags;
-}
-
 /* One step of the accepting side's queue pair, with the attributes
  * rdma_cm says for it (the path, the peer's queue pair, its sequence
  * numbers), as rdma_accept would take it. */
@@ -360,7 +345,7 @@ static int ready_qp(struct rs_conn *c, const struct rdma_conn_param *param,
 	struct ibv_qp_attr attr;
 	int mask, rc = qp_step(c, IBV_QPS_INIT, &attr, &mask);
 	if (!rc) {
-		attr.qp_access_flags = (unsigned)qp_access(access);
+		attr.qp_access_flags = (unsigned)rs_remote_access(access);
 		rc = ibv_modify_qp(c->id->qp, &attr, mask);
 	}
 	if (!rc && !(rc = qp_step(c, IBV_QPS_RTR, &attr, &mask))) {
@@ -418,7 +403,7 @@ int rs_conn_answer(struct rs_conn *c, const void *priv, uint8_t priv_len,
 int rs_conn_set_access(struct rs_conn *c, unsigned access, struct rs_error *err)
 {
 	struct ibv_qp_attr attr = {.qp_access_flags =
-				       (unsigned)qp_access(access)};
+				       (unsigned)rs_remote_access(access)};
 	int rc = ibv_modify_qp(c->id->qp, &attr, IBV_QP_ACCESS_FLAGS);
 	if (rc)
 		return rs_error_set(err, RS_E_PROVIDER, rc,

@@ -10,6 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The ibv access flags for what rdma/mr.h's RS_MR_REMOTE_WRITE,
+ * RS_MR_REMOTE_READ and RS_MR_FLUSH let a peer do (mr.c): the same for a
+ * region, a window and a queue pair. */
+int rs_remote_access(unsigned access);
+
 struct rs_peer {
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;

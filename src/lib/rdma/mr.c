@@ -10,24 +10,30 @@
 #include <string.h>
 #include <sys/resource.h>
 
-static int access_flags(unsigned access)
+int rs_remote_access(unsigned access)
 {
 	int flags = 0;
-	/* rxe needs local write even on receive buffers; remote write
-	 * requires it everywhere. */
-	if (access & (RS_MR_LOCAL | RS_MR_REMOTE_WRITE))
-		flags |= IBV_ACCESS_LOCAL_WRITE;
 	if (access & RS_MR_REMOTE_WRITE)
 		flags |= IBV_ACCESS_REMOTE_WRITE;
 	if (access & RS_MR_REMOTE_READ)
 		flags |= IBV_ACCESS_REMOTE_READ;
-	/* A window that may write needs local write on its region. */
-	if (access & RS_MR_BIND)
-		flags |= IBV_ACCESS_MW_BIND | IBV_ACCESS_LOCAL_WRITE;
 #ifdef RS_HAVE_IBV_FLUSH
 	if (access & RS_MR_FLUSH)
 		flags |= IBV_ACCESS_FLUSH_PERSISTENT;
 #endif
+	return flags;
+}
+
+static int access_flags(unsigned access)
+{
+	int flags = rs_remote_access(access);
+	/* rxe needs local write even on receive buffers; remote write
+	 * requires it everywhere. */
+	if (access & (RS_MR_LOCAL | RS_MR_REMOTE_WRITE))
+		flags |= IBV_ACCESS_LOCAL_WRITE;
+	/* A window that may write needs local write on its region. */
+	if (access & RS_MR_BIND)
+		flags |= IBV_ACCESS_MW_BIND | IBV_ACCESS_LOCAL_WRITE;
 	return flags;
 }
 

@@ -96,18 +96,6 @@ void rs_mw_delete(struct rs_mw **mw)
 	*mw = 0;
 }
 
-static unsigned window_access(unsigned access)
-{
-	unsigned flags =
-	    ((access & RS_MR_REMOTE_WRITE) ? IBV_ACCESS_REMOTE_WRITE : 0) |
-	    ((access & RS_MR_REMOTE_READ) ? IBV_ACCESS_REMOTE_READ : 0);
-#ifdef RS_HAVE_IBV_FLUSH
-	if (access & RS_MR_FLUSH)
-		flags |= IBV_ACCESS_FLUSH_PERSISTENT;
-#endif
-	return flags;
-}
-
 int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
 	       size_t offset, size_t length, unsigned access, uint64_t wr_id,
 	       unsigned flags)
@@ -130,7 +118,7 @@ int rs_mw_bind(struct rs_conn *c, struct rs_mw *mw, const struct rs_mr *mr,
 	    .mr = mr->mr,
 	    .addr = addr,
 	    .length = length,
-	    .mw_access_flags = window_access(access),
+	    .mw_access_flags = (unsigned)rs_remote_access(access),
 	};
 	/* A bound type-2 window is invalidated first (its old key stops
 	 * there), in the same chain. */
