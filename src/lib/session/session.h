@@ -130,9 +130,10 @@ int rs_session_accept(struct rs_conn **conn, const struct rs_session_accept *a,
  * read yet: a memory window the grant names can be bound before it is
  * sent), then the accept sent with a->grant, the queue pair allowing
  * a->access from then on.
- * A failure of the first refuses and deletes the connection; of the second
- * leaves the session to the caller to delete (rs_session_delete), once
- * what it bound on the queue pair is gone. Between the two,
+ * A failure of the first refuses and deletes the connection; of the
+ * second's answer leaves the session to the caller to delete
+ * (rs_session_delete), once what it bound on the queue pair is gone (a
+ * grant that cannot be encoded is refused and deleted). Between the two,
  * rs_session_refuse_prepared refuses it instead. */
 int rs_session_prepare(struct rs_conn **conn, const struct rs_session_accept *a,
 		       struct rs_session **s, struct rs_error *err);

@@ -365,11 +365,14 @@ void recv_exposure_drop_own_peer(struct recv_exposure *e, struct rs_peer **peer,
 		make_spare(e, &err);
 }
 
-struct rs_peer *recv_exposure_one_sided_peer(const struct recv_exposure *e,
-					     struct rs_mr **range)
+struct rs_peer *recv_exposure_one_sided_peer(const struct recv_exposure *e)
 {
-	*range = e->one_sided_range;
 	return e->one_sided_range ? e->one_sided_pd : 0;
+}
+
+struct rs_mr *recv_exposure_one_sided_range(const struct recv_exposure *e)
+{
+	return e->one_sided_range;
 }
 
 bool recv_exposure_windows(const struct recv_exposure *e)

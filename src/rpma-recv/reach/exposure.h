@@ -61,11 +61,11 @@ struct rs_peer *recv_exposure_own_peer(struct recv_exposure *e, unsigned access,
 				       struct rs_error *err);
 /* Where the device binds windows and the log's writers may write all of
  * its data range (apm, flush): the protection domain of such writers, and
- * the range registered on it once for windows only (*range), which each
- * such writer reaches through a window bound on its queue pair. NULL
- * elsewhere (such a writer then takes recv_exposure_own_peer's). */
-struct rs_peer *recv_exposure_one_sided_peer(const struct recv_exposure *e,
-					     struct rs_mr **range);
+ * the range registered on it once for windows only, which each such
+ * writer reaches through a window bound on its queue pair. NULL elsewhere
+ * (such a writer then takes recv_exposure_own_peer's). */
+struct rs_peer *recv_exposure_one_sided_peer(const struct recv_exposure *e);
+struct rs_mr *recv_exposure_one_sided_range(const struct recv_exposure *e);
 /* Frees such a domain once its queue pair and every registration on it
  * are gone (one still in use is kept, and said); with refill, registers
  * the whole data range ahead again for the next writer that needs it. */

@@ -139,10 +139,9 @@ bool recv_sender_memory_through_windows(const struct recv_sender_memory *m)
 static bool whole_windowed(const struct recv_sender_memory *m)
 {
 	const struct recv_method *method = recv_sender_memory_method(m);
-	struct rs_mr *range;
 	return method &&
 	       (RS_METHOD_BIT(method->id) & RS_METHOD_SENDER_COMMITS) &&
-	       recv_exposure_one_sided_peer(m->exposure, &range);
+	       recv_exposure_one_sided_peer(m->exposure);
 }
 
 /* Whether the writer needs a key to the whole data range (apm, flush,
@@ -171,8 +170,7 @@ static int pick_peer(struct recv_sender_memory *m)
 		    recv_exposure_own_peer(e, access, &m->keys.pool, &err);
 		m->owns_peer = m->peer != 0;
 	} else if (whole_windowed(m)) {
-		struct rs_mr *range;
-		m->peer = recv_exposure_one_sided_peer(e, &range);
+		m->peer = recv_exposure_one_sided_peer(e);
 	} else {
 		m->peer = recv_exposure_peer(e);
 	}
@@ -290,9 +288,8 @@ static int bind_whole_window(struct recv_sender_memory *m, struct rs_conn *conn,
 			     const struct recv_method *method)
 {
 	const struct recv_pmem_target *t = m->log->target;
-	struct rs_mr *range;
+	struct rs_mr *range = recv_exposure_one_sided_range(m->exposure);
 	struct rs_error err = {0};
-	recv_exposure_one_sided_peer(m->exposure, &range);
 	if (rs_mw_new(m->peer, &m->whole_window, &err) ||
 	    rs_mw_bind_now(conn, m->whole_window, range, 0, t->end - t->start,
 			   method->pool_access, WHOLE_WINDOW_BIND_MS, &err)) {

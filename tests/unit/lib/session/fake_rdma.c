@@ -79,17 +79,6 @@ int rs_conn_create_qp(struct rs_conn *c, struct rs_peer *peer,
 	return 0;
 }
 
-int rs_conn_accept(struct rs_conn *c, const void *priv, uint8_t priv_len,
-		   unsigned access, struct rs_error *err)
-{
-	(void)c, (void)err;
-	fake.accepted = true;
-	memcpy(fake.accept_data.bytes, priv, priv_len);
-	fake.accept_data.len = priv_len;
-	fake.access = access;
-	return 0;
-}
-
 int rs_conn_ready(struct rs_conn *c, unsigned access, struct rs_error *err)
 {
 	(void)c, (void)err;
