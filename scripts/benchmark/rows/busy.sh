@@ -96,26 +96,25 @@ busy_steady() {
 }
 
 # busy_feed N RLOG: once the receiver (-v, its log RLOG) says N senders
-# connected, or after 300 s, each sender's pipe gets the input at once.
+# connected, or after 300 s, the feeders waiting on busy_gate (one `cat` a
+# sender, already holding its FIFO open) are let go at once.
 busy_feed() {
-	local i end=$((SECONDS + 300))
+	local end=$((SECONDS + 300))
 	while [ "$(grep -c ' connected at write offset' "$2")" -lt "$1" ] && [ "$SECONDS" -lt "$end" ]; do
 		nap 0.2
 	done
-	for ((i = 0; i < $1; i++)); do
-		cat "$WORK/busy.in" >"$WORK/busy-$i.fifo" &
-	done
+	flock -u "$busy_gate"
 	wait_fed=$(grep -c ' connected at write offset' "$2")
 }
 
-# busy_run N: the N senders; records aggregate MB/s (all bytes over the wall
+# busy_run N REP: the N senders, round REP; records aggregate MB/s (all bytes over the wall
 # time from the first start to the last exit, process start-up included),
 # steady MB/s (busy_steady: start-up and teardown apart), the ceiling, connect answers p50/p99 (rpma-send
 # -v), sessions lost, refusals and exits other than 0
 busy_run() {
-	local n=$1 key="busy kind=busy topology=$topo senders=$1" conf=$WORK/busy.conf
+	local n=$1 key="busy kind=busy topology=$topo senders=$1 rep=$2" conf=$WORK/busy.conf
 	local rlog=$LOGS/rpma-recv-busy-$1.log bw i pids=() rc bad=0 w0 w1 secs wait_fed=0
-	local bw_link senders_link recv0 cpu0 cpu_use
+	local bw_link senders_link recv0 cpu0 cpu_use busy_gate
 	stop_receiver
 	softirq_nice "${RPMA_BENCH_SOFTIRQ_NICE:-0}"
 	link_counters >"$WORK/link.before"
@@ -138,14 +137,20 @@ busy_run() {
 	recv_pid[busy]=$RECV_PID
 	link_counters >"$WORK/link.before"
 	w0=$EPOCHREALTIME
+	# The feeders wait on a lock held until all are connected; each
+	# sender reads its FIFO itself, as `producer | rpma-send -` would: no
+	# relay process copies the input on its way.
+	exec {busy_gate}>"$WORK/busy.gate"
+	flock -x "$busy_gate"
 	for ((i = 0; i < n; i++)); do
 		rm -f "$WORK/busy-$i.fifo"
 		mkfifo "$WORK/busy-$i.fifo"
+		{ flock -s 8 && cat "$WORK/busy.in"; } 8<"$WORK/busy.gate" >"$WORK/busy-$i.fifo" {busy_gate}>&- &
 		# its start's time first: --stats' phases count from there
-		bash -c 'f=$1; shift; echo "started=$EPOCHREALTIME"; cat "$f" | "$@"' - "$WORK/busy-$i.fifo" \
+		bash -c 'f=$1; shift; echo "started=$EPOCHREALTIME"; exec "$@" <"$f"' - "$WORK/busy-$i.fifo" \
 			/usr/bin/time -f "$TIMEFMT" -o "$LOGS/busy-$n-$i.time" \
 			timeout 600 "$SEND" -v --stats --retry 20 "$server_ip:7213/b$i" - \
-			>"$LOGS/busy-$n-$i.log" 2>&1 &
+			>"$LOGS/busy-$n-$i.log" 2>&1 {busy_gate}>&- &
 		pids+=($!)
 	done
 	busy_feed "$n" "$rlog"
@@ -156,6 +161,7 @@ busy_run() {
 		[ "$rc" = 0 ] || bad=$((bad + 1))
 	done
 	w1=$EPOCHREALTIME
+	exec {busy_gate}>&-
 	senders_link=$(link_delta "$WORK/link.before" senders)
 	cpu_use="$(guest_cpu_delta "$cpu0") recv_cpu_s=$(awk -v t=$(($(recv_ticks busy) - recv0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }') $(busy_sender_cpu "$n")"
 	softirq_nice 0
