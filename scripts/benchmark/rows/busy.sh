@@ -59,10 +59,11 @@ guest_cpu_delta() {
 			100 * (d[1] + d[2]) / t, 100 * (d[3] + d[6]) / t, 100 * d[7] / t, 100 * (d[4] + d[5]) / t }'
 }
 
-# busy_sender_cpu N: the N senders' user and system seconds, summed (the
-# last line of each sender's /usr/bin/time file)
+# busy_sender_cpu TAG: the user and system seconds of a round's senders
+# (TAG: N-rREP, as busy_run names their logs), summed (the last line of
+# each sender's /usr/bin/time file)
 busy_sender_cpu() {
-	tail -q -n 1 "$LOGS"/busy-"$1"-*.time |
+	tail -q -n 1 "$LOGS"/busy-"$1"-s*.time |
 		awk '{ u += $1; s += $2 } END { printf "senders_user_s=%g senders_sys_s=%g", u, s }'
 }
 
@@ -74,13 +75,13 @@ pctl() {
 	sed -n "$(((n * $1 + 99) / 100))p" "$2"
 }
 
-# busy_steady N: the N senders' bytes over the time data moved: from the
-# first batch any of them posted to the last any had confirmed, each
+# busy_steady TAG: a round's senders' bytes over the time data moved: from
+# the first batch any of them posted to the last any had confirmed, each
 # moment its start's time (the log's first line) plus its --stats phases
 # up to to_first_write, and streaming; MB/s.
 busy_steady() {
 	local f
-	for f in "$LOGS"/busy-"$1"-*.log; do
+	for f in "$LOGS"/busy-"$1"-s*.log; do
 		awk '/^started=/ { split($0, s, "="); t0 = s[2] }
 			/stats: bytes=/ { for (i = 1; i <= NF; i++) if ($i ~ /^bytes=/) { split($i, b, "="); bytes = b[2] } }
 			/stats: phases_ms / {
@@ -113,7 +114,8 @@ busy_feed() {
 # -v), sessions lost, refusals and exits other than 0
 busy_run() {
 	local n=$1 key="busy kind=busy topology=$topo senders=$1 rep=$2" conf=$WORK/busy.conf
-	local rlog=$LOGS/rpma-recv-busy-$1.log bw i pids=() rc bad=0 w0 w1 secs wait_fed=0
+	local tag=$1-r$2
+	local rlog=$LOGS/rpma-recv-busy-$tag.log bw i pids=() rc bad=0 w0 w1 secs wait_fed=0
 	local bw_link senders_link recv0 cpu0 cpu_use busy_gate
 	stop_receiver
 	softirq_nice "${RPMA_BENCH_SOFTIRQ_NICE:-0}"
@@ -148,9 +150,9 @@ busy_run() {
 		{ flock -s 8 && cat "$WORK/busy.in"; } 8<"$WORK/busy.gate" >"$WORK/busy-$i.fifo" {busy_gate}>&- &
 		# its start's time first: --stats' phases count from there
 		bash -c 'f=$1; shift; echo "started=$EPOCHREALTIME"; exec "$@" <"$f"' - "$WORK/busy-$i.fifo" \
-			/usr/bin/time -f "$TIMEFMT" -o "$LOGS/busy-$n-$i.time" \
+			/usr/bin/time -f "$TIMEFMT" -o "$LOGS/busy-$tag-s$i.time" \
 			timeout 600 "$SEND" -v --stats --retry 20 "$server_ip:7213/b$i" - \
-			>"$LOGS/busy-$n-$i.log" 2>&1 {busy_gate}>&- &
+			>"$LOGS/busy-$tag-s$i.log" 2>&1 {busy_gate}>&- &
 		pids+=($!)
 	done
 	busy_feed "$n" "$rlog"
@@ -163,22 +165,22 @@ busy_run() {
 	w1=$EPOCHREALTIME
 	exec {busy_gate}>&-
 	senders_link=$(link_delta "$WORK/link.before" senders)
-	cpu_use="$(guest_cpu_delta "$cpu0") recv_cpu_s=$(awk -v t=$(($(recv_ticks busy) - recv0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }') $(busy_sender_cpu "$n")"
+	cpu_use="$(guest_cpu_delta "$cpu0") recv_cpu_s=$(awk -v t=$(($(recv_ticks busy) - recv0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }') $(busy_sender_cpu "$tag")"
 	softirq_nice 0
 	stop_receiver busy
 	rm -f "$WORK"/busy-*.pool "$WORK"/busy-*.fifo
-	cat "$LOGS"/busy-"$n"-*.log | sed -n 's/.*connect request answered in \([0-9]*\) ms.*/\1/p' |
+	cat "$LOGS"/busy-"$tag"-s*.log | sed -n 's/.*connect request answered in \([0-9]*\) ms.*/\1/p' |
 		sort -n >"$WORK/busy.answers"
 	secs=$(awk -v a="${w0/,/.}" -v b="${w1/,/.}" 'BEGIN { printf "%.3f", b - a }')
 	record "$key status=$([ "$bad" = 0 ] && echo ok || echo fail) exits_not_0=$bad" \
 		"softirq_nice=${RPMA_BENCH_SOFTIRQ_NICE:-0}" \
 		"bytes=$((n * busy_bytes)) seconds=$secs" \
 		"MBps=$(awk -v b=$((n * busy_bytes)) -v t="$secs" 'BEGIN { printf "%.2f", b / t / 1e6 }')" \
-		"steady_MBps=$(busy_steady "$n")" \
+		"steady_MBps=$(busy_steady "$tag")" \
 		"bw_MiBps=${bw:-NA} connected_when_fed=$wait_fed connects=$(wc -l <"$WORK/busy.answers")" \
 		"connect_p50_ms=$(pctl 50 "$WORK/busy.answers") connect_p99_ms=$(pctl 99 "$WORK/busy.answers")" \
-		"lost=$(cat "$LOGS"/busy-"$n"-*.log | grep -c 'lost after committing')" \
-		"refused=$(cat "$LOGS"/busy-"$n"-*.log | grep -c 'refused the connection')" \
+		"lost=$(cat "$LOGS"/busy-"$tag"-s*.log | grep -c 'lost after committing')" \
+		"refused=$(cat "$LOGS"/busy-"$tag"-s*.log | grep -c 'refused the connection')" \
 		"qp_failures=$(grep -c 'cannot create a queue pair' "$rlog")" \
 		"$bw_link $senders_link $cpu_use"
 }
