@@ -9,7 +9,7 @@
 #define RS_CLI_STR2(x) #x
 #define RS_CLI_STR(x) RS_CLI_STR2(x)
 
-/* "PROGRAM 0.4.0 (protocol versions 9 to 10)" */
+/* "PROGRAM 0.5.0 (protocol versions 9 to 10)" */
 #define RS_CLI_VERSION_LINE(program)                                           \
 	program " " RS_VERSION " (protocol versions " RS_CLI_STR(              \
 	    RS_PROTO_VERSION_MIN) " to " RS_CLI_STR(RS_PROTO_VERSION) ")"
