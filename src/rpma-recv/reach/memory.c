@@ -283,9 +283,11 @@ static void describe_windows(struct rs_accept_info *info)
 /* An apm or flush writer's window over the whole data range, bound on its
  * queue pair (ready, its peer not told yet, or waiting for the grant), to
  * be named in the grant: its key reaches nothing once the session ends (the
- * window goes before its queue pair). */
-static int bind_whole_window(struct recv_sender_memory *m, struct rs_conn *conn,
-			     const struct recv_method *method)
+ * window goes before its queue pair). Whether it is bound; the reason not
+ * is said. */
+static bool bind_whole_window(struct recv_sender_memory *m,
+			      struct rs_conn *conn,
+			      const struct recv_method *method)
 {
 	const struct recv_pmem_target *t = m->log->target;
 	struct rs_mr *range = recv_exposure_one_sided_range(m->exposure);
@@ -295,9 +297,9 @@ static int bind_whole_window(struct recv_sender_memory *m, struct rs_conn *conn,
 			   method->pool_access, WHOLE_WINDOW_BIND_MS, &err)) {
 		rs_err("sender %s: %s", m->who, err.msg);
 		rs_mw_delete(&m->whole_window);
-		return err.code ? err.code : RS_E_PROVIDER;
+		return false;
 	}
-	return 0;
+	return true;
 }
 
 int recv_sender_memory_describe(struct recv_sender_memory *m,
@@ -322,7 +324,7 @@ int recv_sender_memory_describe(struct recv_sender_memory *m,
 	}
 	recv_writer_keys_describe(&m->keys, info);
 	if (whole_window && !m->whole_window &&
-	    bind_whole_window(m, conn, method))
+	    !bind_whole_window(m, conn, method))
 		return RS_E_PROVIDER;
 	if (whole_window)
 		info->data =
