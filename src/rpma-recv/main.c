@@ -8,11 +8,13 @@
 #include "commands/check_config.h"
 #include "commands/export.h"
 #include "commands/info.h"
+#include "commands/reload.h"
 #include "config/log_arg.h"
 #include "error.h"
 #include "options/recv_args.h"
 #include "options/recv_parse.h"
 #include "recv_exit_status.h"
+#include "service/reload_ask.h"
 #include "service/service.h"
 #include "settings/settings.h"
 
@@ -75,9 +77,10 @@ static void on_stop_signal(int sig)
 	recv_stop_requested = 1;
 }
 
-static void on_reload_signal(int sig)
+static void on_reload_signal(int sig, siginfo_t *info, void *context)
 {
-	(void)sig;
+	(void)sig, (void)context;
+	recv_reload_ask_note(info);
 	recv_reload_requested = 1;
 }
 
@@ -85,7 +88,8 @@ static void install_reload_signal(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_reload_signal;
+	sa.sa_sigaction = on_reload_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGHUP, &sa, 0);
 }
 
@@ -170,6 +174,8 @@ int main(int argc, char **argv)
 		return recv_exit_status(export_log(&a));
 	if (a.check)
 		return recv_exit_status(check_config(&a));
+	if (a.reload_pid)
+		return recv_reload_command((pid_t)a.reload_pid);
 
 	rs_signals_install(on_stop_signal);
 	install_reload_signal();

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Both programs' --help and --usage, and 100 bad command lines (50 each),
+# Both programs' --help and --usage, and 105 bad command lines (55, 50),
 # byte for byte as tests/cli/cli_lines.golden holds them: what each
 # prints (stdout and stderr) and its exit status. Their options come from
 # tables of rows (src/lib/cli/option.h); a change to a row, an engine or a
@@ -39,7 +39,7 @@ for p in "$R" "$S"; do
 	run "$p" -Z
 	run "$p" --help=x
 done
-# rpma-recv: 50 bad command lines
+# rpma-recv: 55 bad command lines
 r --credits 0 p; r --credits x p; r --credits 65 p; r --credits '' p
 r --log foo; r --log =x; r --log ''; r --config ''; r --check-config=
 r --export '' p; r --info; r --info --export x p; r --export x
@@ -55,6 +55,8 @@ r --archive-keep x p; r --archive-max x p; r --metrics-interval 0 p
 r --workers x p; r --workers 100000 p; r --once --once --bogus; r -c
 r -l; r --log a=b,create=x; r --log a=b,bogus=1; r --log 'a b=p'
 r -q -v --credits=-1 p; r --busy-poll=yes p; r --metrics-file '' p
+r --reload 0; r --reload x; r --reload 1 --config c; r --reload 1 p
+r --reload 2147483647
 # rpma-send: 50 bad command lines
 s; s --batch 0 h; s --batch x h; s --batch 9G h; s --depth 0 h
 s --depth x h; s --flush-interval x h; s --flush-interval -1 h

@@ -53,6 +53,15 @@ prop() { systemctl show -p "$1" --value "$unit"; }
 prop_of() { systemctl show -p "$2" --value "$1"; }
 # journal PRIORITY: the unit's journal at PRIORITY or more urgent.
 journal() { journalctl -q -u "$unit" -p "$1" --no-pager -o cat 2>&1; }
+# wait_for_journal PRIORITY TEXT: journald has the line (it reads the
+# unit's standard error on its own time), within 20 s.
+wait_for_journal() {
+	local end=$((SECONDS + 20))
+	until journal "$1" | grep -q "$2"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		nap 0.2
+	done
+}
 # ship_to NAME INPUT [ARGS...]: rpma-send into HOST/NAME; exit code in RC.
 ship_to() {
 	local name="$1" input="$2"
@@ -293,10 +302,32 @@ FEED_PAUSE=0.1 start_fed_sender "$WORK/in3" --truncate=in-place "$RECV_IP/app"
 status_is "serving 3 logs (app *%, audit *%, locked *%), 1 sender connected, *" 30
 write_conf
 printf '[extra]\npool = %s/extra.pool\ncreate = 8M\n' "$pool_dir" >>"$conf"
-sd reload "$unit"
+# The receiver slow to take the signal, as on a loaded host (stopped for a
+# second): systemctl reload returns once the receiver said the reload was
+# done (rpma-recv --reload), not when the signal was sent; the status line
+# has the log added, open, the unit is no longer reloading (asked first
+# thing: a reload that returned early would still be under way)
+pid=$(prop MainPID)
+kill -STOP "$pid"
+(
+	sd reload "$unit"
+	echo "$RC" >"$WORK/reload.rc"
+	prop StatusText >"$WORK/reload.status"
+	prop ActiveState >"$WORK/reload.state"
+) &
+reloader=$!
+nap 1
+kill -CONT "$pid"
+wait "$reloader"
+RC=$(cat "$WORK/reload.rc")
+status=$(cat "$WORK/reload.status")
+state=$(cat "$WORK/reload.state")
 [ "$RC" = 0 ] || fail "systemctl reload exit $RC: $(cat "$WORK/sd.out")"
-journal info | grep -q "log extra added" || fail "no 'log extra added': $(journal info | tail -n 5)"
+[[ "$status" == "serving 4 logs ("*"and 1 more), 1 sender connected, "* ]] ||
+	fail "the status line right after systemctl reload: $status"
+[ "$state" = active ] || fail "systemctl reload returned while the unit is $state"
 sd status "$unit" --no-pager
+wait_for_journal info "log extra added" || fail "no 'log extra added': $(journal info | tail -n 5)"
 grep -q 'Status: "serving 4 logs (app [0-9]*%, audit [0-9]*%, locked [0-9]*% and 1 more), 1 sender connected, .* committed"' "$WORK/sd.out" ||
 	fail "systemctl status lacks the status line: $(cat "$WORK/sd.out")"
 ship_to extra "$WORK/in4"
@@ -326,22 +357,22 @@ printf 'credits = many\n' >>"$conf"
 line=$(grep -c '' "$conf")
 sd reload "$unit"
 [ "$RC" != 0 ] || fail "systemctl reload of a broken file succeeded"
-journal err | grep -q "$conf:$line: " || fail "no $conf:$line at error priority: $(journal err | tail -n 3)"
+wait_for_journal err "$conf:$line: " || fail "no $conf:$line at error priority: $(journal err | tail -n 3)"
 [ "$(prop ActiveState)" = active ] || fail "not active after the refused reload: $(prop ActiveState)"
 # the same file by SIGHUP straight to the daemon, past the check
 pid=$(prop MainPID)
 [ "$pid" -gt 0 ] && kill -HUP "$pid" || fail "no main process to send SIGHUP (MainPID $pid)"
-wait_for_journal() {
-	local end=$((SECONDS + 20))
-	until journal err | grep -q "$1"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		nap 0.2
-	done
-}
-wait_for_journal "keeping the configuration in force" ||
+wait_for_journal err "keeping the configuration in force" ||
 	fail "SIGHUP with a broken file: no error line: $(journal err | tail -n 3)"
 journal err | grep "keeping the configuration in force" | grep -q "$conf:$line: " ||
 	fail "the daemon's own error lacks $conf:$line"
+# and by rpma-recv --reload as the service's user: it waits for the
+# receiver's answer, exit 2 and why
+RC=0
+runuser -u rpma-ship -- /usr/bin/rpma-recv --reload "$pid" >"$WORK/reload.out" 2>&1 || RC=$?
+[ "$RC" = 2 ] || fail "rpma-recv --reload with a broken file: exit $RC, want 2: $(cat "$WORK/reload.out")"
+grep -q "rpma-recv $pid refused its configuration file and keeps the one in force" "$WORK/reload.out" ||
+	fail "rpma-recv --reload does not say the file was refused: $(cat "$WORK/reload.out")"
 ship_to extra "$WORK/in2"
 [ "$RC" = 0 ] || fail "the old configuration is gone: ship to extra exit $RC"
 same_as extra "$WORK/in2"
@@ -373,7 +404,7 @@ line=$(grep -n 'no-such.pool' "$conf" | cut -d: -f1)
 sd start "$unit"
 [ "$RC" != 0 ] || fail "systemctl start succeeded"
 [ "$(prop ExecMainStatus)" = 2 ] || fail "exit status $(prop ExecMainStatus), want 2"
-journal err | grep -q "$conf:$line: " || fail "no $conf:$line at error priority: $(journal err | tail -n 3)"
+wait_for_journal err "$conf:$line: " || fail "no $conf:$line at error priority: $(journal err | tail -n 3)"
 nap 8 # past RestartSec=5s
 [ "$(prop NRestarts)" = 0 ] || fail "restarted $(prop NRestarts) times"
 [ "$(prop ActiveState)" = failed ] || fail "state $(prop ActiveState), want failed"

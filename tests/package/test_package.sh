@@ -117,16 +117,16 @@ completes() {
 }
 
 # verify_unit: systemd-analyze verify on the installed unit. Its ExecStart
-# and first ExecReload name /usr/bin/rpma-recv, which exists only in the
-# root; --root would also look for /bin/kill and the targets there. So this
-# verifies a copy in which those two paths point into the root (the check
-# that nothing else changed is below), with man looking in the root for
+# and both ExecReload lines name /usr/bin/rpma-recv, which exists only in
+# the root; --root would also look for the targets there. So this verifies
+# a copy in which those three paths point into the root (the check that
+# nothing else changed is below), with man looking in the root for
 # Documentation=.
 verify_unit() {
 	mkdir -p "$tmp/unit"
 	sed "s#^\(ExecStart\|ExecReload\)=/usr/bin/rpma-recv #\1=$root/usr/bin/rpma-recv #" \
 		"$unit" >"$tmp/unit/rpma-recv.service"
-	same 2 "$(diff "$unit" "$tmp/unit/rpma-recv.service" | grep -c '^>')" || return 1
+	same 3 "$(diff "$unit" "$tmp/unit/rpma-recv.service" | grep -c '^>')" || return 1
 	# A setting it cannot parse is only a warning ("..., ignoring"), with
 	# exit status 0: any output at all fails here.
 	local out

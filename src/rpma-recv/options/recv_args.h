@@ -1,6 +1,7 @@
 /* What the command line asked of rpma-recv: the settings given as flags
  * (config/flags.h), the logs it names, and the mode: serve, check the
- * configuration, print a pool's state or export a log. Set by the rows of
+ * configuration, print a pool's state, export a log or have a running
+ * receiver reload. Set by the rows of
  * options/recv_options.c, then checked together (options/recv_args_check.h). */
 #ifndef RECV_OPTIONS_ARGS_H
 #define RECV_OPTIONS_ARGS_H
@@ -9,6 +10,7 @@
 #include "config/flags.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define RECV_DEFAULT_CONFIG "/etc/rpma-ship/rpma-recv.conf"
 
@@ -29,6 +31,7 @@ struct recv_args {
 	enum rs_log_level level;
 	bool info;
 	const char *export_file; /* --export */
+	uint32_t reload_pid;	 /* --reload PID */
 };
 
 #endif

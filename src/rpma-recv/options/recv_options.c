@@ -114,6 +114,17 @@ static const struct cli_option rows[] = {
 	     "of --log NAME=POOL,...), then its pool, read by rpma-recv "
 	     "itself (no PMDK tool); writes nothing to the pool, needs no "
 	     "RDMA device"},
+    {.name = "reload",
+     .arg = "PID",
+     .type = CLI_OPTION_COUNT,
+     .min = 1,
+     .max = INT32_MAX,
+     FIELD(reload_pid),
+     .help = "Ask the rpma-recv of process PID to reread its configuration "
+	     "(SIGHUP) and wait until it has, every log it added open "
+	     "(systemctl reload runs it): 0 done, 2 it refused the file and "
+	     "keeps the one in force (its log says FILE:LINE) or no such "
+	     "process, 3 it ended first"},
     {.name = "once",
      .type = CLI_OPTION_FLAG,
      FIELD(once),

@@ -24,7 +24,7 @@ static const char doc[] =
     "(FILE:LINE) or a pool that cannot be used; 3 the RDMA listener could "
     "not be set up.";
 
-static const char args_doc[] = "[POOL]\n--check-config [FILE]";
+static const char args_doc[] = "[POOL]\n--check-config [FILE]\n--reload PID";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {

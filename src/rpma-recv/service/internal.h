@@ -49,10 +49,12 @@ struct service {
 	unsigned failed;	       /* could not be opened (said) */
 	int failed_rc;		       /* the last such failure's */
 	bool opened;		       /* every log opened or failed */
-	bool ready;		   /* READY=1 said since the last RELOADING=1 */
-	uint64_t opening_since_ns; /* when opening began */
-	uint64_t open_began_ns;	   /* when the opener took its log */
-	struct recv_held held;	   /* requests waiting for their log */
+	bool ready;	   /* READY=1 said since the last RELOADING=1 */
+	int reload_asker;  /* who waits for the reload (reload_ask.h), or -1 */
+	int reload_answer; /* what it is told at READY=1 */
+	uint64_t opening_since_ns;	/* when opening began */
+	uint64_t open_began_ns;		/* when the opener took its log */
+	struct recv_held held;		/* requests waiting for their log */
 	struct recv_threads *threads;	/* serve the logs */
 	struct recv_archiver *archiver; /* archives them */
 	struct rs_listener *listener;

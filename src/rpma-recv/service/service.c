@@ -11,6 +11,7 @@
 #include "rdma/mw.h"
 #include "rotation/archiver.h"
 #include "service/descriptors.h"
+#include "service/reload_ask.h"
 #include "service/sd_notify.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 volatile sig_atomic_t recv_stop_requested;
 volatile sig_atomic_t recv_reload_requested;
@@ -364,12 +366,15 @@ static void apply(struct service *svc, struct recv_settings *next)
 static void reload(struct service *svc)
 {
 	recv_reload_requested = 0;
+	svc->reload_asker = recv_reload_ask_take();
+	svc->reload_answer = RECV_RELOAD_DONE;
 	recv_sd_notify_reloading();
 	struct recv_settings next;
 	recv_settings_init(&next);
 	struct rs_error err = {0};
 	if (svc->source.build(svc->source.ctx, &next, &err)) {
 		rs_err("%s; keeping the configuration in force", err.msg);
+		svc->reload_answer = RECV_RELOAD_KEPT;
 	} else {
 		rs_info("reloading %s",
 			next.path[0] ? next.path : "the configuration");
@@ -379,9 +384,9 @@ static void reload(struct service *svc)
 		apply(svc, &next);
 	}
 	recv_settings_free(&next);
-	/* READY once the logs it added are open (the loop says it):
-	 * `systemctl reload` returns with them served and the status line
-	 * up to date. */
+	/* READY once the logs it added are open (the loop says it, and
+	 * answers the asker): `systemctl reload` returns with them served
+	 * and the status line up to date. */
 	svc->ready = false;
 }
 
@@ -467,6 +472,8 @@ static int serve(struct service *svc, bool once, const sigset_t *awake)
 		if (!svc->ready && !svc->opening) {
 			recv_service_report(svc, "READY=1\n", recv_now_ns());
 			svc->ready = true;
+			recv_reload_ask_answer(&svc->reload_asker,
+					       svc->reload_answer);
 		}
 		/* A reload waits until every log is opened. */
 		if (recv_reload_requested && !svc->opening)
@@ -488,6 +495,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 {
 	struct service svc;
 	memset(&svc, 0, sizeof(svc));
+	svc.reload_asker = -1;
 	svc.source = *source;
 	recv_status_line_init(&svc.status);
 	recv_settings_init(&svc.settings);
@@ -509,6 +517,8 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 	}
 	print_windows(&svc);
 	rc = serve(&svc, once, &awake);
+	if (svc.reload_asker >= 0) /* it sees the receiver gone */
+		close(svc.reload_asker);
 	recv_sd_notify("STOPPING=1");
 	recv_service_report_final(&svc);
 	service_close(&svc);

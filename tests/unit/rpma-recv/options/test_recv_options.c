@@ -28,10 +28,15 @@ struct expected {
 
 /* rpma-recv(1) and --help, in --help's first group. */
 static const struct expected expected[] = {
-    {"log", 0, "NAME=POOL", false},    {"config", 0, "FILE", false},
-    {"check-config", 0, "FILE", true}, {"info", 'i', 0, false},
-    {"export", 0, "FILE", false},      {"once", 0, 0, false},
-    {"quiet", 'q', 0, false},	       {"verbose", 'v', 0, false},
+    {"log", 0, "NAME=POOL", false},
+    {"config", 0, "FILE", false},
+    {"check-config", 0, "FILE", true},
+    {"info", 'i', 0, false},
+    {"export", 0, "FILE", false},
+    {"reload", 0, "PID", false},
+    {"once", 0, 0, false},
+    {"quiet", 'q', 0, false},
+    {"verbose", 'v', 0, false},
 };
 #define NEXPECTED (sizeof(expected) / sizeof(*expected))
 
@@ -127,6 +132,11 @@ static void modes_and_files(void **state)
 	assert_string_equal(give("check-config", ""),
 			    "--check-config: an empty FILE name; give the "
 			    "configuration file, or no '='");
+	assert_string_equal(give("reload", "4242"), "");
+	assert_int_equal(a.reload_pid, 4242);
+	assert_string_equal(give("reload", "0"),
+			    "--reload: '0' must be a number from 1 to "
+			    "2147483647");
 }
 
 static void logs_named(void **state)
