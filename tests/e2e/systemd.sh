@@ -366,13 +366,15 @@ wait_for_journal err "keeping the configuration in force" ||
 	fail "SIGHUP with a broken file: no error line: $(journal err | tail -n 3)"
 journal err | grep "keeping the configuration in force" | grep -q "$conf:$line: " ||
 	fail "the daemon's own error lacks $conf:$line"
-# and by rpma-recv --reload as the service's user: it waits for the
-# receiver's answer, exit 2 and why
-RC=0
-runuser -u rpma-ship -- /usr/bin/rpma-recv --reload "$pid" >"$WORK/reload.out" 2>&1 || RC=$?
-[ "$RC" = 2 ] || fail "rpma-recv --reload with a broken file: exit $RC, want 2: $(cat "$WORK/reload.out")"
-grep -q "rpma-recv $pid refused its configuration file and keeps the one in force" "$WORK/reload.out" ||
-	fail "rpma-recv --reload does not say the file was refused: $(cat "$WORK/reload.out")"
+# and by rpma-recv --reload, as root and as the service's user: each
+# waits for the receiver's answer, exit 2 and why
+for who in root rpma-ship; do
+	RC=0
+	runuser -u "$who" -- /usr/bin/rpma-recv --reload "$pid" >"$WORK/reload.out" 2>&1 || RC=$?
+	[ "$RC" = 2 ] || fail "rpma-recv --reload by $who with a broken file: exit $RC, want 2: $(cat "$WORK/reload.out")"
+	grep -q "rpma-recv $pid refused its configuration file and keeps the one in force" "$WORK/reload.out" ||
+		fail "rpma-recv --reload by $who does not say the file was refused: $(cat "$WORK/reload.out")"
+done
 ship_to extra "$WORK/in2"
 [ "$RC" = 0 ] || fail "the old configuration is gone: ship to extra exit $RC"
 same_as extra "$WORK/in2"

@@ -6,9 +6,13 @@
 #include "service/reload_ask.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* How long a receiver may take to say it got the signal: its loop lets the
  * signal in once a turn (a second at most) even while logs open. Past it,
@@ -34,6 +38,22 @@ static int next_answer(pid_t pid, int wait_s)
 	return 0;
 }
 
+/* Root asking a receiver that runs as another user (rpma-ship) asks as
+ * that user: a receiver may answer only a process of its own user. */
+static int become_its_user(pid_t pid)
+{
+	char path[32];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (geteuid() != 0 || stat(path, &st) || st.st_uid == 0)
+		return 0; /* (a pid that is gone: ask() says so) */
+	if (!setgroups(0, 0) && !setgid(st.st_gid) && !setuid(st.st_uid))
+		return 0;
+	rs_err("--reload %d: cannot become its user (uid %u) to ask it: %s",
+	       (int)pid, (unsigned)st.st_uid, strerror(errno));
+	return RS_EXIT_USAGE;
+}
+
 static int ask(pid_t pid)
 {
 	union sigval ask = {.sival_int = RECV_RELOAD_ASK};
@@ -52,7 +72,9 @@ int recv_reload_command(pid_t pid)
 	sigemptyset(&answers);
 	sigaddset(&answers, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &answers, 0);
-	int rc = ask(pid);
+	int rc = become_its_user(pid);
+	if (!rc)
+		rc = ask(pid);
 	if (rc)
 		return rc;
 	int answer = next_answer(pid, RELOAD_TAKEN_WAIT_S);

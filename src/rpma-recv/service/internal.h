@@ -10,6 +10,7 @@
 #include "service/descriptors.h"
 #include "service/held.h"
 #include "service/opener.h"
+#include "service/reload_ask.h"
 #include "service/service.h"
 #include "service/status_line.h"
 
@@ -49,10 +50,10 @@ struct service {
 	unsigned failed;	       /* could not be opened (said) */
 	int failed_rc;		       /* the last such failure's */
 	bool opened;		       /* every log opened or failed */
-	bool ready;	   /* READY=1 said since the last RELOADING=1 */
-	int reload_asker;  /* who waits for the reload (reload_ask.h), or -1 */
-	int reload_answer; /* what it is told at READY=1 */
-	uint64_t opening_since_ns;	/* when opening began */
+	bool ready; /* READY=1 said since the last RELOADING=1 */
+	struct recv_reload_asker reload_asker; /* waits for the reload */
+	enum recv_reload_answer reload_answer; /* what it is told at READY=1 */
+	uint64_t opening_since_ns;	       /* when opening began */
 	uint64_t open_began_ns;		/* when the opener took its log */
 	struct recv_held held;		/* requests waiting for their log */
 	struct recv_threads *threads;	/* serve the logs */

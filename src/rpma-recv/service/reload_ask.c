@@ -23,28 +23,39 @@ void recv_reload_ask_note(const siginfo_t *info)
 	errno = saved;
 }
 
-int recv_reload_ask_take(void)
+struct recv_reload_asker recv_reload_ask_take(void)
 {
-	pid_t pid = asker;
+	struct recv_reload_asker a = RECV_RELOAD_NOBODY;
+	a.pid = asker;
 	asker = 0;
-	if (pid <= 0)
-		return -1;
 	/* (the asker waits for the answer, so this is still its pid) */
-	return (int)syscall(SYS_pidfd_open, pid, 0);
+	if (a.pid > 0)
+		a.pidfd = (int)syscall(SYS_pidfd_open, a.pid, 0);
+	return a;
 }
 
-void recv_reload_ask_answer(int *pidfd, enum recv_reload_answer answer)
+void recv_reload_ask_answer(struct recv_reload_asker *a,
+			    enum recv_reload_answer answer)
 {
-	if (*pidfd < 0)
-		return;
-	siginfo_t info;
-	memset(&info, 0, sizeof(info));
-	info.si_signo = SIGUSR1;
-	info.si_code = SI_QUEUE;
-	info.si_pid = getpid();
-	info.si_uid = getuid();
-	info.si_value.sival_int = (int)answer;
-	syscall(SYS_pidfd_send_signal, *pidfd, SIGUSR1, &info, 0);
-	close(*pidfd);
-	*pidfd = -1;
+	union sigval value = {.sival_int = (int)answer};
+	if (a->pidfd >= 0) {
+		siginfo_t info;
+		memset(&info, 0, sizeof(info));
+		info.si_signo = SIGUSR1;
+		info.si_code = SI_QUEUE;
+		info.si_pid = getpid();
+		info.si_uid = getuid();
+		info.si_value = value;
+		syscall(SYS_pidfd_send_signal, a->pidfd, SIGUSR1, &info, 0);
+	} else if (a->pid > 0) {
+		sigqueue(a->pid, SIGUSR1, value);
+	}
+	recv_reload_ask_drop(a);
+}
+
+void recv_reload_ask_drop(struct recv_reload_asker *a)
+{
+	if (a->pidfd >= 0)
+		close(a->pidfd);
+	*a = RECV_RELOAD_NOBODY;
 }

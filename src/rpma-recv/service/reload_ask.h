@@ -11,7 +11,7 @@
 #define RECV_RELOAD_ASK_H
 
 #include <signal.h>
-#include <stdbool.h>
+#include <sys/types.h>
 
 /* The SIGHUP's value: "answer me" (its letters, "reld"). */
 #define RECV_RELOAD_ASK 0x72656c64
@@ -27,12 +27,25 @@ enum recv_reload_answer {
  * signal was such a request, and answers TAKEN. */
 void recv_reload_ask_note(const siginfo_t *info);
 
-/* The one waiting for the reload the loop starts now: a pidfd of the
- * asker (so a pid used again later is never signalled), or -1 when none
- * asked. Clears the note. */
-int recv_reload_ask_take(void);
+/* Who waits for the reload under way: its pid (0: nobody) and a pidfd of
+ * it (-1 where the kernel or a sandbox gives none), so that a pid used
+ * again after the asker gave up is never signalled. */
+struct recv_reload_asker {
+	pid_t pid;
+	int pidfd;
+};
 
-/* Answers the asker of *pidfd (if any) and closes it, *pidfd then -1. */
-void recv_reload_ask_answer(int *pidfd, enum recv_reload_answer answer);
+#define RECV_RELOAD_NOBODY ((struct recv_reload_asker){0, -1})
+
+/* The one waiting for the reload the loop starts now (nobody when it was
+ * a plain SIGHUP). Clears the note. */
+struct recv_reload_asker recv_reload_ask_take(void);
+
+/* Answers *asker, if anybody, who is then nobody. */
+void recv_reload_ask_answer(struct recv_reload_asker *asker,
+			    enum recv_reload_answer answer);
+
+/* Forgets *asker unanswered (the receiver stops: it sees it gone). */
+void recv_reload_ask_drop(struct recv_reload_asker *asker);
 
 #endif

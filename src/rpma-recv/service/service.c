@@ -11,7 +11,6 @@
 #include "rdma/mw.h"
 #include "rotation/archiver.h"
 #include "service/descriptors.h"
-#include "service/reload_ask.h"
 #include "service/sd_notify.h"
 
 #include <errno.h>
@@ -23,7 +22,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 volatile sig_atomic_t recv_stop_requested;
 volatile sig_atomic_t recv_reload_requested;
@@ -402,6 +400,8 @@ static bool any_retired(const struct service *svc)
 
 static unsigned loop_wait_ms(const struct service *svc, bool once)
 {
+	if (!svc->ready && !svc->opening)
+		return 0; /* READY=1 is due: a reload's asker waits for it */
 	if (atomic_load(&svc->counters.waiting) || svc->held.count)
 		return RECV_ANSWER_POLL_MS;
 	if (once || any_retired(svc))
@@ -495,7 +495,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 {
 	struct service svc;
 	memset(&svc, 0, sizeof(svc));
-	svc.reload_asker = -1;
+	svc.reload_asker = RECV_RELOAD_NOBODY;
 	svc.source = *source;
 	recv_status_line_init(&svc.status);
 	recv_settings_init(&svc.settings);
@@ -517,8 +517,7 @@ int recv_service_run(const struct recv_settings_source *source, bool once)
 	}
 	print_windows(&svc);
 	rc = serve(&svc, once, &awake);
-	if (svc.reload_asker >= 0) /* it sees the receiver gone */
-		close(svc.reload_asker);
+	recv_reload_ask_drop(&svc.reload_asker); /* it sees the end */
 	recv_sd_notify("STOPPING=1");
 	recv_service_report_final(&svc);
 	service_close(&svc);

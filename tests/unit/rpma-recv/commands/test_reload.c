@@ -63,14 +63,14 @@ static void fake_receiver(enum fake_mode mode, int ready)
 	(void)!write(ready, "r", 1);
 	while (!hup)
 		sigsuspend(&none);
-	int asker = recv_reload_ask_take();
+	struct recv_reload_asker asker = recv_reload_ask_take();
 	if (mode == FAKE_PLAIN)
-		_exit(asker < 0 ? 0 : 1);
+		_exit(asker.pid == 0 && asker.pidfd == -1 ? 0 : 1);
 	if (mode == FAKE_EXIT || mode == FAKE_SILENT)
 		_exit(0);
 	nanosleep(&(struct timespec){0, 300000000}, 0); /* its reload */
 	recv_reload_ask_answer(&asker, (enum recv_reload_answer)mode);
-	_exit(asker == -1 ? 0 : 1);
+	_exit(asker.pid == 0 && asker.pidfd == -1 ? 0 : 1);
 }
 
 /* A fake receiver started and ready for signals. */
