@@ -19,17 +19,16 @@
  * the receiver is taken for one older than --reload. */
 #define RELOAD_TAKEN_WAIT_S 10
 
-/* The next answer of pid, waiting up to wait_s seconds: an answer, 0 for
- * none in time, or -1 when pid ended meanwhile. */
-static int next_answer(pid_t pid, int wait_s)
+/* The next answer of pid (on the signal of answers, blocked), waiting up
+ * to wait_s seconds: an answer, 0 for none in time, or -1 when pid ended
+ * meanwhile. */
+static int next_answer(const sigset_t *answers, pid_t pid, int wait_s)
 {
-	sigset_t answers;
-	sigemptyset(&answers);
-	sigaddset(&answers, SIGUSR1);
 	for (int waited = 0; waited < wait_s; waited++) {
 		siginfo_t info;
 		struct timespec second = {1, 0};
-		if (sigtimedwait(&answers, &info, &second) == SIGUSR1 &&
+		if (sigtimedwait(answers, &info, &second) ==
+			RECV_RELOAD_ANSWER_SIGNAL &&
 		    info.si_code == SI_QUEUE && info.si_pid == pid)
 			return info.si_value.sival_int;
 		if (kill(pid, 0) && errno == ESRCH)
@@ -70,14 +69,14 @@ int recv_reload_command(pid_t pid)
 	/* answers wait blocked until taken, none lost before the wait */
 	sigset_t answers;
 	sigemptyset(&answers);
-	sigaddset(&answers, SIGUSR1);
+	sigaddset(&answers, RECV_RELOAD_ANSWER_SIGNAL);
 	sigprocmask(SIG_BLOCK, &answers, 0);
 	int rc = become_its_user(pid);
 	if (!rc)
 		rc = ask(pid);
 	if (rc)
 		return rc;
-	int answer = next_answer(pid, RELOAD_TAKEN_WAIT_S);
+	int answer = next_answer(&answers, pid, RELOAD_TAKEN_WAIT_S);
 	if (!answer) {
 		rs_warn("rpma-recv %d was sent SIGHUP but did not say it got "
 			"it in %d s (an rpma-recv before --reload?): not "
@@ -87,7 +86,7 @@ int recv_reload_command(pid_t pid)
 	}
 	/* the reload: as long as it takes (systemd bounds it: TimeoutSec) */
 	while (answer == RECV_RELOAD_TAKEN || answer == 0)
-		answer = next_answer(pid, 3600);
+		answer = next_answer(&answers, pid, 3600);
 	if (answer == RECV_RELOAD_DONE)
 		return RS_EXIT_OK;
 	if (answer == RECV_RELOAD_KEPT) {

@@ -44,12 +44,14 @@ static void check_config_end(struct argp_state *state, struct recv_args *a)
 
 void recv_args_check(struct argp_state *state, struct recv_args *a)
 {
-	if (a->reload_pid && (a->check || a->info || a->export_file ||
-			      a->pool || a->nnamed || a->config))
-		argp_error(state, "--reload PID goes alone: the receiver "
-				  "rereads its own configuration");
-	if (a->reload_pid)
+	if (a->reload_pid) {
+		if (a->check || a->info || a->export_file || a->pool ||
+		    a->nnamed || a->config)
+			argp_error(state, "--reload PID goes alone: the "
+					  "receiver rereads its own "
+					  "configuration");
 		return;
+	}
 	if (a->check) {
 		check_config_end(state, a);
 		return;

@@ -18,7 +18,7 @@ void recv_reload_ask_note(const siginfo_t *info)
 		return;
 	int saved = errno;
 	asker = info->si_pid;
-	sigqueue(info->si_pid, SIGUSR1,
+	sigqueue(info->si_pid, RECV_RELOAD_ANSWER_SIGNAL,
 		 (union sigval){.sival_int = RECV_RELOAD_TAKEN});
 	errno = saved;
 }
@@ -41,14 +41,15 @@ void recv_reload_ask_answer(struct recv_reload_asker *a,
 	if (a->pidfd >= 0) {
 		siginfo_t info;
 		memset(&info, 0, sizeof(info));
-		info.si_signo = SIGUSR1;
+		info.si_signo = RECV_RELOAD_ANSWER_SIGNAL;
 		info.si_code = SI_QUEUE;
 		info.si_pid = getpid();
 		info.si_uid = getuid();
 		info.si_value = value;
-		syscall(SYS_pidfd_send_signal, a->pidfd, SIGUSR1, &info, 0);
+		syscall(SYS_pidfd_send_signal, a->pidfd,
+			RECV_RELOAD_ANSWER_SIGNAL, &info, 0);
 	} else if (a->pid > 0) {
-		sigqueue(a->pid, SIGUSR1, value);
+		sigqueue(a->pid, RECV_RELOAD_ANSWER_SIGNAL, value);
 	}
 	recv_reload_ask_drop(a);
 }

@@ -1,10 +1,10 @@
 /* A reload someone waits for: `rpma-recv --reload PID` (the unit's
  * ExecReload=) sends the receiver SIGHUP by sigqueue(3) with the value
- * RECV_RELOAD_ASK, and the receiver answers on SIGUSR1, by sigqueue too:
- * TAKEN from its signal handler at once, then DONE or KEPT when the reload
- * has ended, READY=1 said (every log it added open). So `systemctl reload`
- * returns once the reload took effect, as systemd.service(5) asks of an
- * ExecReload= command, on systemd 252 too (Type=notify-reload, where
+ * RECV_RELOAD_ASK, and the receiver answers on RECV_RELOAD_ANSWER_SIGNAL,
+ * by sigqueue too: TAKEN from its signal handler at once, then DONE or KEPT
+ * when the reload has ended, READY=1 said (every log it added open). So
+ * `systemctl reload` returns once the reload took effect, as systemd.service(5)
+ * asks of an ExecReload= command, on systemd 252 too (Type=notify-reload, where
  * systemd waits by itself, is 253 and later). A plain SIGHUP (kill -HUP)
  * is answered by nobody. */
 #ifndef RECV_RELOAD_ASK_H
@@ -16,7 +16,12 @@
 /* The SIGHUP's value: "answer me" (its letters, "reld"). */
 #define RECV_RELOAD_ASK 0x72656c64
 
-/* The answers' values (on SIGUSR1). */
+/* The answers' signal: a realtime one, whose instances queue. (Of two
+ * SIGUSR1s the second is dropped while the first is pending: a DONE sent
+ * before the asker took TAKEN would be lost, and the asker wait on.) */
+#define RECV_RELOAD_ANSWER_SIGNAL (SIGRTMIN)
+
+/* The answers' values. */
 enum recv_reload_answer {
 	RECV_RELOAD_TAKEN = 1, /* the signal reached a receiver that answers */
 	RECV_RELOAD_DONE = 2,  /* reread, every log it added open */

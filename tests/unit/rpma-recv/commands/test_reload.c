@@ -3,7 +3,8 @@
  * command returns once the receiver answers (0 done, 2 its file refused), 3
  * when it ends first, 2 for no such process, and 0 with a warning, after
  * its wait, for a receiver that never answers (one older than --reload). A
- * plain SIGHUP (kill -HUP) is answered by nobody. */
+ * plain SIGHUP (kill -HUP) is answered by nobody; answers sent before the
+ * asker looks wait for it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,6 +72,16 @@ static void fake_receiver(enum fake_mode mode, int ready)
 	nanosleep(&(struct timespec){0, 300000000}, 0); /* its reload */
 	recv_reload_ask_answer(&asker, (enum recv_reload_answer)mode);
 	_exit(asker.pid == 0 && asker.pidfd == -1 ? 0 : 1);
+}
+
+/* Holds the answers' signal for sigtimedwait (as the command does). */
+static sigset_t block_answers(void)
+{
+	sigset_t answers;
+	sigemptyset(&answers);
+	sigaddset(&answers, RECV_RELOAD_ANSWER_SIGNAL);
+	sigprocmask(SIG_BLOCK, &answers, 0);
+	return answers;
 }
 
 /* A fake receiver started and ready for signals. */
@@ -156,16 +167,33 @@ static void test_no_such_process_is_2(void **state)
 static void test_plain_sighup_is_not_answered(void **state)
 {
 	(void)state;
-	sigset_t answers;
-	sigemptyset(&answers);
-	sigaddset(&answers, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &answers, 0);
+	block_answers();
 	pid_t pid = start_fake(FAKE_PLAIN);
 	assert_int_equal(kill(pid, SIGHUP), 0);
 	assert_int_equal(fake_exit_status(pid), 0);
 	sigset_t pending;
 	sigpending(&pending);
-	assert_false(sigismember(&pending, SIGUSR1));
+	assert_false(sigismember(&pending, RECV_RELOAD_ANSWER_SIGNAL));
+}
+
+/* Both answers sent before the asker looks (it was slow to run, as on a
+ * loaded host): both wait for it, in order. */
+static void test_answers_wait_for_a_slow_asker(void **state)
+{
+	(void)state;
+	sigset_t answers = block_answers();
+	pid_t pid = start_fake(FAKE_DONE);
+	union sigval ask = {.sival_int = RECV_RELOAD_ASK};
+	assert_int_equal(sigqueue(pid, SIGHUP, ask), 0);
+	assert_int_equal(fake_exit_status(pid), 0); /* it answered both */
+	struct timespec none = {0, 0};
+	siginfo_t info;
+	assert_int_equal(sigtimedwait(&answers, &info, &none),
+			 RECV_RELOAD_ANSWER_SIGNAL);
+	assert_int_equal(info.si_value.sival_int, RECV_RELOAD_TAKEN);
+	assert_int_equal(sigtimedwait(&answers, &info, &none),
+			 RECV_RELOAD_ANSWER_SIGNAL);
+	assert_int_equal(info.si_value.sival_int, RECV_RELOAD_DONE);
 }
 
 static void test_silent_receiver_is_not_waited_for(void **state)
@@ -188,6 +216,7 @@ int main(void)
 	    cmocka_unit_test(test_receiver_ended_first_is_3),
 	    cmocka_unit_test(test_no_such_process_is_2),
 	    cmocka_unit_test(test_plain_sighup_is_not_answered),
+	    cmocka_unit_test(test_answers_wait_for_a_slow_asker),
 	    cmocka_unit_test(test_silent_receiver_is_not_waited_for),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
